@@ -1,0 +1,52 @@
+/**
+ * The one clock every timestamp, TTL, expiry and schedule reads. It follows the system clock
+ * plus an offset, so `/_emulator/clock` can move time forward (and tests of a 24-hour TTL take
+ * milliseconds) without ever freezing the process.
+ */
+export interface Clock {
+  now(): Date;
+  nowMs(): number;
+}
+
+export class ClockMovedBackwardsError extends Error {}
+
+export class ControllableClock implements Clock {
+  private offsetMs = 0;
+
+  constructor(private readonly source: () => number = Date.now) {}
+
+  nowMs(): number {
+    return this.source() + this.offsetMs;
+  }
+
+  now(): Date {
+    return new Date(this.nowMs());
+  }
+
+  /** Moves time forward by `ms` milliseconds. */
+  advance(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new ClockMovedBackwardsError('the clock only moves forward');
+    this.offsetMs += ms;
+  }
+
+  /** Jumps to `target`; moving backwards needs `force`, because due work may already have run. */
+  set(target: Date, force = false): void {
+    const delta = target.getTime() - this.nowMs();
+    if (delta < 0 && !force) throw new ClockMovedBackwardsError('the clock only moves forward unless forced');
+    this.offsetMs += delta;
+  }
+
+  /** Back to the system clock. */
+  reset(): void {
+    this.offsetMs = 0;
+  }
+
+  get offset(): number {
+    return this.offsetMs;
+  }
+}
+
+/** ISO 8601 UTC with milliseconds and a literal `Z`, the only timestamp form real clients parse. */
+export function isoTimestamp(value: Date | number): string {
+  return new Date(value).toISOString();
+}

@@ -1,0 +1,70 @@
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, readEnvironment, type Config } from './config.js';
+import { VERSION } from './core/version.js';
+import { SeedError } from './seed/seed.js';
+
+const startedAt = performance.now();
+
+function fail(message: string): never {
+  process.stderr.write(`understudy: ${message}\n`);
+  process.exit(1);
+}
+
+/** The address a client on this machine should use (a wildcard bind is reached via loopback). */
+function clientAddress(config: Config, port: number): string {
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig(readEnvironment());
+  } catch (error) {
+    if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
+    throw error;
+  }
+
+  let app;
+  try {
+    app = await buildApp(config, {
+      logger: { level: config.logLevel, redact: { paths: ['req.headers.authorization', 'req.headers["x-vault-token"]', 'req.headers["x-store-token"]'], censor: '[redacted]' }, stream: process.stderr },
+    });
+  } catch (error) {
+    if (error instanceof SeedError) fail(error.message);
+    throw error;
+  }
+
+  try {
+    await app.fastify.listen({ host: config.host, port: config.port });
+  } catch (error) {
+    fail(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
+  }
+  const port = (app.fastify.server.address() as { port: number }).port;
+  const address = clientAddress(config, port);
+  const elapsed = Math.round(performance.now() - startedAt);
+
+  // Only the banner goes to stdout (logs go to stderr), so `npm start | grep ^export` is clean.
+  process.stdout.write(
+    [
+      `understudy ${VERSION} ready on ${address} in ${elapsed} ms (dialect ${config.dialect}, store ${app.runtime.store.ephemeral ? ':memory:' : app.runtime.store.location})`,
+      `export TFE_ADDRESS=${address}`,
+      `export TFE_TOKEN=${config.adminToken}`,
+      `export VAULT_ADDR=${address}`,
+      `export VAULT_TOKEN=${config.rootToken}`,
+      '',
+    ].join('\n'),
+  );
+
+  const shutdown = (signal: string) => {
+    app.fastify.log.info({ signal }, 'shutting down');
+    app.fastify.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}
+
+main().catch((error: unknown) => fail(`failed to start: ${(error as Error).message}`));

@@ -1,0 +1,77 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../../core/errors.js';
+import { MEDIA_TYPE } from './types.js';
+
+const TITLES: Record<number, string> = {
+  400: 'bad request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not found',
+  409: 'conflict',
+  415: 'unsupported media type',
+  422: 'invalid attribute',
+  429: 'too many requests',
+};
+
+export interface ErrorObject {
+  status: string;
+  title: string;
+  detail?: string;
+  source?: { pointer?: string; parameter?: string };
+}
+
+export function errorObject(error: ApiError): ErrorObject {
+  const object: ErrorObject = {
+    status: String(error.status),
+    title: error.options.title ?? TITLES[error.status] ?? 'error',
+  };
+  if (error.detail) object.detail = error.detail;
+  if (error.options.pointer !== undefined) object.source = { pointer: error.options.pointer };
+  else if (error.options.parameter !== undefined) object.source = { parameter: error.options.parameter };
+  return object;
+}
+
+/** Every missing or hidden resource answers with exactly this body, so the two are indistinguishable. */
+export const NOT_FOUND = new ApiError(404, 'not found');
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Fastify schema failures on a body become 422s pointing at the attribute; on a query, 400s. */
+function fromValidation(error: FastifyError): ApiError {
+  const issue = (error.validation as ValidationIssue[] | undefined)?.[0];
+  const missing = typeof issue?.params['missingProperty'] === 'string' ? `/${issue.params['missingProperty']}` : '';
+  const pointer = `${issue?.instancePath ?? ''}${missing}`;
+  const attribute = pointer.split('/').filter(Boolean).pop() ?? 'body';
+  const detail = missing ? `${attribute} is required` : `${attribute} ${issue?.message ?? 'is invalid'}`;
+  if (error.validationContext === 'body') return new ApiError(422, detail, { title: 'invalid attribute', pointer: pointer || '/data' });
+  return new ApiError(400, detail, { title: 'bad request', parameter: attribute });
+}
+
+/** Maps anything thrown inside the platform tree to a JSON:API error document; never a 5xx for bad input. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as FastifyError;
+  if (fastifyError.validation) return fromValidation(fastifyError);
+  if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new ApiError(415, 'Content-Type must be application/vnd.api+json');
+  }
+  // Unparseable or empty JSON, and bodies too large: the request is malformed, not our failure.
+  if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
+    return new ApiError(422, `malformed request body: ${fastifyError.message}`, { title: 'invalid body', pointer: '' });
+  }
+  return new ApiError(500, 'internal error');
+}
+
+export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
+  return reply.code(error.status).header('content-type', MEDIA_TYPE).send(Buffer.from(JSON.stringify({ errors: [errorObject(error)] })));
+}
+
+export function platformErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const apiError = toApiError(error);
+  if (apiError.status >= 500) request.log.error({ err: error }, 'unexpected error in the platform API');
+  return sendError(reply, apiError);
+}

@@ -1,0 +1,41 @@
+import { badRequest } from '../../core/errors.js';
+import type { ResourceObject } from './types.js';
+
+/**
+ * Parses `include` against the values an endpoint supports. Any other value is a 400 whose
+ * detail contains "include parameter", which is what real clients match on.
+ */
+export function readInclude(query: Record<string, unknown>, allowed: readonly string[]): Set<string> {
+  const raw = query['include'];
+  const values = (Array.isArray(raw) ? raw : [raw])
+    .filter((value): value is string => typeof value === 'string')
+    .flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value !== '');
+  for (const value of values) {
+    if (!allowed.includes(value)) {
+      throw badRequest(`Invalid include parameter: "${value}" is not one of ${allowed.join(', ') || '(none)'}`, {
+        title: 'bad request',
+        parameter: 'include',
+      });
+    }
+  }
+  return new Set(values);
+}
+
+/** Collects `included` objects, each once, in first-seen order. */
+export class Included {
+  private readonly byKey = new Map<string, ResourceObject>();
+
+  add(...resources: (ResourceObject | null | undefined)[]): void {
+    for (const resource of resources) {
+      if (!resource) continue;
+      const key = `${resource.type}\u0000${resource.id}`;
+      if (!this.byKey.has(key)) this.byKey.set(key, resource);
+    }
+  }
+
+  toArray(): ResourceObject[] | undefined {
+    return this.byKey.size === 0 ? undefined : [...this.byKey.values()];
+  }
+}

@@ -1,0 +1,76 @@
+import { badRequest } from '../../core/errors.js';
+import type { ListLinks, PaginationMeta } from './types.js';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface Page {
+  number: number;
+  size: number;
+  offset: number;
+}
+
+export interface PageOf<T> {
+  items: T[];
+  total: number;
+  page: Page;
+}
+
+type Query = Record<string, unknown>;
+
+function positiveInteger(query: Query, parameter: string): number | undefined {
+  const raw = query[parameter];
+  if (raw === undefined || raw === '') return undefined;
+  const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  if (typeof text !== 'string' || !/^\d+$/.test(text) || Number(text) < 1) {
+    throw badRequest(`${parameter} must be a positive integer`, { title: 'bad request', parameter });
+  }
+  return Number(text);
+}
+
+/** Reads `page[number]` and `page[size]` (brackets may arrive percent-encoded; the query parser decodes them). */
+export function readPage(query: Query): Page {
+  const number = positiveInteger(query, 'page[number]') ?? 1;
+  const size = Math.min(positiveInteger(query, 'page[size]') ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+  return { number, size, offset: (number - 1) * size };
+}
+
+/** Slices an in-memory list; lists backed by SQL pass `total` and the page's rows instead. */
+export function paginate<T>(all: readonly T[], page: Page): PageOf<T> {
+  return { items: all.slice(page.offset, page.offset + page.size), total: all.length, page };
+}
+
+export function paginationMeta(page: Page, total: number): PaginationMeta {
+  const totalPages = Math.max(1, Math.ceil(total / page.size));
+  return {
+    'current-page': page.number,
+    'page-size': page.size,
+    'prev-page': page.number > 1 ? page.number - 1 : null,
+    'next-page': page.number < totalPages ? page.number + 1 : null,
+    'total-pages': totalPages,
+    'total-count': total,
+  };
+}
+
+/**
+ * Full URLs for `self`, `first`, `prev`, `next`, `last`, keeping the request's other query
+ * parameters and writing the page parameters with percent-encoded brackets.
+ */
+export function paginationLinks(requestUrl: URL, meta: PaginationMeta): ListLinks {
+  const at = (number: number): string => {
+    const url = new URL(requestUrl.pathname, requestUrl.origin);
+    for (const [key, value] of requestUrl.searchParams) {
+      if (key !== 'page[number]' && key !== 'page[size]') url.searchParams.append(key, value);
+    }
+    url.searchParams.set('page[number]', String(number));
+    url.searchParams.set('page[size]', String(meta['page-size']));
+    return url.toString();
+  };
+  return {
+    self: at(meta['current-page']),
+    first: at(1),
+    prev: meta['prev-page'] === null ? null : at(meta['prev-page']),
+    next: meta['next-page'] === null ? null : at(meta['next-page']),
+    last: at(meta['total-pages']),
+  };
+}

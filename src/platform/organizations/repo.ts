@@ -1,0 +1,53 @@
+import { asc, count, eq, inArray } from 'drizzle-orm';
+import type { DbOrTx } from '../../store/store.js';
+import { organizationMemberships, organizations, teamMembers, teams } from '../../store/tables.js';
+import type { OrganizationRow } from '../auth/principal.js';
+
+export function findOrganizationByName(db: DbOrTx, name: string): OrganizationRow | undefined {
+  return db.select().from(organizations).where(eq(organizations.name, name)).get();
+}
+
+export function findOrganizationById(db: DbOrTx, id: string): OrganizationRow | undefined {
+  return db.select().from(organizations).where(eq(organizations.id, id)).get();
+}
+
+export function listOrganizations(db: DbOrTx, ids: string[] | 'all', offset: number, limit: number): { rows: OrganizationRow[]; total: number } {
+  const where = ids === 'all' ? undefined : inArray(organizations.id, ids);
+  const rows = db.select().from(organizations).where(where).orderBy(asc(organizations.name)).limit(limit).offset(offset).all();
+  const total = db.select({ n: count() }).from(organizations).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+
+/** Ids of the organizations a user belongs to (any status; the permission module filters further). */
+export function organizationIdsOfUser(db: DbOrTx, userId: string): string[] {
+  return db
+    .select({ id: organizationMemberships.organizationId })
+    .from(organizationMemberships)
+    .where(eq(organizationMemberships.userId, userId))
+    .all()
+    .map((row) => row.id);
+}
+
+export function insertOrganization(db: DbOrTx, row: typeof organizations.$inferInsert): void {
+  db.insert(organizations).values(row).run();
+}
+
+export function insertOwnersTeam(db: DbOrTx, row: Omit<typeof teams.$inferInsert, 'isOwners' | 'name'>): void {
+  db.insert(teams).values({ ...row, name: 'owners', isOwners: true, visibility: 'secret' }).run();
+}
+
+export function addActiveMember(db: DbOrTx, args: { membershipId: string; organizationId: string; userId: string; teamId: string; at: Date }): void {
+  db.insert(organizationMemberships)
+    .values({ id: args.membershipId, organizationId: args.organizationId, userId: args.userId, status: 'active', createdAt: args.at })
+    .onConflictDoUpdate({ target: [organizationMemberships.organizationId, organizationMemberships.userId], set: { status: 'active' } })
+    .run();
+  db.insert(teamMembers).values({ teamId: args.teamId, userId: args.userId, createdAt: args.at }).onConflictDoNothing().run();
+}
+
+export function updateOrganization(db: DbOrTx, id: string, changes: Partial<typeof organizations.$inferInsert>): void {
+  db.update(organizations).set(changes).where(eq(organizations.id, id)).run();
+}
+
+export function deleteOrganization(db: DbOrTx, id: string): void {
+  db.delete(organizations).where(eq(organizations.id, id)).run();
+}

@@ -1,0 +1,76 @@
+import { isoTimestamp } from '../../core/clock.js';
+import type { OrganizationRow } from '../auth/principal.js';
+import type { OrganizationPermission } from '../auth/permissions.js';
+import type { ResourceObject } from '../jsonapi/types.js';
+
+/** Entitlements every organization has unless its settings switch one off. */
+export const DEFAULT_ENTITLEMENTS: Record<string, boolean | number | null> = {
+  agents: true,
+  'audit-logging': true,
+  'configuration-designer': true,
+  'cost-estimation': true,
+  'global-run-tasks': true,
+  'module-tests-generation': false,
+  operations: true,
+  'private-module-registry': true,
+  'private-run-tasks': true,
+  'run-tasks': true,
+  sentinel: true,
+  'state-storage': true,
+  teams: true,
+  'usage-reporting': false,
+  'user-limit': null,
+  'vcs-integrations': true,
+  'self-serve-billing': false,
+  sso: true,
+};
+
+export function entitlements(organization: OrganizationRow): Record<string, boolean | number | null> {
+  return { ...DEFAULT_ENTITLEMENTS, ...organization.settings.entitlements };
+}
+
+export function organizationResource(organization: OrganizationRow, granted: ReadonlySet<OrganizationPermission>): ResourceObject {
+  const self = `/api/v2/organizations/${encodeURIComponent(organization.name)}`;
+  return {
+    id: organization.name,
+    type: 'organizations',
+    attributes: {
+      ...organization.attributes,
+      name: organization.name,
+      email: organization.email,
+      'external-id': organization.id,
+      'created-at': isoTimestamp(organization.createdAt),
+      'trial-expires-at': null,
+      permissions: {
+        'can-update': granted.has('update'),
+        'can-destroy': granted.has('destroy'),
+        'can-access-via-teams': granted.has('read-teams'),
+        'can-create-module': granted.has('manage-modules'),
+        'can-create-team': granted.has('manage-teams'),
+        'can-create-workspace': granted.has('manage-workspaces'),
+        'can-manage-users': granted.has('manage-membership'),
+        'can-manage-subscription': granted.has('destroy'),
+        'can-manage-run-tasks': granted.has('manage-run-tasks'),
+        'can-update-api-token': granted.has('manage-organization-token'),
+        'can-read-run-tasks': granted.has('manage-run-tasks'),
+      },
+    },
+    relationships: {
+      'default-agent-pool': { data: null },
+      'oauth-tokens': { links: { related: `${self}/oauth-tokens` } },
+      'authentication-token': { links: { related: `${self}/authentication-token` } },
+      'entitlement-set': { data: { id: organization.id, type: 'entitlement-sets' }, links: { related: `${self}/entitlement-set` } },
+      subscription: { links: { related: `${self}/subscription` } },
+    },
+    links: { self },
+  };
+}
+
+export function entitlementSetResource(organization: OrganizationRow): ResourceObject {
+  return {
+    id: organization.id,
+    type: 'entitlement-sets',
+    attributes: entitlements(organization),
+    links: { self: `/api/v2/entitlement-sets/${organization.id}` },
+  };
+}

@@ -1,0 +1,121 @@
+import type { Clock } from '../../core/clock.js';
+import { ApiError, unprocessable } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import type { Db, DbOrTx } from '../../store/store.js';
+import type { OrganizationSettings } from '../../store/tables.js';
+import { isSiteAdmin, type OrganizationRow, type Principal, type UserRow } from '../auth/principal.js';
+import { Permissions } from '../auth/permissions.js';
+import * as repo from './repo.js';
+
+export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export const ORGANIZATION_DEFAULTS = {
+  'default-execution-mode': 'remote',
+  'cost-estimation-enabled': false,
+  'collaborator-auth-policy': 'password',
+  'session-timeout': null,
+  'session-remember': null,
+  'assessments-enforced': false,
+  'allow-force-delete-workspaces': false,
+  'send-passing-statuses-for-untriggered-speculative-plans': false,
+} as const;
+
+export interface CreateOrganization {
+  name: string;
+  email: string;
+  attributes?: Record<string, unknown>;
+  settings?: OrganizationSettings;
+}
+
+export class OrganizationService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /**
+   * Creates an organization with its owners team. The creating user (when there is one) joins the
+   * owners team with an active membership, so the organization is never ownerless.
+   */
+  create(input: CreateOrganization, owner: UserRow | null, db: DbOrTx = this.db): OrganizationRow {
+    validateName(input.name);
+    if (!EMAIL_PATTERN.test(input.email)) throw unprocessable('email is invalid', '/data/attributes/email');
+    if (repo.findOrganizationByName(db, input.name)) throw unprocessable('name has already been taken', '/data/attributes/name');
+    const at = this.clock.now();
+    const row: OrganizationRow = {
+      id: newId('org'),
+      name: input.name,
+      email: input.email,
+      settings: input.settings ?? {},
+      attributes: { ...ORGANIZATION_DEFAULTS, ...input.attributes },
+      createdAt: at,
+      updatedAt: at,
+    };
+    const ownersTeamId = newId('team');
+    const write = (tx: DbOrTx) => {
+      repo.insertOrganization(tx, row);
+      repo.insertOwnersTeam(tx, { id: ownersTeamId, organizationId: row.id, createdAt: at });
+      if (owner) repo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: row.id, userId: owner.id, teamId: ownersTeamId, at });
+    };
+    if (db === this.db) this.db.transaction(write);
+    else write(db);
+    return row;
+  }
+
+  /** Only site administrators create organizations through the API. */
+  createAs(principal: Principal, input: CreateOrganization): OrganizationRow {
+    if (!isSiteAdmin(principal) || principal.kind !== 'user') throw new ApiError(404, 'not found');
+    return this.create(input, principal.user);
+  }
+
+  /** The organization, if `principal` may at least read it; otherwise the same 404 as a missing one. */
+  visible(principal: Principal, name: string): OrganizationRow {
+    const organization = repo.findOrganizationByName(this.db, name);
+    if (!organization) throw new ApiError(404, 'not found');
+    new Permissions(this.db).require(principal, organization, 'read');
+    return organization;
+  }
+
+  list(principal: Principal, offset: number, limit: number): { rows: OrganizationRow[]; total: number } {
+    if (isSiteAdmin(principal)) return repo.listOrganizations(this.db, 'all', offset, limit);
+    const permissions = new Permissions(this.db);
+    const candidates =
+      principal.kind === 'user'
+        ? repo.organizationIdsOfUser(this.db, principal.user.id)
+        : [principal.kind === 'team' ? principal.team.organizationId : principal.organization.id];
+    const readable = candidates.filter((id) => permissions.can(principal, { id }, 'read'));
+    return repo.listOrganizations(this.db, readable, offset, limit);
+  }
+
+  update(principal: Principal, name: string, changes: { name?: string; email?: string; attributes?: Record<string, unknown> }): OrganizationRow {
+    const organization = this.visible(principal, name);
+    new Permissions(this.db).require(principal, organization, 'update');
+    if (changes.name !== undefined && changes.name !== organization.name) {
+      validateName(changes.name);
+      if (repo.findOrganizationByName(this.db, changes.name)) throw unprocessable('name has already been taken', '/data/attributes/name');
+    }
+    if (changes.email !== undefined && !EMAIL_PATTERN.test(changes.email)) throw unprocessable('email is invalid', '/data/attributes/email');
+    const updated: OrganizationRow = {
+      ...organization,
+      name: changes.name ?? organization.name,
+      email: changes.email ?? organization.email,
+      attributes: { ...organization.attributes, ...changes.attributes },
+      updatedAt: this.clock.now(),
+    };
+    repo.updateOrganization(this.db, organization.id, updated);
+    return updated;
+  }
+
+  destroy(principal: Principal, name: string): void {
+    const organization = this.visible(principal, name);
+    new Permissions(this.db).require(principal, organization, 'destroy');
+    repo.deleteOrganization(this.db, organization.id);
+  }
+}
+
+function validateName(name: string): void {
+  if (!NAME_PATTERN.test(name)) {
+    throw unprocessable('name is invalid: use only letters, numbers, "-" and "_"', '/data/attributes/name');
+  }
+}

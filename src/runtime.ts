@@ -1,0 +1,12 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from './config.js';
+import type { ControllableClock } from './core/clock.js';
+import type { Store } from './store/store.js';
+
+/** What every tree is built from: passed to each plugin, never reached for globally. */
+export interface Runtime {
+  readonly config: Config;
+  readonly store: Store;
+  readonly clock: ControllableClock;
+  readonly log: FastifyBaseLogger;
+}

@@ -1,0 +1,92 @@
+import { ApiError } from '../../core/errors.js';
+import { parseDurationSeconds } from '../../core/duration.js';
+import type { FieldSpec } from './types.js';
+
+const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
+
+/** Go's strconv.ParseBool, which the secrets API uses for booleans in strings and `?list=`. */
+export function parseBool(value: string): boolean | undefined {
+  if (TRUE.has(value)) return true;
+  if (FALSE.has(value)) return false;
+  return undefined;
+}
+
+const conversionError = (name: string, value: unknown, type: string) =>
+  new ApiError(400, `Field validation failed: error converting input ${JSON.stringify(value)} for field "${name}": expected ${type}`);
+
+function coerce(name: string, spec: FieldSpec, value: unknown): unknown {
+  switch (spec.type) {
+    case 'string':
+      if (typeof value === 'string') return value;
+      if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+      throw conversionError(name, value, 'a string');
+    case 'bool': {
+      if (typeof value === 'boolean') return value;
+      const parsed = typeof value === 'string' ? parseBool(value) : typeof value === 'number' ? value !== 0 : undefined;
+      if (parsed === undefined) throw conversionError(name, value, 'a boolean');
+      return parsed;
+    }
+    case 'int': {
+      const parsed = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
+      if (typeof parsed !== 'number' || !Number.isInteger(parsed)) throw conversionError(name, value, 'an integer');
+      return parsed;
+    }
+    case 'duration':
+      try {
+        return parseDurationSeconds(value);
+      } catch {
+        throw conversionError(name, value, 'a duration');
+      }
+    case 'commaStringSlice':
+      if (typeof value === 'string') return value === '' ? [] : value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+      if (Array.isArray(value)) return value.map(String);
+      throw conversionError(name, value, 'a list or a comma-separated string');
+    case 'stringSlice':
+      if (typeof value === 'string') return [value];
+      if (Array.isArray(value)) return value.map(String);
+      throw conversionError(name, value, 'a list of strings');
+    case 'map':
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value;
+      throw conversionError(name, value, 'a map');
+    case 'any':
+      return value;
+  }
+}
+
+/**
+ * Typed access to a request's fields. Values are converted once, up front, so a bad value is a
+ * 400 before the handler runs; absent fields report their default through `get` and `false`
+ * through `has`, which is how handlers tell "keep the stored value" from "set the default".
+ */
+export class FieldData {
+  private readonly values = new Map<string, unknown>();
+
+  constructor(
+    private readonly specs: Record<string, FieldSpec>,
+    raw: Record<string, unknown>,
+  ) {
+    for (const [name, spec] of Object.entries(specs)) {
+      const value = raw[name];
+      if (value === undefined || value === null) continue;
+      this.values.set(name, coerce(name, spec, value));
+    }
+  }
+
+  has(name: string): boolean {
+    return this.values.has(name);
+  }
+
+  get<T = unknown>(name: string): T {
+    if (this.values.has(name)) return this.values.get(name) as T;
+    const spec = this.specs[name];
+    if (!spec) throw new Error(`field "${name}" is not declared on this path`);
+    return structuredClone(spec.default) as T;
+  }
+
+  /** Throws the secrets API's 400 when a required field is absent. */
+  require<T = unknown>(name: string): T {
+    if (!this.values.has(name)) throw new ApiError(400, `missing ${name}`);
+    return this.values.get(name) as T;
+  }
+}

@@ -1,0 +1,100 @@
+import type { TokenEntry } from '../tokens/token-store.js';
+import type { FieldData } from './fields.js';
+import type { MountStorage } from '../storage/mount-storage.js';
+
+/** The logical operations every secrets path is written in terms of. */
+export type Operation = 'read' | 'list' | 'create' | 'update' | 'delete';
+
+export type FieldType = 'string' | 'bool' | 'int' | 'duration' | 'commaStringSlice' | 'stringSlice' | 'map' | 'any';
+
+export interface FieldSpec {
+  type: FieldType;
+  description: string;
+  default?: unknown;
+  required?: boolean;
+}
+
+export interface MountInfo {
+  path: string;
+  type: string;
+  uuid: string;
+  accessor: string;
+  config: Record<string, unknown>;
+}
+
+/** What a handler sees: the operation, its path captures and typed fields, the caller, its mount's storage. */
+export interface HandlerRequest {
+  operation: Operation;
+  /** Path relative to the mount, e.g. `roles/web`. */
+  path: string;
+  params: Record<string, string>;
+  fields: FieldData;
+  /** The raw request data (body or query), for engines that store arbitrary keys. */
+  data: Record<string, unknown>;
+  token: TokenEntry | null;
+  mount: MountInfo;
+  storage: MountStorage;
+}
+
+export interface LeaseInfo {
+  leaseId: string;
+  durationSeconds: number;
+  renewable: boolean;
+}
+
+export interface AuthBlock {
+  client_token: string;
+  accessor: string;
+  policies: string[];
+  token_policies: string[];
+  metadata: Record<string, string> | null;
+  lease_duration: number;
+  renewable: boolean;
+  entity_id: string;
+  token_type: string;
+  orphan: boolean;
+  mfa_requirement: null;
+  num_uses: number;
+}
+
+/** A bare body (PKI's CA, health): written as is, without the standard envelope. */
+export interface RawBody {
+  status: number;
+  contentType: string;
+  body: string | Buffer;
+}
+
+export interface LogicalResponse {
+  data?: Record<string, unknown> | null;
+  warnings?: string[];
+  lease?: LeaseInfo;
+  auth?: AuthBlock;
+  raw?: RawBody;
+  /** Also copy each `data` key to the top level, as the real service does for some `sys/` routes. */
+  dataAtTopLevel?: boolean;
+}
+
+/** A handler returns nothing for "204, no body". */
+export type Handler = (request: HandlerRequest) => LogicalResponse | undefined | Promise<LogicalResponse | undefined>;
+
+/**
+ * One entry of a path table: pattern, fields, operations and existence check together, so an
+ * engine reads as data. Patterns are segments: literals, `:name` (one segment), `:name*` (the rest).
+ */
+export interface PathSpec {
+  pattern: string;
+  summary: string;
+  fields?: Record<string, FieldSpec>;
+  /** Decides create vs update for POST/PUT; without one every write is an update. */
+  existenceCheck?: (request: HandlerRequest) => boolean | Promise<boolean>;
+  operations: Partial<Record<Operation, Handler>>;
+  /** Operations that skip token and policy checks (health, PKI CA reads). */
+  unauthenticated?: readonly Operation[];
+  /** Root-protected: the caller also needs `sudo` on the path. */
+  sudo?: boolean;
+}
+
+export interface Backend {
+  type: string;
+  paths: readonly PathSpec[];
+}

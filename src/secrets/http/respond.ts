@@ -1,0 +1,47 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import { ApiError } from '../../core/errors.js';
+import type { LogicalResponse } from '../framework/types.js';
+
+/**
+ * Exactly `application/json`: one real client compares the header as a string, so the
+ * `; charset=utf-8` a framework would add breaks its error handling.
+ */
+export const JSON_TYPE = 'application/json';
+
+function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
+  return reply
+    .code(status)
+    .header('content-type', JSON_TYPE)
+    .header('cache-control', 'no-store')
+    // A Buffer, because Fastify appends `; charset=utf-8` to JSON content types it serializes.
+    .send(Buffer.from(`${JSON.stringify(body)}\n`));
+}
+
+export function sendLogical(reply: FastifyReply, response: LogicalResponse | undefined): FastifyReply {
+  if (response?.raw) {
+    const body = typeof response.raw.body === 'string' ? Buffer.from(response.raw.body) : response.raw.body;
+    return reply.code(response.raw.status).header('content-type', response.raw.contentType).header('cache-control', 'no-store').send(body);
+  }
+  if (!response || (response.data === undefined && !response.auth && !response.warnings?.length && !response.lease)) {
+    return reply.code(204).header('cache-control', 'no-store').send();
+  }
+  const envelope: Record<string, unknown> = {
+    request_id: randomUUID(),
+    lease_id: response.lease?.leaseId ?? '',
+    renewable: response.lease?.renewable ?? false,
+    lease_duration: response.lease?.durationSeconds ?? 0,
+    data: response.data ?? null,
+    wrap_info: null,
+    warnings: response.warnings?.length ? response.warnings : null,
+    auth: response.auth ?? null,
+  };
+  const body = response.dataAtTopLevel && response.data ? { ...response.data, ...envelope } : envelope;
+  return send(reply, 200, body);
+}
+
+/** `{"errors": [...]}` with the status the real service uses; `[]` for a plain 404. */
+export function sendSecretsError(reply: FastifyReply, error: ApiError): FastifyReply {
+  const messages = error.options.messages ?? (error.status === 404 ? [] : [error.detail]);
+  return send(reply, error.status, { errors: messages });
+}

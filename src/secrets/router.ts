@@ -1,0 +1,107 @@
+import { ApiError } from '../core/errors.js';
+import { authorize, PERMISSION_DENIED } from './acl/authorizer.js';
+import type { SecretsContext } from './context.js';
+import { FieldData } from './framework/fields.js';
+import { PathTable } from './framework/paths.js';
+import type { HandlerRequest, LogicalResponse, MountInfo, Operation } from './framework/types.js';
+import { MountStorage } from './storage/mount-storage.js';
+import { systemBackend } from './sys/backend.js';
+import { tokenBackend } from './tokens/backend.js';
+import { TokenStore } from './tokens/token-store.js';
+
+/** The operation an HTTP request asks for; `write` becomes create or update by existence. */
+export type RequestedOperation = 'read' | 'list' | 'write' | 'delete';
+
+export interface LogicalRequest {
+  operation: RequestedOperation;
+  /** Path after `/v1/`, without a leading slash. */
+  path: string;
+  data: Record<string, unknown>;
+  clientToken: string | undefined;
+}
+
+const multierror = (message: string) => [`1 error occurred:\n\t* ${message}\n\n`];
+
+interface Route {
+  mount: MountInfo;
+  table: PathTable;
+}
+
+/**
+ * Routes logical requests to backends: the built-in `sys/` and `auth/token/` plus every mounted
+ * engine, by longest prefix. Order of checks follows the real service: find the path, decide
+ * create vs update, check the token and its policy, then run the handler.
+ */
+export class SecretsRouter {
+  private readonly builtIns: { prefix: string; route: Route }[];
+  private readonly tables = new Map<string, PathTable>();
+
+  constructor(private readonly context: SecretsContext) {
+    const builtIn = (prefix: string, type: string, table: PathTable): { prefix: string; route: Route } => ({
+      prefix,
+      route: { mount: { path: prefix, type, uuid: `builtin-${type}`, accessor: `${type}_builtin`, config: {} }, table },
+    });
+    this.builtIns = [
+      builtIn('sys/', 'system', new PathTable(systemBackend(context))),
+      builtIn('auth/token/', 'token', new PathTable(tokenBackend(context))),
+    ];
+  }
+
+  private tableFor(type: string): PathTable | undefined {
+    let table = this.tables.get(type);
+    if (!table) {
+      const factory = this.context.engines.get(type);
+      if (!factory) return undefined;
+      table = new PathTable(factory(this.context));
+      this.tables.set(type, table);
+    }
+    return table;
+  }
+
+  private resolve(path: string): Route | undefined {
+    const builtIn = this.builtIns.find(({ prefix }) => `${path}/`.startsWith(prefix));
+    if (builtIn) return builtIn.route;
+    const mount = this.context.mounts.longestPrefix(path);
+    if (!mount) return undefined;
+    const table = this.tableFor(mount.type);
+    return table ? { mount, table } : undefined;
+  }
+
+  async handle(request: LogicalRequest): Promise<LogicalResponse | undefined> {
+    const { db } = this.context.store;
+    const tokens = new TokenStore(db, this.context.clock);
+    const route = this.resolve(request.path);
+    const relative = route ? `${request.path}/`.slice(route.mount.path.length).replace(/\/$/, '') : request.path;
+    const listPath = request.operation === 'list' && relative !== '' ? `${relative}/` : relative;
+    const match = route?.table.match(listPath);
+
+    const token = tokens.lookup(request.clientToken) ?? null;
+    const handlerRequest = (operation: Operation): HandlerRequest => ({
+      operation,
+      path: listPath,
+      params: match?.params ?? {},
+      fields: new FieldData(match?.spec.fields ?? {}, { ...request.data, ...match?.params }),
+      data: request.data,
+      token,
+      mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },
+      storage: new MountStorage(db, route?.mount.uuid ?? ''),
+    });
+
+    let operation: Operation = request.operation === 'write' ? 'update' : request.operation;
+    if (request.operation === 'write' && match?.spec.existenceCheck) {
+      operation = (await match.spec.existenceCheck(handlerRequest('update'))) ? 'update' : 'create';
+    }
+
+    if (!match?.spec.unauthenticated?.includes(operation)) {
+      if (!token) throw PERMISSION_DENIED;
+      authorize(token, request.path, operation, match?.spec.sudo ?? false);
+    }
+    if (!route) {
+      throw new ApiError(404, 'no handler for route', { messages: [`no handler for route "${request.path}". route entry not found.`] });
+    }
+    if (!match) throw new ApiError(404, 'unsupported path', { messages: multierror('unsupported path') });
+    const handler = match.spec.operations[operation] ?? (operation === 'create' ? match.spec.operations.update : undefined);
+    if (!handler) throw new ApiError(405, 'unsupported operation', { messages: multierror('unsupported operation') });
+    return handler(handlerRequest(operation));
+  }
+}

@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { Value } from '@sinclair/typebox/value';
+import { and, eq } from 'drizzle-orm';
+import type { Clock } from '../core/clock.js';
+import { sha256Hex } from '../core/crypto.js';
+import { newId } from '../core/ids.js';
+import { OrganizationService } from '../platform/organizations/service.js';
+import * as organizationsRepo from '../platform/organizations/repo.js';
+import { MountTable } from '../secrets/mounts/mount-table.js';
+import { TokenStore } from '../secrets/tokens/token-store.js';
+import type { Db, Tx } from '../store/store.js';
+import { platformTokens, teams, users } from '../store/tables.js';
+import { SeedSchema, type Seed } from './schema.js';
+
+export class SeedError extends Error {}
+
+/** Reads and validates a seed file; any problem is one SeedError naming the file and the field. */
+export function readSeedFile(path: string): Seed {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new SeedError(`cannot read seed file ${path}: ${(error as Error).message}`);
+  }
+  const problem = Value.Errors(SeedSchema, parsed).First();
+  if (problem) throw new SeedError(`seed file ${path}: ${problem.path || '/'} ${problem.message}`);
+  const seed = parsed as Seed;
+  if (!seed.users.some((user) => user['site-admin'])) throw new SeedError(`seed file ${path}: at least one user needs "site-admin": true`);
+  return seed;
+}
+
+export interface SeedTokens {
+  adminToken: string;
+  rootToken: string;
+}
+
+/**
+ * Makes the store contain everything the seed describes. It only ever adds what is missing, so it
+ * is idempotent: it runs at every start (a file store keeps its data) and after every reset.
+ */
+export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: SeedTokens): void {
+  const at = clock.now();
+  const userIds = new Map<string, string>();
+  for (const user of seed.users) {
+    const existing = tx.select().from(users).where(eq(users.username, user.username)).get();
+    const id = existing?.id ?? newId('user');
+    if (!existing) {
+      tx.insert(users).values({ id, username: user.username, email: user.email.toLowerCase(), isSiteAdmin: user['site-admin'] ?? false, createdAt: at }).run();
+    }
+    userIds.set(user.username, id);
+    for (const token of user.tokens ?? []) ensureUserToken(tx, id, token, 'seed token', at);
+  }
+  const admin = seed.users.find((user) => user['site-admin']);
+  if (admin) ensureUserToken(tx, userIds.get(admin.username) as string, tokens.adminToken, 'understudy admin token', at);
+
+  const organizations = new OrganizationService(db, clock);
+  for (const spec of seed.organizations) {
+    const organization =
+      organizationsRepo.findOrganizationByName(tx, spec.name) ??
+      organizations.create(
+        {
+          name: spec.name,
+          email: spec.email,
+          settings: { membershipLimit: spec['membership-limit'] ?? null, ...(spec.entitlements ? { entitlements: spec.entitlements } : {}) },
+        },
+        null,
+        tx,
+      );
+    const ownersTeam = tx.select().from(teams).where(and(eq(teams.organizationId, organization.id), eq(teams.isOwners, true))).get();
+    for (const username of spec.owners ?? []) {
+      const userId = userIds.get(username);
+      if (!userId) throw new SeedError(`seed organization ${spec.name}: owner "${username}" is not a seed user`);
+      if (ownersTeam) organizationsRepo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: organization.id, userId, teamId: ownersTeam.id, at });
+    }
+    for (const teamSpec of spec.teams ?? []) {
+      let team = tx.select().from(teams).where(and(eq(teams.organizationId, organization.id), eq(teams.name, teamSpec.name))).get();
+      if (!team) {
+        team = { id: newId('team'), organizationId: organization.id, name: teamSpec.name, visibility: 'secret', isOwners: false, organizationAccess: teamSpec['organization-access'] ?? {}, createdAt: at };
+        tx.insert(teams).values(team).run();
+      }
+      for (const username of teamSpec.members ?? []) {
+        const userId = userIds.get(username);
+        if (!userId) throw new SeedError(`seed team ${spec.name}/${teamSpec.name}: member "${username}" is not a seed user`);
+        organizationsRepo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: organization.id, userId, teamId: team.id, at });
+      }
+    }
+  }
+
+  new TokenStore(tx, clock).ensureRoot(tokens.rootToken);
+  const mounts = new MountTable(tx, clock);
+  mounts.ensure({ path: 'cubbyhole/', type: 'cubbyhole', description: 'per-token private secret storage', local: true });
+  for (const mount of seed.secrets?.mounts ?? []) mounts.ensure(mount);
+}
+
+function ensureUserToken(tx: Tx, userId: string, token: string, description: string, at: Date): void {
+  const tokenHash = sha256Hex(token);
+  const existing = tx.select({ id: platformTokens.id }).from(platformTokens).where(eq(platformTokens.tokenHash, tokenHash)).get();
+  if (existing) return;
+  tx.insert(platformTokens).values({ id: newId('at'), kind: 'user', userId, tokenHash, description, createdAt: at }).run();
+}

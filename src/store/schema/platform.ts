@@ -1,0 +1,105 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** Organization-level permissions a team can hold (`organization-access` on the wire). */
+export interface OrganizationAccess {
+  'manage-workspaces'?: boolean;
+  'manage-run-tasks'?: boolean;
+  'manage-membership'?: boolean;
+  'manage-modules'?: boolean;
+  'manage-providers'?: boolean;
+  'manage-policies'?: boolean;
+  'manage-policy-overrides'?: boolean;
+  'manage-vcs-settings'?: boolean;
+  'manage-projects'?: boolean;
+  'read-workspaces'?: boolean;
+  'read-projects'?: boolean;
+  'delegate-policy-overrides'?: boolean;
+}
+
+/** Per-organization knobs that the seed and the control plane can set. */
+export interface OrganizationSettings {
+  /** Invitations beyond this many memberships are refused with 400; null means no limit. */
+  membershipLimit?: number | null;
+  /** Entitlement overrides (`run-tasks: false` models a free-tier organization). */
+  entitlements?: Record<string, boolean | number>;
+}
+
+const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
+const updatedAt = () => integer('updated_at', { mode: 'timestamp_ms' }).notNull();
+
+export const organizations = sqliteTable('organizations', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull().unique(),
+  email: text('email').notNull(),
+  settings: text('settings', { mode: 'json' }).$type<OrganizationSettings>().notNull().default(sql`'{}'`),
+  attributes: text('attributes', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+});
+
+export const users = sqliteTable('users', {
+  id: text('id').primaryKey(),
+  username: text('username').notNull().unique(),
+  email: text('email').notNull().unique(),
+  isSiteAdmin: integer('is_site_admin', { mode: 'boolean' }).notNull().default(false),
+  isServiceAccount: integer('is_service_account', { mode: 'boolean' }).notNull().default(false),
+  createdAt: createdAt(),
+});
+
+export const teams = sqliteTable(
+  'teams',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    visibility: text('visibility').notNull().default('secret'),
+    /** The owners team: every permission, cannot be deleted, never left without a member. */
+    isOwners: integer('is_owners', { mode: 'boolean' }).notNull().default(false),
+    organizationAccess: text('organization_access', { mode: 'json' }).$type<OrganizationAccess>().notNull().default(sql`'{}'`),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('teams_org_name').on(t.organizationId, t.name)],
+);
+
+export const teamMembers = sqliteTable(
+  'team_members',
+  {
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.teamId, t.userId] }), index('team_members_user').on(t.userId)],
+);
+
+export const organizationMemberships = sqliteTable(
+  'organization_memberships',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    /** `invited` until accepted, then `active`; only active members get their teams' permissions. */
+    status: text('status', { enum: ['invited', 'active'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('memberships_org_user').on(t.organizationId, t.userId), index('memberships_user').on(t.userId)],
+);
+
+/** API tokens. Only a SHA-256 of the secret is kept; the secret is shown once, at creation. */
+export const platformTokens = sqliteTable(
+  'platform_tokens',
+  {
+    id: text('id').primaryKey(),
+    kind: text('kind', { enum: ['user', 'team', 'organization'] }).notNull(),
+    userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    teamId: text('team_id').references(() => teams.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),
+    tokenHash: text('token_hash').notNull().unique(),
+    description: text('description'),
+    createdById: text('created_by_id'),
+    createdAt: createdAt(),
+    lastUsedAt: integer('last_used_at', { mode: 'timestamp_ms' }),
+    expiredAt: integer('expired_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [index('tokens_user').on(t.userId), index('tokens_team').on(t.teamId), index('tokens_org').on(t.organizationId)],
+);

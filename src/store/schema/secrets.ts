@@ -1,0 +1,53 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+
+/** Secrets API tokens. The token value is the key: `lookup-self` returns it as `id`. */
+export const secretTokens = sqliteTable(
+  'secret_tokens',
+  {
+    id: text('id').primaryKey(),
+    accessor: text('accessor').notNull().unique(),
+    parentId: text('parent_id'),
+    policies: text('policies', { mode: 'json' }).$type<string[]>().notNull(),
+    displayName: text('display_name').notNull(),
+    meta: text('meta', { mode: 'json' }).$type<Record<string, string> | null>(),
+    path: text('path').notNull(),
+    numUses: integer('num_uses').notNull().default(0),
+    orphan: integer('orphan', { mode: 'boolean' }).notNull().default(false),
+    renewable: integer('renewable', { mode: 'boolean' }).notNull().default(false),
+    /** Seconds granted at creation (or last renewal); 0 means the token never expires. */
+    ttlSeconds: integer('ttl_seconds').notNull().default(0),
+    explicitMaxTtlSeconds: integer('explicit_max_ttl_seconds').notNull().default(0),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    expiresAt: integer('expires_at', { mode: 'timestamp_ms' }),
+  },
+  (t) => [index('secret_tokens_parent').on(t.parentId), index('secret_tokens_expiry').on(t.expiresAt)],
+);
+
+/** Mounted engines; `path` always ends in `/`. */
+export const mounts = sqliteTable('mounts', {
+  path: text('path').primaryKey(),
+  type: text('type').notNull(),
+  description: text('description').notNull().default(''),
+  accessor: text('accessor').notNull().unique(),
+  uuid: text('uuid').notNull().unique(),
+  config: text('config', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+  options: text('options', { mode: 'json' }).$type<Record<string, string> | null>(),
+  local: integer('local', { mode: 'boolean' }).notNull().default(false),
+  sealWrap: integer('seal_wrap', { mode: 'boolean' }).notNull().default(false),
+  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+});
+
+/**
+ * Each mount's private key/value storage, keyed by the mount's uuid so a remount keeps data and a
+ * second mount of the same engine never sees the first one's.
+ */
+export const secretEntries = sqliteTable(
+  'secret_entries',
+  {
+    mountUuid: text('mount_uuid').notNull(),
+    key: text('key').notNull(),
+    value: text('value', { mode: 'json' }).$type<unknown>().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.mountUuid, t.key] })],
+);

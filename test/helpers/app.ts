@@ -1,0 +1,51 @@
+import { buildApp, type App } from '../../src/app.js';
+import { loadConfig, type Config } from '../../src/config.js';
+
+export const ADMIN_TOKEN = 'test-admin-token';
+export const ROOT_TOKEN = 'test-root-token';
+
+export interface TestServer {
+  app: App;
+  config: Config;
+  /** `http://127.0.0.1:<port>` of the listening server. */
+  baseUrl: string;
+  close(): Promise<void>;
+}
+
+/** A config for tests: in-memory store, known tokens, any free port. */
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({
+    UNDERSTUDY_STORE: ':memory:',
+    UNDERSTUDY_PORT: '0',
+    UNDERSTUDY_ADMIN_TOKEN: ADMIN_TOKEN,
+    UNDERSTUDY_ROOT_TOKEN: ROOT_TOKEN,
+    UNDERSTUDY_LOG_LEVEL: 'silent',
+    ...env,
+  });
+}
+
+/** Builds the whole server and listens on a real loopback socket. */
+export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const config = testConfig(env);
+  const app = await buildApp(config, { logger: false });
+  await app.fastify.listen({ host: '127.0.0.1', port: 0 });
+  const { port } = app.fastify.server.address() as { port: number };
+  return { app, config, baseUrl: `http://127.0.0.1:${port}`, close: () => app.fastify.close() };
+}
+
+/** fetch against the platform API with a bearer token and the JSON:API media type. */
+export async function platform(server: TestServer, method: string, path: string, options: { token?: string | null; body?: unknown } = {}) {
+  const token = options.token === undefined ? ADMIN_TOKEN : options.token;
+  const headers: Record<string, string> = { accept: 'application/vnd.api+json' };
+  if (token) headers.authorization = `Bearer ${token}`;
+  if (options.body !== undefined) headers['content-type'] = 'application/vnd.api+json';
+  const response = await fetch(`${server.baseUrl}/api/v2${path}`, {
+    method,
+    headers,
+    body: options.body === undefined ? undefined : typeof options.body === 'string' ? options.body : JSON.stringify(options.body),
+  });
+  const text = await response.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+  const body: any = text === '' ? undefined : JSON.parse(text);
+  return { status: response.status, headers: response.headers, body };
+}
