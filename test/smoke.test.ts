@@ -25,7 +25,7 @@ describe('a fresh server', () => {
     const response = await fetch(`${server.baseUrl}/v1/auth/token/lookup-self`, { headers: { 'x-vault-token': ROOT_TOKEN } });
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/json');
-    const body = await response.json();
+    const body = (await response.json()) as { data: Record<string, unknown> };
     expect(body.data).toMatchObject({ id: ROOT_TOKEN, policies: ['root'], ttl: 0, expire_time: null });
   });
 });

@@ -1,6 +1,8 @@
 import { VERSION } from '../../core/version.js';
-import { parseBool } from '../framework/fields.js';
-import type { Backend, HandlerRequest, MountInfo } from '../framework/types.js';
+import type { Backend, HandlerRequest, PathSpec } from '../framework/types.js';
+import { leasePaths } from './leases.js';
+import { mountPaths } from './mounts.js';
+import { policyPaths } from './policies.js';
 import type { SecretsContext } from '../context.js';
 
 /** The version string reported by health: a secrets-API version real tools accept, tagged with ours. */
@@ -15,24 +17,15 @@ function healthStatus(request: HandlerRequest): number {
   return code;
 }
 
-export function mountInfoWire(mount: MountInfo & { description: string; local: boolean; sealWrap: boolean; options: Record<string, string> | null }) {
-  return {
-    accessor: mount.accessor,
-    config: { default_lease_ttl: 0, force_no_cache: false, max_lease_ttl: 0, ...mount.config },
-    description: mount.description,
-    external_entropy_access: false,
-    local: mount.local,
-    options: mount.options,
-    plugin_version: '',
-    running_plugin_version: '',
-    running_sha256: '',
-    seal_wrap: mount.sealWrap,
-    type: mount.type,
-    uuid: mount.uuid,
-  };
+/**
+ * `sys/` is assembled from path groups, one file per area (health here; mounts, policies and
+ * leases beside it), so each area's paths live with its logic.
+ */
+export function systemBackend(context: SecretsContext): Backend {
+  return { type: 'system', paths: [...statusPaths(context), ...mountPaths(context), ...policyPaths(context), ...leasePaths(context)] };
 }
 
-export function systemBackend(context: SecretsContext): Backend {
+function statusPaths(context: SecretsContext): PathSpec[] {
   const clusterId = '00000000-0000-4000-8000-000000000000';
   const healthBody = () => ({
     initialized: true,
@@ -46,9 +39,7 @@ export function systemBackend(context: SecretsContext): Backend {
     cluster_name: CLUSTER_NAME,
     cluster_id: clusterId,
   });
-  return {
-    type: 'system',
-    paths: [
+  return [
       {
         pattern: 'health',
         summary: 'Health of the server; bare body, status by state (always active here).',
@@ -86,18 +77,6 @@ export function systemBackend(context: SecretsContext): Backend {
           }),
         },
       },
-      {
-        pattern: 'mounts',
-        summary: 'Every mounted secrets engine, keyed by path.',
-        operations: {
-          read: () => {
-            const data = Object.fromEntries(context.mounts.all().map((mount) => [mount.path, mountInfoWire(mount)]));
-            return { data, dataAtTopLevel: true };
-          },
-        },
-      },
-    ],
-  };
+  ];
 }
 
-export { parseBool };
