@@ -1,12 +1,15 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { DestinationStream } from 'pino';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from './config.js';
 import { ControllableClock } from './core/clock.js';
 import { controlPlugin } from './control/plugin.js';
+import { Scheduler } from './core/scheduler.js';
 import { platformPlugin } from './platform/plugin.js';
 import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
 import { applySeed, readSeedFile } from './seed/seed.js';
 import { openStore, wipeAndRefill } from './store/store.js';
+import { requestLogSerializer } from './secrets/http/list-method.js';
 import { createServerWithListMethod } from './secrets/http/server.js';
 
 export interface App {
@@ -25,9 +28,20 @@ const REDACTED = [
 ];
 
 export interface BuildOptions {
-  /** Overrides the logger (tests pass `false`). */
-  logger?: FastifyServerOptions['logger'];
+  /** Where logs go (the process writes them to stderr); `false` turns logging off (tests). */
+  logTo?: DestinationStream | false;
   clock?: ControllableClock;
+}
+
+/** The one logger configuration: level from the config, secrets redacted, LIST shown as LIST. */
+function loggerOptions(config: Config, logTo: DestinationStream | false | undefined) {
+  if (logTo === false) return false;
+  return {
+    level: config.logLevel,
+    redact: { paths: REDACTED, censor: '[redacted]' },
+    serializers: { req: requestLogSerializer },
+    ...(logTo ? { stream: logTo } : {}),
+  };
 }
 
 /** Builds the whole server: store (migrated), seed, and the three trees on one Fastify instance. */
@@ -36,13 +50,13 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const clock = options.clock ?? new ControllableClock();
   const seed = readSeedFile(config.seed);
   const fastify = Fastify({
-    logger: options.logger ?? { level: config.logLevel, redact: { paths: REDACTED, censor: '[redacted]' } },
+    logger: loggerOptions(config, options.logTo),
     serverFactory: createServerWithListMethod,
     // Lists and paths carry brackets and percent-encoding that must reach the routes untouched.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     bodyLimit: 10 * 1024 * 1024,
   });
-  const runtime: Runtime = { config, store, clock, log: fastify.log };
+  const runtime: Runtime = { config, store, clock, log: fastify.log, scheduler: new Scheduler(clock, fastify.log) };
   const seedTokens = { adminToken: config.adminToken, rootToken: config.rootToken };
 
   store.db.transaction((tx) => applySeed(store.db, tx, clock, seed, seedTokens));
@@ -52,6 +66,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const started = performance.now();
     clock.reset();
     wipeAndRefill(store, (tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+    runtime.scheduler.reset();
     return Math.round((performance.now() - started) * 100) / 100;
   };
 
@@ -61,7 +76,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   fastify.addHook('onReady', async () => {
     ready = true;
   });
-  fastify.addHook('onClose', async () => store.close());
+  fastify.addHook('onClose', async () => {
+    await runtime.scheduler.stop();
+    store.close();
+  });
   await fastify.ready();
   return { fastify, runtime, reset };
 }

@@ -27,9 +27,7 @@ async function main(): Promise<void> {
 
   let app;
   try {
-    app = await buildApp(config, {
-      logger: { level: config.logLevel, redact: { paths: ['req.headers.authorization', 'req.headers["x-vault-token"]', 'req.headers["x-store-token"]'], censor: '[redacted]' }, stream: process.stderr },
-    });
+    app = await buildApp(config, { logTo: process.stderr });
   } catch (error) {
     if (error instanceof SeedError) fail(error.message);
     throw error;

@@ -1,6 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { ControllableClock } from './core/clock.js';
+import type { Scheduler } from './core/scheduler.js';
 import type { Store } from './store/store.js';
 
 /** What every tree is built from: passed to each plugin, never reached for globally. */
@@ -9,4 +10,6 @@ export interface Runtime {
   readonly store: Store;
   readonly clock: ControllableClock;
   readonly log: FastifyBaseLogger;
+  /** Timed work (lease and token expiry, rotations); the clock endpoint advances through it. */
+  readonly scheduler: Scheduler;
 }

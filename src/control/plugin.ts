@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeEqual } from '../core/crypto.js';
 import { VERSION } from '../core/version.js';
 import type { Runtime } from '../runtime.js';
+import { clockRoutes } from './clock.js';
+import { platformFixtureRoutes } from './platform-fixtures.js';
 
 export interface ControlHooks {
   /** True once migrations and the seed are done. */
@@ -42,4 +44,7 @@ export async function controlPlugin(app: FastifyInstance, options: { runtime: Ru
   }));
 
   app.post('/reset', async () => ({ status: 'reset', 'duration-ms': hooks.reset() }));
+
+  await clockRoutes(app, runtime);
+  await platformFixtureRoutes(app, runtime);
 }

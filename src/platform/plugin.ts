@@ -7,6 +7,19 @@ import type { PlatformContext } from './context.js';
 import { NOT_FOUND, platformErrorHandler, sendError } from './jsonapi/errors.js';
 import { metaRoutes } from './meta/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
+import { teamRoutes } from './teams/routes.js';
+import { tokenRoutes } from './tokens/routes.js';
+import { userRoutes } from './users/routes.js';
+import { agentPoolRoutes } from './agent-pools/routes.js';
+import { membershipRoutes } from './memberships/routes.js';
+import { remoteStateRoutes } from './remote-state/routes.js';
+import { runTaskRoutes } from './run-tasks/routes.js';
+import { sshKeyRoutes } from './ssh-keys/routes.js';
+import { tagRoutes } from './tags/routes.js';
+import { teamAccessRoutes } from './team-access/routes.js';
+import { workspaceTaskRoutes } from './workspace-tasks/routes.js';
+import { workspaceActionRoutes } from './workspaces/actions.js';
+import { workspaceRoutes } from './workspaces/routes.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -49,4 +62,17 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
 
   await app.register(metaRoutes);
   await app.register(async (scoped) => organizationRoutes(scoped, context));
+  await app.register(async (scoped) => userRoutes(scoped, context));
+  await app.register(async (scoped) => teamRoutes(scoped, context));
+  await app.register(async (scoped) => tokenRoutes(scoped, context));
+  await app.register(async (scoped) => workspaceRoutes(scoped, context));
+  await app.register(async (scoped) => workspaceActionRoutes(scoped, context));
+  await app.register(async (scoped) => tagRoutes(scoped, context));
+  await app.register(async (scoped) => remoteStateRoutes(scoped, context));
+  await app.register(async (scoped) => agentPoolRoutes(scoped, context));
+  await app.register(async (scoped) => sshKeyRoutes(scoped, context));
+  await app.register(async (scoped) => teamAccessRoutes(scoped, context));
+  await app.register(async (scoped) => runTaskRoutes(scoped, context));
+  await app.register(async (scoped) => workspaceTaskRoutes(scoped, context));
+  await app.register(async (scoped) => membershipRoutes(scoped, context));
 }

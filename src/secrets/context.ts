@@ -1,12 +1,23 @@
 import type { Runtime } from '../runtime.js';
+import type { Authorizer } from './acl/authorizer.js';
+import type { PolicyStore } from './acl/policy-store.js';
 import type { Backend } from './framework/types.js';
+import type { LeaseManager } from './leases/lease-manager.js';
 import type { MountTable } from './mounts/mount-table.js';
+import type { TokenService } from './tokens/token-service.js';
 
-/** Builds an engine's path table for one mount. */
+/** Builds an engine's path table (and lease hooks); called once per engine type. */
 export type EngineFactory = (context: SecretsContext) => Backend;
 
+/** Everything the secrets tree's backends are built from. */
 export interface SecretsContext extends Runtime {
   readonly mounts: MountTable;
   /** Engines that can be mounted, by type (`cubbyhole`, `pki`, `database`, …). */
   readonly engines: ReadonlyMap<string, EngineFactory>;
+  /** The built backend of an engine type (cached), for routing and for lease revocation. */
+  backend(type: string): Backend | undefined;
+  readonly policies: PolicyStore;
+  readonly acl: Authorizer;
+  readonly tokens: TokenService;
+  readonly leases: LeaseManager;
 }

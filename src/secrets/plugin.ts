@@ -1,14 +1,25 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { Runtime } from '../runtime.js';
+import { Authorizer } from './acl/authorizer.js';
+import { PolicyStore } from './acl/policy-store.js';
 import type { EngineFactory, SecretsContext } from './context.js';
+import { cubbyholeEngine } from './engines/cubbyhole/backend.js';
+import { placeholderEngine } from './engines/placeholders.js';
+import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
+import { LeaseManager } from './leases/lease-manager.js';
 import { MountTable } from './mounts/mount-table.js';
 import { SecretsRouter } from './router.js';
+import { TokenService } from './tokens/token-service.js';
 
-/** Engines that can be mounted. Later work adds `cubbyhole`, `pki`, `database`. */
-export const ENGINES = new Map<string, EngineFactory>();
+/** Engines that can be mounted, by type. Tests may register extra engines before building an app. */
+export const ENGINES = new Map<string, EngineFactory>([
+  ['cubbyhole', cubbyholeEngine],
+  ['pki', placeholderEngine('pki')],
+  ['database', placeholderEngine('database')],
+]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   if (error instanceof ApiError) return sendSecretsError(reply, error);
@@ -20,10 +31,41 @@ function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: Fas
   return sendSecretsError(reply, new ApiError(500, 'internal error', { messages: ['1 error occurred:\n\t* internal error\n\n'] }));
 }
 
+/** Wires the secrets services together; backends are built lazily, once per engine type. */
+export function buildSecretsContext(runtime: Runtime, engines: ReadonlyMap<string, EngineFactory>): SecretsContext {
+  const { db } = runtime.store;
+  const built = new Map<string, Backend>();
+  const mounts = new MountTable(db, runtime.clock);
+  const policies = new PolicyStore(db, runtime.clock);
+  const leases = new LeaseManager({ db, clock: runtime.clock, scheduler: runtime.scheduler, log: runtime.log, backend: (type) => backend(type) });
+  const tokens = new TokenService({
+    db,
+    clock: runtime.clock,
+    scheduler: runtime.scheduler,
+    leases,
+    mounts,
+    policyExists: (name) => policies.exists(name),
+  });
+  const context: SecretsContext = { ...runtime, mounts, engines, backend, policies, acl: new Authorizer(policies), tokens, leases };
+  function backend(type: string): Backend | undefined {
+    let found = built.get(type);
+    if (!found) {
+      const factory = engines.get(type);
+      if (!factory) return undefined;
+      found = factory(context);
+      built.set(type, found);
+    }
+    return found;
+  }
+  return context;
+}
+
 /** The `/v1` tree: every request becomes a logical request routed through path tables. */
 export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Promise<void> {
-  const context: SecretsContext = { ...runtime, mounts: new MountTable(runtime.store.db, runtime.clock), engines: ENGINES };
+  const context = buildSecretsContext(runtime, ENGINES);
   const router = new SecretsRouter(context);
+  runtime.scheduler.register(context.leases.dueSource());
+  runtime.scheduler.register(context.tokens.dueSource());
 
   // Bodies are parsed by the logical layer, which must produce the real service's exact errors.
   app.removeAllContentTypeParsers();

@@ -1,13 +1,12 @@
 import { ApiError } from '../core/errors.js';
-import { authorize, PERMISSION_DENIED } from './acl/authorizer.js';
+import { PERMISSION_DENIED } from './acl/authorizer.js';
 import type { SecretsContext } from './context.js';
 import { FieldData } from './framework/fields.js';
-import { PathTable } from './framework/paths.js';
+import { PathTable, type PathMatch } from './framework/paths.js';
 import type { HandlerRequest, LogicalResponse, MountInfo, Operation } from './framework/types.js';
 import { MountStorage } from './storage/mount-storage.js';
 import { systemBackend } from './sys/backend.js';
 import { tokenBackend } from './tokens/backend.js';
-import { TokenStore } from './tokens/token-store.js';
 
 /** The operation an HTTP request asks for; `write` becomes create or update by existence. */
 export type RequestedOperation = 'read' | 'list' | 'write' | 'delete';
@@ -21,6 +20,11 @@ export interface LogicalRequest {
 }
 
 const multierror = (message: string) => [`1 error occurred:\n\t* ${message}\n\n`];
+
+/** The path the ACL sees: list requests end in `/`, so `secret/` matches `secret/*` rules. */
+function listPathOf(request: LogicalRequest): string {
+  return request.operation === 'list' && !request.path.endsWith('/') ? `${request.path}/` : request.path;
+}
 
 interface Route {
   mount: MountInfo;
@@ -50,9 +54,9 @@ export class SecretsRouter {
   private tableFor(type: string): PathTable | undefined {
     let table = this.tables.get(type);
     if (!table) {
-      const factory = this.context.engines.get(type);
-      if (!factory) return undefined;
-      table = new PathTable(factory(this.context));
+      const backend = this.context.backend(type);
+      if (!backend) return undefined;
+      table = new PathTable(backend);
       this.tables.set(type, table);
     }
     return table;
@@ -69,13 +73,13 @@ export class SecretsRouter {
 
   async handle(request: LogicalRequest): Promise<LogicalResponse | undefined> {
     const { db } = this.context.store;
-    const tokens = new TokenStore(db, this.context.clock);
+    const { tokens, acl } = this.context;
     const route = this.resolve(request.path);
-    const relative = route ? `${request.path}/`.slice(route.mount.path.length).replace(/\/$/, '') : request.path;
+    const relative = route ? `${request.path}/`.slice(route.mount.path.length).replace(/\/+$/, '') : request.path;
     const listPath = request.operation === 'list' && relative !== '' ? `${relative}/` : relative;
     const match = route?.table.match(listPath);
 
-    const token = tokens.lookup(request.clientToken) ?? null;
+    let token = tokens.store.lookup(request.clientToken) ?? null;
     const handlerRequest = (operation: Operation): HandlerRequest => ({
       operation,
       path: listPath,
@@ -92,10 +96,27 @@ export class SecretsRouter {
       operation = (await match.spec.existenceCheck(handlerRequest('update'))) ? 'update' : 'create';
     }
 
+    let lastUse = false;
     if (!match?.spec.unauthenticated?.includes(operation)) {
       if (!token) throw PERMISSION_DENIED;
-      authorize(token, request.path, operation, match?.spec.sudo ?? false);
+      acl.authorize(token, listPathOf(request), operation, match?.spec.sudo ?? false);
+      ({ token, lastUse } = tokens.consumeUse(token));
     }
+    try {
+      return await this.dispatch(request, route, match, operation, handlerRequest);
+    } finally {
+      // A use-limited token's last use still answers; then the token goes, as in the real service.
+      if (lastUse && token) await tokens.revokeTree(token);
+    }
+  }
+
+  private async dispatch(
+    request: LogicalRequest,
+    route: Route | undefined,
+    match: PathMatch | undefined,
+    operation: Operation,
+    handlerRequest: (operation: Operation) => HandlerRequest,
+  ): Promise<LogicalResponse | undefined> {
     if (!route) {
       throw new ApiError(404, 'no handler for route', { messages: [`no handler for route "${request.path}". route entry not found.`] });
     }

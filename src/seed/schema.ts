@@ -36,6 +36,8 @@ export const SeedSchema = Type.Object(
             ),
           ),
           'membership-limit': Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+          /** Invitations to this organization start active, as if accepted at once. */
+          'auto-accept-invitations': Type.Optional(Type.Boolean()),
           entitlements: Type.Optional(Type.Record(Type.String(), Type.Union([Type.Boolean(), Type.Number()]))),
         },
         { additionalProperties: false },

@@ -6,6 +6,7 @@ import { sha256Hex } from '../core/crypto.js';
 import { newId } from '../core/ids.js';
 import { OrganizationService } from '../platform/organizations/service.js';
 import * as organizationsRepo from '../platform/organizations/repo.js';
+import { PolicyStore } from '../secrets/acl/policy-store.js';
 import { MountTable } from '../secrets/mounts/mount-table.js';
 import { TokenStore } from '../secrets/tokens/token-store.js';
 import type { Db, Tx } from '../store/store.js';
@@ -61,7 +62,11 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
         {
           name: spec.name,
           email: spec.email,
-          settings: { membershipLimit: spec['membership-limit'] ?? null, ...(spec.entitlements ? { entitlements: spec.entitlements } : {}) },
+          settings: {
+            membershipLimit: spec['membership-limit'] ?? null,
+            ...(spec.entitlements ? { entitlements: spec.entitlements } : {}),
+            ...(spec['auto-accept-invitations'] !== undefined ? { autoAcceptInvitations: spec['auto-accept-invitations'] } : {}),
+          },
         },
         null,
         tx,
@@ -75,7 +80,7 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
     for (const teamSpec of spec.teams ?? []) {
       let team = tx.select().from(teams).where(and(eq(teams.organizationId, organization.id), eq(teams.name, teamSpec.name))).get();
       if (!team) {
-        team = { id: newId('team'), organizationId: organization.id, name: teamSpec.name, visibility: 'secret', isOwners: false, organizationAccess: teamSpec['organization-access'] ?? {}, createdAt: at };
+        team = { id: newId('team'), organizationId: organization.id, name: teamSpec.name, visibility: 'secret', isOwners: false, organizationAccess: teamSpec['organization-access'] ?? {}, ssoTeamId: null, allowMemberTokenManagement: true, createdAt: at };
         tx.insert(teams).values(team).run();
       }
       for (const username of teamSpec.members ?? []) {
@@ -87,7 +92,9 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
   }
 
   new TokenStore(tx, clock).ensureRoot(tokens.rootToken);
+  new PolicyStore(tx, clock).ensureDefault();
   const mounts = new MountTable(tx, clock);
+  // Every server has a cubbyhole; the seed file adds the rest (by default `pki/` and `database/`).
   mounts.ensure({ path: 'cubbyhole/', type: 'cubbyhole', description: 'per-token private secret storage', local: true });
   for (const mount of seed.secrets?.mounts ?? []) mounts.ensure(mount);
 }

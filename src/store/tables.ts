@@ -1,3 +1,6 @@
 /** Every table, one import for the rest of the code (schema files stay one per area). */
 export * from './schema/platform.js';
 export * from './schema/secrets.js';
+export * from './schema/workspaces.js';
+export * from './schema/run-tasks.js';
+export * from './schema/leases.js';

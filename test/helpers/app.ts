@@ -27,7 +27,7 @@ export function testConfig(env: Record<string, string> = {}): Config {
 /** Builds the whole server and listens on a real loopback socket. */
 export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
   const config = testConfig(env);
-  const app = await buildApp(config, { logger: false });
+  const app = await buildApp(config, { logTo: false });
   await app.fastify.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.fastify.server.address() as { port: number };
   return { app, config, baseUrl: `http://127.0.0.1:${port}`, close: () => app.fastify.close() };

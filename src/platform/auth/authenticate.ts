@@ -1,12 +1,22 @@
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { sha256Hex } from '../../core/crypto.js';
 import { ApiError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
+import { prepared } from '../../store/prepared.js';
 import type { Db } from '../../store/store.js';
 import { organizations, platformTokens, teams, users } from '../../store/tables.js';
 import type { Principal } from './principal.js';
 
+/** `last-used-at` is written at most this often per token, so authenticating stays a read. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
 export const UNAUTHORIZED = new ApiError(401, 'a valid API token is required (Authorization: Bearer <token>)');
+
+// Every platform request runs these, so they are compiled once (see store/prepared.ts).
+const tokenByHash = prepared((db) => db.select().from(platformTokens).where(eq(platformTokens.tokenHash, sql.placeholder('hash'))).prepare());
+const userById = prepared((db) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare());
+const teamById = prepared((db) => db.select().from(teams).where(eq(teams.id, sql.placeholder('id'))).prepare());
+const organizationById = prepared((db) => db.select().from(organizations).where(eq(organizations.id, sql.placeholder('id'))).prepare());
 
 /** The token in `Authorization: Bearer <token>`, or undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -20,19 +30,26 @@ export function bearerToken(header: string | undefined): string | undefined {
  */
 export function authenticate(db: Db, clock: Clock, token: string | undefined): Principal {
   if (!token) throw UNAUTHORIZED;
-  const row = db.select().from(platformTokens).where(eq(platformTokens.tokenHash, sha256Hex(token))).get();
-  if (!row || (row.expiredAt && row.expiredAt.getTime() <= clock.nowMs())) throw UNAUTHORIZED;
+  const row = tokenByHash(db).get({ hash: sha256Hex(token) });
+  const now = clock.nowMs();
+  if (!row || (row.expiredAt && row.expiredAt.getTime() <= now)) throw UNAUTHORIZED;
+  recordUse(db, row, now);
   if (row.kind === 'user' && row.userId) {
-    const user = db.select().from(users).where(eq(users.id, row.userId)).get();
+    const user = userById(db).get({ id: row.userId });
     if (user) return { kind: 'user', tokenId: row.id, user };
   }
   if (row.kind === 'team' && row.teamId) {
-    const team = db.select().from(teams).where(eq(teams.id, row.teamId)).get();
+    const team = teamById(db).get({ id: row.teamId });
     if (team) return { kind: 'team', tokenId: row.id, team };
   }
   if (row.kind === 'organization' && row.organizationId) {
-    const organization = db.select().from(organizations).where(eq(organizations.id, row.organizationId)).get();
+    const organization = organizationById(db).get({ id: row.organizationId });
     if (organization) return { kind: 'organization', tokenId: row.id, organization };
   }
   throw UNAUTHORIZED;
+}
+
+function recordUse(db: Db, row: Pick<typeof platformTokens.$inferSelect, 'id' | 'lastUsedAt'>, now: number): void {
+  if (row.lastUsedAt && now - row.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
+  db.update(platformTokens).set({ lastUsedAt: new Date(now) }).where(eq(platformTokens.id, row.id)).run();
 }

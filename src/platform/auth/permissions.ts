@@ -1,64 +1,104 @@
-import { and, eq } from 'drizzle-orm';
-import { ApiError } from '../../core/errors.js';
+import { and, eq, sql } from 'drizzle-orm';
+import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, teamMembers, teams, type OrganizationAccess } from '../../store/tables.js';
+import { NOT_FOUND } from '../jsonapi/errors.js';
 import type { OrganizationRow, Principal, TeamRow } from './principal.js';
 
 /**
- * Everything a caller may do at organization level. This module is the one place that decides;
- * routes ask it and answer 404 on refusal, exactly as for a missing resource.
+ * The one place that decides what a caller may do. Routes ask it and answer a refusal with the
+ * same 404 a missing resource gets, so a caller cannot probe for what it may not see.
+ *
+ * Organization level — the first matching row decides:
+ *
+ * | principal                                             | holds on organization O                               |
+ * |-------------------------------------------------------|-------------------------------------------------------|
+ * | user who is a site administrator                      | everything, on every organization                     |
+ * | user, active member of O's owners team                | everything                                            |
+ * | team token of O's owners team                         | everything                                            |
+ * | organization token of O                               | everything but `destroy` and `create-run-tasks`       |
+ * | user, active member of O                              | MEMBER + what each of their teams' flags grant        |
+ * | team token of another team of O                       | MEMBER + what that team's flags grant                 |
+ * | user whose membership is only `invited`               | nothing: invitations carry no permissions until accepted |
+ * | anyone else (outsiders, other organizations' tokens)  | nothing                                               |
+ *
+ * MEMBER is `read` and `read-teams`. The flag grants are `ACCESS_GRANTS` below.
+ *
+ * The organization token "acts as an owner" for teams, memberships and its own regeneration, as
+ * the real service documents, but cannot delete the organization; run-task creation needs owner
+ * permission in the spec, which an organization token is not.
  */
 export const ORGANIZATION_PERMISSIONS = [
   'read',
   'update',
   'destroy',
+  /** See the organization's visible teams, and secret teams the caller belongs to. */
   'read-teams',
+  /** See every secret team too. */
+  'read-secret-teams',
+  /** Create, rename, delete teams and manage their tokens. */
   'manage-teams',
+  /** Change a team's `organization-access`. */
+  'manage-organization-access',
+  /** Change the owners team's membership and token (owners and the organization token only). */
+  'manage-owners-team',
+  /** Invite and remove members; add and remove team members. */
   'manage-membership',
   'manage-organization-token',
   'read-workspaces',
   'manage-workspaces',
+  'read-projects',
+  'manage-projects',
   'manage-run-tasks',
   'create-run-tasks',
   'manage-modules',
+  'manage-providers',
+  'manage-policies',
+  'manage-policy-overrides',
+  'manage-vcs-settings',
+  'manage-agent-pools',
 ] as const;
 
 export type OrganizationPermission = (typeof ORGANIZATION_PERMISSIONS)[number];
 
 const ALL: ReadonlySet<OrganizationPermission> = new Set(ORGANIZATION_PERMISSIONS);
 
-/** What an `organization-access` flag grants beyond membership itself. */
-const ACCESS_GRANTS: Record<keyof OrganizationAccess, OrganizationPermission[]> = {
-  'manage-workspaces': ['read-workspaces', 'manage-workspaces'],
+const MEMBER_BASE: readonly OrganizationPermission[] = ['read', 'read-teams'];
+
+/**
+ * What each `organization-access` flag grants beyond membership. The team-management flags nest
+ * as in the real service: managing organization access implies managing teams, which implies
+ * managing membership; `access-secret-teams` widens whichever of them the caller holds to secret
+ * teams.
+ */
+export const ACCESS_GRANTS: Readonly<Record<keyof OrganizationAccess, readonly OrganizationPermission[]>> = {
   'read-workspaces': ['read-workspaces'],
+  'manage-workspaces': ['read-workspaces', 'manage-workspaces'],
+  'read-projects': ['read-projects'],
+  'manage-projects': ['read-projects', 'manage-projects', 'read-workspaces'],
   'manage-run-tasks': ['manage-run-tasks'],
-  'manage-membership': ['manage-membership', 'read-teams'],
+  'manage-membership': ['manage-membership'],
+  'manage-teams': ['manage-teams', 'manage-membership'],
+  'manage-organization-access': ['manage-organization-access', 'manage-teams', 'manage-membership'],
+  'access-secret-teams': ['read-secret-teams'],
   'manage-modules': ['manage-modules'],
-  'manage-providers': [],
-  'manage-policies': [],
-  'manage-policy-overrides': [],
-  'manage-vcs-settings': [],
-  'manage-projects': ['read-workspaces'],
-  'read-projects': [],
+  'manage-providers': ['manage-providers'],
+  'manage-policies': ['manage-policies'],
+  'manage-policy-overrides': ['manage-policy-overrides'],
+  // Delegation applies to workspace-level policy overrides, which nothing here models.
   'delegate-policy-overrides': [],
+  'manage-vcs-settings': ['manage-vcs-settings'],
+  'manage-agent-pools': ['manage-agent-pools'],
 };
 
-/** Any member sees the organization and its visible teams. */
-const MEMBER_BASE: OrganizationPermission[] = ['read', 'read-teams'];
+/** Every `organization-access` flag, in wire order. */
+export const ORGANIZATION_ACCESS_FLAGS = Object.keys(ACCESS_GRANTS) as (keyof OrganizationAccess)[];
 
-/** The organization token manages the organization's resources but is not an owner. */
-const ORGANIZATION_TOKEN: ReadonlySet<OrganizationPermission> = new Set<OrganizationPermission>([
-  'read',
-  'update',
-  'read-teams',
-  'manage-teams',
-  'manage-membership',
-  'read-workspaces',
-  'manage-workspaces',
-  'manage-run-tasks',
-  'manage-modules',
-]);
+const ORGANIZATION_TOKEN: ReadonlySet<OrganizationPermission> = new Set(
+  ORGANIZATION_PERMISSIONS.filter((permission) => permission !== 'destroy' && permission !== 'create-run-tasks'),
+);
 
+/** The organization-level permissions one team's membership (or its token) carries. */
 export function teamGrants(team: TeamRow): Set<OrganizationPermission> {
   if (team.isOwners) return new Set(ALL);
   const granted = new Set<OrganizationPermission>(MEMBER_BASE);
@@ -68,43 +108,139 @@ export function teamGrants(team: TeamRow): Set<OrganizationPermission> {
   return granted;
 }
 
+/** A principal's standing in one organization: what it may do, and which teams it speaks for. */
+export interface OrganizationGrants {
+  readonly permissions: ReadonlySet<OrganizationPermission>;
+  /** Teams of the organization the caller belongs to: an active user's teams, or a team token's team. */
+  readonly teamIds: ReadonlySet<string>;
+  readonly principalKind: Principal['kind'];
+}
+
+/**
+ * What a caller may do to one team, derived from its organization grants:
+ *
+ * | team permission             | needs                                                                    |
+ * |-----------------------------|--------------------------------------------------------------------------|
+ * | read                        | read-teams, and the team is `organization`-visible, or the caller belongs to it, or read-secret-teams |
+ * | update, update-visibility   | read + manage-teams (owners team: + manage-owners-team)                  |
+ * | destroy                     | read + manage-teams; never the owners team                               |
+ * | update-membership           | read + manage-membership (owners team: + manage-owners-team)             |
+ * | update-organization-access  | read + manage-organization-access; never the owners team (it holds all)  |
+ * | update-api-token            | read + manage-teams (owners team: + manage-owners-team), or a user member of a team that allows member token management |
+ */
+export const TEAM_PERMISSIONS = [
+  'read',
+  'update',
+  'update-visibility',
+  'destroy',
+  'update-membership',
+  'update-organization-access',
+  'update-api-token',
+] as const;
+
+export type TeamPermission = (typeof TEAM_PERMISSIONS)[number];
+
+export function teamPermissions(grants: OrganizationGrants, team: TeamRow): Set<TeamPermission> {
+  const has = (permission: OrganizationPermission) => grants.permissions.has(permission);
+  const belongs = grants.teamIds.has(team.id);
+  const granted = new Set<TeamPermission>();
+  const readable = has('read-teams') && (team.visibility === 'organization' || belongs || has('read-secret-teams'));
+  if (!readable) return granted;
+  granted.add('read');
+  const ownersGuard = !team.isOwners || has('manage-owners-team');
+  if (has('manage-teams') && ownersGuard) {
+    granted.add('update');
+    granted.add('update-visibility');
+    granted.add('update-api-token');
+    if (!team.isOwners) granted.add('destroy');
+  }
+  if (has('manage-membership') && ownersGuard) granted.add('update-membership');
+  if (has('manage-organization-access') && !team.isOwners) granted.add('update-organization-access');
+  if (belongs && grants.principalKind === 'user' && team.allowMemberTokenManagement) granted.add('update-api-token');
+  return granted;
+}
+
+// Asked on nearly every platform request, so compiled once (see store/prepared.ts).
+const membershipStatus = prepared((db) =>
+  db
+    .select({ status: organizationMemberships.status })
+    .from(organizationMemberships)
+    .where(and(eq(organizationMemberships.organizationId, sql.placeholder('organizationId')), eq(organizationMemberships.userId, sql.placeholder('userId'))))
+    .prepare(),
+);
+const teamsOfUserInOrganization = prepared((db) =>
+  db
+    .select({ team: teams })
+    .from(teamMembers)
+    .innerJoin(teams, eq(teams.id, teamMembers.teamId))
+    .where(and(eq(teamMembers.userId, sql.placeholder('userId')), eq(teams.organizationId, sql.placeholder('organizationId'))))
+    .prepare(),
+);
+
+const NONE = (principal: Principal): OrganizationGrants => ({ permissions: new Set(), teamIds: new Set(), principalKind: principal.kind });
+
 export class Permissions {
   constructor(private readonly db: DbOrTx) {}
 
-  /** The permissions `principal` holds on `organization` (empty when it has none). */
-  organization(principal: Principal, organization: Pick<OrganizationRow, 'id'>): Set<OrganizationPermission> {
+  /** Everything `principal` holds on `organization` (empty grants when it has no standing there). */
+  grants(principal: Principal, organization: Pick<OrganizationRow, 'id'>): OrganizationGrants {
     switch (principal.kind) {
       case 'organization':
-        return principal.organization.id === organization.id ? new Set(ORGANIZATION_TOKEN) : new Set();
+        if (principal.organization.id !== organization.id) return NONE(principal);
+        return { permissions: ORGANIZATION_TOKEN, teamIds: new Set(), principalKind: principal.kind };
       case 'team':
-        return principal.team.organizationId === organization.id ? teamGrants(principal.team) : new Set();
+        if (principal.team.organizationId !== organization.id) return NONE(principal);
+        return { permissions: teamGrants(principal.team), teamIds: new Set([principal.team.id]), principalKind: principal.kind };
       case 'user': {
-        if (principal.user.isSiteAdmin) return new Set(ALL);
-        const membership = this.db
-          .select({ status: organizationMemberships.status })
-          .from(organizationMemberships)
-          .where(and(eq(organizationMemberships.organizationId, organization.id), eq(organizationMemberships.userId, principal.user.id)))
-          .get();
-        if (membership?.status !== 'active') return new Set();
-        const rows = this.db
-          .select({ team: teams })
-          .from(teamMembers)
-          .innerJoin(teams, eq(teams.id, teamMembers.teamId))
-          .where(and(eq(teamMembers.userId, principal.user.id), eq(teams.organizationId, organization.id)))
-          .all();
-        const granted = new Set<OrganizationPermission>(MEMBER_BASE);
-        for (const { team } of rows) for (const permission of teamGrants(team)) granted.add(permission);
-        return granted;
+        const teamsOfUser = this.activeTeams(principal.user.id, organization.id);
+        const teamIds = new Set((teamsOfUser ?? []).map((team) => team.id));
+        if (principal.user.isSiteAdmin) return { permissions: ALL, teamIds, principalKind: principal.kind };
+        if (teamsOfUser === null) return NONE(principal);
+        const permissions = new Set<OrganizationPermission>(MEMBER_BASE);
+        for (const team of teamsOfUser) for (const permission of teamGrants(team)) permissions.add(permission);
+        return { permissions, teamIds, principalKind: principal.kind };
       }
     }
   }
 
+  /** The permissions `principal` holds on `organization` (empty when it has none). */
+  organization(principal: Principal, organization: Pick<OrganizationRow, 'id'>): Set<OrganizationPermission> {
+    return new Set(this.grants(principal, organization).permissions);
+  }
+
   can(principal: Principal, organization: Pick<OrganizationRow, 'id'>, permission: OrganizationPermission): boolean {
-    return this.organization(principal, organization).has(permission);
+    return this.grants(principal, organization).permissions.has(permission);
   }
 
   /** Throws the same 404 a missing resource gets when `principal` lacks `permission`. */
   require(principal: Principal, organization: Pick<OrganizationRow, 'id'>, permission: OrganizationPermission): void {
-    if (!this.can(principal, organization, permission)) throw new ApiError(404, 'not found');
+    if (!this.can(principal, organization, permission)) throw NOT_FOUND;
+  }
+
+  /** What `principal` may do to `team`. */
+  team(principal: Principal, team: TeamRow): Set<TeamPermission> {
+    return teamPermissions(this.grants(principal, { id: team.organizationId }), team);
+  }
+
+  /** Throws the missing-resource 404 unless `principal` holds `permission` on `team`. */
+  requireTeam(principal: Principal, team: TeamRow, permission: TeamPermission): void {
+    if (!this.team(principal, team).has(permission)) throw NOT_FOUND;
+  }
+
+  /** Only a user manages their own tokens; a site administrator manages anyone's. */
+  canManageUserTokens(principal: Principal, userId: string): boolean {
+    return principal.kind === 'user' && (principal.user.isSiteAdmin || principal.user.id === userId);
+  }
+
+  /**
+   * The teams of `organizationId` a user belongs to, or null when the user has no active
+   * membership there (an invited member gets nothing from the teams they were invited to).
+   */
+  private activeTeams(userId: string, organizationId: string): TeamRow[] | null {
+    const membership = membershipStatus(this.db).get({ organizationId, userId });
+    if (membership?.status !== 'active') return null;
+    return teamsOfUserInOrganization(this.db)
+      .all({ userId, organizationId })
+      .map((row) => row.team);
   }
 }

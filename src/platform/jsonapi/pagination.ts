@@ -25,6 +25,8 @@ function positiveInteger(query: Query, parameter: string): number | undefined {
   if (typeof text !== 'string' || !/^\d+$/.test(text) || Number(text) < 1) {
     throw badRequest(`${parameter} must be a positive integer`, { title: 'bad request', parameter });
   }
+  // Beyond 2^53 the number is no longer exact, and SQLite cannot take the offset it implies.
+  if (!Number.isSafeInteger(Number(text))) throw badRequest(`${parameter} is too large`, { title: 'bad request', parameter });
   return Number(text);
 }
 
@@ -32,7 +34,9 @@ function positiveInteger(query: Query, parameter: string): number | undefined {
 export function readPage(query: Query): Page {
   const number = positiveInteger(query, 'page[number]') ?? 1;
   const size = Math.min(positiveInteger(query, 'page[size]') ?? DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
-  return { number, size, offset: (number - 1) * size };
+  const offset = (number - 1) * size;
+  if (!Number.isSafeInteger(offset)) throw badRequest('page[number] is too large', { title: 'bad request', parameter: 'page[number]' });
+  return { number, size, offset };
 }
 
 /** Slices an in-memory list; lists backed by SQL pass `total` and the page's rows instead. */

@@ -1,14 +1,18 @@
-import { asc, count, eq, inArray } from 'drizzle-orm';
+import { asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, organizations, teamMembers, teams } from '../../store/tables.js';
 import type { OrganizationRow } from '../auth/principal.js';
 
+const byName = prepared((db) => db.select().from(organizations).where(eq(organizations.name, sql.placeholder('name'))).prepare());
+const byId = prepared((db) => db.select().from(organizations).where(eq(organizations.id, sql.placeholder('id'))).prepare());
+
 export function findOrganizationByName(db: DbOrTx, name: string): OrganizationRow | undefined {
-  return db.select().from(organizations).where(eq(organizations.name, name)).get();
+  return byName(db).get({ name });
 }
 
 export function findOrganizationById(db: DbOrTx, id: string): OrganizationRow | undefined {
-  return db.select().from(organizations).where(eq(organizations.id, id)).get();
+  return byId(db).get({ id });
 }
 
 export function listOrganizations(db: DbOrTx, ids: string[] | 'all', offset: number, limit: number): { rows: OrganizationRow[]; total: number } {

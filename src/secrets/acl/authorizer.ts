@@ -1,6 +1,9 @@
 import { ApiError } from '../../core/errors.js';
 import type { Operation } from '../framework/types.js';
 import type { TokenEntry } from '../tokens/token-store.js';
+import { Acl } from './acl.js';
+import type { PolicyStore } from './policy-store.js';
+import type { ParsedPolicy } from './policy.js';
 
 /** The 403 a missing, unknown or expired token gets. */
 export const PERMISSION_DENIED = new ApiError(403, 'permission denied', { messages: ['permission denied'] });
@@ -8,24 +11,25 @@ export const PERMISSION_DENIED = new ApiError(403, 'permission denied', { messag
 /** The 403 a valid token gets when its policies refuse (the multierror text real clients see). */
 export const POLICY_DENIED = new ApiError(403, 'permission denied', { messages: ['1 error occurred:\n\t* permission denied\n\n'] });
 
-/** Paths the built-in `default` policy opens to every token. */
-const DEFAULT_POLICY: Record<string, Operation[]> = {
-  'auth/token/lookup-self': ['read', 'update'],
-  'auth/token/renew-self': ['update'],
-  'auth/token/revoke-self': ['update'],
-  'sys/capabilities-self': ['update'],
-  'sys/renew': ['update'],
-  'sys/leases/renew': ['update'],
-  'sys/leases/lookup': ['update'],
-};
-
 /**
- * Decides whether `token` may perform `operation` on `path`. The root policy allows everything;
- * the ACL policy language (named policies, globs, priorities) lands with the tokens-and-policies work.
+ * Decides what a token may do, from the policies it names. Policies that do not exist grant
+ * nothing (a token may name a policy written later), and `root` grants everything.
  */
-export function authorize(token: TokenEntry, path: string, operation: Operation, sudo: boolean): void {
-  if (token.policies.includes('root')) return;
-  const allowed = token.policies.includes('default') ? DEFAULT_POLICY[path.replace(/\/$/, '')] : undefined;
-  if (!sudo && allowed?.includes(operation)) return;
-  throw POLICY_DENIED;
+export class Authorizer {
+  constructor(private readonly policies: PolicyStore) {}
+
+  aclFor(token: Pick<TokenEntry, 'policies'>): Acl {
+    if (token.policies.includes('root')) return new Acl([], true);
+    const parsed = token.policies.map((name) => this.policies.parsed(name)).filter((policy): policy is ParsedPolicy => policy !== undefined);
+    return new Acl(parsed);
+  }
+
+  /** Throws the policy 403 unless the token may perform `operation` on `path` (full path after `/v1/`). */
+  authorize(token: TokenEntry, path: string, operation: Operation, needsSudo: boolean): void {
+    if (!this.aclFor(token).allows(path, operation, needsSudo)) throw POLICY_DENIED;
+  }
+
+  hasSudo(token: TokenEntry, path: string): boolean {
+    return this.aclFor(token).hasSudo(path);
+  }
 }

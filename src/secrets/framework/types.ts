@@ -1,6 +1,10 @@
 import type { TokenEntry } from '../tokens/token-store.js';
 import type { FieldData } from './fields.js';
 import type { MountStorage } from '../storage/mount-storage.js';
+import type { secretLeases } from '../../store/tables.js';
+
+/** A lease as stored; engines get it back when it is renewed or revoked. */
+export type LeaseRecord = typeof secretLeases.$inferSelect;
 
 /** The logical operations every secrets path is written in terms of. */
 export type Operation = 'read' | 'list' | 'create' | 'update' | 'delete';
@@ -97,4 +101,11 @@ export interface PathSpec {
 export interface Backend {
   type: string;
   paths: readonly PathSpec[];
+  /**
+   * Undoes what a lease stands for (drops a database user, revokes a certificate), from the
+   * lease's `revokeData`. Throwing leaves the lease pending; it is retried with backoff.
+   */
+  revokeLease?: (lease: LeaseRecord, storage: MountStorage) => void | Promise<void>;
+  /** Runs before a renewal is granted (renew statements); throwing refuses it with a 400. */
+  renewLease?: (lease: LeaseRecord, storage: MountStorage) => void | Promise<void>;
 }

@@ -1,10 +1,15 @@
-import type { Backend } from '../framework/types.js';
+import { ApiError, badRequest } from '../../core/errors.js';
 import type { SecretsContext } from '../context.js';
-import { TokenStore, type TokenEntry } from './token-store.js';
+import type { Backend, FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../framework/types.js';
+import type { CreateTokenInput } from './token-service.js';
+import type { TokenEntry, TokenStore } from './token-store.js';
+
+/** `lookup` answers an unknown token with this 403 (not the generic one). */
+const BAD_TOKEN = new ApiError(403, 'bad token', { messages: ['bad token'] });
 
 /** `lookup-self`'s `data`, shaped as the real service answers it. */
 export function tokenLookupData(token: TokenEntry, store: TokenStore): Record<string, unknown> {
-  return {
+  const data: Record<string, unknown> = {
     accessor: token.accessor,
     creation_time: Math.floor(token.createdAt.getTime() / 1000),
     creation_ttl: token.ttlSeconds,
@@ -14,28 +19,196 @@ export function tokenLookupData(token: TokenEntry, store: TokenStore): Record<st
     explicit_max_ttl: token.explicitMaxTtlSeconds,
     id: token.id,
     meta: token.meta,
-    num_uses: token.numUses,
+    num_uses: Math.max(0, token.numUses),
     orphan: token.orphan,
     path: token.path,
     policies: token.policies,
     ttl: store.remainingSeconds(token),
     type: 'service',
   };
+  // Only tokens that expire have a lease, and only those report its times.
+  if (token.expiresAt) {
+    data.issue_time = token.createdAt.toISOString();
+    data.renewable = token.renewable;
+    if (token.lastRenewalAt) {
+      data.last_renewal = token.lastRenewalAt.toISOString();
+      data.last_renewal_time = Math.floor(token.lastRenewalAt.getTime() / 1000);
+    }
+  }
+  if (token.periodSeconds > 0) data.period = token.periodSeconds;
+  return data;
 }
 
-export function tokenBackend(context: SecretsContext): Backend {
-  const lookupSelf = ({ token }: { token: TokenEntry | null }) => {
-    const store = new TokenStore(context.store.db, context.clock);
-    return { data: tokenLookupData(token as TokenEntry, store) };
-  };
+const CREATE_FIELDS: Record<string, FieldSpec> = {
+  id: { type: 'string', description: 'Token value to use instead of a generated one (root or sudo only).' },
+  policies: { type: 'commaStringSlice', description: 'Policies of the new token; the parent\'s when omitted.' },
+  meta: { type: 'map', description: 'String metadata, returned by lookups.' },
+  no_parent: { type: 'bool', description: 'Create an orphan (root or sudo only).', default: false },
+  no_default_policy: { type: 'bool', description: 'Leave out the `default` policy.', default: false },
+  renewable: { type: 'bool', description: 'Whether the token can be renewed.' },
+  ttl: { type: 'duration', description: 'Initial TTL; the mount default (768h) when omitted.' },
+  explicit_max_ttl: { type: 'duration', description: 'Hard cap on the token\'s lifetime, renewals included.' },
+  period: { type: 'duration', description: 'Periodic token: every renewal grants this TTL (root or sudo only).' },
+  display_name: { type: 'string', description: 'Shown as `token-<name>`.' },
+  num_uses: { type: 'int', description: 'Requests the token may make; 0 is unlimited.' },
+  type: { type: 'string', description: '`service` (the only type understudy issues).' },
+  entity_alias: { type: 'string', description: 'Accepted and ignored (no identity store).' },
+};
+
+const TOKEN_FIELD: Record<string, FieldSpec> = { token: { type: 'string', description: 'The token to act on.' } };
+const ACCESSOR_FIELD: Record<string, FieldSpec> = { accessor: { type: 'string', description: 'Accessor of the token to act on.' } };
+const INCREMENT_FIELD: Record<string, FieldSpec> = { increment: { type: 'duration', description: 'Requested TTL extension.' } };
+
+function createInput(request: HandlerRequest): CreateTokenInput {
+  const { fields } = request;
+  const meta = fields.has('meta')
+    ? Object.fromEntries(Object.entries(fields.get<Record<string, unknown>>('meta')).map(([key, value]) => [key, String(value)]))
+    : undefined;
   return {
-    type: 'token',
-    paths: [
-      {
-        pattern: 'lookup-self',
-        summary: "The calling token's properties.",
-        operations: { read: lookupSelf, update: lookupSelf },
-      },
-    ],
+    id: fields.has('id') ? fields.get<string>('id') : undefined,
+    policies: fields.has('policies') ? fields.get<string[]>('policies') : undefined,
+    meta,
+    noParent: fields.get<boolean>('no_parent'),
+    noDefaultPolicy: fields.get<boolean>('no_default_policy'),
+    renewable: fields.has('renewable') ? fields.get<boolean>('renewable') : undefined,
+    ttl: fields.has('ttl') ? fields.get<number>('ttl') : undefined,
+    explicitMaxTtl: fields.has('explicit_max_ttl') ? fields.get<number>('explicit_max_ttl') : undefined,
+    period: fields.has('period') ? fields.get<number>('period') : undefined,
+    displayName: fields.has('display_name') ? fields.get<string>('display_name') : undefined,
+    numUses: fields.has('num_uses') ? fields.get<number>('num_uses') : undefined,
+    type: fields.has('type') ? fields.get<string>('type') : undefined,
   };
+}
+
+/** The calling token; every path here is authenticated, so the router has already checked it. */
+function caller(request: HandlerRequest): TokenEntry {
+  return request.token as TokenEntry;
+}
+
+/** `auth/token/…`: creation, lookup, renewal and revocation of tokens. */
+export function tokenBackend(context: SecretsContext): Backend {
+  const { tokens, acl } = context;
+
+  const create =
+    (orphanPath: boolean) =>
+    (request: HandlerRequest): LogicalResponse => {
+      const requestPath = `auth/token/${orphanPath ? 'create-orphan' : 'create'}`;
+      const { token, warnings } = tokens.create(createInput(request), {
+        parent: caller(request),
+        orphanPath,
+        callerHasSudo: acl.hasSudo(caller(request), requestPath),
+        requestPath,
+      });
+      return { data: null, auth: tokens.authBlock(token, token.ttlSeconds), warnings };
+    };
+
+  const liveToken = (value: string | undefined, missing: ApiError): TokenEntry => {
+    if (!value) throw missing;
+    const token = tokens.store.lookup(value);
+    if (!token) throw missing;
+    return token;
+  };
+
+  const renew = (token: TokenEntry, request: HandlerRequest): LogicalResponse => {
+    const increment = request.fields.has('increment') ? request.fields.get<number>('increment') : undefined;
+    const renewed = tokens.renew(token, increment);
+    return { data: null, auth: tokens.authBlock(renewed.token, renewed.ttl), warnings: renewed.warnings };
+  };
+
+  const lookupSelf = (request: HandlerRequest): LogicalResponse => ({ data: tokenLookupData(caller(request), tokens.store) });
+
+  const paths: PathSpec[] = [
+    { pattern: 'create', summary: 'Create a child token (or an orphan, with sudo).', fields: CREATE_FIELDS, operations: { update: create(false) } },
+    { pattern: 'create-orphan', summary: 'Create a token without a parent.', fields: CREATE_FIELDS, operations: { update: create(true) } },
+    { pattern: 'lookup-self', summary: "The calling token's properties.", operations: { read: lookupSelf, update: lookupSelf } },
+    {
+      pattern: 'lookup',
+      summary: "A token's properties; the caller's own when no token is given.",
+      fields: TOKEN_FIELD,
+      operations: {
+        update: (request) => {
+          const value = request.fields.get<string | undefined>('token') || caller(request).id;
+          return { data: tokenLookupData(liveToken(value, BAD_TOKEN), tokens.store) };
+        },
+      },
+    },
+    {
+      pattern: 'lookup-accessor',
+      summary: "A token's properties by accessor, without its value.",
+      fields: ACCESSOR_FIELD,
+      operations: {
+        update: (request) => {
+          const found = tokens.store.byAccessor(request.fields.get<string | undefined>('accessor') ?? '');
+          if (!found || !tokens.store.isLive(found)) throw badRequest('invalid accessor');
+          return { data: { ...tokenLookupData(found, tokens.store), id: '' } };
+        },
+      },
+    },
+    { pattern: 'renew-self', summary: 'Extend the calling token.', fields: INCREMENT_FIELD, operations: { update: (request) => renew(caller(request), request) } },
+    {
+      pattern: 'renew',
+      summary: 'Extend a token.',
+      fields: { ...TOKEN_FIELD, ...INCREMENT_FIELD },
+      operations: { update: (request) => renew(liveToken(request.fields.get<string | undefined>('token'), badRequest('missing token ID')), request) },
+    },
+    {
+      pattern: 'revoke-self',
+      summary: 'Revoke the calling token, its children, leases and cubbyhole.',
+      operations: {
+        update: async (request) => {
+          await tokens.revokeTree(caller(request));
+          return undefined;
+        },
+      },
+    },
+    {
+      pattern: 'revoke',
+      summary: 'Revoke a token, its children, leases and cubbyhole.',
+      fields: TOKEN_FIELD,
+      operations: {
+        update: async (request) => {
+          const value = request.fields.get<string | undefined>('token');
+          if (!value) throw badRequest('missing token ID');
+          const token = tokens.store.get(value);
+          if (token) await tokens.revokeTree(token);
+          return undefined;
+        },
+      },
+    },
+    {
+      pattern: 'revoke-accessor',
+      summary: 'Revoke a token by accessor.',
+      fields: ACCESSOR_FIELD,
+      operations: {
+        update: async (request) => {
+          const token = tokens.store.byAccessor(request.fields.get<string | undefined>('accessor') ?? '');
+          if (!token) throw badRequest('invalid accessor');
+          await tokens.revokeTree(token);
+          return undefined;
+        },
+      },
+    },
+    {
+      pattern: 'revoke-orphan',
+      summary: 'Revoke a token but keep its children, which become orphans.',
+      fields: TOKEN_FIELD,
+      sudo: true,
+      operations: {
+        update: async (request) => {
+          const value = request.fields.get<string | undefined>('token');
+          if (!value) throw badRequest('missing token ID');
+          const token = tokens.store.get(value);
+          if (token) await tokens.revokeOrphan(token);
+          return undefined;
+        },
+      },
+    },
+    {
+      pattern: 'accessors',
+      summary: 'Accessors of every token.',
+      sudo: true,
+      operations: { list: () => ({ data: { keys: tokens.store.accessors() } }) },
+    },
+  ];
+  return { type: 'token', paths };
 }

@@ -1,10 +1,22 @@
-import { eq } from 'drizzle-orm';
+import { asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Clock } from '../../core/clock.js';
 import { base62 } from '../../core/ids.js';
 import type { DbOrTx } from '../../store/store.js';
 import { secretTokens } from '../../store/tables.js';
+import { prepared } from '../../store/prepared.js';
 
 export type TokenEntry = typeof secretTokens.$inferSelect;
+
+/** `num_uses` marker for a token whose last use was taken; it is revoked right after that request. */
+export const USES_EXHAUSTED = -1;
+
+/** Rows of the token table; the rules (creation, renewal, revocation) live in TokenService. */
+/** Every authenticated request looks its token up, so this one statement is built once. */
+/** The scheduler asks for this after every change that adds timed work. */
+const firstToExpire = prepared((db) =>
+  db.select().from(secretTokens).where(isNotNull(secretTokens.expiresAt)).orderBy(asc(secretTokens.expiresAt)).limit(1).prepare(),
+);
+const tokenById = prepared((db) => db.select().from(secretTokens).where(eq(secretTokens.id, sql.placeholder('id'))).prepare());
 
 export class TokenStore {
   constructor(
@@ -12,18 +24,63 @@ export class TokenStore {
     private readonly clock: Clock,
   ) {}
 
-  /** The live token with this value, or undefined when unknown or expired. */
+  /** The live token with this value, or undefined when unknown, expired or used up. */
   lookup(id: string | undefined): TokenEntry | undefined {
     if (!id) return undefined;
-    const token = this.db.select().from(secretTokens).where(eq(secretTokens.id, id)).get();
-    if (!token) return undefined;
-    if (token.expiresAt && token.expiresAt.getTime() <= this.clock.nowMs()) return undefined;
+    const token = this.get(id);
+    if (!token || !this.isLive(token)) return undefined;
     return token;
+  }
+
+  isLive(token: TokenEntry): boolean {
+    if (token.numUses === USES_EXHAUSTED) return false;
+    return !token.expiresAt || token.expiresAt.getTime() > this.clock.nowMs();
+  }
+
+  /** The row, live or not. */
+  get(id: string): TokenEntry | undefined {
+    return tokenById(this.db).get({ id });
+  }
+
+  byAccessor(accessor: string): TokenEntry | undefined {
+    return this.db.select().from(secretTokens).where(eq(secretTokens.accessor, accessor)).get();
+  }
+
+  accessors(): string[] {
+    return this.db.select({ accessor: secretTokens.accessor }).from(secretTokens).orderBy(asc(secretTokens.accessor)).all().map((row) => row.accessor);
+  }
+
+  insert(entry: TokenEntry): void {
+    this.db.insert(secretTokens).values(entry).run();
+  }
+
+  update(id: string, patch: Partial<TokenEntry>): void {
+    this.db.update(secretTokens).set(patch).where(eq(secretTokens.id, id)).run();
+  }
+
+  delete(ids: string[]): void {
+    if (ids.length > 0) this.db.delete(secretTokens).where(inArray(secretTokens.id, ids)).run();
+  }
+
+  children(id: string): TokenEntry[] {
+    return this.db.select().from(secretTokens).where(eq(secretTokens.parentId, id)).all();
+  }
+
+  /** The token and everything created under it, parents before children. */
+  tree(root: TokenEntry): TokenEntry[] {
+    const all: TokenEntry[] = [root];
+    for (let index = 0; index < all.length; index++) all.push(...this.children((all[index] as TokenEntry).id));
+    return all;
+  }
+
+  /** The token that expires first. */
+  nextExpiring(): TokenEntry | undefined {
+    return firstToExpire(this.db).get();
   }
 
   /** Ensures the configured root token exists (idempotent: the seed runs at every start). */
   ensureRoot(id: string): TokenEntry {
-    const existing = this.db.select().from(secretTokens).where(eq(secretTokens.id, id)).get();
+    const existing = this.get(id);
     if (existing) return existing;
     const entry: TokenEntry = {
       id,
@@ -40,8 +97,10 @@ export class TokenStore {
       explicitMaxTtlSeconds: 0,
       createdAt: this.clock.now(),
       expiresAt: null,
+      lastRenewalAt: null,
+      periodSeconds: 0,
     };
-    this.db.insert(secretTokens).values(entry).run();
+    this.insert(entry);
     return entry;
   }
 

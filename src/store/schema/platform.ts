@@ -15,6 +15,10 @@ export interface OrganizationAccess {
   'read-workspaces'?: boolean;
   'read-projects'?: boolean;
   'delegate-policy-overrides'?: boolean;
+  'manage-teams'?: boolean;
+  'manage-organization-access'?: boolean;
+  'access-secret-teams'?: boolean;
+  'manage-agent-pools'?: boolean;
 }
 
 /** Per-organization knobs that the seed and the control plane can set. */
@@ -23,6 +27,8 @@ export interface OrganizationSettings {
   membershipLimit?: number | null;
   /** Entitlement overrides (`run-tasks: false` models a free-tier organization). */
   entitlements?: Record<string, boolean | number>;
+  /** Invitations start `active`, as if the invitee had accepted at once (seed `auto-accept-invitations`). */
+  autoAcceptInvitations?: boolean;
 }
 
 const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
@@ -57,6 +63,10 @@ export const teams = sqliteTable(
     /** The owners team: every permission, cannot be deleted, never left without a member. */
     isOwners: integer('is_owners', { mode: 'boolean' }).notNull().default(false),
     organizationAccess: text('organization_access', { mode: 'json' }).$type<OrganizationAccess>().notNull().default(sql`'{}'`),
+    /** Identifier an SSO provider uses to map its groups onto this team; stored and echoed only. */
+    ssoTeamId: text('sso_team_id'),
+    /** Whether members of the team (not only team managers) may create and revoke its token. */
+    allowMemberTokenManagement: integer('allow_member_token_management', { mode: 'boolean' }).notNull().default(true),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('teams_org_name').on(t.organizationId, t.name)],

@@ -12,14 +12,18 @@ export const secretTokens = sqliteTable(
     displayName: text('display_name').notNull(),
     meta: text('meta', { mode: 'json' }).$type<Record<string, string> | null>(),
     path: text('path').notNull(),
+    /** Uses left: 0 means unlimited; -1 marks a token whose last use was taken (revoked after that request). */
     numUses: integer('num_uses').notNull().default(0),
     orphan: integer('orphan', { mode: 'boolean' }).notNull().default(false),
     renewable: integer('renewable', { mode: 'boolean' }).notNull().default(false),
-    /** Seconds granted at creation (or last renewal); 0 means the token never expires. */
+    /** Seconds granted at creation (`creation_ttl`); 0 means the token never expires. */
     ttlSeconds: integer('ttl_seconds').notNull().default(0),
     explicitMaxTtlSeconds: integer('explicit_max_ttl_seconds').notNull().default(0),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     expiresAt: integer('expires_at', { mode: 'timestamp_ms' }),
+    lastRenewalAt: integer('last_renewal_at', { mode: 'timestamp_ms' }),
+    /** Periodic tokens renew to this many seconds and have no maximum; 0 for ordinary tokens. */
+    periodSeconds: integer('period_seconds').notNull().default(0),
   },
   (t) => [index('secret_tokens_parent').on(t.parentId), index('secret_tokens_expiry').on(t.expiresAt)],
 );
@@ -51,3 +55,10 @@ export const secretEntries = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.mountUuid, t.key] })],
 );
+
+/** ACL policies by (lower-case) name; `raw` is the text as written (HCL or JSON). `root` is never stored. */
+export const secretPolicies = sqliteTable('secret_policies', {
+  name: text('name').primaryKey(),
+  raw: text('raw').notNull(),
+  updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+});

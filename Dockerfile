@@ -1,0 +1,58 @@
+# understudy: the platform API (/api/v2) and the secrets API (/v1) on one port.
+#   docker build -t understudy .
+#   docker run --rm -p 8200:8200 understudy
+
+# --- build: compile better-sqlite3 and the TypeScript, then drop dev dependencies -------------
+FROM node:20-bookworm-slim AS build
+
+# better-sqlite3 falls back to a source build when no prebuilt binary can be fetched.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 make g++ \
+    && rm -rf /var/lib/apt/lists/*
+
+WORKDIR /app
+# node-gyp builds against the headers the image already ships instead of downloading them.
+ENV npm_config_nodedir=/usr/local
+
+# Dependencies first, so editing the source does not invalidate this layer. Scripts are off
+# because `prepare` would compile src/, which is not copied yet; only the native addon needs its
+# own install step.
+COPY package.json package-lock.json ./
+RUN npm ci --ignore-scripts --no-audit --no-fund \
+    && npm rebuild better-sqlite3
+
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build \
+    && npm prune --omit=dev --no-audit --no-fund
+
+# --- runtime: compiled output, production dependencies, migrations and seed only -------------
+FROM node:20-bookworm-slim AS runtime
+
+ENV NODE_ENV=production \
+    UNDERSTUDY_HOST=0.0.0.0 \
+    UNDERSTUDY_PORT=8200
+
+WORKDIR /app
+COPY --from=build --chown=node:node /app/package.json ./package.json
+COPY --from=build --chown=node:node /app/node_modules ./node_modules
+COPY --from=build --chown=node:node /app/dist ./dist
+COPY --chown=node:node migrations ./migrations
+COPY --chown=node:node fixtures ./fixtures
+
+# The default store (data/understudy.sqlite) lives here; the directory must belong to the
+# unprivileged user before it becomes a volume, or a fresh named volume is root-owned.
+RUN mkdir -p /app/data && chown node:node /app/data
+VOLUME /app/data
+
+# The image's built-in unprivileged user (uid 1000).
+USER node
+EXPOSE 8200
+
+# The slim image has no curl; node's fetch does the same job. /_emulator/health stays open even
+# when UNDERSTUDY_CONTROL_TOKEN guards the rest of the control plane.
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+    CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.UNDERSTUDY_PORT || 8200) + '/_emulator/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+
+# Exec form: node is PID 1 and receives SIGTERM directly; main.ts closes the server on it.
+CMD ["node", "dist/main.js"]

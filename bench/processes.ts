@@ -1,0 +1,171 @@
+/**
+ * Child processes for the bench: the baseline server and understudy itself, each started the way
+ * a user starts it, on loopback, and always stopped (a leftover server would skew the next run).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { BenchTarget } from './scenario.js';
+
+export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
+const READY_TIMEOUT_MS = 30_000;
+
+const running = new Set<ChildProcess>();
+
+/** Kills every child still running; called on the way out, whatever the way out is. */
+export function killAll(): void {
+  for (const child of running) child.kill('SIGKILL');
+  running.clear();
+}
+
+export interface Child {
+  process: ChildProcess;
+  /** Everything written to stdout so far. */
+  stdout(): string;
+  stop(): Promise<void>;
+}
+
+function start(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Child {
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  running.add(child);
+  let out = '';
+  let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  // Kept only to explain a failed start; a busy server's warnings must not fill memory.
+  child.stderr?.on('data', (chunk: Buffer) => (err = (err + chunk.toString()).slice(-4000)));
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  child.once('exit', (code) => {
+    running.delete(child);
+    if (code !== 0 && code !== null) process.stderr.write(`bench: ${command} ${args.join(' ')} exited with ${code}\n${err}`);
+  });
+  return {
+    process: child,
+    stdout: () => out,
+    stop: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+/** Resolves with the first match of `pattern` in the child's stdout; rejects if it exits or stalls. */
+function waitForOutput(child: Child, pattern: RegExp): Promise<RegExpMatchArray> {
+  return new Promise((done, fail) => {
+    const timer = setTimeout(() => finish(new Error(`no ${pattern} within ${READY_TIMEOUT_MS} ms`)), READY_TIMEOUT_MS);
+    const check = () => {
+      const match = pattern.exec(child.stdout());
+      if (match) finish(null, match);
+    };
+    const exited = () => finish(new Error(`exited before printing ${pattern}`));
+    function finish(error: Error | null, match?: RegExpMatchArray) {
+      clearTimeout(timer);
+      child.process.stdout?.off('data', check);
+      child.process.off('exit', exited);
+      if (error) fail(error);
+      else done(match as RegExpMatchArray);
+    }
+    child.process.stdout?.on('data', check);
+    child.process.once('exit', exited);
+    check();
+  });
+}
+
+/** The environment understudy gets: the caller's, minus any UNDERSTUDY_* a developer exported. */
+function understudyEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith('UNDERSTUDY_') && name !== 'VAULT_DEV_ROOT_TOKEN_ID') env[name] = value;
+  }
+  return {
+    ...env,
+    UNDERSTUDY_STORE: ':memory:',
+    UNDERSTUDY_LOG_LEVEL: 'warn',
+    UNDERSTUDY_SEED: join(ROOT, 'fixtures', 'default.json'),
+    ...overrides,
+  };
+}
+
+/**
+ * Runs `node dist/main.js` from an empty directory, so a developer's `.env` in the checkout does
+ * not change what is measured.
+ */
+function startUnderstudyProcess(port: number): { child: Child; cleanup: () => void } {
+  const cwd = mkdtempSync(join(tmpdir(), 'understudy-bench-'));
+  const child = start(process.execPath, [join(ROOT, 'dist', 'main.js')], { cwd, env: understudyEnv({ UNDERSTUDY_PORT: String(port) }) });
+  return { child, cleanup: () => rmSync(cwd, { recursive: true, force: true }) };
+}
+
+export interface Understudy {
+  target: BenchTarget;
+  stop(): Promise<void>;
+}
+
+/** Starts understudy on a free port and reads address and tokens from its banner. */
+export async function startUnderstudy(): Promise<Understudy> {
+  const { child, cleanup } = startUnderstudyProcess(0);
+  const stop = async () => {
+    await child.stop();
+    cleanup();
+  };
+  try {
+    await waitForOutput(child, /^export VAULT_TOKEN=.*\n/m);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const banner = child.stdout();
+  const value = (name: string) => new RegExp(`^export ${name}=(.*)$`, 'm').exec(banner)?.[1] ?? '';
+  return { target: { baseUrl: value('TFE_ADDRESS'), adminToken: value('TFE_TOKEN'), rootToken: value('VAULT_TOKEN') }, stop };
+}
+
+/** Starts the baseline server and returns its base URL. */
+export async function startBaseline(): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+  const child = start(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'baseline.ts')], { cwd: ROOT, env: process.env });
+  try {
+    const match = await waitForOutput(child, /^ready (\d+)$/m);
+    return { baseUrl: `http://127.0.0.1:${match[1]}`, stop: child.stop };
+  } catch (error) {
+    await child.stop();
+    throw error;
+  }
+}
+
+/** A port that was free a moment ago (the start-up measurement must know it before the banner). */
+export function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => done(port));
+    });
+  });
+}
+
+/**
+ * Milliseconds from spawning `node dist/main.js` to the first 200 from /_emulator/health: what a
+ * CI job waiting on the service actually waits.
+ */
+export async function measureStartup(): Promise<number> {
+  const port = await freePort();
+  const started = performance.now();
+  const { child, cleanup } = startUnderstudyProcess(port);
+  try {
+    while (performance.now() - started < READY_TIMEOUT_MS) {
+      if (child.process.exitCode !== null) throw new Error('understudy exited during start-up');
+      const ok = await fetch(`http://127.0.0.1:${port}/_emulator/health`).then(
+        (response) => response.status === 200,
+        () => false,
+      );
+      if (ok) return performance.now() - started;
+      await new Promise((wake) => setTimeout(wake, 5));
+    }
+    throw new Error(`understudy was not ready within ${READY_TIMEOUT_MS} ms`);
+  } finally {
+    await child.stop();
+    cleanup();
+  }
+}

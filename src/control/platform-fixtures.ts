@@ -1,0 +1,168 @@
+import { desc, eq } from 'drizzle-orm';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError } from '../core/errors.js';
+import { isoTimestamp } from '../core/clock.js';
+import { MembershipService } from '../platform/memberships/service.js';
+import * as organizationsRepo from '../platform/organizations/repo.js';
+import { entitlements } from '../platform/organizations/resource.js';
+import { deliverRunTask, type TriggerOptions } from '../platform/run-tasks/delivery.js';
+import { findWorkspaceTask } from '../platform/workspace-tasks/repo.js';
+import { WORKSPACE_NAME } from '../platform/workspaces/input.js';
+import { findWorkspaceByName, insertWorkspaces } from '../platform/workspaces/repo.js';
+import { defaultWorkspaceRow } from '../platform/workspaces/defaults.js';
+import type { Runtime } from '../runtime.js';
+import { runTaskDeliveries, type OrganizationSettings } from '../store/tables.js';
+
+const BULK_LIMIT = 50_000;
+
+type Body = Record<string, unknown>;
+type Handler = (request: FastifyRequest, reply: FastifyReply) => unknown;
+
+/** The control plane answers `{"error": "…"}`; services throw ApiError, so translate at the edge. */
+function guarded(handler: Handler): Handler {
+  return async (request, reply) => {
+    try {
+      return await handler(request, reply);
+    } catch (error) {
+      if (error instanceof ApiError) return reply.code(error.status).send({ error: error.detail });
+      throw error;
+    }
+  };
+}
+
+function objectBody(request: FastifyRequest): Body {
+  const body = request.body ?? {};
+  if (typeof body !== 'object' || Array.isArray(body)) throw new ApiError(400, 'the body must be a JSON object');
+  return body as Body;
+}
+
+function organizationNamed(runtime: Runtime, name: string) {
+  const organization = organizationsRepo.findOrganizationByName(runtime.store.db, name);
+  if (!organization) throw new ApiError(404, `no organization ${name}`);
+  return organization;
+}
+
+function settingsChanges(body: Body): OrganizationSettings {
+  const changes: OrganizationSettings = {};
+  if ('membership-limit' in body) {
+    const limit = body['membership-limit'];
+    if (limit !== null && !(typeof limit === 'number' && Number.isInteger(limit) && limit >= 1)) {
+      throw new ApiError(400, '"membership-limit" must be a positive integer or null');
+    }
+    changes.membershipLimit = limit;
+  }
+  if ('entitlements' in body) {
+    const given = body['entitlements'];
+    const valid = typeof given === 'object' && given !== null && !Array.isArray(given) && Object.values(given).every((value) => typeof value === 'boolean' || typeof value === 'number');
+    if (!valid) throw new ApiError(400, '"entitlements" must be an object of booleans and numbers, e.g. {"run-tasks": false}');
+    changes.entitlements = given as Record<string, boolean | number>;
+  }
+  if ('auto-accept-invitations' in body) {
+    if (typeof body['auto-accept-invitations'] !== 'boolean') throw new ApiError(400, '"auto-accept-invitations" must be a boolean');
+    changes.autoAcceptInvitations = body['auto-accept-invitations'];
+  }
+  return changes;
+}
+
+function triggerOptions(body: Body): TriggerOptions {
+  const text = (name: string): string | undefined => {
+    const value = body[name];
+    if (value === undefined || value === null) return undefined;
+    if (typeof value !== 'string' || value === '') throw new ApiError(400, `"${name}" must be a non-empty string`);
+    return value;
+  };
+  const speculative = body['is-speculative'];
+  if (speculative !== undefined && typeof speculative !== 'boolean') throw new ApiError(400, '"is-speculative" must be a boolean');
+  const options: TriggerOptions = {};
+  const pairs: [keyof TriggerOptions, string][] = [
+    ['stage', 'stage'],
+    ['runId', 'run-id'],
+    ['runMessage', 'run-message'],
+    ['runCreatedBy', 'run-created-by'],
+    ['configurationVersionId', 'configuration-version-id'],
+  ];
+  for (const [key, name] of pairs) {
+    const value = text(name);
+    if (value !== undefined) (options as Record<string, unknown>)[key] = value;
+  }
+  if (speculative !== undefined) options.isSpeculative = speculative;
+  return options;
+}
+
+/**
+ * Control-plane levers for the platform areas of issue 3: organization settings that have no API
+ * (membership limit, entitlements, auto-accepting invitations), accepting an invitation, bulk
+ * workspaces for benchmarks, and delivering a run task's stage payload for real.
+ */
+export async function platformFixtureRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+  const { db } = runtime.store;
+  const memberships = new MembershipService(db, runtime.clock, runtime.config.dialect);
+
+  app.patch<{ Params: { org: string } }>('/organizations/:org', guarded(async (request) => {
+    const organization = organizationNamed(runtime, (request.params as { org: string }).org);
+    const changes = settingsChanges(objectBody(request));
+    const settings: OrganizationSettings = { ...organization.settings, ...changes };
+    organizationsRepo.updateOrganization(db, organization.id, { settings, updatedAt: runtime.clock.now() });
+    const updated = { ...organization, settings };
+    return {
+      organization: organization.name,
+      'membership-limit': settings.membershipLimit ?? null,
+      'auto-accept-invitations': settings.autoAcceptInvitations ?? false,
+      entitlements: entitlements(updated),
+    };
+  }));
+
+  app.post('/organization-memberships/:id/accept', guarded(async (request) => {
+    const membership = memberships.accept((request.params as { id: string }).id);
+    return { id: membership.id, status: membership.status };
+  }));
+
+  // Many workspaces in one transaction, through the same row defaults as the API's create.
+  app.post('/organizations/:org/workspaces/bulk', guarded(async (request, reply) => {
+    const organization = organizationNamed(runtime, (request.params as { org: string }).org);
+    const body = objectBody(request);
+    const count = body['count'];
+    const prefix = body['prefix'] ?? 'ws';
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > BULK_LIMIT) {
+      throw new ApiError(400, `"count" must be an integer from 1 to ${BULK_LIMIT}`);
+    }
+    if (typeof prefix !== 'string' || !WORKSPACE_NAME.pattern.test(prefix) || prefix.length > 60) {
+      throw new ApiError(400, '"prefix" may contain only letters, numbers, "-" and "_" (at most 60)');
+    }
+    const width = String(count).length;
+    const names = Array.from({ length: count }, (_, index) => `${prefix}-${String(index + 1).padStart(width, '0')}`);
+    const at = runtime.clock.now();
+    db.transaction((tx) => {
+      for (const name of [names[0], names[names.length - 1]]) {
+        if (name && findWorkspaceByName(tx, organization.id, name)) throw new ApiError(409, `workspace ${name} already exists`);
+      }
+      insertWorkspaces(tx, names.map((name) => defaultWorkspaceRow(tx, organization.id, name, at)));
+    });
+    return reply.code(201).send({ organization: organization.name, created: count, first: names[0], last: names[names.length - 1], 'created-at': isoTimestamp(at) });
+  }));
+
+  // What earlier triggers delivered and what the receivers answered, newest first.
+  app.get('/run-tasks/:id/deliveries', guarded(async (request) => {
+    const id = (request.params as { id: string }).id;
+    if (!findWorkspaceTask(db, id)) throw new ApiError(404, `no workspace run task ${id}`);
+    const rows = db.select().from(runTaskDeliveries).where(eq(runTaskDeliveries.workspaceTaskId, id)).orderBy(desc(runTaskDeliveries.createdAt)).all();
+    return {
+      deliveries: rows.map((row) => ({
+        id: row.id,
+        stage: row.stage,
+        'run-id': row.runId,
+        url: row.url,
+        signed: row.signed,
+        'response-status': row.responseStatus,
+        'response-body': row.responseExcerpt,
+        error: row.error,
+        'delivered-at': isoTimestamp(row.createdAt),
+      })),
+    };
+  }));
+
+  app.post('/run-tasks/:id/trigger', guarded(async (request) => {
+    const origin = `${request.protocol}://${request.host}`;
+    return deliverRunTask(db, runtime.clock, (request.params as { id: string }).id, origin, triggerOptions(objectBody(request)));
+  }));
+}

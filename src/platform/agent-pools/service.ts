@@ -1,0 +1,85 @@
+import type { Clock } from '../../core/clock.js';
+import { unprocessable } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import type { Db } from '../../store/store.js';
+import { Permissions } from '../auth/permissions.js';
+import type { OrganizationRow, Principal } from '../auth/principal.js';
+import { NOT_FOUND } from '../jsonapi/errors.js';
+import * as organizationsRepo from '../organizations/repo.js';
+import { OrganizationService } from '../organizations/service.js';
+import * as repo from './repo.js';
+import type { AgentPoolRow } from './repo.js';
+
+/** What workspaces and run tasks say when `agent-pool-id` names no pool of their organization. */
+export const UNKNOWN_AGENT_POOL = 'The provided agent pool does not exist';
+
+/**
+ * Agent pools exist here so that `agent` execution mode has something to point at; no agent
+ * ever connects. Any member sees them; changing them needs Manage Agent Pools.
+ */
+export class AgentPoolService {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  private organization(principal: Principal, name: string): OrganizationRow {
+    return new OrganizationService(this.db, this.clock).visible(principal, name);
+  }
+
+  /** A pool the caller can see, with its organization. */
+  visible(principal: Principal, id: string): { pool: AgentPoolRow; organization: OrganizationRow } {
+    const pool = repo.findAgentPool(this.db, id);
+    const organization = pool && organizationsRepo.findOrganizationById(this.db, pool.organizationId);
+    if (!pool || !organization) throw NOT_FOUND;
+    new Permissions(this.db).require(principal, organization, 'read');
+    return { pool, organization };
+  }
+
+  list(principal: Principal, organizationName: string, query: string | undefined, offset: number, limit: number) {
+    const organization = this.organization(principal, organizationName);
+    return { organization, ...repo.listAgentPools(this.db, organization.id, query, offset, limit) };
+  }
+
+  create(principal: Principal, organizationName: string, input: { name: string; organizationScoped?: boolean }) {
+    const organization = this.organization(principal, organizationName);
+    new Permissions(this.db).require(principal, organization, 'manage-agent-pools');
+    if (repo.findAgentPoolByName(this.db, organization.id, input.name)) throw unprocessable('name has already been taken', '/data/attributes/name');
+    const pool: AgentPoolRow = {
+      id: newId('apool'),
+      organizationId: organization.id,
+      name: input.name,
+      organizationScoped: input.organizationScoped ?? true,
+      createdAt: this.clock.now(),
+    };
+    repo.insertAgentPool(this.db, pool);
+    return { pool, organization };
+  }
+
+  update(principal: Principal, id: string, changes: { name?: string; organizationScoped?: boolean }) {
+    const { pool, organization } = this.visible(principal, id);
+    new Permissions(this.db).require(principal, organization, 'manage-agent-pools');
+    if (changes.name !== undefined && changes.name !== pool.name && repo.findAgentPoolByName(this.db, organization.id, changes.name)) {
+      throw unprocessable('name has already been taken', '/data/attributes/name');
+    }
+    repo.updateAgentPool(this.db, id, changes);
+    return { pool: { ...pool, ...changes }, organization };
+  }
+
+  /** Refused while a workspace runs on the pool: deleting it would leave `agent` mode without one. */
+  destroy(principal: Principal, id: string): void {
+    const { pool, organization } = this.visible(principal, id);
+    new Permissions(this.db).require(principal, organization, 'manage-agent-pools');
+    if ((repo.workspaceIdsByPool(this.db, [pool.id]).get(pool.id) ?? []).length > 0) {
+      throw unprocessable('the agent pool is still used by workspaces; move them to another pool or execution mode first');
+    }
+    repo.deleteAgentPool(this.db, id);
+  }
+}
+
+/** The pool `id` if it belongs to `organizationId`; otherwise the 422 real clients match on. */
+export function requireAgentPoolOf(db: Db, organizationId: string, id: string, pointer: string): AgentPoolRow {
+  const pool = repo.findAgentPool(db, id);
+  if (!pool || pool.organizationId !== organizationId) throw unprocessable(UNKNOWN_AGENT_POOL, pointer);
+  return pool;
+}

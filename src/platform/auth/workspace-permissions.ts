@@ -1,0 +1,133 @@
+import { and, inArray } from 'drizzle-orm';
+import { ApiError } from '../../core/errors.js';
+import type { DbOrTx } from '../../store/store.js';
+import { teamWorkspaces } from '../../store/tables.js';
+import { Permissions, type OrganizationPermission } from './permissions.js';
+import type { Principal } from './principal.js';
+
+/**
+ * Workspace-level permissions: organization grants (owners and site admins are admins everywhere,
+ * `manage-workspaces` is admin, `read-workspaces` is read) combined with the access level each of
+ * the caller's teams holds on the workspace. The higher level wins. Every workspace route asks
+ * this module, and a refusal is the same 404 a missing workspace gets.
+ */
+export const ACCESS_LEVELS = ['read', 'plan', 'write', 'admin'] as const;
+export type AccessLevel = (typeof ACCESS_LEVELS)[number];
+
+const RANK: Record<AccessLevel, number> = { read: 1, plan: 2, write: 3, admin: 4 };
+
+export function atLeast(level: AccessLevel | null, wanted: AccessLevel): boolean {
+  return level !== null && RANK[level] >= RANK[wanted];
+}
+
+function higher(a: AccessLevel | null, b: AccessLevel | null): AccessLevel | null {
+  if (a === null) return b;
+  if (b === null) return a;
+  return RANK[a] >= RANK[b] ? a : b;
+}
+
+/** The `permissions` object of a workspace, in the spec's order. */
+export const WORKSPACE_PERMISSION_NAMES = [
+  'can-create-state-versions',
+  'can-destroy',
+  'can-force-unlock',
+  'can-lock',
+  'can-manage-run-tasks',
+  'can-manage-tags',
+  'can-queue-apply',
+  'can-queue-destroy',
+  'can-queue-run',
+  'can-read-settings',
+  'can-read-state-versions',
+  'can-read-variable',
+  'can-unlock',
+  'can-update',
+  'can-update-variable',
+  'can-read-assessment-result',
+  'can-force-delete',
+] as const;
+export type WorkspacePermission = (typeof WORKSPACE_PERMISSION_NAMES)[number];
+
+/** The least access level each permission needs (run-task management has a second route in). */
+const NEEDS: Record<WorkspacePermission, AccessLevel> = {
+  'can-read-settings': 'read',
+  'can-read-state-versions': 'read',
+  'can-read-variable': 'read',
+  'can-read-assessment-result': 'read',
+  'can-queue-run': 'plan',
+  'can-queue-apply': 'write',
+  'can-queue-destroy': 'write',
+  'can-create-state-versions': 'write',
+  'can-update-variable': 'write',
+  'can-lock': 'write',
+  'can-unlock': 'write',
+  'can-update': 'admin',
+  'can-destroy': 'admin',
+  'can-force-unlock': 'admin',
+  'can-force-delete': 'admin',
+  'can-manage-tags': 'admin',
+  'can-manage-run-tasks': 'admin',
+};
+
+/** What a caller is in one organization, computed once per request and reused for every workspace. */
+export interface CallerScope {
+  readonly organizationId: string;
+  readonly grants: ReadonlySet<OrganizationPermission>;
+  /** Level the organization grants on every workspace, before team access. */
+  readonly organizationLevel: AccessLevel | null;
+  /** Teams whose workspace access counts for the caller (active members only). */
+  readonly teamIds: readonly string[];
+}
+
+/** Either every workspace of the organization, or those some team of the caller can access. */
+export type ReadableSet = { all: true } | { all: false; teamIds: readonly string[] };
+
+export class WorkspacePermissions {
+  constructor(private readonly db: DbOrTx) {}
+
+  scope(principal: Principal, organizationId: string): CallerScope {
+    const { permissions: grants, teamIds } = new Permissions(this.db).grants(principal, { id: organizationId });
+    const organizationLevel: AccessLevel | null = grants.has('manage-workspaces') ? 'admin' : grants.has('read-workspaces') ? 'read' : null;
+    return { organizationId, grants, organizationLevel, teamIds: [...teamIds] };
+  }
+
+  /** The caller's level on each of `workspaceIds` (one query, whatever the number). */
+  levels(scope: CallerScope, workspaceIds: readonly string[]): Map<string, AccessLevel | null> {
+    const result = new Map<string, AccessLevel | null>(workspaceIds.map((id) => [id, scope.organizationLevel]));
+    if (scope.organizationLevel === 'admin' || scope.teamIds.length === 0 || workspaceIds.length === 0) return result;
+    const rows = this.db
+      .select({ workspaceId: teamWorkspaces.workspaceId, access: teamWorkspaces.access })
+      .from(teamWorkspaces)
+      .where(and(inArray(teamWorkspaces.teamId, [...scope.teamIds]), inArray(teamWorkspaces.workspaceId, [...workspaceIds])))
+      .all();
+    for (const row of rows) result.set(row.workspaceId, higher(result.get(row.workspaceId) ?? null, row.access));
+    return result;
+  }
+
+  level(scope: CallerScope, workspaceId: string): AccessLevel | null {
+    return this.levels(scope, [workspaceId]).get(workspaceId) ?? null;
+  }
+
+  /** Which workspaces of the organization the caller may list, for SQL filters. */
+  readable(scope: CallerScope): ReadableSet {
+    return scope.organizationLevel !== null ? { all: true } : { all: false, teamIds: scope.teamIds };
+  }
+}
+
+/** The permission booleans a level (plus organization grants) gives. */
+export function permissionFlags(level: AccessLevel | null, grants: ReadonlySet<OrganizationPermission>): Record<WorkspacePermission, boolean> {
+  const flags = {} as Record<WorkspacePermission, boolean>;
+  for (const name of WORKSPACE_PERMISSION_NAMES) flags[name] = atLeast(level, NEEDS[name]);
+  // Managing a workspace's run tasks: workspace admins, or the organization's Manage Run Tasks.
+  flags['can-manage-run-tasks'] = atLeast(level, 'admin') || grants.has('manage-run-tasks');
+  return flags;
+}
+
+export function hasPermission(scope: CallerScope, level: AccessLevel | null, permission: WorkspacePermission): boolean {
+  return permissionFlags(level, scope.grants)[permission];
+}
+
+/** Throws the 404 a missing workspace gets unless the caller holds `permission`. */
+export function requirePermission(scope: CallerScope, level: AccessLevel | null, permission: WorkspacePermission): void {
+  if (!hasPermission(scope, level, permission)) throw new ApiError(404, 'not found');
+}

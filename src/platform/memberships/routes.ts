@@ -1,0 +1,116 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { badRequest } from '../../core/errors.js';
+import { Permissions } from '../auth/permissions.js';
+import type { OrganizationRow, Principal, UserRow } from '../auth/principal.js';
+import type { PlatformContext } from '../context.js';
+import { Attributes, readResource, relationshipIds } from '../jsonapi/body.js';
+import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
+import { Included, readInclude } from '../jsonapi/include.js';
+import { readPage } from '../jsonapi/pagination.js';
+import * as organizationsRepo from '../organizations/repo.js';
+import { findTeam, teamIdsOfUsers, type MembershipRow } from '../teams/repo.js';
+import { includedMembershipResource, teamResource } from '../teams/resource.js';
+import { TeamService } from '../teams/service.js';
+import { userResource } from '../users/resource.js';
+import { listMemberships, listMembershipsOfUser, statusCounts, type MembershipFilter } from './repo.js';
+import { MembershipService } from './service.js';
+
+type ById = { Params: { id: string } };
+type Query = Record<string, unknown>;
+/** The real client sends only these; anything else must be a 400 whose detail says "include parameter". */
+const INCLUDES = ['user', 'teams'] as const;
+
+function readFilter(query: Query): MembershipFilter {
+  const filter: MembershipFilter = {};
+  if (typeof query['q'] === 'string' && query['q'] !== '') filter.query = query['q'];
+  const status = query['filter[status]'];
+  if (status !== undefined && status !== '') {
+    if (status !== 'invited' && status !== 'active') {
+      throw badRequest('filter[status] must be invited or active', { title: 'bad request', parameter: 'filter[status]' });
+    }
+    filter.status = status;
+  }
+  const emails = query['filter[email]'];
+  const list = (Array.isArray(emails) ? emails : [emails]).filter((value): value is string => typeof value === 'string');
+  const addresses = list.flatMap((value) => value.split(',')).map((value) => value.trim()).filter(Boolean);
+  if (addresses.length > 0) filter.emails = addresses;
+  return filter;
+}
+
+export async function membershipRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+  const { db } = context.store;
+  const service = new MembershipService(db, context.clock, context.config.dialect);
+  const teams = new TeamService(db, context.clock);
+  const include = (request: FastifyRequest) => readInclude(request.query as Query, INCLUDES);
+
+  /** Memberships of one organization, identical wherever they appear, with the requested includes. */
+  const render = (principal: Principal, organization: OrganizationRow, rows: { membership: MembershipRow; user: UserRow }[], wanted: ReadonlySet<string>) => {
+    const teamIds = teamIdsOfUsers(db, organization.id, rows.map((row) => row.user.id));
+    const data = rows.map(({ membership, user }) => includedMembershipResource(membership, user, organization.name, teamIds.get(user.id) ?? []));
+    const included = new Included();
+    if (wanted.has('user')) included.add(...rows.map((row) => userResource(row.user)));
+    if (wanted.has('teams')) {
+      const ids = [...new Set([...teamIds.values()].flat())];
+      const rowsOfTeams = ids.map((id) => findTeam(db, id)).filter((team) => team !== undefined);
+      const grants = new Permissions(db).grants(principal, organization);
+      included.add(...teams.views({ organization, grants }, rowsOfTeams).map(teamResource));
+    }
+    return { data, included };
+  };
+
+  app.post<{ Params: { org: string } }>('/organizations/:org/organization-memberships', async (request, reply) => {
+    const wanted = include(request);
+    const organization = service.organization(request.principal, request.params.org, true);
+    const input = readResource(request.body, ['organization-memberships']);
+    const email = new Attributes(input.attributes).string('email', { required: true }) as string;
+    const teamIds = relationshipIds(input.relationships, 'teams', 'teams') ?? [];
+    const created = service.invite(organization, email, teamIds);
+    // The invite always carries the user in `included`, whatever `include` says.
+    const { data, included } = render(request.principal, organization, [created], new Set([...wanted, 'user']));
+    return sendDocument(reply, 201, singleDocument(data[0] as (typeof data)[number], included));
+  });
+
+  app.get<{ Params: { org: string } }>('/organizations/:org/organization-memberships', async (request, reply) => {
+    const query = request.query as Query;
+    const wanted = include(request);
+    const page = readPage(query);
+    const filter = readFilter(query);
+    const organization = service.organization(request.principal, request.params.org, false);
+    const { rows, total } = listMemberships(db, organization.id, filter, page.offset, page.size);
+    const { data, included } = render(request.principal, organization, rows, wanted);
+    const meta = { 'status-counts': statusCounts(db, organization.id, filter) };
+    return sendDocument(reply, 200, listDocument(request, { items: data, total, page }, { included, meta }));
+  });
+
+  // The caller's own memberships across organizations; team and organization tokens have none.
+  app.get('/organization-memberships', async (request, reply) => {
+    const wanted = include(request);
+    const page = readPage(request.query as Query);
+    const principal = request.principal;
+    if (principal.kind !== 'user') return sendDocument(reply, 200, listDocument(request, { items: [], total: 0, page }));
+    const { rows, total } = listMembershipsOfUser(db, principal.user.id, page.offset, page.size);
+    const items = [];
+    const included = new Included();
+    for (const membership of rows) {
+      const organization = organizationsRepo.findOrganizationById(db, membership.organizationId);
+      if (!organization) continue;
+      const rendered = render(principal, organization, [{ membership, user: principal.user }], wanted);
+      items.push(...rendered.data);
+      included.add(...(rendered.included.toArray() ?? []));
+    }
+    return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
+  });
+
+  app.get<ById>('/organization-memberships/:id', async (request, reply) => {
+    const wanted = include(request);
+    const { membership, organization, user } = service.visible(request.principal, request.params.id);
+    const { data, included } = render(request.principal, organization, [{ membership, user }], wanted);
+    return sendDocument(reply, 200, singleDocument(data[0] as (typeof data)[number], included));
+  });
+
+  app.delete<ById>('/organization-memberships/:id', async (request, reply) => {
+    service.remove(request.principal, request.params.id);
+    return sendNoContent(reply);
+  });
+
+}

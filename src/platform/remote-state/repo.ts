@@ -1,0 +1,29 @@
+import { and, eq, inArray, ne, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from '../../store/store.js';
+import { remoteStateConsumers, workspaces } from '../../store/tables.js';
+
+/** Which workspaces may read `workspaceId`'s state: every other one when global, else the approved ones. */
+export function consumerCondition(db: DbOrTx, workspaceId: string, global: boolean): SQL {
+  if (global) return ne(workspaces.id, workspaceId);
+  const approved = db.select({ id: remoteStateConsumers.consumerId }).from(remoteStateConsumers).where(eq(remoteStateConsumers.workspaceId, workspaceId));
+  return inArray(workspaces.id, approved);
+}
+
+export function addConsumers(db: DbOrTx, workspaceId: string, consumerIds: readonly string[]): void {
+  if (consumerIds.length === 0) return;
+  db.insert(remoteStateConsumers)
+    .values(consumerIds.map((consumerId) => ({ workspaceId, consumerId })))
+    .onConflictDoNothing()
+    .run();
+}
+
+export function removeConsumers(db: DbOrTx, workspaceId: string, consumerIds: readonly string[]): void {
+  if (consumerIds.length === 0) return;
+  db.delete(remoteStateConsumers)
+    .where(and(eq(remoteStateConsumers.workspaceId, workspaceId), inArray(remoteStateConsumers.consumerId, [...consumerIds])))
+    .run();
+}
+
+export function clearConsumers(db: DbOrTx, workspaceId: string): void {
+  db.delete(remoteStateConsumers).where(eq(remoteStateConsumers.workspaceId, workspaceId)).run();
+}

@@ -1,0 +1,40 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { unprocessable } from '../../core/errors.js';
+import type { PlatformContext } from '../context.js';
+import { readIdentifierList } from '../jsonapi/body.js';
+import { listDocument, sendDocument, sendNoContent } from '../jsonapi/documents.js';
+import { readPage } from '../jsonapi/pagination.js';
+import { renderOptions } from '../workspaces/documents.js';
+import { renderWorkspaces } from '../workspaces/view.js';
+import { RemoteStateService, type ConsumerChange } from './service.js';
+
+type ById = { Params: { id: string } };
+const PATH = '/workspaces/:id/relationships/remote-state-consumers';
+
+export async function remoteStateRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+  const { db } = context.store;
+  const service = new RemoteStateService(db, context.clock, context.config.dialect);
+
+  app.get<ById>(PATH, async (request, reply) => {
+    const page = readPage(request.query as Record<string, unknown>);
+    const { located, rows, total } = service.list(request.principal, request.params.id, page);
+    // The same renderer as every other workspace response, so a consumer looks exactly as when shown alone.
+    const items = renderWorkspaces(db, located.scope, located.organization, rows, renderOptions(context, request));
+    return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+  });
+
+  // Real clients send whole workspace objects as the elements; only `type` and `id` count. The body
+  // is read after the permission checks, so a caller without access learns nothing from a 422.
+  const readIds = (body: unknown) => () =>
+    readIdentifierList(body, 'workspaces').map((entry, index) => {
+      if (entry.id === undefined) throw unprocessable('each entry needs the id of a workspace', `/data/${index}/id`);
+      return entry.id;
+    });
+  const change = (kind: ConsumerChange) => async (request: FastifyRequest<ById>, reply: FastifyReply) => {
+    service.change(request.principal, request.params.id, kind, readIds(request.body));
+    return sendNoContent(reply);
+  };
+  app.patch<ById>(PATH, change('replace'));
+  app.post<ById>(PATH, change('add'));
+  app.delete<ById>(PATH, change('remove'));
+}

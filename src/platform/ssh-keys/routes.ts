@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import type { PlatformContext } from '../context.js';
+import { Attributes, readResource } from '../jsonapi/body.js';
+import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
+import { readPage } from '../jsonapi/pagination.js';
+import { sshKeyResource } from './resource.js';
+import { SshKeyService } from './service.js';
+
+const NAME_RULE = { maxLength: 255 };
+
+export async function sshKeyRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+  const service = new SshKeyService(context.store.db, context.clock);
+
+  app.get<{ Params: { org: string } }>('/organizations/:org/ssh-keys', async (request, reply) => {
+    const page = readPage(request.query as Record<string, unknown>);
+    const { organization, rows, total } = service.list(request.principal, request.params.org, page.offset, page.size);
+    const items = rows.map((row) => sshKeyResource(row, organization.name));
+    return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+  });
+
+  app.post<{ Params: { org: string } }>('/organizations/:org/ssh-keys', async (request, reply) => {
+    const attributes = new Attributes(readResource(request.body, ['ssh-keys']).attributes);
+    const name = attributes.string('name', { required: true, ...NAME_RULE }) as string;
+    const value = attributes.string('value', { required: true }) as string;
+    const { key, organization } = service.create(request.principal, request.params.org, { name, value });
+    return sendDocument(reply, 201, singleDocument(sshKeyResource(key, organization.name)));
+  });
+
+  app.get<{ Params: { id: string } }>('/ssh-keys/:id', async (request, reply) => {
+    const { key, organization } = service.visible(request.principal, request.params.id);
+    return sendDocument(reply, 200, singleDocument(sshKeyResource(key, organization.name)));
+  });
+
+  app.patch<{ Params: { id: string } }>('/ssh-keys/:id', async (request, reply) => {
+    const attributes = new Attributes(readResource(request.body, ['ssh-keys']).attributes);
+    const name = attributes.string('name', NAME_RULE) ?? undefined;
+    const value = attributes.string('value') ?? undefined;
+    if (name === '') attributes.string('name', { required: true });
+    if (value === '') attributes.string('value', { required: true });
+    const { key, organization } = service.update(request.principal, request.params.id, {
+      ...(name !== undefined ? { name } : {}),
+      ...(value !== undefined ? { value } : {}),
+    });
+    return sendDocument(reply, 200, singleDocument(sshKeyResource(key, organization.name)));
+  });
+
+  app.delete<{ Params: { id: string } }>('/ssh-keys/:id', async (request, reply) => {
+    service.destroy(request.principal, request.params.id);
+    return sendNoContent(reply);
+  });
+}

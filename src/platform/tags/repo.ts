@@ -1,0 +1,126 @@
+import { and, asc, count, eq, inArray, notExists, notInArray, sql, type SQL } from 'drizzle-orm';
+import { prepared } from '../../store/prepared.js';
+import type { DbOrTx } from '../../store/store.js';
+import { tags, workspaceTags } from '../../store/tables.js';
+import { containsIgnoringCase } from '../users/repo.js';
+
+export type TagRow = typeof tags.$inferSelect;
+export type CountedTag = TagRow & { instanceCount: number };
+
+export function findTag(db: DbOrTx, id: string): TagRow | undefined {
+  return db.select().from(tags).where(eq(tags.id, id)).get();
+}
+
+export function findTagByName(db: DbOrTx, organizationId: string, name: string): TagRow | undefined {
+  return db.select().from(tags).where(and(eq(tags.organizationId, organizationId), eq(tags.name, name))).get();
+}
+
+export function insertTag(db: DbOrTx, row: TagRow): void {
+  db.insert(tags).values(row).run();
+}
+
+// A single workspace's tags (every show and update) use a statement compiled once.
+const tagsOfOneWorkspace = prepared((db) =>
+  db
+    .select({ tag: tags })
+    .from(workspaceTags)
+    .innerJoin(tags, eq(tags.id, workspaceTags.tagId))
+    .where(eq(workspaceTags.workspaceId, sql.placeholder('workspaceId')))
+    .orderBy(asc(workspaceTags.position))
+    .prepare(),
+);
+
+/** Tags of each workspace, in the order they were added (one query for a whole page). */
+export function tagsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): Map<string, TagRow[]> {
+  const result = new Map<string, TagRow[]>(workspaceIds.map((id) => [id, []]));
+  if (workspaceIds.length === 0) return result;
+  if (workspaceIds.length === 1) {
+    const [workspaceId] = workspaceIds as [string];
+    result.set(workspaceId, tagsOfOneWorkspace(db).all({ workspaceId }).map((row) => row.tag));
+    return result;
+  }
+  const rows = db
+    .select({ workspaceId: workspaceTags.workspaceId, tag: tags })
+    .from(workspaceTags)
+    .innerJoin(tags, eq(tags.id, workspaceTags.tagId))
+    .where(inArray(workspaceTags.workspaceId, [...workspaceIds]))
+    .orderBy(asc(workspaceTags.position))
+    .all();
+  for (const row of rows) result.get(row.workspaceId)?.push(row.tag);
+  return result;
+}
+
+/** Adds the tag to the workspace after its existing tags; an existing assignment is left as it is. */
+export function attachTag(db: DbOrTx, workspaceId: string, tagId: string): void {
+  const last = db
+    .select({ position: sql<number>`coalesce(max(${workspaceTags.position}), 0)` })
+    .from(workspaceTags)
+    .where(eq(workspaceTags.workspaceId, workspaceId))
+    .get();
+  db.insert(workspaceTags)
+    .values({ workspaceId, tagId, position: (last?.position ?? 0) + 1 })
+    .onConflictDoNothing()
+    .run();
+}
+
+export function detachTag(db: DbOrTx, workspaceId: string, tagId: string): void {
+  db.delete(workspaceTags).where(and(eq(workspaceTags.workspaceId, workspaceId), eq(workspaceTags.tagId, tagId))).run();
+}
+
+/** Removes those of `tagIds` no workspace carries any more: a tag exists only while it is used. */
+export function deleteUnusedTags(db: DbOrTx, tagIds: readonly string[]): void {
+  if (tagIds.length === 0) return;
+  const used = db.select({ one: sql`1` }).from(workspaceTags).where(eq(workspaceTags.tagId, tags.id));
+  db.delete(tags).where(and(inArray(tags.id, [...tagIds]), notExists(used))).run();
+}
+
+const instanceCount = sql<number>`(select count(*) from ${workspaceTags} where ${workspaceTags.tagId} = ${tags.id})`;
+
+export interface OrganizationTagFilter {
+  query?: string;
+  /** Leave out the tags this workspace already carries (`filter[exclude][taggable][id]`). */
+  excludeTaggableId?: string;
+}
+
+export function listOrganizationTags(db: DbOrTx, organizationId: string, filter: OrganizationTagFilter, offset: number, limit: number): { rows: CountedTag[]; total: number } {
+  const conditions: (SQL | undefined)[] = [eq(tags.organizationId, organizationId)];
+  if (filter.query) conditions.push(containsIgnoringCase(tags.name, filter.query));
+  if (filter.excludeTaggableId) {
+    const onTaggable = db.select({ id: workspaceTags.tagId }).from(workspaceTags).where(eq(workspaceTags.workspaceId, filter.excludeTaggableId));
+    conditions.push(notInArray(tags.id, onTaggable));
+  }
+  const where = and(...conditions);
+  const rows = db
+    .select({ tag: tags, instanceCount })
+    .from(tags)
+    .where(where)
+    .orderBy(asc(tags.name))
+    .limit(limit)
+    .offset(offset)
+    .all()
+    .map((row) => ({ ...row.tag, instanceCount: row.instanceCount }));
+  const total = db.select({ n: count() }).from(tags).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+
+/** One workspace's tags in insertion order, optionally only those whose name contains `name`. */
+export function listWorkspaceTags(db: DbOrTx, workspaceId: string, name: string | undefined, offset: number, limit: number): { rows: CountedTag[]; total: number } {
+  const where = and(eq(workspaceTags.workspaceId, workspaceId), name ? containsIgnoringCase(tags.name, name) : undefined);
+  const rows = db
+    .select({ tag: tags, instanceCount })
+    .from(workspaceTags)
+    .innerJoin(tags, eq(tags.id, workspaceTags.tagId))
+    .where(where)
+    .orderBy(asc(workspaceTags.position))
+    .limit(limit)
+    .offset(offset)
+    .all()
+    .map((row) => ({ ...row.tag, instanceCount: row.instanceCount }));
+  const total = db.select({ n: count() }).from(workspaceTags).innerJoin(tags, eq(tags.id, workspaceTags.tagId)).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+
+/** Ids of the tags a workspace carries (to clean up after the workspace is deleted). */
+export function tagIdsOfWorkspace(db: DbOrTx, workspaceId: string): string[] {
+  return db.select({ id: workspaceTags.tagId }).from(workspaceTags).where(eq(workspaceTags.workspaceId, workspaceId)).all().map((row) => row.id);
+}

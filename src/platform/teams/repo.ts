@@ -1,0 +1,142 @@
+import { and, asc, count, eq, inArray, or, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from '../../store/store.js';
+import { organizationMemberships, teamMembers, teams, users } from '../../store/tables.js';
+import type { TeamRow, UserRow } from '../auth/principal.js';
+import { containsIgnoringCase } from '../users/repo.js';
+
+export type MembershipRow = typeof organizationMemberships.$inferSelect;
+
+export function findTeam(db: DbOrTx, id: string): TeamRow | undefined {
+  return db.select().from(teams).where(eq(teams.id, id)).get();
+}
+
+export function findTeamByName(db: DbOrTx, organizationId: string, name: string): TeamRow | undefined {
+  return db.select().from(teams).where(and(eq(teams.organizationId, organizationId), eq(teams.name, name))).get();
+}
+
+export interface TeamFilter {
+  /** `all`, or the secret teams the caller may see besides every `organization`-visible team. */
+  secretTeamsVisible: 'all' | ReadonlySet<string>;
+  /** Case-insensitive substring of the name. */
+  query?: string;
+  /** Exact names; a team matching any of them is listed. */
+  names?: string[];
+}
+
+export function listTeams(db: DbOrTx, organizationId: string, filter: TeamFilter, offset: number, limit: number): { rows: TeamRow[]; total: number } {
+  const conditions: (SQL | undefined)[] = [eq(teams.organizationId, organizationId)];
+  if (filter.secretTeamsVisible !== 'all') {
+    conditions.push(or(eq(teams.visibility, 'organization'), inArray(teams.id, [...filter.secretTeamsVisible])));
+  }
+  if (filter.query) conditions.push(containsIgnoringCase(teams.name, filter.query));
+  if (filter.names) conditions.push(inArray(teams.name, filter.names));
+  const where = and(...conditions);
+  const rows = db.select().from(teams).where(where).orderBy(asc(teams.name), asc(teams.id)).limit(limit).offset(offset).all();
+  const total = db.select({ n: count() }).from(teams).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+
+export function insertTeam(db: DbOrTx, row: TeamRow): void {
+  db.insert(teams).values(row).run();
+}
+
+export function updateTeam(db: DbOrTx, id: string, changes: Partial<Omit<TeamRow, 'id' | 'organizationId' | 'isOwners'>>): void {
+  db.update(teams).set(changes).where(eq(teams.id, id)).run();
+}
+
+export function deleteTeam(db: DbOrTx, id: string): void {
+  db.delete(teams).where(eq(teams.id, id)).run();
+}
+
+/**
+ * Members of each team whose organization membership is active, by team id. Invited users are
+ * left out, as the real service leaves them out of team responses until they accept.
+ */
+export function activeMembersOf(db: DbOrTx, teamIds: readonly string[]): Map<string, UserRow[]> {
+  const byTeam = new Map<string, UserRow[]>(teamIds.map((id) => [id, []]));
+  if (teamIds.length === 0) return byTeam;
+  const rows = db
+    .select({ teamId: teamMembers.teamId, user: users })
+    .from(teamMembers)
+    .innerJoin(teams, eq(teams.id, teamMembers.teamId))
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .innerJoin(
+      organizationMemberships,
+      and(eq(organizationMemberships.userId, teamMembers.userId), eq(organizationMemberships.organizationId, teams.organizationId)),
+    )
+    .where(and(inArray(teamMembers.teamId, [...teamIds]), eq(organizationMemberships.status, 'active')))
+    .orderBy(asc(users.username))
+    .all();
+  for (const row of rows) byTeam.get(row.teamId)?.push(row.user);
+  return byTeam;
+}
+
+/** Organization memberships (invited or active) of each team's members, by team id. */
+export function membershipsOf(db: DbOrTx, teamIds: readonly string[]): Map<string, MembershipRow[]> {
+  const byTeam = new Map<string, MembershipRow[]>(teamIds.map((id) => [id, []]));
+  if (teamIds.length === 0) return byTeam;
+  const rows = db
+    .select({ teamId: teamMembers.teamId, membership: organizationMemberships })
+    .from(teamMembers)
+    .innerJoin(teams, eq(teams.id, teamMembers.teamId))
+    .innerJoin(
+      organizationMemberships,
+      and(eq(organizationMemberships.userId, teamMembers.userId), eq(organizationMemberships.organizationId, teams.organizationId)),
+    )
+    .where(inArray(teamMembers.teamId, [...teamIds]))
+    .orderBy(asc(organizationMemberships.createdAt), asc(organizationMemberships.id))
+    .all();
+  for (const row of rows) byTeam.get(row.teamId)?.push(row.membership);
+  return byTeam;
+}
+
+/** The teams of `organizationId` each user belongs to, by user id (for memberships' `teams`). */
+export function teamIdsOfUsers(db: DbOrTx, organizationId: string, userIds: readonly string[]): Map<string, string[]> {
+  const byUser = new Map<string, string[]>(userIds.map((id) => [id, []]));
+  if (userIds.length === 0) return byUser;
+  const rows = db
+    .select({ userId: teamMembers.userId, teamId: teamMembers.teamId })
+    .from(teamMembers)
+    .innerJoin(teams, eq(teams.id, teamMembers.teamId))
+    .where(and(eq(teams.organizationId, organizationId), inArray(teamMembers.userId, [...userIds])))
+    .orderBy(asc(teamMembers.createdAt), asc(teamMembers.teamId))
+    .all();
+  for (const row of rows) byUser.get(row.userId)?.push(row.teamId);
+  return byUser;
+}
+
+export function findUsersByIds(db: DbOrTx, ids: readonly string[]): Map<string, UserRow> {
+  if (ids.length === 0) return new Map();
+  return new Map(db.select().from(users).where(inArray(users.id, [...ids])).all().map((user) => [user.id, user]));
+}
+
+export function findMembership(db: DbOrTx, organizationId: string, userId: string): MembershipRow | undefined {
+  return db
+    .select()
+    .from(organizationMemberships)
+    .where(and(eq(organizationMemberships.organizationId, organizationId), eq(organizationMemberships.userId, userId)))
+    .get();
+}
+
+export function findMembershipById(db: DbOrTx, id: string): MembershipRow | undefined {
+  return db.select().from(organizationMemberships).where(eq(organizationMemberships.id, id)).get();
+}
+
+export function addTeamMembers(db: DbOrTx, teamId: string, userIds: readonly string[], at: Date): void {
+  if (userIds.length === 0) return;
+  db.insert(teamMembers)
+    .values(userIds.map((userId) => ({ teamId, userId, createdAt: at })))
+    .onConflictDoNothing()
+    .run();
+}
+
+export function removeTeamMembers(db: DbOrTx, teamId: string, userIds: readonly string[]): void {
+  if (userIds.length === 0) return;
+  db.delete(teamMembers)
+    .where(and(eq(teamMembers.teamId, teamId), inArray(teamMembers.userId, [...userIds])))
+    .run();
+}
+
+export function countActiveMembers(db: DbOrTx, teamId: string): number {
+  return activeMembersOf(db, [teamId]).get(teamId)?.length ?? 0;
+}

@@ -1,0 +1,135 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { unprocessable } from '../../core/errors.js';
+import type { OrganizationAccess } from '../../store/tables.js';
+import { ORGANIZATION_ACCESS_FLAGS } from '../auth/permissions.js';
+import type { PlatformContext } from '../context.js';
+import { Attributes, readIdentifierList, readResource } from '../jsonapi/body.js';
+import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
+import { Included, readInclude } from '../jsonapi/include.js';
+import { readPage } from '../jsonapi/pagination.js';
+import type { ResourceObject } from '../jsonapi/types.js';
+import { userResource } from '../users/resource.js';
+import { findUsersByIds, teamIdsOfUsers } from './repo.js';
+import { includedMembershipResource, teamResource, type TeamView } from './resource.js';
+import { TeamService, VISIBILITIES, type MemberKey, type Scope, type TeamInput, type Visibility } from './service.js';
+
+type Query = Record<string, unknown>;
+type TeamParams = { Params: { id: string } };
+type OrganizationParams = { Params: { organization: string } };
+
+const INCLUDES = ['users', 'organization-memberships'] as const;
+
+export async function teamRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+  const { db } = context.store;
+  const service = new TeamService(db, context.clock);
+
+  /** Renders teams with whatever `include` asked for. */
+  const render = (scope: Scope, views: TeamView[], include: Set<string>) => {
+    const included = new Included();
+    if (include.has('users')) for (const view of views) included.add(...view.users.map(userResource));
+    if (include.has('organization-memberships')) {
+      const memberships = views.flatMap((view) => view.memberships);
+      const userIds = [...new Set(memberships.map((membership) => membership.userId))];
+      const users = findUsersByIds(db, userIds);
+      const teamsOfUser = teamIdsOfUsers(db, scope.organization.id, userIds);
+      for (const membership of memberships) {
+        const user = users.get(membership.userId);
+        if (user) included.add(includedMembershipResource(membership, user, scope.organization.name, teamsOfUser.get(user.id) ?? []));
+      }
+    }
+    return { data: views.map(teamResource), included };
+  };
+
+  app.get<OrganizationParams>('/organizations/:organization/teams', async (request, reply) => {
+    const query = request.query as Query;
+    const page = readPage(query);
+    const { scope, rows, total } = service.list(request.principal, request.params.organization, readFilter(query), page);
+    const include = readInclude(query, INCLUDES);
+    const { data, included } = render(scope, service.views(scope, rows), include);
+    return sendDocument(reply, 200, listDocument(request, { items: data, total, page }, { included }));
+  });
+
+  app.post<OrganizationParams>('/organizations/:organization/teams', async (request, reply) => {
+    const scope = service.scope(request.principal, request.params.organization, 'manage-teams');
+    const input = readTeamInput(request.body);
+    if (input.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
+    const created = service.create(scope, { ...input, name: input.name });
+    return sendTeam(reply, 201, created, new Set());
+  });
+
+  app.get<TeamParams>('/teams/:id', async (request, reply) => {
+    const found = service.visible(request.principal, request.params.id);
+    return sendTeam(reply, 200, found, readInclude(request.query as Query, INCLUDES));
+  });
+
+  app.patch<TeamParams>('/teams/:id', async (request, reply) => {
+    const found = service.visible(request.principal, request.params.id, 'update', 'update-organization-access');
+    const updated = service.update(found, readTeamInput(request.body));
+    return sendTeam(reply, 200, updated, new Set());
+  });
+
+  app.delete<TeamParams>('/teams/:id', async (request, reply) => {
+    service.destroy(service.visible(request.principal, request.params.id));
+    return sendNoContent(reply);
+  });
+
+  for (const key of ['users', 'organization-memberships'] as const satisfies readonly MemberKey[]) {
+    const path = `/teams/:id/relationships/${key}`;
+    const change = (action: 'add' | 'remove') => async (request: FastifyRequest<TeamParams>, reply: FastifyReply) => {
+      const found = service.visible(request.principal, request.params.id, 'update-membership');
+      service.changeMembers(found, action, key, readIdentifierList(request.body, key));
+      return sendNoContent(reply);
+    };
+    app.post<TeamParams>(path, change('add'));
+    app.delete<TeamParams>(path, change('remove'));
+  }
+
+  function sendTeam(reply: FastifyReply, status: number, found: Scope & { team: TeamView['team'] }, include: Set<string>): FastifyReply {
+    const { data, included } = render(found, service.views(found, [found.team]), include);
+    return sendDocument(reply, status, singleDocument(data[0] as ResourceObject, included));
+  }
+}
+
+function readFilter(query: Query): { query?: string; names?: string[] } {
+  const q = query['q'];
+  const names = query['filter[names]'];
+  const list = (Array.isArray(names) ? names : [names])
+    .filter((value): value is string => typeof value === 'string')
+    .flatMap((value) => value.split(','))
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  return {
+    ...(typeof q === 'string' && q !== '' ? { query: q } : {}),
+    ...(list.length > 0 ? { names: list } : {}),
+  };
+}
+
+/** Reads a team create or update body; every attribute is optional here (create checks `name`). */
+function readTeamInput(body: unknown): TeamInput {
+  const input = readResource(body, ['teams']);
+  const attributes = new Attributes(input.attributes);
+  const name = attributes.string('name', { maxLength: 255 }) ?? undefined;
+  const visibility = attributes.string('visibility') ?? undefined;
+  if (visibility !== undefined && !VISIBILITIES.includes(visibility as Visibility)) {
+    throw unprocessable(`visibility must be one of ${VISIBILITIES.join(', ')}`, '/data/attributes/visibility');
+  }
+  const ssoTeamId = attributes.string('sso-team-id', { nullable: true });
+  const allowMemberTokenManagement = attributes.boolean('allow-member-token-management');
+  const access = attributes.nested('organization-access');
+  let organizationAccess: OrganizationAccess | undefined;
+  if (access) {
+    organizationAccess = {};
+    // Unknown flags are ignored, as the real service ignores attributes it does not know.
+    for (const flag of ORGANIZATION_ACCESS_FLAGS) {
+      const enabled = access.boolean(flag);
+      if (enabled !== undefined) organizationAccess[flag] = enabled;
+    }
+  }
+  return {
+    ...(name !== undefined ? { name } : {}),
+    ...(visibility !== undefined ? { visibility: visibility as Visibility } : {}),
+    ...(ssoTeamId !== undefined ? { ssoTeamId } : {}),
+    ...(allowMemberTokenManagement !== undefined ? { allowMemberTokenManagement } : {}),
+    ...(organizationAccess ? { organizationAccess } : {}),
+  };
+}

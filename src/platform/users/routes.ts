@@ -1,0 +1,66 @@
+import type { FastifyInstance } from 'fastify';
+import { badRequest } from '../../core/errors.js';
+import type { PlatformContext } from '../context.js';
+import { Attributes, readResource } from '../jsonapi/body.js';
+import { NOT_FOUND } from '../jsonapi/errors.js';
+import { listDocument, sendDocument, singleDocument } from '../jsonapi/documents.js';
+import { readPage } from '../jsonapi/pagination.js';
+import { userResource } from './resource.js';
+import { UserService } from './service.js';
+
+type Query = Record<string, unknown>;
+
+/** `users`, the caller's account, and the site administrator's user management (an understudy extension). */
+export async function userRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+  const service = new UserService(context.store.db, context.clock);
+
+  app.get<{ Params: { id: string } }>('/users/:id', async (request, reply) => {
+    const user = service.visible(request.principal, request.params.id);
+    return sendDocument(reply, 200, singleDocument(userResource(user)));
+  });
+
+  app.get('/account/details', async (request, reply) => {
+    return sendDocument(reply, 200, singleDocument(userResource(service.current(request.principal))));
+  });
+
+  app.patch('/account/update', async (request, reply) => {
+    if (request.principal.kind !== 'user') throw NOT_FOUND;
+    const input = readResource(request.body, ['users'], { allowEmptyType: true });
+    const attributes = new Attributes(input.attributes);
+    const username = attributes.string('username') ?? undefined;
+    const email = attributes.string('email') ?? undefined;
+    const user = service.updateAccount(request.principal, { username, email });
+    return sendDocument(reply, 200, singleDocument(userResource(user)));
+  });
+
+  app.post('/admin/users', async (request, reply) => {
+    // Refuse before reading the body, so a non-administrator learns nothing from validation errors.
+    service.requireSiteAdmin(request.principal);
+    const input = readResource(request.body, ['users']);
+    const attributes = new Attributes(input.attributes);
+    const user = service.createAs(request.principal, {
+      username: attributes.string('username', { required: true }) as string,
+      email: attributes.string('email', { required: true }) as string,
+      siteAdmin: attributes.boolean('is-site-admin') ?? attributes.boolean('is-admin') ?? false,
+    });
+    return sendDocument(reply, 201, singleDocument(userResource(user)));
+  });
+
+  app.get('/admin/users', async (request, reply) => {
+    const query = request.query as Query;
+    const page = readPage(query);
+    const { rows, total } = service.list(request.principal, { query: text(query['q']), siteAdmin: flag(query, 'filter[admin]') }, page.offset, page.size);
+    return sendDocument(reply, 200, listDocument(request, { items: rows.map(userResource), total, page }));
+  });
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+function flag(query: Query, parameter: string): boolean | undefined {
+  const value = query[parameter];
+  if (value === undefined || value === '') return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  throw badRequest(`${parameter} must be true or false`, { title: 'bad request', parameter });
+}

@@ -1,0 +1,27 @@
+import type { FastifyRequest } from 'fastify';
+import type { PlatformContext } from '../context.js';
+import { requestUrl } from '../jsonapi/documents.js';
+import { Included, readInclude } from '../jsonapi/include.js';
+import type { ResourceObject, SingleDocument } from '../jsonapi/types.js';
+import type { RenderOptions } from './resource.js';
+import type { Located } from './service.js';
+import { includeForWorkspaces, renderWorkspaces, WORKSPACE_INCLUDES } from './view.js';
+
+export function renderOptions(context: PlatformContext, request: FastifyRequest): RenderOptions {
+  return { dialect: context.config.dialect, origin: requestUrl(request).origin };
+}
+
+/** The request's `include`, checked before anything changes (a bad value is a 400, and nothing happens). */
+export function workspaceInclude(request: FastifyRequest): Set<string> {
+  return readInclude(request.query as Record<string, unknown>, WORKSPACE_INCLUDES);
+}
+
+/** The one-workspace document every workspace endpoint answers with. */
+export function workspaceDocument(context: PlatformContext, request: FastifyRequest, located: Located, include: ReadonlySet<string>): SingleDocument {
+  const { db } = context.store;
+  const data = renderWorkspaces(db, located.scope, located.organization, [located.workspace], renderOptions(context, request))[0] as ResourceObject;
+  const included = new Included();
+  includeForWorkspaces(db, context.clock, request.principal, located.organization, [located.workspace], include, included);
+  const extra = included.toArray();
+  return extra ? { data, included: extra } : { data };
+}

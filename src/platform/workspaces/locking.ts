@@ -1,0 +1,64 @@
+import type { Clock } from '../../core/clock.js';
+import { conflict } from '../../core/errors.js';
+import type { Db, DbOrTx } from '../../store/store.js';
+import type { WorkspaceLocker } from '../../store/tables.js';
+import type { Principal } from '../auth/principal.js';
+import { findTeam } from '../teams/repo.js';
+import { findUserById } from '../users/repo.js';
+import * as repo from './repo.js';
+import type { Located, WorkspaceService } from './service.js';
+
+/** Who a lock belongs to, in the words the real client matches in 409s ("is locked by User"). */
+function lockerName(db: DbOrTx, locker: WorkspaceLocker): string {
+  if (locker.kind === 'team') return `Team ${findTeam(db, locker.id)?.name ?? locker.id}`;
+  if (locker.kind === 'user') return `User ${findUserById(db, locker.id)?.username ?? locker.id}`;
+  return 'the organization token';
+}
+
+function lockerOf(principal: Principal): WorkspaceLocker {
+  if (principal.kind === 'user') return { kind: 'user', id: principal.user.id };
+  if (principal.kind === 'team') return { kind: 'team', id: principal.team.id };
+  return { kind: 'organization', id: principal.organization.id };
+}
+
+/**
+ * Workspace locks. The 409 texts follow what real clients parse: a second lock is "already
+ * locked"; unlocking someone else's lock names the holder ("is locked by User alice"); unlocking
+ * or force-unlocking an unlocked workspace says "not locked".
+ */
+export class WorkspaceLocks {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    private readonly workspaces: WorkspaceService,
+  ) {}
+
+  private set(located: Located, locker: WorkspaceLocker | null, reason: string | null): Located {
+    repo.updateWorkspace(this.db, located.workspace.id, { lockedBy: locker, lockReason: reason, updatedAt: this.clock.now() });
+    return this.workspaces.reload(located);
+  }
+
+  lock(located: Located, principal: Principal, reason: string | null): Located {
+    this.workspaces.require(located, 'can-lock');
+    if (located.workspace.lockedBy) throw conflict('Unable to lock workspace: the workspace is already locked');
+    return this.set(located, lockerOf(principal), reason);
+  }
+
+  /** Only the lock's holder unlocks; anyone else gets the 409 that names the holder (or force-unlocks). */
+  unlock(located: Located, principal: Principal): Located {
+    this.workspaces.require(located, 'can-unlock');
+    const holder = located.workspace.lockedBy;
+    if (!holder) throw conflict('Unable to unlock workspace: the workspace is not locked');
+    const caller = lockerOf(principal);
+    if (holder.kind !== caller.kind || holder.id !== caller.id) {
+      throw conflict(`Unable to unlock workspace: the workspace is locked by ${lockerName(this.db, holder)}`);
+    }
+    return this.set(located, null, null);
+  }
+
+  forceUnlock(located: Located): Located {
+    this.workspaces.require(located, 'can-force-unlock');
+    if (!located.workspace.lockedBy) throw conflict('Unable to force-unlock workspace: the workspace is not locked');
+    return this.set(located, null, null);
+  }
+}

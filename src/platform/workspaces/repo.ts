@@ -1,0 +1,130 @@
+import { and, asc, count, desc, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
+import { prepared } from '../../store/prepared.js';
+import type { DbOrTx } from '../../store/store.js';
+import { tags, teamWorkspaces, workspaces, workspaceTags } from '../../store/tables.js';
+import type { ReadableSet } from '../auth/workspace-permissions.js';
+
+export type WorkspaceRow = typeof workspaces.$inferSelect;
+
+// Lookups by key run on every workspace request, so they are compiled once (store/prepared.ts).
+const byId = prepared((db) => db.select().from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))).prepare());
+const byName = prepared((db) =>
+  db
+    .select()
+    .from(workspaces)
+    .where(and(eq(workspaces.organizationId, sql.placeholder('organizationId')), eq(workspaces.name, sql.placeholder('name'))))
+    .prepare(),
+);
+
+export function findWorkspace(db: DbOrTx, id: string): WorkspaceRow | undefined {
+  return byId(db).get({ id });
+}
+
+export function findWorkspaceByName(db: DbOrTx, organizationId: string, name: string): WorkspaceRow | undefined {
+  return byName(db).get({ organizationId, name });
+}
+
+export function findWorkspaces(db: DbOrTx, ids: readonly string[]): WorkspaceRow[] {
+  if (ids.length === 0) return [];
+  return db.select().from(workspaces).where(inArray(workspaces.id, [...ids])).all();
+}
+
+export function insertWorkspace(db: DbOrTx, row: WorkspaceRow): void {
+  db.insert(workspaces).values(row).run();
+}
+
+/** Many rows at once (bulk fixtures); chunks keep each statement under SQLite's variable limit. */
+export function insertWorkspaces(db: DbOrTx, rows: WorkspaceRow[]): void {
+  const perStatement = 500;
+  for (let start = 0; start < rows.length; start += perStatement) {
+    db.insert(workspaces).values(rows.slice(start, start + perStatement)).run();
+  }
+}
+
+export function updateWorkspace(db: DbOrTx, id: string, changes: Partial<WorkspaceRow>): void {
+  db.update(workspaces).set(changes).where(eq(workspaces.id, id)).run();
+}
+
+export function deleteWorkspace(db: DbOrTx, id: string): void {
+  db.delete(workspaces).where(eq(workspaces.id, id)).run();
+}
+
+export type WorkspaceSort = 'name' | '-name' | 'created-at' | '-created-at' | 'updated-at' | '-updated-at';
+
+export interface WorkspaceFilter {
+  /** Substring of the name, case-insensitive. */
+  name?: string;
+  /** `*` wildcards at either end; without one, the exact name. */
+  wildcardName?: string;
+  /** Workspaces carrying every one of these tags. */
+  tags?: string[];
+  /** Workspaces carrying none of these tags. */
+  excludeTags?: string[];
+}
+
+/** A LIKE pattern matching `text` literally, with `\` as the escape character. */
+function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
+
+function wildcardCondition(pattern: string): SQL {
+  const leading = pattern.startsWith('*');
+  const trailing = pattern.length > 1 && pattern.endsWith('*');
+  const core = pattern.slice(leading ? 1 : 0, trailing ? -1 : undefined);
+  if (!leading && !trailing) return eq(workspaces.name, core);
+  const like = `${leading ? '%' : ''}${likeLiteral(core)}${trailing ? '%' : ''}`;
+  return sql`${workspaces.name} LIKE ${like} ESCAPE '\\'`;
+}
+
+/** Ids of the organization's workspaces tagged with any of `names`, grouped to count distinct matches. */
+function taggedWith(organizationId: string, names: string[]) {
+  return (db: DbOrTx) =>
+    db
+      .select({ id: workspaceTags.workspaceId })
+      .from(workspaceTags)
+      .innerJoin(tags, eq(tags.id, workspaceTags.tagId))
+      .where(and(eq(tags.organizationId, organizationId), inArray(tags.name, names)));
+}
+
+/** Everything the list endpoint filters on, as one WHERE clause. */
+export function workspaceConditions(db: DbOrTx, organizationId: string, readable: ReadableSet, filter: WorkspaceFilter): SQL | undefined {
+  const conditions: (SQL | undefined)[] = [eq(workspaces.organizationId, organizationId)];
+  if (!readable.all) {
+    if (readable.teamIds.length === 0) return sql`0`;
+    const accessible = db
+      .select({ id: teamWorkspaces.workspaceId })
+      .from(teamWorkspaces)
+      .where(inArray(teamWorkspaces.teamId, [...readable.teamIds]));
+    conditions.push(inArray(workspaces.id, accessible));
+  }
+  if (filter.name) conditions.push(sql`${workspaces.name} LIKE ${`%${likeLiteral(filter.name)}%`} ESCAPE '\\'`);
+  if (filter.wildcardName) conditions.push(wildcardCondition(filter.wildcardName));
+  const wanted = [...new Set(filter.tags ?? [])];
+  if (wanted.length > 0) {
+    const all = taggedWith(organizationId, wanted)(db)
+      .groupBy(workspaceTags.workspaceId)
+      .having(sql`count(*) = ${wanted.length}`);
+    conditions.push(inArray(workspaces.id, all));
+  }
+  const unwanted = [...new Set(filter.excludeTags ?? [])];
+  if (unwanted.length > 0) conditions.push(notInArray(workspaces.id, taggedWith(organizationId, unwanted)(db)));
+  return and(...conditions);
+}
+
+const ORDER: Record<WorkspaceSort, SQL> = {
+  name: asc(workspaces.name),
+  '-name': desc(workspaces.name),
+  'created-at': asc(workspaces.createdAt),
+  '-created-at': desc(workspaces.createdAt),
+  'updated-at': asc(workspaces.updatedAt),
+  '-updated-at': desc(workspaces.updatedAt),
+};
+
+/** One page of a filtered, sorted list and the total, in two indexed queries. */
+export function listWorkspaces(db: DbOrTx, where: SQL | undefined, sort: WorkspaceSort, offset: number, limit: number): { rows: WorkspaceRow[]; total: number } {
+  // Names are unique per organization, so they settle ties in the timestamp orders deterministically.
+  const order = sort === 'name' || sort === '-name' ? [ORDER[sort]] : [ORDER[sort], asc(workspaces.name)];
+  const rows = db.select().from(workspaces).where(where).orderBy(...order).limit(limit).offset(offset).all();
+  const total = db.select({ n: count() }).from(workspaces).where(where).get()?.n ?? 0;
+  return { rows, total };
+}

@@ -1,0 +1,149 @@
+import { isoTimestamp } from '../../core/clock.js';
+import { spell, spellKeys, type Dialect } from '../../core/dialect.js';
+import type { ExecutionMode, StoredVcsRepo } from '../../store/tables.js';
+import type { OrganizationRow } from '../auth/principal.js';
+import type { WorkspacePermission } from '../auth/workspace-permissions.js';
+import type { ResourceObject } from '../jsonapi/types.js';
+import type { TagRow } from '../tags/repo.js';
+import type { WorkspaceRow } from './repo.js';
+
+/** What a workspace's wire form needs besides its row; loaded per page, never per row. */
+export interface WorkspaceView {
+  workspace: WorkspaceRow;
+  organization: OrganizationRow;
+  /** Tags in the order they were added. */
+  tags: readonly TagRow[];
+  /** The permissions of the caller the response is for. */
+  permissions: Record<WorkspacePermission, boolean>;
+}
+
+export interface RenderOptions {
+  dialect: Dialect;
+  /** `scheme://host` of the request, for the absolute URLs real responses carry (webhook URL). */
+  origin: string;
+}
+
+/** The organization's `default-execution-mode`, which workspaces without an override follow. */
+export function organizationDefaultMode(organization: OrganizationRow): ExecutionMode {
+  const mode = organization.attributes['default-execution-mode'];
+  return mode === 'local' || mode === 'agent' ? mode : 'remote';
+}
+
+/** Execution mode and agent pool in force: the workspace's own, or the organization's defaults. */
+export function effectiveExecution(workspace: WorkspaceRow, organization: OrganizationRow): { mode: ExecutionMode; agentPoolId: string | null } {
+  if (workspace.executionMode !== null) return { mode: workspace.executionMode, agentPoolId: workspace.agentPoolId };
+  const mode = organizationDefaultMode(organization);
+  const pool = organization.attributes['default-agent-pool-id'];
+  return { mode, agentPoolId: mode === 'agent' && typeof pool === 'string' ? pool : null };
+}
+
+/** Azure DevOps identifiers carry `/_git/`; everything else is treated as a GitHub-style `org/repo`. */
+function vcsRepoResource(repo: StoredVcsRepo, options: RenderOptions): Record<string, unknown> {
+  const azure = repo.identifier.includes('/_git/');
+  const rendered: Record<string, unknown> = {
+    branch: repo.branch,
+    'display-identifier': repo.identifier,
+    identifier: repo.identifier,
+    'ingress-submodules': repo['ingress-submodules'],
+    'oauth-token-id': repo['oauth-token-id'],
+    'repository-http-url': azure ? `https://dev.azure.com/${repo.identifier}` : `https://github.com/${repo.identifier}`,
+    'service-provider': azure ? 'ado_services' : 'github',
+    'tags-regex': repo['tags-regex'],
+    'webhook-url': `${options.origin}/webhooks/vcs/${repo['webhook-id']}`,
+  };
+  if (options.dialect === 'upstream') rendered['github-app-installation-id'] = repo['github-app-installation-id'];
+  return rendered;
+}
+
+function lockedByRelationship(workspace: WorkspaceRow) {
+  const locker = workspace.lockedBy;
+  if (!locker || locker.kind === 'organization') return { data: null };
+  const type = locker.kind === 'user' ? 'users' : 'teams';
+  return { data: { id: locker.id, type }, links: { related: `/api/v2/${type}/${locker.id}` } };
+}
+
+/**
+ * The `workspaces` resource. It is a function of the view alone, so create, show by id or name,
+ * list and the consumer list serialize a workspace identically for the same caller (real clients
+ * compare them field by field).
+ */
+export function workspaceResource(view: WorkspaceView, options: RenderOptions): ResourceObject {
+  const { workspace, organization } = view;
+  const execution = effectiveExecution(workspace, organization);
+  const overridden = workspace.executionMode !== null;
+  const orgName = encodeURIComponent(organization.name);
+  const wsName = encodeURIComponent(workspace.name);
+  const base = `/api/v2/workspaces/${workspace.id}`;
+  const attributes = spellKeys<unknown>(
+    {
+      name: workspace.name,
+      description: workspace.description,
+      environment: 'default',
+      'execution-mode': execution.mode,
+      operations: execution.mode !== 'local',
+      'auto-apply': workspace.autoApply,
+      'auto-apply-run-trigger': workspace.autoApplyRunTrigger,
+      'auto-destroy-at': workspace.autoDestroyAt ? isoTimestamp(workspace.autoDestroyAt) : null,
+      'auto-destroy-activity-duration': workspace.autoDestroyActivityDuration,
+      'allow-destroy-plan': workspace.allowDestroyPlan,
+      'file-triggers-enabled': workspace.fileTriggersEnabled,
+      'global-remote-state': workspace.globalRemoteState,
+      'queue-all-runs': workspace.queueAllRuns,
+      'speculative-enabled': workspace.speculativeEnabled,
+      'structured-run-output-enabled': workspace.structuredRunOutputEnabled,
+      'tool-version': workspace.toolVersion,
+      'trigger-prefixes': workspace.triggerPrefixes,
+      'trigger-patterns': workspace.triggerPatterns,
+      'working-directory': workspace.workingDirectory,
+      'vcs-repo': workspace.vcsRepo ? vcsRepoResource(workspace.vcsRepo, options) : null,
+      'vcs-repo-identifier': workspace.vcsRepo?.identifier ?? null,
+      source: spell(workspace.source, options.dialect),
+      'source-name': workspace.sourceName,
+      'source-url': workspace.sourceUrl,
+      locked: workspace.lockedBy !== null,
+      'created-at': isoTimestamp(workspace.createdAt),
+      'updated-at': isoTimestamp(workspace.updatedAt),
+      'latest-change-at': isoTimestamp(workspace.latestChangeAt),
+      'assessments-enabled': workspace.assessmentsEnabled,
+      'resource-count': workspace.resourceCount,
+      // No runs happen here, so the run statistics have nothing to average or count.
+      'apply-duration-average': null,
+      'plan-duration-average': null,
+      'policy-check-failures': null,
+      'run-failures': null,
+      'workspace-kpis-runs-count': null,
+      actions: { 'is-destroyable': true },
+      permissions: view.permissions,
+      'tag-names': view.tags.map((tag) => tag.name),
+      'setting-overwrites': { 'execution-mode': overridden, 'agent-pool': overridden },
+      'can-queue-destroy-plan': view.permissions['can-queue-destroy'] && workspace.allowDestroyPlan,
+      'hyok-enabled': false,
+    },
+    options.dialect,
+  );
+  return {
+    id: workspace.id,
+    type: 'workspaces',
+    attributes,
+    relationships: {
+      organization: { data: { id: organization.name, type: 'organizations' } },
+      'agent-pool': { data: execution.agentPoolId ? { id: execution.agentPoolId, type: 'agent-pools' } : null },
+      'current-configuration-version': { data: null },
+      'current-run': { data: null },
+      'latest-run': { data: null },
+      'current-state-version': { data: null },
+      'current-assessment-result': { data: null },
+      outputs: { data: [] },
+      readme: { data: null },
+      'remote-state-consumers': { links: { related: `${base}/relationships/remote-state-consumers` } },
+      ...(workspace.sshKeyId ? { 'ssh-key': { data: { id: workspace.sshKeyId, type: 'ssh-keys' }, links: { related: `/api/v2/ssh-keys/${workspace.sshKeyId}` } } } : {}),
+      'locked-by': lockedByRelationship(workspace),
+      project: { data: null },
+      tags: { data: view.tags.map((tag) => ({ id: tag.id, type: 'tags' })) },
+    },
+    links: {
+      self: `/api/v2/organizations/${orgName}/workspaces/${wsName}`,
+      'self-html': `/app/${orgName}/workspaces/${wsName}`,
+    },
+  };
+}

@@ -1,0 +1,68 @@
+import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from '../../store/store.js';
+import { prepared } from '../../store/prepared.js';
+import { secretLeases } from '../../store/tables.js';
+import type { LeaseRecord } from '../framework/types.js';
+
+/** Narrows to ids starting with `prefix`; LIKE ignores ASCII case, so callers filter exactly after. */
+function idLike(prefix: string): SQL {
+  const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  return sql`${secretLeases.id} LIKE ${pattern} ESCAPE '\\'`;
+}
+
+/** The scheduler asks for this after every change that adds timed work. */
+const firstDue = prepared((db) => db.select().from(secretLeases).orderBy(asc(secretLeases.dueAt), asc(secretLeases.id)).limit(1).prepare());
+
+/** Queries over the lease table; the rules live in LeaseManager. */
+export class LeaseStore {
+  constructor(private readonly db: DbOrTx) {}
+
+  get(id: string): LeaseRecord | undefined {
+    return this.db.select().from(secretLeases).where(eq(secretLeases.id, id)).get();
+  }
+
+  insert(lease: LeaseRecord): void {
+    this.db.insert(secretLeases).values(lease).run();
+  }
+
+  update(id: string, patch: Partial<LeaseRecord>): void {
+    this.db.update(secretLeases).set(patch).where(eq(secretLeases.id, id)).run();
+  }
+
+  delete(id: string): void {
+    this.db.delete(secretLeases).where(eq(secretLeases.id, id)).run();
+  }
+
+  /** The lease that falls due first. */
+  earliest(): LeaseRecord | undefined {
+    return firstDue(this.db).get();
+  }
+
+  idsWithPrefix(prefix: string): string[] {
+    return this.db
+      .select({ id: secretLeases.id })
+      .from(secretLeases)
+      .where(idLike(prefix))
+      .orderBy(asc(secretLeases.id))
+      .all()
+      .map((row) => row.id)
+      .filter((id) => id.startsWith(prefix));
+  }
+
+  idsOfTokens(tokenIds: string[]): string[] {
+    if (tokenIds.length === 0) return [];
+    return this.db.select({ id: secretLeases.id }).from(secretLeases).where(inArray(secretLeases.tokenId, tokenIds)).all().map((row) => row.id);
+  }
+
+  idsOfMount(mountUuid: string): string[] {
+    return this.db.select({ id: secretLeases.id }).from(secretLeases).where(eq(secretLeases.mountUuid, mountUuid)).all().map((row) => row.id);
+  }
+
+  /** Moves leases to a new mount path (remount keeps leases, under their new ids). */
+  renamePrefix(mountUuid: string, from: string, to: string): void {
+    const rows = this.db.select().from(secretLeases).where(and(eq(secretLeases.mountUuid, mountUuid), idLike(from))).all();
+    for (const row of rows.filter((lease) => lease.id.startsWith(from))) {
+      this.update(row.id, { id: to + row.id.slice(from.length), path: to + row.path.slice(from.length) });
+    }
+  }
+}

@@ -1,0 +1,247 @@
+import type { Clock } from '../../core/clock.js';
+import { badRequest } from '../../core/errors.js';
+import { base62 } from '../../core/ids.js';
+import type { DueSource, Scheduler } from '../../core/scheduler.js';
+import type { DbOrTx } from '../../store/store.js';
+import type { AuthBlock } from '../framework/types.js';
+import type { LeaseManager } from '../leases/lease-manager.js';
+import { cappedTtlWarning, SYSTEM_DEFAULT_TTL_SECONDS, SYSTEM_MAX_TTL_SECONDS } from '../leases/ttl.js';
+import type { MountTable } from '../mounts/mount-table.js';
+import { MountStorage } from '../storage/mount-storage.js';
+import { TokenStore, USES_EXHAUSTED, type TokenEntry } from './token-store.js';
+
+/** What `auth/token/create` asks for, after field conversion. */
+export interface CreateTokenInput {
+  id?: string;
+  policies?: string[];
+  meta?: Record<string, string>;
+  noParent: boolean;
+  noDefaultPolicy: boolean;
+  renewable?: boolean;
+  ttl?: number;
+  explicitMaxTtl?: number;
+  period?: number;
+  displayName?: string;
+  numUses?: number;
+  type?: string;
+}
+
+export interface CreateContext {
+  parent: TokenEntry;
+  /** `create-orphan` makes orphans without sudo: that path is itself ACL-controlled. */
+  orphanPath: boolean;
+  /** Whether the caller holds sudo on the create path (root always does). */
+  callerHasSudo: boolean;
+  /** Recorded as the token's `path`. */
+  requestPath: string;
+}
+
+/** Lower-cased, trimmed, de-duplicated, sorted; `root` swallows everything else, as the real service does. */
+export function sanitizePolicies(policies: readonly string[], addDefault: boolean): string[] {
+  const cleaned = policies.map((policy) => policy.trim().toLowerCase()).filter((policy) => policy !== '');
+  if (cleaned.includes('root')) return ['root'];
+  if (addDefault) cleaned.push('default');
+  return [...new Set(cleaned)].sort();
+}
+
+/** `token` or `token-<name>` with anything but letters, digits and dashes turned into dashes. */
+function displayName(requested: string | undefined): string {
+  if (!requested) return 'token';
+  return `token-${requested}`.replace(/[^a-zA-Z0-9-]/g, '-').replace(/-+$/, '');
+}
+
+export interface TokenDependencies {
+  db: DbOrTx;
+  clock: Clock;
+  scheduler: Scheduler;
+  leases: LeaseManager;
+  mounts: MountTable;
+  /** Whether a policy of this name exists (for the missing-policy warning). */
+  policyExists(name: string): boolean;
+}
+
+/**
+ * The token rules: creation (policy subset, sudo-only options, TTLs), renewal, use counting,
+ * and revocation, which takes the token's children, its leases and its cubbyhole with it.
+ */
+export class TokenService {
+  readonly store: TokenStore;
+
+  constructor(private readonly deps: TokenDependencies) {
+    this.store = new TokenStore(deps.db, deps.clock);
+  }
+
+  create(input: CreateTokenInput, context: CreateContext): { token: TokenEntry; warnings: string[] } {
+    const { parent } = context;
+    const parentIsRoot = parent.policies.includes('root');
+    const privileged = parentIsRoot || context.callerHasSudo;
+    const warnings: string[] = [];
+
+    if (input.id && !privileged) throw badRequest('root or sudo privileges required to specify token id');
+    if (input.noParent && !privileged) throw badRequest('root or sudo privileges required to create orphan token');
+    if (input.period && !privileged) throw badRequest('root or sudo privileges required to create periodic token');
+    if (input.numUses !== undefined && input.numUses < 0) throw badRequest('number of uses cannot be negative');
+    if (input.type && input.type !== 'service' && input.type !== 'default') {
+      throw badRequest(`token type "${input.type}" is not supported by understudy; only service tokens are`);
+    }
+    if (input.id && this.store.get(input.id)) throw badRequest('cannot create a token with a duplicate ID');
+
+    const requested = sanitizePolicies(input.policies?.length ? input.policies : parent.policies, false).filter(
+      (policy) => !(input.noDefaultPolicy && policy === 'default'),
+    );
+    if (requested.includes('root') && !parentIsRoot) throw badRequest('root tokens may not be created without parent token being root');
+    if (!privileged && requested.some((policy) => policy !== 'default' && !parent.policies.includes(policy))) {
+      throw badRequest('child policies must be subset of parent');
+    }
+    const policies = sanitizePolicies(requested, !input.noDefaultPolicy);
+    for (const policy of policies) {
+      if (policy !== 'root' && policy !== 'default' && !this.deps.policyExists(policy)) warnings.push(`Policy "${policy}" does not exist`);
+    }
+
+    const { ttl, explicitMaxTtl } = this.initialTtl(input, policies, warnings);
+    const now = this.deps.clock.nowMs();
+    const orphan = context.orphanPath || input.noParent;
+    const token: TokenEntry = {
+      id: input.id || `hvs.${base62(24)}`,
+      accessor: base62(24),
+      parentId: orphan ? null : parent.id,
+      policies,
+      displayName: displayName(input.displayName),
+      meta: input.meta && Object.keys(input.meta).length > 0 ? input.meta : null,
+      path: context.requestPath,
+      numUses: input.numUses ?? 0,
+      orphan,
+      renewable: ttl > 0 && (input.renewable ?? true),
+      ttlSeconds: ttl,
+      explicitMaxTtlSeconds: explicitMaxTtl,
+      createdAt: new Date(now),
+      expiresAt: ttl > 0 ? new Date(now + ttl * 1000) : null,
+      lastRenewalAt: null,
+      periodSeconds: input.period ?? 0,
+    };
+    this.store.insert(token);
+    if (token.expiresAt) this.deps.scheduler.poke();
+    return { token, warnings };
+  }
+
+  /** The requested TTL, bounded by the explicit max and the system max; 0 (never) only for root. */
+  private initialTtl(input: CreateTokenInput, policies: string[], warnings: string[]): { ttl: number; explicitMaxTtl: number } {
+    let explicitMaxTtl = input.explicitMaxTtl ?? 0;
+    const period = input.period ?? 0;
+    if (explicitMaxTtl > SYSTEM_MAX_TTL_SECONDS && !period) {
+      warnings.push(
+        `Explicit max TTL of ${explicitMaxTtl} seconds is greater than system/mount allowed value; value is being capped to ${SYSTEM_MAX_TTL_SECONDS} seconds`,
+      );
+      explicitMaxTtl = SYSTEM_MAX_TTL_SECONDS;
+    }
+    let ttl = period || input.ttl || 0;
+    if (ttl === 0 && explicitMaxTtl > 0) ttl = explicitMaxTtl;
+    if (ttl === 0) return { ttl: policies.includes('root') ? 0 : SYSTEM_DEFAULT_TTL_SECONDS, explicitMaxTtl };
+    if (explicitMaxTtl > 0 && ttl > explicitMaxTtl) {
+      warnings.push(`Requested TTL is higher than explicit max TTL; value being capped to ${explicitMaxTtl} seconds`);
+      ttl = explicitMaxTtl;
+    }
+    if (!period && ttl > SYSTEM_MAX_TTL_SECONDS) {
+      warnings.push(cappedTtlWarning(ttl, SYSTEM_MAX_TTL_SECONDS));
+      ttl = SYSTEM_MAX_TTL_SECONDS;
+    }
+    return { ttl, explicitMaxTtl };
+  }
+
+  /** Extends the token's life by `increment` (or its period / creation TTL), within its maximum. */
+  renew(token: TokenEntry, increment: number | undefined): { token: TokenEntry; ttl: number; warnings: string[] } {
+    if (!token.expiresAt || !token.renewable) throw badRequest('lease is not renewable');
+    const now = this.deps.clock.nowMs();
+    const warnings: string[] = [];
+    let ttl: number;
+    if (token.periodSeconds > 0) {
+      ttl = token.periodSeconds;
+    } else {
+      const maxTtl = token.explicitMaxTtlSeconds || SYSTEM_MAX_TTL_SECONDS;
+      const remainingMax = Math.floor((token.createdAt.getTime() + maxTtl * 1000 - now) / 1000);
+      if (remainingMax <= 0) throw badRequest('past the max TTL, cannot renew');
+      const requested = increment && increment > 0 ? increment : token.ttlSeconds;
+      if (requested > remainingMax) warnings.push(cappedTtlWarning(requested, remainingMax));
+      ttl = Math.min(requested, remainingMax);
+    }
+    const patch = { expiresAt: new Date(now + ttl * 1000), lastRenewalAt: new Date(now) };
+    this.store.update(token.id, patch);
+    this.deps.scheduler.poke();
+    return { token: { ...token, ...patch }, ttl, warnings };
+  }
+
+  /**
+   * Counts one use of a use-limited token. Returns the entry as the request sees it and whether
+   * that was the last use (the caller revokes the token once the request is done).
+   */
+  consumeUse(token: TokenEntry): { token: TokenEntry; lastUse: boolean } {
+    if (token.numUses <= 0) return { token, lastUse: false };
+    const left = token.numUses - 1;
+    this.store.update(token.id, { numUses: left === 0 ? USES_EXHAUSTED : left });
+    return { token: { ...token, numUses: left }, lastUse: left === 0 };
+  }
+
+  /** Revokes the token and every descendant, their cubbyholes and their leases. */
+  async revokeTree(token: TokenEntry): Promise<void> {
+    const tree = this.store.tree(token);
+    this.store.delete(tree.map((entry) => entry.id));
+    for (const entry of tree) this.destroyCubbyholes(entry.accessor);
+    await this.deps.leases.revokeForTokens(tree.map((entry) => entry.id));
+  }
+
+  /** Revokes only this token; its children become orphans. */
+  async revokeOrphan(token: TokenEntry): Promise<void> {
+    for (const child of this.store.children(token.id)) this.store.update(child.id, { parentId: null, orphan: true });
+    this.store.delete([token.id]);
+    this.destroyCubbyholes(token.accessor);
+    await this.deps.leases.revokeForTokens([token.id]);
+  }
+
+  /** Every cubbyhole mount keeps the token's entries under its accessor. */
+  private destroyCubbyholes(accessor: string): void {
+    for (const mount of this.deps.mounts.ofType('cubbyhole')) new MountStorage(this.deps.db, mount.uuid).deletePrefix(`${accessor}/`);
+  }
+
+  /** The `auth` block of create and renew responses; `leaseDuration` is the TTL just granted. */
+  authBlock(token: TokenEntry, leaseDuration: number): AuthBlock {
+    return {
+      client_token: token.id,
+      accessor: token.accessor,
+      policies: token.policies,
+      token_policies: token.policies,
+      metadata: token.meta,
+      lease_duration: leaseDuration,
+      renewable: token.renewable,
+      entity_id: '',
+      token_type: 'service',
+      orphan: token.orphan,
+      mfa_requirement: null,
+      num_uses: Math.max(0, token.numUses),
+    };
+  }
+
+  /** Expired tokens, for the scheduler: each is revoked with its children, leases and cubbyhole. */
+  dueSource(): DueSource {
+    return {
+      name: 'tokens',
+      next: () => {
+        const token = this.store.nextExpiring();
+        if (!token?.expiresAt) return undefined;
+        const at = token.expiresAt.getTime();
+        return {
+          at,
+          run: async () => {
+            const current = this.store.get(token.id);
+            const subject = token.accessor;
+            if (!current?.expiresAt || current.expiresAt.getTime() > this.deps.clock.nowMs()) {
+              return { at: new Date(at).toISOString(), kind: 'token-expiry', subject, outcome: 'done', detail: 'no longer due' };
+            }
+            const revoked = this.store.tree(current).length;
+            await this.revokeTree(current);
+            return { at: new Date(at).toISOString(), kind: 'token-expiry', subject, outcome: 'done', detail: `revoked ${revoked} token(s)` };
+          },
+        };
+      },
+    };
+  }
+}

@@ -1,0 +1,143 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { organizations, teams } from './platform.js';
+
+const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
+
+/** A workspace's VCS connection as stored (the wire adds derived keys such as `display-identifier`). */
+export interface StoredVcsRepo {
+  'oauth-token-id': string;
+  identifier: string;
+  branch: string;
+  'ingress-submodules': boolean;
+  'tags-regex': string | null;
+  'github-app-installation-id': string | null;
+  /** Random part of the webhook URL, fixed when the repo is first attached. */
+  'webhook-id': string;
+}
+
+/** Who holds a workspace lock; the wire's polymorphic `locked-by`. */
+export interface WorkspaceLocker {
+  kind: 'user' | 'team' | 'organization';
+  id: string;
+}
+
+export type ExecutionMode = 'remote' | 'local' | 'agent';
+
+export const agentPools = sqliteTable(
+  'agent_pools',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    organizationScoped: integer('organization_scoped', { mode: 'boolean' }).notNull().default(true),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('agent_pools_org_name').on(t.organizationId, t.name)],
+);
+
+/** SSH keys for cloning private modules. `value` is write-only: never rendered, never logged. */
+export const sshKeys = sqliteTable(
+  'ssh_keys',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    value: text('value').notNull(),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('ssh_keys_org').on(t.organizationId)],
+);
+
+export const workspaces = sqliteTable(
+  'workspaces',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    /** null: follow the organization's `default-execution-mode` (setting-overwrites false). */
+    executionMode: text('execution_mode', { enum: ['remote', 'local', 'agent'] }),
+    agentPoolId: text('agent_pool_id').references(() => agentPools.id, { onDelete: 'set null' }),
+    autoApply: integer('auto_apply', { mode: 'boolean' }).notNull(),
+    autoApplyRunTrigger: integer('auto_apply_run_trigger', { mode: 'boolean' }).notNull().default(false),
+    autoDestroyAt: integer('auto_destroy_at', { mode: 'timestamp_ms' }),
+    autoDestroyActivityDuration: text('auto_destroy_activity_duration'),
+    allowDestroyPlan: integer('allow_destroy_plan', { mode: 'boolean' }).notNull(),
+    fileTriggersEnabled: integer('file_triggers_enabled', { mode: 'boolean' }).notNull(),
+    globalRemoteState: integer('global_remote_state', { mode: 'boolean' }).notNull(),
+    queueAllRuns: integer('queue_all_runs', { mode: 'boolean' }).notNull(),
+    speculativeEnabled: integer('speculative_enabled', { mode: 'boolean' }).notNull(),
+    structuredRunOutputEnabled: integer('structured_run_output_enabled', { mode: 'boolean' }).notNull(),
+    assessmentsEnabled: integer('assessments_enabled', { mode: 'boolean' }).notNull(),
+    toolVersion: text('tool_version').notNull(),
+    triggerPrefixes: text('trigger_prefixes', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    triggerPatterns: text('trigger_patterns', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    workingDirectory: text('working_directory'),
+    vcsRepo: text('vcs_repo', { mode: 'json' }).$type<StoredVcsRepo>(),
+    source: text('source').notNull(),
+    sourceName: text('source_name'),
+    sourceUrl: text('source_url'),
+    lockedBy: text('locked_by', { mode: 'json' }).$type<WorkspaceLocker>(),
+    lockReason: text('lock_reason'),
+    sshKeyId: text('ssh_key_id').references(() => sshKeys.id, { onDelete: 'set null' }),
+    resourceCount: integer('resource_count').notNull().default(0),
+    createdAt: createdAt(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+    latestChangeAt: integer('latest_change_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [
+    // Name lookups, name sorting and per-organization uniqueness share this index.
+    uniqueIndex('workspaces_org_name').on(t.organizationId, t.name),
+    index('workspaces_org_created').on(t.organizationId, t.createdAt),
+    index('workspaces_org_updated').on(t.organizationId, t.updatedAt),
+    index('workspaces_agent_pool').on(t.agentPoolId),
+    index('workspaces_ssh_key').on(t.sshKeyId),
+  ],
+);
+
+export const tags = sqliteTable(
+  'tags',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('tags_org_name').on(t.organizationId, t.name)],
+);
+
+/** Tag assignments; `position` keeps insertion order, which `tag-names` must preserve. */
+export const workspaceTags = sqliteTable(
+  'workspace_tags',
+  {
+    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    tagId: text('tag_id').notNull().references(() => tags.id, { onDelete: 'cascade' }),
+    position: integer('position').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.tagId] }), index('workspace_tags_tag').on(t.tagId)],
+);
+
+/** Workspaces explicitly allowed to read another workspace's state. */
+export const remoteStateConsumers = sqliteTable(
+  'remote_state_consumers',
+  {
+    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    consumerId: text('consumer_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.consumerId] }), index('remote_state_consumers_consumer').on(t.consumerId)],
+);
+
+/** A team's access level on one workspace (`team-workspaces` on the wire). */
+export const teamWorkspaces = sqliteTable(
+  'team_workspaces',
+  {
+    id: text('id').primaryKey(),
+    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    access: text('access', { enum: ['read', 'plan', 'write', 'admin'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('team_workspaces_team_ws').on(t.teamId, t.workspaceId), index('team_workspaces_ws').on(t.workspaceId)],
+);

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { ClockMovedBackwardsError, ControllableClock, isoTimestamp } from '../../src/core/clock.js';
+
+describe('ControllableClock', () => {
+  const fixed = () => Date.UTC(2026, 0, 1);
+
+  it('follows its source plus an offset that only grows', () => {
+    const clock = new ControllableClock(fixed);
+    expect(clock.now().toISOString()).toBe('2026-01-01T00:00:00.000Z');
+    clock.advance(36 * 3600_000);
+    expect(clock.now().toISOString()).toBe('2026-01-02T12:00:00.000Z');
+    expect(() => clock.advance(-1)).toThrow(ClockMovedBackwardsError);
+  });
+
+  it('jumps forward with set, and backwards only when forced', () => {
+    const clock = new ControllableClock(fixed);
+    clock.set(new Date('2026-03-01T00:00:00Z'));
+    expect(clock.now().toISOString()).toBe('2026-03-01T00:00:00.000Z');
+    expect(() => clock.set(new Date('2026-02-01T00:00:00Z'))).toThrow(ClockMovedBackwardsError);
+    clock.set(new Date('2026-02-01T00:00:00Z'), true);
+    expect(clock.now().toISOString()).toBe('2026-02-01T00:00:00.000Z');
+    clock.reset();
+    expect(clock.nowMs()).toBe(fixed());
+  });
+
+  it('formats timestamps with milliseconds and a literal Z', () => {
+    expect(isoTimestamp(Date.UTC(2025, 0, 1, 0, 0, 0, 7))).toBe('2025-01-01T00:00:00.007Z');
+  });
+});

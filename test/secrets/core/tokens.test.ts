@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
+import { advance, createToken, putPolicy, TOKEN_DENIED, v1 } from './client.js';
+
+describe('tokens', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+    await putPolicy(server, 'web', 'path "cubbyhole/*" { capabilities = ["read"] }');
+    await putPolicy(server, 'db', 'path "database/*" { capabilities = ["read"] }');
+  });
+  afterAll(() => server.close());
+
+  it('creates a token with the real response shape', async () => {
+    const reply = await v1(server, 'POST', 'auth/token/create', {
+      body: { policies: ['web'], ttl: '1h', meta: { team: 'a' }, display_name: 'ci job', num_uses: 0 },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.data).toBeNull();
+    expect(reply.body.warnings).toBeNull();
+    expect(reply.body.auth).toMatchObject({
+      policies: ['default', 'web'],
+      token_policies: ['default', 'web'],
+      metadata: { team: 'a' },
+      lease_duration: 3600,
+      renewable: true,
+      entity_id: '',
+      token_type: 'service',
+      orphan: false,
+      mfa_requirement: null,
+      num_uses: 0,
+    });
+    expect(reply.body.auth.client_token).toMatch(/^hvs\.[0-9A-Za-z]{24}$/);
+    expect(reply.body.auth.accessor).toMatch(/^[0-9A-Za-z]{24}$/);
+
+    const lookup = await v1(server, 'GET', 'auth/token/lookup-self', { token: reply.body.auth.client_token });
+    expect(lookup.body.data).toMatchObject({
+      accessor: reply.body.auth.accessor,
+      creation_ttl: 3600,
+      display_name: 'token-ci-job',
+      meta: { team: 'a' },
+      orphan: false,
+      path: 'auth/token/create',
+      policies: ['default', 'web'],
+      renewable: true,
+      type: 'service',
+      explicit_max_ttl: 0,
+    });
+    // The clock keeps running between the two requests, and the real service truncates to seconds.
+    expect(lookup.body.data.ttl).toBeGreaterThanOrEqual(3599);
+    expect(lookup.body.data.issue_time).toEqual(expect.any(String));
+    expect(Date.parse(lookup.body.data.expire_time) - Date.parse(lookup.body.data.issue_time)).toBe(3_600_000);
+  });
+
+  it('warns about policies that do not exist and gives the mount default TTL of 768h', async () => {
+    const reply = await v1(server, 'POST', 'auth/token/create', { body: { policies: 'web,ghost' } });
+    expect(reply.body.warnings).toEqual(['Policy "ghost" does not exist']);
+    expect(reply.body.auth.lease_duration).toBe(2_764_800);
+    expect(reply.body.auth.policies).toEqual(['default', 'ghost', 'web']);
+  });
+
+  it('leaves out default with no_default_policy, and inherits the parent policies when none are given', async () => {
+    await putPolicy(server, 'creator', 'path "auth/token/create" { capabilities = ["update"] }');
+    const parent = await createToken(server, { policies: ['web', 'creator'], no_default_policy: true });
+    expect(parent.policies).toEqual(['creator', 'web']);
+    const child = await createToken(server, {}, parent.client_token);
+    expect(child.policies).toEqual(['creator', 'default', 'web']);
+  });
+
+  it('applies the creation rules for non-root parents', async () => {
+    const parent = (await createToken(server, { policies: ['web'] })).client_token;
+    const create = (body: Record<string, unknown>) => v1(server, 'POST', 'auth/token/create', { token: parent, body });
+    // The parent's policies need a rule for auth/token/create; give it one.
+    await putPolicy(server, 'web', 'path "cubbyhole/*" { capabilities = ["read"] }\npath "auth/token/create*" { capabilities = ["update"] }');
+    expect((await create({ policies: ['db'] })).body.errors).toEqual(['child policies must be subset of parent']);
+    expect((await create({ policies: ['root'] })).body.errors).toEqual(['root tokens may not be created without parent token being root']);
+    expect((await create({ id: 'custom-id' })).body.errors).toEqual(['root or sudo privileges required to specify token id']);
+    expect((await create({ no_parent: true })).body.errors).toEqual(['root or sudo privileges required to create orphan token']);
+    expect((await create({ period: '1h' })).body.errors).toEqual(['root or sudo privileges required to create periodic token']);
+    expect((await create({ num_uses: -1 })).body.errors).toEqual(['number of uses cannot be negative']);
+    expect((await create({ policies: ['web'] })).status).toBe(200);
+    // create-orphan is ACL-controlled by its own path, so no sudo is needed.
+    const orphan = await v1(server, 'POST', 'auth/token/create-orphan', { token: parent, body: { policies: ['web'] } });
+    expect(orphan.body.auth.orphan).toBe(true);
+  });
+
+  it('lets root choose the id, make orphans and periodic tokens', async () => {
+    const custom = await createToken(server, { id: 'my-fixed-token', policies: ['web'], no_parent: true, period: '2h' });
+    expect(custom.client_token).toBe('my-fixed-token');
+    expect(custom.orphan).toBe(true);
+    expect(custom.lease_duration).toBe(7200);
+    const lookup = await v1(server, 'GET', 'auth/token/lookup-self', { token: 'my-fixed-token' });
+    expect(lookup.body.data).toMatchObject({ period: 7200, orphan: true });
+    expect((await v1(server, 'POST', 'auth/token/create', { body: { id: 'my-fixed-token' } })).body.errors).toEqual([
+      'cannot create a token with a duplicate ID',
+    ]);
+  });
+
+  it('looks up another token (root), and answers an unknown one with 403 bad token', async () => {
+    const token = await createToken(server, { policies: ['web'] });
+    const found = await v1(server, 'POST', 'auth/token/lookup', { body: { token: token.client_token } });
+    expect(found.body.data.accessor).toBe(token.accessor);
+    const unknown = await v1(server, 'POST', 'auth/token/lookup', { body: { token: 'hvs.unknown' } });
+    expect(unknown.status).toBe(403);
+    expect(unknown.body.errors).toEqual(['bad token']);
+    const byAccessor = await v1(server, 'POST', 'auth/token/lookup-accessor', { body: { accessor: token.accessor } });
+    expect(byAccessor.body.data).toMatchObject({ id: '', accessor: token.accessor });
+  });
+
+  it('reports the root token as the real service does', async () => {
+    const reply = await v1(server, 'GET', 'auth/token/lookup-self');
+    expect(reply.body.data).toMatchObject({ id: ROOT_TOKEN, policies: ['root'], ttl: 0, expire_time: null, path: 'auth/token/root', display_name: 'root', orphan: true });
+    expect(reply.body.data.issue_time).toBeUndefined();
+  });
+
+  it('renews within the maximum, with the real warning when capped', async () => {
+    const token = await createToken(server, { policies: ['web'], ttl: '1h', explicit_max_ttl: '2h' });
+    await advance(server, '30m');
+    const renewed = await v1(server, 'POST', 'auth/token/renew-self', { token: token.client_token, body: { increment: '1h' } });
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.auth.lease_duration).toBe(3600);
+    expect(renewed.body.auth.client_token).toBe(token.client_token);
+    const capped = await v1(server, 'POST', 'auth/token/renew-self', { token: token.client_token, body: { increment: '5h' } });
+    expect(capped.body.auth.lease_duration).toBeGreaterThanOrEqual(5399);
+    expect(capped.body.auth.lease_duration).toBeLessThanOrEqual(5400);
+    expect(capped.body.warnings).toEqual([
+      expect.stringMatching(/^TTL of "5h0m0s" exceeded the effective max_ttl of "1h(30m0s|29m59s)"; TTL value is capped accordingly$/),
+    ]);
+    const lookup = await v1(server, 'GET', 'auth/token/lookup-self', { token: token.client_token });
+    expect(lookup.body.data.last_renewal).toEqual(expect.any(String));
+
+    const fixed = await createToken(server, { policies: ['web'], ttl: '1h', renewable: false });
+    expect((await v1(server, 'POST', 'auth/token/renew-self', { token: fixed.client_token, body: {} })).body.errors).toEqual(['lease is not renewable']);
+  });
+
+  it('expires through the clock: the token stops working and is revoked', async () => {
+    const token = await createToken(server, { policies: ['web'], ttl: '10m' });
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: token.client_token })).status).toBe(200);
+    const ran = await advance(server, '11m');
+    expect(ran).toContainEqual(expect.objectContaining({ kind: 'token-expiry', subject: token.accessor, outcome: 'done' }));
+    const after = await v1(server, 'GET', 'auth/token/lookup-self', { token: token.client_token });
+    expect(after.status).toBe(403);
+    expect(after.body.errors).toEqual(TOKEN_DENIED);
+  });
+
+  it('revokes children with their parent, but not with revoke-orphan', async () => {
+    const parent = await createToken(server, { policies: ['web'] });
+    await putPolicy(server, 'web', 'path "cubbyhole/*" { capabilities = ["read"] }\npath "auth/token/create*" { capabilities = ["update"] }');
+    const child = await createToken(server, { policies: ['web'] }, parent.client_token);
+    const grandchild = await createToken(server, { policies: ['web'] }, child.client_token);
+    expect((await v1(server, 'POST', 'auth/token/revoke-self', { token: parent.client_token })).status).toBe(204);
+    for (const token of [parent, child, grandchild]) {
+      expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: token.client_token })).status).toBe(403);
+    }
+
+    const keep = await createToken(server, { policies: ['web'] });
+    const kept = await createToken(server, { policies: ['web'] }, keep.client_token);
+    expect((await v1(server, 'POST', 'auth/token/revoke-orphan', { body: { token: keep.client_token } })).status).toBe(204);
+    const orphaned = await v1(server, 'GET', 'auth/token/lookup-self', { token: kept.client_token });
+    expect(orphaned.body.data.orphan).toBe(true);
+
+    const other = await createToken(server, { policies: ['web'] });
+    expect((await v1(server, 'POST', 'auth/token/revoke', { body: { token: other.client_token } })).status).toBe(204);
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: other.client_token })).status).toBe(403);
+    // Revoking an unknown token is not an error.
+    expect((await v1(server, 'POST', 'auth/token/revoke', { body: { token: 'hvs.unknown' } })).status).toBe(204);
+  });
+
+  it('counts uses and revokes the token after the last one', async () => {
+    const token = await createToken(server, { policies: ['web'], num_uses: 2 });
+    expect(token.num_uses).toBe(2);
+    const first = await v1(server, 'GET', 'auth/token/lookup-self', { token: token.client_token });
+    expect(first.body.data.num_uses).toBe(1);
+    const second = await v1(server, 'GET', 'auth/token/lookup-self', { token: token.client_token });
+    expect(second.status).toBe(200);
+    const third = await v1(server, 'GET', 'auth/token/lookup-self', { token: token.client_token });
+    expect(third.status).toBe(403);
+    expect((await v1(server, 'POST', 'auth/token/lookup', { body: { token: token.client_token } })).status).toBe(403);
+  });
+
+  it('lists accessors for root (sudo)', async () => {
+    const token = await createToken(server, { policies: ['web'] });
+    const reply = await v1(server, 'GET', 'auth/token/accessors?list=true');
+    expect(reply.body.data.keys).toContain(token.accessor);
+  });
+});

@@ -1,0 +1,59 @@
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { describe, expect, it } from 'vitest';
+import { MIGRATIONS_DIR, openStore } from '../../src/store/store.js';
+
+interface Journal {
+  entries: { idx: number; tag: string }[];
+}
+
+const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as Journal;
+
+/** A migrations folder holding only the first `count` migrations, as an older release shipped it. */
+function olderRelease(count: number): string {
+  const dir = mkdtempSync(join(tmpdir(), 'understudy-migrations-'));
+  mkdirSync(join(dir, 'meta'));
+  const entries = journal.entries.slice(0, count);
+  writeFileSync(join(dir, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries }));
+  for (const entry of entries) cpSync(join(MIGRATIONS_DIR, `${entry.tag}.sql`), join(dir, `${entry.tag}.sql`));
+  return dir;
+}
+
+describe('migrations', () => {
+  it.each(journal.entries.slice(1).map((entry) => [entry.tag, entry.idx] as const))(
+    'upgrade a store last migrated before %s in place, keeping its rows',
+    (_tag, idx) => {
+      const file = join(mkdtempSync(join(tmpdir(), 'understudy-store-')), 'old.sqlite');
+      const old = new Database(file);
+      migrate(drizzle(old), { migrationsFolder: olderRelease(idx) });
+      old.prepare("INSERT INTO organizations (id, name, email, created_at, updated_at) VALUES ('org-old', 'old', 'a@b.c', 1, 1)").run();
+      old.prepare("INSERT INTO secret_tokens (id, accessor, policies, display_name, path, created_at) VALUES ('t', 'a', '[\"root\"]', 'root', 'auth/token/root', 1)").run();
+      old.close();
+
+      const store = openStore(file);
+      try {
+        expect(store.sqlite.prepare('SELECT name FROM organizations').all()).toEqual([{ name: 'old' }]);
+        expect(store.sqlite.prepare('SELECT id FROM secret_tokens').all()).toEqual([{ id: 't' }]);
+        const applied = store.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number };
+        expect(applied.n).toBe(journal.entries.length);
+      } finally {
+        store.close();
+      }
+    },
+  );
+
+  it('match the schema: drizzle-kit finds nothing left to generate', () => {
+    const out = mkdtempSync(join(tmpdir(), 'understudy-drift-'));
+    cpSync(MIGRATIONS_DIR, out, { recursive: true });
+    const config = join(out, 'drizzle.config.json');
+    // drizzle-kit reads `out` as relative to the working directory, even when it is absolute.
+    writeFileSync(config, JSON.stringify({ dialect: 'sqlite', schema: 'src/store/schema/*.ts', out: relative(process.cwd(), out) }));
+    const output = execFileSync('npx', ['drizzle-kit', 'generate', '--config', config, '--name', 'drift'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    expect(output).toMatch(/No schema changes/);
+  });
+});
