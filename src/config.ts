@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
@@ -44,6 +45,13 @@ export const VARIABLES: readonly Variable[] = [
   { name: 'UNDERSTUDY_CONTROL_TOKEN', key: 'controlToken', default: null, expects: 'a non-empty string', meaning: 'when set, /_emulator requires it as a bearer token' },
 ];
 
+/**
+ * The seed shipped with understudy. The default is resolved against the package, not the working
+ * directory, so `node /path/to/dist/main.js` works from anywhere; a path the user gives is
+ * resolved against the working directory as usual.
+ */
+export const SHIPPED_SEED = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
+
 export class ConfigError extends Error {}
 
 /** Reads `.env` (if present) under the process environment; the environment wins. */
@@ -58,7 +66,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   for (const variable of VARIABLES) {
     const names = [variable.name, ...(variable.aliases ?? [])];
     const given = names.map((name) => env[name]).find((value) => value !== undefined && value !== '');
-    const text = given ?? variable.default;
+    const text = given ?? (variable.key === 'seed' ? SHIPPED_SEED : variable.default);
     raw[variable.key] = variable.key === 'port' && text !== null && /^\d+$/.test(text) ? Number(text) : text;
     if (!Value.Check(ConfigSchema.properties[variable.key], raw[variable.key])) {
       throw new ConfigError(`${variable.name} must be ${variable.expects} (got ${JSON.stringify(given)})`);

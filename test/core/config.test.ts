@@ -1,5 +1,7 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, VARIABLES } from '../../src/config.js';
+import { ConfigError, loadConfig, SHIPPED_SEED, VARIABLES } from '../../src/config.js';
 
 describe('configuration', () => {
   it('has the contract defaults', () => {
@@ -9,11 +11,17 @@ describe('configuration', () => {
       store: 'data/understudy.sqlite',
       logLevel: 'info',
       dialect: 'spec',
-      seed: 'fixtures/default.json',
+      seed: SHIPPED_SEED,
       adminToken: 'understudy-admin-token',
       rootToken: 'root',
       controlToken: null,
     });
+  });
+
+  it('finds the shipped seed from any working directory, and a given seed from the working directory', () => {
+    expect(SHIPPED_SEED).toBe(join(process.cwd(), 'fixtures', 'default.json'));
+    expect(existsSync(SHIPPED_SEED)).toBe(true);
+    expect(loadConfig({ UNDERSTUDY_SEED: 'my/seed.json' }).seed).toBe('my/seed.json');
   });
 
   it('reads the root token alias, the named variable winning', () => {

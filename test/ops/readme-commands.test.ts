@@ -1,7 +1,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SEED, startProcess, tempDir } from './process.js';
+import { startProcess, tempDir } from './process.js';
 
 // The README promises `npm install && npm start`; dist/ was built by `prepare` at install, and
 // `pretest` rebuilt it if the source moved on since.
@@ -47,8 +47,12 @@ describe("the README's two commands", () => {
     }
   });
 
-  it.each(['SIGTERM', 'SIGINT'] as const)('node dist/main.js exits 0 on %s, as a process supervisor expects', async (signal) => {
-    const server = await startProcess({ cwd: dir, env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: ':memory:', UNDERSTUDY_SEED: DEFAULT_SEED } });
+  // Started from an unrelated directory with no UNDERSTUDY_SEED: the shipped seed must still load.
+  it.each(['SIGTERM', 'SIGINT'] as const)('node dist/main.js, started from any directory, exits 0 on %s, as a process supervisor expects', async (signal) => {
+    const server = await startProcess({ cwd: dir, env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: ':memory:' } });
+    const { exports } = server.banner;
+    const organization = await fetch(`${exports.TFE_ADDRESS}/api/v2/organizations/understudy`, { headers: { authorization: `Bearer ${exports.TFE_TOKEN}` } });
+    expect(organization.status).toBe(200);
     const exit = await server.stop(signal);
     expect(exit).toMatchObject({ code: 0, signal: null });
   });
