@@ -1,7 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig, readEnvironment, VARIABLES } from '../../src/config.js';
+import { loadConfig, readEnvironment, SHIPPED_SEED, VARIABLES } from '../../src/config.js';
 import { DEFAULT_SEED, runToExit, startProcess, tempDir } from './process.js';
 
 // Processes run from an empty directory, so a developer's .env in the checkout cannot interfere.
@@ -101,7 +101,10 @@ describe('.env and the environment', () => {
     const config = loadConfig({});
     for (const variable of VARIABLES) {
       const value = config[variable.key];
-      expect(value === null ? null : String(value), variable.name).toBe(variable.default);
+      // The documented seed default is the shipped file, found from the package, not the working directory.
+      const expected = variable.key === 'seed' ? SHIPPED_SEED : variable.default;
+      expect(value === null ? null : String(value), variable.name).toBe(expected);
     }
+    expect(SHIPPED_SEED.endsWith(VARIABLES.find((variable) => variable.key === 'seed')?.default ?? '?')).toBe(true);
   });
 });
