@@ -9,7 +9,7 @@ import { systemBackend } from './sys/backend.js';
 import { tokenBackend } from './tokens/backend.js';
 
 /** The operation an HTTP request asks for; `write` becomes create or update by existence. */
-export type RequestedOperation = 'read' | 'list' | 'write' | 'delete';
+export type RequestedOperation = 'read' | 'list' | 'write' | 'delete' | 'patch';
 
 export interface LogicalRequest {
   operation: RequestedOperation;

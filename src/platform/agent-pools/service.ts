@@ -11,7 +11,6 @@ import * as repo from './repo.js';
 import type { AgentPoolRow } from './repo.js';
 
 /** What workspaces and run tasks say when `agent-pool-id` names no pool of their organization. */
-export const UNKNOWN_AGENT_POOL = 'The provided agent pool does not exist';
 
 /**
  * Agent pools exist here so that `agent` execution mode has something to point at; no agent
@@ -73,13 +72,13 @@ export class AgentPoolService {
     if ((repo.workspaceIdsByPool(this.db, [pool.id]).get(pool.id) ?? []).length > 0) {
       throw unprocessable('the agent pool is still used by workspaces; move them to another pool or execution mode first');
     }
-    repo.deleteAgentPool(this.db, id);
+    this.db.transaction((tx) => {
+      // An organization whose default pool goes away keeps agent mode but no longer names a pool.
+      if (organization.attributes[organizationsRepo.DEFAULT_AGENT_POOL_ID] === pool.id) {
+        const { [organizationsRepo.DEFAULT_AGENT_POOL_ID]: _removed, ...attributes } = organization.attributes;
+        organizationsRepo.updateOrganization(tx, organization.id, { attributes });
+      }
+      repo.deleteAgentPool(tx, id);
+    });
   }
-}
-
-/** The pool `id` if it belongs to `organizationId`; otherwise the 422 real clients match on. */
-export function requireAgentPoolOf(db: Db, organizationId: string, id: string, pointer: string): AgentPoolRow {
-  const pool = repo.findAgentPool(db, id);
-  if (!pool || pool.organizationId !== organizationId) throw unprocessable(UNKNOWN_AGENT_POOL, pointer);
-  return pool;
 }

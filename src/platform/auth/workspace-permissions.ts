@@ -2,6 +2,7 @@ import { and, inArray } from 'drizzle-orm';
 import { ApiError } from '../../core/errors.js';
 import type { DbOrTx } from '../../store/store.js';
 import { teamWorkspaces } from '../../store/tables.js';
+import { inSlices } from '../sql-slices.js';
 import { Permissions, type OrganizationPermission } from './permissions.js';
 import type { Principal } from './principal.js';
 
@@ -91,16 +92,19 @@ export class WorkspacePermissions {
     return { organizationId, grants, organizationLevel, teamIds: [...teamIds] };
   }
 
-  /** The caller's level on each of `workspaceIds` (one query, whatever the number). */
+  /** The caller's level on each of `workspaceIds` (one query per 500 workspaces, whatever the number). */
   levels(scope: CallerScope, workspaceIds: readonly string[]): Map<string, AccessLevel | null> {
     const result = new Map<string, AccessLevel | null>(workspaceIds.map((id) => [id, scope.organizationLevel]));
     if (scope.organizationLevel === 'admin' || scope.teamIds.length === 0 || workspaceIds.length === 0) return result;
-    const rows = this.db
-      .select({ workspaceId: teamWorkspaces.workspaceId, access: teamWorkspaces.access })
-      .from(teamWorkspaces)
-      .where(and(inArray(teamWorkspaces.teamId, [...scope.teamIds]), inArray(teamWorkspaces.workspaceId, [...workspaceIds])))
-      .all();
-    for (const row of rows) result.set(row.workspaceId, higher(result.get(row.workspaceId) ?? null, row.access));
+    // A request body may name any number of workspaces; slices keep each statement within SQLite's limits.
+    for (const slice of inSlices([...result.keys()])) {
+      const rows = this.db
+        .select({ workspaceId: teamWorkspaces.workspaceId, access: teamWorkspaces.access })
+        .from(teamWorkspaces)
+        .where(and(inArray(teamWorkspaces.teamId, [...scope.teamIds]), inArray(teamWorkspaces.workspaceId, slice)))
+        .all();
+      for (const row of rows) result.set(row.workspaceId, higher(result.get(row.workspaceId) ?? null, row.access));
+    }
     return result;
   }
 

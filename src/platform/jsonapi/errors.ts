@@ -70,6 +70,16 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply.code(error.status).header('content-type', MEDIA_TYPE).send(Buffer.from(JSON.stringify({ errors: [errorObject(error)] })));
 }
 
+/**
+ * Requests the router refuses before any route runs, answered in JSON:API like everything else
+ * under `/api/v2`: a path segment longer than any identifier names nothing (the usual 404), and a
+ * path that is not valid percent-encoding is a 400.
+ */
+export function platformRouterError(error: FastifyError, reply: FastifyReply): FastifyReply {
+  if (error.code === 'FST_ERR_MAX_PARAM_LENGTH') return sendError(reply, NOT_FOUND);
+  return sendError(reply, new ApiError(400, 'the request path is not valid percent-encoding'));
+}
+
 export function platformErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const apiError = toApiError(error);
   if (apiError.status >= 500) request.log.error({ err: error }, 'unexpected error in the platform API');

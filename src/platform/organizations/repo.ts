@@ -4,6 +4,13 @@ import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, organizations, teamMembers, teams } from '../../store/tables.js';
 import type { OrganizationRow } from '../auth/principal.js';
 
+/**
+ * The organization's default agent pool is kept in its attributes under this key. Responses show
+ * it as the `default-agent-pool` relationship instead; workspaces that follow the organization's
+ * execution mode read it from here.
+ */
+export const DEFAULT_AGENT_POOL_ID = 'default-agent-pool-id';
+
 const byName = prepared((db) => db.select().from(organizations).where(eq(organizations.name, sql.placeholder('name'))).prepare());
 const byId = prepared((db) => db.select().from(organizations).where(eq(organizations.id, sql.placeholder('id'))).prepare());
 

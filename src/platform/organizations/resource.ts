@@ -2,6 +2,7 @@ import { isoTimestamp } from '../../core/clock.js';
 import type { OrganizationRow } from '../auth/principal.js';
 import type { OrganizationPermission } from '../auth/permissions.js';
 import type { ResourceObject } from '../jsonapi/types.js';
+import { DEFAULT_AGENT_POOL_ID } from './repo.js';
 
 /** Entitlements every organization has unless its settings switch one off. */
 export const DEFAULT_ENTITLEMENTS: Record<string, boolean | number | null> = {
@@ -31,11 +32,12 @@ export function entitlements(organization: OrganizationRow): Record<string, bool
 
 export function organizationResource(organization: OrganizationRow, granted: ReadonlySet<OrganizationPermission>): ResourceObject {
   const self = `/api/v2/organizations/${encodeURIComponent(organization.name)}`;
+  const { [DEFAULT_AGENT_POOL_ID]: defaultAgentPoolId, ...settings } = organization.attributes;
   return {
     id: organization.name,
     type: 'organizations',
     attributes: {
-      ...organization.attributes,
+      ...settings,
       name: organization.name,
       email: organization.email,
       'external-id': organization.id,
@@ -56,7 +58,7 @@ export function organizationResource(organization: OrganizationRow, granted: Rea
       },
     },
     relationships: {
-      'default-agent-pool': { data: null },
+      'default-agent-pool': { data: typeof defaultAgentPoolId === 'string' ? { id: defaultAgentPoolId, type: 'agent-pools' } : null },
       'oauth-tokens': { links: { related: `${self}/oauth-tokens` } },
       'authentication-token': { links: { related: `${self}/authentication-token` } },
       'entitlement-set': { data: { id: organization.id, type: 'entitlement-sets' }, links: { related: `${self}/entitlement-set` } },

@@ -5,6 +5,7 @@ import type { Db, DbOrTx } from '../../store/store.js';
 import type { OrganizationSettings } from '../../store/tables.js';
 import { isSiteAdmin, type OrganizationRow, type Principal, type UserRow } from '../auth/principal.js';
 import { Permissions } from '../auth/permissions.js';
+import { requireAgentPoolOf } from '../agent-pools/rules.js';
 import * as repo from './repo.js';
 
 export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
@@ -20,6 +21,16 @@ export const ORGANIZATION_DEFAULTS = {
   'allow-force-delete-workspaces': false,
   'send-passing-statuses-for-untriggered-speculative-plans': false,
 } as const;
+
+const DEFAULT_AGENT_POOL_POINTER = '/data/relationships/default-agent-pool';
+
+export interface UpdateOrganization {
+  name?: string;
+  email?: string;
+  attributes?: Record<string, unknown>;
+  /** A pool id to set, null to clear, undefined to leave as it is. */
+  defaultAgentPoolId?: string | null;
+}
 
 export interface CreateOrganization {
   name: string;
@@ -88,7 +99,7 @@ export class OrganizationService {
     return repo.listOrganizations(this.db, readable, offset, limit);
   }
 
-  update(principal: Principal, name: string, changes: { name?: string; email?: string; attributes?: Record<string, unknown> }): OrganizationRow {
+  update(principal: Principal, name: string, changes: UpdateOrganization): OrganizationRow {
     const organization = this.visible(principal, name);
     new Permissions(this.db).require(principal, organization, 'update');
     if (changes.name !== undefined && changes.name !== organization.name) {
@@ -100,11 +111,25 @@ export class OrganizationService {
       ...organization,
       name: changes.name ?? organization.name,
       email: changes.email ?? organization.email,
-      attributes: { ...organization.attributes, ...changes.attributes },
+      attributes: this.withDefaultAgentPool(organization, { ...organization.attributes, ...changes.attributes }, changes.defaultAgentPoolId),
       updatedAt: this.clock.now(),
     };
     repo.updateOrganization(this.db, organization.id, updated);
     return updated;
+  }
+
+  /**
+   * Applies a default agent pool change to the merged attributes. A pool only makes sense in
+   * agent mode, so naming one in another mode is refused, and leaving agent mode drops it.
+   */
+  private withDefaultAgentPool(organization: OrganizationRow, attributes: Record<string, unknown>, poolId: string | null | undefined): Record<string, unknown> {
+    const agentMode = attributes['default-execution-mode'] === 'agent';
+    if (typeof poolId === 'string') {
+      if (!agentMode) throw unprocessable("Default agent pool must not be specified unless using 'agent' execution mode", DEFAULT_AGENT_POOL_POINTER);
+      requireAgentPoolOf(this.db, organization.id, poolId, DEFAULT_AGENT_POOL_POINTER);
+    }
+    const kept = poolId === undefined ? (attributes[repo.DEFAULT_AGENT_POOL_ID] ?? null) : poolId;
+    return { ...attributes, [repo.DEFAULT_AGENT_POOL_ID]: agentMode ? kept : null };
   }
 
   destroy(principal: Principal, name: string): void {

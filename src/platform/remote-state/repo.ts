@@ -1,6 +1,7 @@
 import { and, eq, inArray, ne, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { remoteStateConsumers, workspaces } from '../../store/tables.js';
+import { inSlices } from '../sql-slices.js';
 
 /** Which workspaces may read `workspaceId`'s state: every other one when global, else the approved ones. */
 export function consumerCondition(db: DbOrTx, workspaceId: string, global: boolean): SQL {
@@ -10,18 +11,20 @@ export function consumerCondition(db: DbOrTx, workspaceId: string, global: boole
 }
 
 export function addConsumers(db: DbOrTx, workspaceId: string, consumerIds: readonly string[]): void {
-  if (consumerIds.length === 0) return;
-  db.insert(remoteStateConsumers)
-    .values(consumerIds.map((consumerId) => ({ workspaceId, consumerId })))
-    .onConflictDoNothing()
-    .run();
+  for (const slice of inSlices(consumerIds)) {
+    db.insert(remoteStateConsumers)
+      .values(slice.map((consumerId) => ({ workspaceId, consumerId })))
+      .onConflictDoNothing()
+      .run();
+  }
 }
 
 export function removeConsumers(db: DbOrTx, workspaceId: string, consumerIds: readonly string[]): void {
-  if (consumerIds.length === 0) return;
-  db.delete(remoteStateConsumers)
-    .where(and(eq(remoteStateConsumers.workspaceId, workspaceId), inArray(remoteStateConsumers.consumerId, [...consumerIds])))
-    .run();
+  for (const slice of inSlices(consumerIds)) {
+    db.delete(remoteStateConsumers)
+      .where(and(eq(remoteStateConsumers.workspaceId, workspaceId), inArray(remoteStateConsumers.consumerId, slice)))
+      .run();
+  }
 }
 
 export function clearConsumers(db: DbOrTx, workspaceId: string): void {

@@ -64,8 +64,9 @@ export class RemoteStateService {
 
   private checkConsumers(located: Located, consumerIds: readonly string[], needsOne: boolean): string[] {
     if (needsOne && consumerIds.length === 0) throw unprocessable('data must name at least one workspace', '/data');
-    const found = new Map(workspacesRepo.findWorkspaces(this.db, consumerIds).map((row) => [row.id, row]));
-    const levels = new WorkspacePermissions(this.db).levels(located.scope, consumerIds);
+    const unique = [...new Set(consumerIds)];
+    const found = new Map(workspacesRepo.findWorkspaces(this.db, unique).map((row) => [row.id, row]));
+    const levels = new WorkspacePermissions(this.db).levels(located.scope, unique);
     consumerIds.forEach((id, index) => {
       const consumer = found.get(id);
       if (!consumer || consumer.organizationId !== located.organization.id || !levels.get(id)) {
@@ -73,6 +74,6 @@ export class RemoteStateService {
       }
       if (id === located.workspace.id) throw unprocessable('a workspace cannot be a remote state consumer of itself (it can always read its own state)', `/data/${index}/id`);
     });
-    return [...new Set(consumerIds)];
+    return unique;
   }
 }

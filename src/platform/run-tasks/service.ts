@@ -4,7 +4,7 @@ import { unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
 import type { GlobalConfiguration } from '../../store/tables.js';
-import { requireAgentPoolOf } from '../agent-pools/service.js';
+import { requireAgentPoolOf } from '../agent-pools/rules.js';
 import { Permissions, type OrganizationPermission } from '../auth/permissions.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { wireBehaviours } from '../dialect-behaviours.js';

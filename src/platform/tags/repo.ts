@@ -2,6 +2,7 @@ import { and, asc, count, eq, inArray, notExists, notInArray, sql, type SQL } fr
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { tags, workspaceTags } from '../../store/tables.js';
+import { inSlices } from '../sql-slices.js';
 import { containsIgnoringCase } from '../users/repo.js';
 
 export type TagRow = typeof tags.$inferSelect;
@@ -50,17 +51,19 @@ export function tagsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): M
   return result;
 }
 
-/** Adds the tag to the workspace after its existing tags; an existing assignment is left as it is. */
-export function attachTag(db: DbOrTx, workspaceId: string, tagId: string): void {
+/** The position after the workspace's last tag, where the next added tag goes. */
+export function nextTagPosition(db: DbOrTx, workspaceId: string): number {
   const last = db
     .select({ position: sql<number>`coalesce(max(${workspaceTags.position}), 0)` })
     .from(workspaceTags)
     .where(eq(workspaceTags.workspaceId, workspaceId))
     .get();
-  db.insert(workspaceTags)
-    .values({ workspaceId, tagId, position: (last?.position ?? 0) + 1 })
-    .onConflictDoNothing()
-    .run();
+  return (last?.position ?? 0) + 1;
+}
+
+/** Puts the tag on the workspace at `position`; an existing assignment keeps its place. True if it was added. */
+export function attachTag(db: DbOrTx, workspaceId: string, tagId: string, position: number): boolean {
+  return db.insert(workspaceTags).values({ workspaceId, tagId, position }).onConflictDoNothing().run().changes > 0;
 }
 
 export function detachTag(db: DbOrTx, workspaceId: string, tagId: string): void {
@@ -69,9 +72,8 @@ export function detachTag(db: DbOrTx, workspaceId: string, tagId: string): void 
 
 /** Removes those of `tagIds` no workspace carries any more: a tag exists only while it is used. */
 export function deleteUnusedTags(db: DbOrTx, tagIds: readonly string[]): void {
-  if (tagIds.length === 0) return;
   const used = db.select({ one: sql`1` }).from(workspaceTags).where(eq(workspaceTags.tagId, tags.id));
-  db.delete(tags).where(and(inArray(tags.id, [...tagIds]), notExists(used))).run();
+  for (const slice of inSlices(tagIds)) db.delete(tags).where(and(inArray(tags.id, slice), notExists(used))).run();
 }
 
 const instanceCount = sql<number>`(select count(*) from ${workspaceTags} where ${workspaceTags.tagId} = ${tags.id})`;

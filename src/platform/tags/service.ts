@@ -43,6 +43,8 @@ export class TagService {
   }
 
   add(db: DbOrTx, organizationId: string, workspaceId: string, references: TagReference[]): void {
+    // Positions are counted here rather than per insert, so a long body costs linear time.
+    let position = repo.nextTagPosition(db, workspaceId);
     for (const reference of references) {
       let tag: TagRow | undefined;
       if (reference.id !== undefined) tag = this.byId(db, organizationId, { ...reference, id: reference.id });
@@ -54,7 +56,7 @@ export class TagService {
           repo.insertTag(db, tag);
         }
       }
-      repo.attachTag(db, workspaceId, tag.id);
+      if (repo.attachTag(db, workspaceId, tag.id, position)) position += 1;
     }
   }
 

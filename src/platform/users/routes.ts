@@ -4,22 +4,28 @@ import type { PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { listDocument, sendDocument, singleDocument } from '../jsonapi/documents.js';
+import { readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { userResource } from './resource.js';
 import { UserService } from './service.js';
 
 type Query = Record<string, unknown>;
 
+/** A user offers no include; asking for one is the 400 clients match on. */
+const NO_INCLUDES: readonly string[] = [];
+
 /** `users`, the caller's account, and the site administrator's user management (an understudy extension). */
 export async function userRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
   const service = new UserService(context.store.db, context.clock);
 
   app.get<{ Params: { id: string } }>('/users/:id', async (request, reply) => {
+    readInclude(request.query as Query, NO_INCLUDES);
     const user = service.visible(request.principal, request.params.id);
     return sendDocument(reply, 200, singleDocument(userResource(user)));
   });
 
   app.get('/account/details', async (request, reply) => {
+    readInclude(request.query as Query, NO_INCLUDES);
     return sendDocument(reply, 200, singleDocument(userResource(service.current(request.principal))));
   });
 

@@ -3,6 +3,7 @@ import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { tags, teamWorkspaces, workspaces, workspaceTags } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
+import { inSlices } from '../sql-slices.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 
@@ -25,8 +26,7 @@ export function findWorkspaceByName(db: DbOrTx, organizationId: string, name: st
 }
 
 export function findWorkspaces(db: DbOrTx, ids: readonly string[]): WorkspaceRow[] {
-  if (ids.length === 0) return [];
-  return db.select().from(workspaces).where(inArray(workspaces.id, [...ids])).all();
+  return inSlices([...new Set(ids)]).flatMap((slice) => db.select().from(workspaces).where(inArray(workspaces.id, slice)).all());
 }
 
 export function insertWorkspace(db: DbOrTx, row: WorkspaceRow): void {
@@ -35,10 +35,7 @@ export function insertWorkspace(db: DbOrTx, row: WorkspaceRow): void {
 
 /** Many rows at once (bulk fixtures); chunks keep each statement under SQLite's variable limit. */
 export function insertWorkspaces(db: DbOrTx, rows: WorkspaceRow[]): void {
-  const perStatement = 500;
-  for (let start = 0; start < rows.length; start += perStatement) {
-    db.insert(workspaces).values(rows.slice(start, start + perStatement)).run();
-  }
+  for (const slice of inSlices(rows)) db.insert(workspaces).values(slice).run();
 }
 
 export function updateWorkspace(db: DbOrTx, id: string, changes: Partial<WorkspaceRow>): void {

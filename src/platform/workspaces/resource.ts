@@ -5,6 +5,7 @@ import type { OrganizationRow } from '../auth/principal.js';
 import type { WorkspacePermission } from '../auth/workspace-permissions.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { TagRow } from '../tags/repo.js';
+import { DEFAULT_AGENT_POOL_ID } from '../organizations/repo.js';
 import type { WorkspaceRow } from './repo.js';
 
 /** What a workspace's wire form needs besides its row; loaded per page, never per row. */
@@ -33,7 +34,7 @@ export function organizationDefaultMode(organization: OrganizationRow): Executio
 export function effectiveExecution(workspace: WorkspaceRow, organization: OrganizationRow): { mode: ExecutionMode; agentPoolId: string | null } {
   if (workspace.executionMode !== null) return { mode: workspace.executionMode, agentPoolId: workspace.agentPoolId };
   const mode = organizationDefaultMode(organization);
-  const pool = organization.attributes['default-agent-pool-id'];
+  const pool = organization.attributes[DEFAULT_AGENT_POOL_ID];
   return { mode, agentPoolId: mode === 'agent' && typeof pool === 'string' ? pool : null };
 }
 

@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.js';
 import { spell, type Dialect } from '../../core/dialect.js';
 import { conflict, unprocessable } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
-import { requireAgentPoolOf } from '../agent-pools/service.js';
+import { requireAgentPoolOf } from '../agent-pools/rules.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
 import {
   requirePermission,
@@ -188,7 +188,6 @@ export class WorkspaceService {
   }
 }
 
-/** The entries of `record` whose value is not undefined (so spreading them keeps defaults). */
 /** The columns that create and update both take straight from their attributes; absent ones stay out. */
 function settingColumns(settings: WorkspaceSettingsInput): Partial<WorkspaceRow> {
   return definedOnly({
@@ -209,6 +208,7 @@ function settingColumns(settings: WorkspaceSettingsInput): Partial<WorkspaceRow>
   });
 }
 
+/** The entries of `record` whose value is not undefined (so spreading them keeps defaults). */
 function definedOnly<T extends Record<string, unknown>>(record: T): Partial<T> {
   return Object.fromEntries(Object.entries(record).filter(([, value]) => value !== undefined)) as Partial<T>;
 }

@@ -8,6 +8,7 @@ const REQUIRED: Record<Operation, number> = {
   create: CAPABILITY_BITS.create,
   update: CAPABILITY_BITS.update,
   delete: CAPABILITY_BITS.delete,
+  patch: CAPABILITY_BITS.patch,
 };
 
 /** Same path in several policies: the union of capabilities, except that deny wins. */

@@ -35,7 +35,7 @@ path "cubbyhole/*" {
   capabilities = ["create", "read", "update", "delete", "list"]
 }
 
-# Response wrapping and the general-purpose tools.
+# Response wrapping and the hashing tool.
 path "sys/wrapping/wrap" {
   capabilities = ["update"]
 }
@@ -49,12 +49,6 @@ path "sys/tools/hash" {
   capabilities = ["update"]
 }
 path "sys/tools/hash/*" {
-  capabilities = ["update"]
-}
-path "sys/tools/random" {
-  capabilities = ["update"]
-}
-path "sys/tools/random/*" {
   capabilities = ["update"]
 }
 `;

@@ -15,6 +15,15 @@ export function parseBool(value: string): boolean | undefined {
 const conversionError = (name: string, value: unknown, type: string) =>
   new ApiError(400, `Field validation failed: error converting input ${JSON.stringify(value)} for field "${name}": expected ${type}`);
 
+type Scalar = string | number | boolean;
+const isScalar = (value: unknown): value is Scalar => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
+
+/** List items as strings; objects, arrays and nulls inside a list do not convert. */
+function stringItems(name: string, items: unknown[], type: string): string[] {
+  if (!items.every(isScalar)) throw conversionError(name, items, type);
+  return items.map(String);
+}
+
 function coerce(name: string, spec: FieldSpec, value: unknown): unknown {
   switch (spec.type) {
     case 'string':
@@ -29,7 +38,8 @@ function coerce(name: string, spec: FieldSpec, value: unknown): unknown {
     }
     case 'int': {
       const parsed = typeof value === 'string' && /^-?\d+$/.test(value) ? Number(value) : value;
-      if (typeof parsed !== 'number' || !Number.isInteger(parsed)) throw conversionError(name, value, 'an integer');
+      // Past 2^53 a JSON number no longer names one integer (the real service's 64-bit ints overflow there too).
+      if (typeof parsed !== 'number' || !Number.isSafeInteger(parsed)) throw conversionError(name, value, 'an integer');
       return parsed;
     }
     case 'duration':
@@ -40,15 +50,20 @@ function coerce(name: string, spec: FieldSpec, value: unknown): unknown {
       }
     case 'commaStringSlice':
       if (typeof value === 'string') return value === '' ? [] : value.split(',').map((item) => item.trim()).filter((item) => item !== '');
-      if (Array.isArray(value)) return value.map(String);
+      if (Array.isArray(value)) return stringItems(name, value, 'a list or a comma-separated string');
       throw conversionError(name, value, 'a list or a comma-separated string');
     case 'stringSlice':
       if (typeof value === 'string') return [value];
-      if (Array.isArray(value)) return value.map(String);
+      if (Array.isArray(value)) return stringItems(name, value, 'a list of strings');
       throw conversionError(name, value, 'a list of strings');
     case 'map':
       if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value;
       throw conversionError(name, value, 'a map');
+    case 'kvPairs': {
+      const entries = typeof value === 'object' && value !== null && !Array.isArray(value) ? Object.entries(value) : undefined;
+      if (!entries?.every(([, entry]) => isScalar(entry))) throw conversionError(name, value, 'a map of strings');
+      return Object.fromEntries(entries.map(([key, entry]) => [key, String(entry)]));
+    }
     case 'any':
       return value;
   }

@@ -6,10 +6,11 @@ import type { secretLeases } from '../../store/tables.js';
 /** A lease as stored; engines get it back when it is renewed or revoked. */
 export type LeaseRecord = typeof secretLeases.$inferSelect;
 
-/** The logical operations every secrets path is written in terms of. */
-export type Operation = 'read' | 'list' | 'create' | 'update' | 'delete';
+/** The logical operations every secrets path is written in terms of (`patch`: a JSON merge patch). */
+export type Operation = 'read' | 'list' | 'create' | 'update' | 'delete' | 'patch';
 
-export type FieldType = 'string' | 'bool' | 'int' | 'duration' | 'commaStringSlice' | 'stringSlice' | 'map' | 'any';
+/** `kvPairs`: an object of strings (numbers and booleans are converted); `map`: any object. */
+export type FieldType = 'string' | 'bool' | 'int' | 'duration' | 'commaStringSlice' | 'stringSlice' | 'map' | 'kvPairs' | 'any';
 
 export interface FieldSpec {
   type: FieldType;

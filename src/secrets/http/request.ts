@@ -17,10 +17,15 @@ export function clientToken(request: FastifyRequest): string | undefined {
   return header('x-vault-token') ?? header('x-store-token') ?? (bearer || undefined);
 }
 
+/** The query string as sent (the part after the first `?`). */
+function queryOf(request: FastifyRequest): URLSearchParams {
+  const mark = request.url.indexOf('?');
+  return new URLSearchParams(mark === -1 ? '' : request.url.slice(mark + 1));
+}
+
 function queryData(request: FastifyRequest): Record<string, unknown> {
-  const url = new URL(request.url, 'http://localhost');
   const data: Record<string, unknown> = {};
-  for (const [key, value] of url.searchParams) {
+  for (const [key, value] of queryOf(request)) {
     if (key === 'help' || key === 'list') continue;
     const previous = data[key];
     data[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
@@ -28,7 +33,10 @@ function queryData(request: FastifyRequest): Record<string, unknown> {
   return data;
 }
 
-/** POST/PUT bodies: JSON objects, or forms when sent as such; an empty body is no data. */
+/**
+ * POST/PUT/PATCH bodies: JSON objects, or forms when sent as such. An empty body and a JSON
+ * `null` are no data, as when the real service decodes them into a map.
+ */
 function bodyData(request: FastifyRequest): Record<string, unknown> {
   const raw = typeof request.body === 'string' ? request.body : '';
   if (raw.trim() === '') return {};
@@ -45,8 +53,21 @@ function bodyData(request: FastifyRequest): Record<string, unknown> {
   } catch {
     throw badRequest('error parsing JSON');
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw badRequest('error parsing JSON');
+  if (parsed === null) return {};
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) throw badRequest('error parsing JSON');
   return parsed as Record<string, unknown>;
+}
+
+const MERGE_PATCH = 'application/merge-patch+json';
+
+/** PATCH carries a JSON merge patch and nothing else (415 otherwise, with the real wording). */
+function checkPatchContentType(request: FastifyRequest): void {
+  const header = String(request.headers['content-type'] ?? '');
+  const mediaType = header.split(';')[0]?.trim().toLowerCase() ?? '';
+  if (mediaType === '') throw badRequest('mime: no media type');
+  if (mediaType !== MERGE_PATCH) {
+    throw new ApiError(415, 'unsupported media type', { messages: [`PATCH requires Content-Type of ${MERGE_PATCH}, provided ${mediaType}`] });
+  }
 }
 
 function operationOf(request: FastifyRequest): RequestedOperation {
@@ -54,7 +75,7 @@ function operationOf(request: FastifyRequest): RequestedOperation {
   switch (request.method) {
     case 'GET':
     case 'HEAD': {
-      const list = new URL(request.url, 'http://localhost').searchParams.get('list');
+      const list = queryOf(request).get('list');
       if (list === null || list === '') return 'read';
       const parsed = parseBool(list);
       if (parsed === undefined) throw new ApiError(400, 'invalid list parameter', { messages: [] });
@@ -65,21 +86,35 @@ function operationOf(request: FastifyRequest): RequestedOperation {
       return 'write';
     case 'DELETE':
       return 'delete';
+    case 'PATCH':
+      checkPatchContentType(request);
+      return 'patch';
     default:
       throw new ApiError(405, 'unsupported method', { messages: [] });
   }
 }
 
-/** Translates an HTTP request under `/v1/` into the logical request every backend handles. */
-export function toLogicalRequest(request: FastifyRequest): LogicalRequest {
-  const operation = operationOf(request);
-  const rawPath = new URL(request.url, 'http://localhost').pathname.replace(/^\/v1\/?/, '');
-  let path: string;
+/**
+ * The path after `/v1/`, percent-decoded but otherwise as sent. A URL parser would resolve `.`
+ * and `..` segments (encoded ones included), so a request sent to one mount could land on
+ * another path; kept as they are, they reach the backend they were addressed to, which refuses them.
+ */
+function logicalPath(request: FastifyRequest): string {
+  const mark = request.url.indexOf('?');
+  const rawPath = (mark === -1 ? request.url : request.url.slice(0, mark)).replace(/^\/v1\/?/, '');
   try {
-    path = decodeURIComponent(rawPath);
+    return decodeURIComponent(rawPath);
   } catch {
     throw badRequest('invalid path encoding');
   }
-  const data = operation === 'write' ? bodyData(request) : operation === 'list' ? {} : queryData(request);
+}
+
+const HAS_BODY: ReadonlySet<RequestedOperation> = new Set(['write', 'patch']);
+
+/** Translates an HTTP request under `/v1/` into the logical request every backend handles. */
+export function toLogicalRequest(request: FastifyRequest): LogicalRequest {
+  const operation = operationOf(request);
+  const path = logicalPath(request);
+  const data = HAS_BODY.has(operation) ? bodyData(request) : operation === 'list' ? {} : queryData(request);
   return { operation, path: path.replace(/^\/+/, ''), data, clientToken: clientToken(request) };
 }

@@ -19,6 +19,11 @@ export function mountPath(path: string): string {
   return `${trimmed}/`;
 }
 
+/** A normalised path (`a/b/`) with no empty, `.` or `..` segment: one requests can address. */
+function isValidMountPath(path: string): boolean {
+  return path !== '/' && !path.split('/').slice(0, -1).some((segment) => segment === '' || segment === '.' || segment === '..');
+}
+
 export interface EnableMountInput {
   path: string;
   type: string;
@@ -62,9 +67,7 @@ export class MountTable {
 
   /** Why `path` cannot take a new mount, if it cannot: reserved, taken, or nested with another mount. */
   private conflict(path: string): string | undefined {
-    if (path === '/' || path.split('/').slice(0, -1).some((segment) => segment === '' || segment === '.' || segment === '..')) {
-      return `invalid mount path "${path}"`;
-    }
+    if (!isValidMountPath(path)) return `invalid mount path "${path}"`;
     if (PROTECTED_PREFIXES.some((prefix) => path.startsWith(prefix))) return `cannot mount "${path}"`;
     const clash = this.all().find((mount) => mount.path.startsWith(path) || path.startsWith(mount.path));
     return clash ? `path is already in use at ${clash.path}` : undefined;
@@ -122,6 +125,7 @@ export class MountTable {
     const source = this.get(from);
     if (!source) throw badRequest(`no matching mount at "${mountPath(from)}"`);
     const target = mountPath(to);
+    if (!isValidMountPath(target)) throw badRequest(`invalid mount path "${target}"`);
     if (PROTECTED_PREFIXES.some((prefix) => target.startsWith(prefix)) || PERMANENT_MOUNTS.includes(target)) {
       throw badRequest(`cannot remount to destination "${target}"`);
     }

@@ -1,5 +1,7 @@
+import { ApiError } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
-import type { Backend, HandlerRequest, PathSpec } from '../framework/types.js';
+import { parseBool } from '../framework/fields.js';
+import type { Backend, PathSpec } from '../framework/types.js';
 import { leasePaths } from './leases.js';
 import { mountPaths } from './mounts.js';
 import { policyPaths } from './policies.js';
@@ -10,12 +12,50 @@ export const SECRETS_API_VERSION = `1.15.0+understudy.${VERSION}`;
 
 const CLUSTER_NAME = 'understudy-cluster';
 
-/** `sys/health` honours the status-code overrides clients pass (the Go client sends them all as 299). */
-function healthStatus(request: HandlerRequest): number {
-  const override = request.data['activecode'];
-  const code = typeof override === 'string' && /^\d{3}$/.test(override) ? Number(override) : 200;
+/** The state-by-state status codes a health check may override; this server is always active. */
+const HEALTH_CODE_PARAMS = ['activecode', 'standbycode', 'drsecondarycode', 'performancestandbycode', 'sealedcode', 'uninitcode'];
+const HEALTH_BOOL_PARAMS = ['standbyok', 'perfstandbyok'];
+
+/** Health answers bad parameters, and methods other than GET and HEAD, without messages. */
+const healthError = (status: number) => new ApiError(status, 'bad health request', { messages: [] });
+
+/** A query parameter's first value, as the real service reads it. */
+function firstValue(value: unknown): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return first === undefined ? undefined : String(first);
+}
+
+/**
+ * A status-code override, read like Go's strconv.Atoi. The real service fails a code HTTP cannot
+ * carry while writing the response; a code outside 200-999 is refused as a bad parameter instead.
+ */
+function statusCodeParameter(value: string): number {
+  if (!/^[+-]?\d+$/.test(value)) throw healthError(400);
+  const code = Number(value);
+  if (!Number.isSafeInteger(code) || code < 200 || code > 999) throw healthError(400);
   return code;
 }
+
+/** `sys/health`'s status: `activecode` when given (every override is still validated), else 200. */
+function healthStatus(query: Record<string, unknown>): number {
+  for (const name of HEALTH_BOOL_PARAMS) {
+    const value = firstValue(query[name]);
+    if (value !== undefined && parseBool(value) === undefined) throw healthError(400);
+  }
+  let status = 200;
+  for (const name of HEALTH_CODE_PARAMS) {
+    const value = firstValue(query[name]);
+    if (value === undefined) continue;
+    const code = statusCodeParameter(value);
+    if (name === 'activecode') status = code;
+  }
+  return status;
+}
+
+/** Only GET and HEAD reach the health handler; every other method is refused there. */
+const refuseHealthMethod = (): never => {
+  throw healthError(405);
+};
 
 /**
  * `sys/` is assembled from path groups, one file per area (health here; mounts, policies and
@@ -42,11 +82,22 @@ function statusPaths(context: SecretsContext): PathSpec[] {
   return [
       {
         pattern: 'health',
-        summary: 'Health of the server; bare body, status by state (always active here).',
-        unauthenticated: ['read'],
+        summary: 'Health of the server; bare body, status by state (always active here). Only GET and HEAD.',
+        // A handler of its own in the real service: no token is looked at, for any method.
+        unauthenticated: ['read', 'list', 'create', 'update', 'delete', 'patch'],
         operations: {
-          read: (request) => ({ raw: { status: healthStatus(request), contentType: 'application/json', body: `${JSON.stringify(healthBody())}\n` } }),
+          read: (request) => ({ raw: { status: healthStatus(request.data), contentType: 'application/json', body: `${JSON.stringify(healthBody())}\n` } }),
+          list: refuseHealthMethod,
+          update: refuseHealthMethod,
+          delete: refuseHealthMethod,
+          patch: refuseHealthMethod,
         },
+      },
+      {
+        pattern: 'init',
+        summary: 'Whether the server is initialized; it always is.',
+        unauthenticated: ['read'],
+        operations: { read: () => ({ raw: { status: 200, contentType: 'application/json', body: '{"initialized":true}\n' } }) },
       },
       {
         pattern: 'seal-status',

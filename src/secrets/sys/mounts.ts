@@ -17,7 +17,7 @@ const ENABLE_FIELDS: Record<string, FieldSpec> = {
   type: { type: 'string', description: 'Engine type: cubbyhole, pki, database, …' },
   description: { type: 'string', description: 'Free text shown in listings.', default: '' },
   config: { type: 'map', description: 'default_lease_ttl, max_lease_ttl, allowed_managed_keys, force_no_cache.' },
-  options: { type: 'map', description: 'Engine options (strings).' },
+  options: { type: 'kvPairs', description: 'Engine options (strings).' },
   local: { type: 'bool', description: 'Accepted; there is no replication.', default: false },
   seal_wrap: { type: 'bool', description: 'Accepted; there is no seal.', default: false },
 };
@@ -28,7 +28,7 @@ const TUNE_FIELDS: Record<string, FieldSpec> = {
   max_lease_ttl: { type: 'any', description: 'Seconds or a duration string; "system" resets it.' },
   description: { type: 'string', description: 'New description.' },
   allowed_managed_keys: { type: 'commaStringSlice', description: 'Managed keys the mount may use (list or comma string).' },
-  options: { type: 'map', description: 'Engine options.' },
+  options: { type: 'kvPairs', description: 'Engine options (strings).' },
   force_no_cache: { type: 'bool', description: 'Accepted for compatibility.' },
 };
 
@@ -139,7 +139,7 @@ export function mountPaths(context: SecretsContext): PathSpec[] {
           const config = mergeConfig(mount.config, request.data);
           const patch: Parameters<typeof mounts.update>[1] = { config };
           if (request.fields.has('description')) patch.description = request.fields.get<string>('description');
-          if (request.fields.has('options')) patch.options = stringMap(request.fields.get<Record<string, unknown>>('options'));
+          if (request.fields.has('options')) patch.options = request.fields.get<Record<string, string>>('options');
           mounts.update(mount.path, patch);
           return undefined;
         },
@@ -164,7 +164,7 @@ export function mountPaths(context: SecretsContext): PathSpec[] {
             type,
             description: request.fields.get<string>('description'),
             config,
-            options: request.fields.has('options') ? stringMap(request.fields.get<Record<string, unknown>>('options')) : null,
+            options: request.fields.has('options') ? request.fields.get<Record<string, string>>('options') : null,
             local: request.fields.get<boolean>('local'),
             sealWrap: request.fields.get<boolean>('seal_wrap'),
           });
@@ -187,6 +187,7 @@ export function mountPaths(context: SecretsContext): PathSpec[] {
     {
       pattern: 'remount',
       summary: 'Move a mount, with its data and leases, to another path.',
+      sudo: true,
       fields: { from: { type: 'string', description: 'Current path.' }, to: { type: 'string', description: 'New path.' } },
       operations: {
         update: (request) => {
@@ -201,8 +202,4 @@ export function mountPaths(context: SecretsContext): PathSpec[] {
       },
     },
   ];
-}
-
-function stringMap(value: Record<string, unknown>): Record<string, string> {
-  return Object.fromEntries(Object.entries(value).map(([key, entry]) => [key, String(entry)]));
 }

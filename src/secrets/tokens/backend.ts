@@ -42,7 +42,7 @@ export function tokenLookupData(token: TokenEntry, store: TokenStore): Record<st
 const CREATE_FIELDS: Record<string, FieldSpec> = {
   id: { type: 'string', description: 'Token value to use instead of a generated one (root or sudo only).' },
   policies: { type: 'commaStringSlice', description: 'Policies of the new token; the parent\'s when omitted.' },
-  meta: { type: 'map', description: 'String metadata, returned by lookups.' },
+  meta: { type: 'kvPairs', description: 'String metadata, returned by lookups.' },
   no_parent: { type: 'bool', description: 'Create an orphan (root or sudo only).', default: false },
   no_default_policy: { type: 'bool', description: 'Leave out the `default` policy.', default: false },
   renewable: { type: 'bool', description: 'Whether the token can be renewed.' },
@@ -61,9 +61,7 @@ const INCREMENT_FIELD: Record<string, FieldSpec> = { increment: { type: 'duratio
 
 function createInput(request: HandlerRequest): CreateTokenInput {
   const { fields } = request;
-  const meta = fields.has('meta')
-    ? Object.fromEntries(Object.entries(fields.get<Record<string, unknown>>('meta')).map(([key, value]) => [key, String(value)]))
-    : undefined;
+  const meta = fields.has('meta') ? fields.get<Record<string, string>>('meta') : undefined;
   return {
     id: fields.has('id') ? fields.get<string>('id') : undefined,
     policies: fields.has('policies') ? fields.get<string[]>('policies') : undefined,
@@ -192,9 +190,10 @@ export function tokenBackend(context: SecretsContext): Backend {
       pattern: 'revoke-orphan',
       summary: 'Revoke a token but keep its children, which become orphans.',
       fields: TOKEN_FIELD,
-      sudo: true,
+      // Not root-protected in the table: the handler checks sudo itself and answers a 400.
       operations: {
         update: async (request) => {
+          if (!acl.hasSudo(caller(request), 'auth/token/revoke-orphan')) throw badRequest('root or sudo privileges required to revoke and orphan');
           const value = request.fields.get<string | undefined>('token');
           if (!value) throw badRequest('missing token ID');
           const token = tokens.store.get(value);

@@ -44,6 +44,31 @@ export function sanitizePolicies(policies: readonly string[], addDefault: boolea
   return [...new Set(cleaned)].sort();
 }
 
+/**
+ * The new token's policies. Without a list it inherits the parent's as they are. A caller
+ * without sudo may only name policies it holds (`default` included), and its child gets
+ * `default` only when it has it; a sudo caller's child always gets it. `no_default_policy`
+ * removes it in every case.
+ */
+function childPolicies(input: CreateTokenInput, parentPolicies: string[], privileged: boolean): string[] {
+  let requested: string[];
+  let addDefault: boolean;
+  if (!input.policies?.length) {
+    requested = parentPolicies;
+    addDefault = false;
+  } else if (!privileged) {
+    requested = input.policies;
+    const held = new Set(sanitizePolicies(parentPolicies, false));
+    if (sanitizePolicies(requested, false).some((policy) => !held.has(policy))) throw badRequest('child policies must be subset of parent');
+    addDefault = held.has('default');
+  } else {
+    requested = input.policies;
+    addDefault = true;
+  }
+  const policies = sanitizePolicies(requested, addDefault && !input.noDefaultPolicy);
+  return input.noDefaultPolicy ? policies.filter((policy) => policy !== 'default') : policies;
+}
+
 /** `token` or `token-<name>` with anything but letters, digits and dashes turned into dashes. */
 function displayName(requested: string | undefined): string {
   if (!requested) return 'token';
@@ -86,14 +111,8 @@ export class TokenService {
     }
     if (input.id && this.store.get(input.id)) throw badRequest('cannot create a token with a duplicate ID');
 
-    const requested = sanitizePolicies(input.policies?.length ? input.policies : parent.policies, false).filter(
-      (policy) => !(input.noDefaultPolicy && policy === 'default'),
-    );
-    if (requested.includes('root') && !parentIsRoot) throw badRequest('root tokens may not be created without parent token being root');
-    if (!privileged && requested.some((policy) => policy !== 'default' && !parent.policies.includes(policy))) {
-      throw badRequest('child policies must be subset of parent');
-    }
-    const policies = sanitizePolicies(requested, !input.noDefaultPolicy);
+    const policies = childPolicies(input, parent.policies, privileged);
+    if (policies.includes('root') && !parentIsRoot) throw badRequest('root tokens may not be created without parent token being root');
     for (const policy of policies) {
       if (policy !== 'root' && policy !== 'default' && !this.deps.policyExists(policy)) warnings.push(`Policy "${policy}" does not exist`);
     }

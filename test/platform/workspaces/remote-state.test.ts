@@ -60,6 +60,20 @@ describe('remote state consumers', () => {
     await platform(world.server, 'PATCH', path(), { body: refs() });
   });
 
+  it('answers a body naming more workspaces than SQLite takes parameters with a 4xx, and handles many repeats of one id', async () => {
+    const unknown = Array.from({ length: 40_000 }, (_, index) => `ws-unknown-${index}`);
+    for (const method of ['POST', 'PATCH', 'DELETE']) {
+      expect((await platform(world.server, method, path(), { body: refs(...unknown) })).status).toBe(422);
+    }
+    // A workspace admin's standing is looked up per consumer through team access, too.
+    expect((await platform(world.server, 'POST', path(), { body: refs(...unknown), token: world.principals.wsadmin })).status).toBe(422);
+    const repeated = Array.from({ length: 40_000 }, () => a);
+    expect((await platform(world.server, 'POST', path(), { body: refs(...repeated) })).status).toBe(204);
+    expect(ids((await platform(world.server, 'GET', path())).body)).toEqual([a]);
+    expect((await platform(world.server, 'DELETE', path(), { body: refs(...repeated) })).status).toBe(204);
+    expect((await platform(world.server, 'GET', path())).body.data).toEqual([]);
+  });
+
   it('refuses the workspace itself, unknown workspaces and workspaces of another organization (422)', async () => {
     const foreign = (await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'foreign' } } } })).body.data.id;
     for (const method of ['POST', 'PATCH', 'DELETE']) {

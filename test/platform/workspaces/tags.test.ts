@@ -86,6 +86,17 @@ describe('workspace tags', () => {
     expect((await platform(world.server, 'GET', '/organizations/nope/tags')).status).toBe(404);
   });
 
+  it('takes more tags in one body than SQLite binds parameters, in linear time, and drops them with their workspace', async () => {
+    const crowded = (await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'crowded' } } } })).body.data.id;
+    const body = { data: Array.from({ length: 33_000 }, (_, index) => byName(`bulk-${index}`)) };
+    const tagsPath = `/workspaces/${crowded}/relationships/tags`;
+    expect((await platform(world.server, 'POST', tagsPath, { body })).status).toBe(204);
+    const last = await platform(world.server, 'GET', `${tagsPath}?page[size]=1&page[number]=33000`);
+    expect(last.body.data[0].attributes.name).toBe('bulk-32999');
+    expect((await platform(world.server, 'DELETE', `/workspaces/${crowded}`)).status).toBe(204);
+    expect((await platform(world.server, 'GET', `/organizations/${ORG}/tags?q=bulk-`)).body.meta.pagination['total-count']).toBe(0);
+  }, 30_000);
+
   it('drops tags a deleted workspace alone carried', async () => {
     await platform(world.server, 'POST', `/workspaces/${otherId}/relationships/tags`, { body: { data: [byName('only-here')] } });
     await platform(world.server, 'DELETE', `/workspaces/${otherId}`);

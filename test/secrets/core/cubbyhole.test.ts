@@ -59,7 +59,7 @@ describe('the cubbyhole engine', () => {
   });
 
   it('refuses paths with empty or dot segments with a 400', async () => {
-    // A literal `/../` is resolved by URL parsing before routing; an encoded slash keeps the segment.
+    // An encoded slash keeps the segment too (literal and encoded dots: request-shapes.test.ts).
     const dots = await rawV1(server, 'POST', 'cubbyhole/a/..%2Fb', { token: alice, body: { v: 1 } });
     expect(dots.status).toBe(400);
     expect(dots.body).toEqual({ errors: ['invalid path "a/../b": "." and ".." segments are not allowed'] });

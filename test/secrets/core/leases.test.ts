@@ -166,11 +166,12 @@ describe('pending lease work across a restart', () => {
   const store = join(dir, 'store.sqlite');
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it('runs an expiry and a pending retry that were scheduled before the restart', async () => {
+  it('runs an expiry, a token expiry and a pending retry that were scheduled before the restart', async () => {
     const first = await startServer({ UNDERSTUDY_STORE: store });
     await mountTestEngine(first);
     const plain = await issue(first, 'restart?ttl=30m');
     const flaky = await issue(first, 'flaky-restart?ttl=10m');
+    const token = await createToken(first, { policies: ['default'], ttl: '40m' });
     // The flaky lease fails once before the restart; its retry is persisted.
     const before = (await advance(first, '10m')).filter((work) => work.subject === flaky.lease_id);
     expect(before.map((work) => work.outcome)).toEqual(['failed']);
@@ -181,6 +182,7 @@ describe('pending lease work across a restart', () => {
       const ran = await advance(second, '1h');
       expect(ran.filter((work) => work.subject === flaky.lease_id).map((work) => work.outcome)).toEqual(['failed', 'done']);
       expect(ran).toContainEqual(expect.objectContaining({ subject: plain.lease_id, outcome: 'done' }));
+      expect(ran).toContainEqual(expect.objectContaining({ kind: 'token-expiry', subject: token.accessor, outcome: 'done' }));
       expect(revokedLeases).toEqual(expect.arrayContaining([plain.lease_id, flaky.lease_id]));
     } finally {
       await second.close();

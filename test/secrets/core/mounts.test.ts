@@ -64,6 +64,27 @@ describe('mounts', () => {
     expect((await v1(server, 'POST', 'sys/remount', { body: { from: 'unknown', to: 'x' } })).body.errors).toEqual(['no matching mount at "unknown/"']);
   });
 
+  it('refuses to move a mount to a path it could not be mounted at', async () => {
+    await v1(server, 'POST', 'sys/mounts/stays', { body: { type: 'cubbyhole' } });
+    for (const to of ['a/../b', '/', 'a//b', './x']) {
+      const reply = await v1(server, 'POST', 'sys/remount', { body: { from: 'stays', to } });
+      expect(reply.status, to).toBe(400);
+    }
+    expect((await v1(server, 'GET', 'sys/mounts/stays')).status).toBe(200);
+  });
+
+  it('needs sudo to move a mount (sys/remount is root-protected)', async () => {
+    await v1(server, 'POST', 'sys/mounts/sudo-move', { body: { type: 'cubbyhole' } });
+    await v1(server, 'PUT', 'sys/policies/acl/remounter', { body: { policy: 'path "sys/remount" { capabilities = ["update"] }' } });
+    await v1(server, 'PUT', 'sys/policies/acl/remounter-sudo', { body: { policy: 'path "sys/remount" { capabilities = ["update", "sudo"] }' } });
+    const without = (await createToken(server, { policies: ['remounter'] })).client_token;
+    const withSudo = (await createToken(server, { policies: ['remounter-sudo'] })).client_token;
+    const refused = await v1(server, 'POST', 'sys/remount', { token: without, body: { from: 'sudo-move', to: 'sudo-moved' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.errors).toEqual(['1 error occurred:\n\t* permission denied\n\n']);
+    expect((await v1(server, 'POST', 'sys/remount', { token: withSudo, body: { from: 'sudo-move', to: 'sudo-moved' } })).status).toBe(204);
+  });
+
   it('tunes TTLs and allowed_managed_keys, reporting effective values', async () => {
     await v1(server, 'POST', 'sys/mounts/tuned', { body: { type: 'pki', config: { max_lease_ttl: '48h', allowed_managed_keys: ['hsm-key'] } } });
     const initial = await v1(server, 'GET', 'sys/mounts/tuned/tune');

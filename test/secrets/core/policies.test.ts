@@ -63,6 +63,10 @@ describe('ACL policies over HTTP', () => {
   it('shows the default policy, which includes the cubbyhole', async () => {
     const read = await v1(server, 'GET', 'sys/policies/acl/default');
     expect(read.body.data.policy).toContain('path "cubbyhole/*"');
+    // Only the real default policy's grants: no random-bytes tool, which it does not give.
+    const paths = [...(read.body.data.policy as string).matchAll(/^path "([^"]+)"/gm)].map((match) => match[1]);
+    expect(paths).not.toContain('sys/tools/random');
+    expect(paths).toEqual(expect.arrayContaining(['auth/token/lookup-self', 'sys/leases/renew', 'sys/leases/lookup', 'sys/wrapping/wrap', 'sys/tools/hash']));
   });
 
   describe('with real tokens', () => {

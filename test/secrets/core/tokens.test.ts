@@ -63,8 +63,31 @@ describe('tokens', () => {
     await putPolicy(server, 'creator', 'path "auth/token/create" { capabilities = ["update"] }');
     const parent = await createToken(server, { policies: ['web', 'creator'], no_default_policy: true });
     expect(parent.policies).toEqual(['creator', 'web']);
+    // Inheriting takes the parent's policies as they are: default only if the parent has it.
     const child = await createToken(server, {}, parent.client_token);
-    expect(child.policies).toEqual(['creator', 'default', 'web']);
+    expect(child.policies).toEqual(['creator', 'web']);
+  });
+
+  it('adds default to a non-sudo parent\'s child only when the parent has it, and never lets it be asked for otherwise', async () => {
+    await putPolicy(server, 'creator', 'path "auth/token/create" { capabilities = ["update"] }');
+    const bare = await createToken(server, { policies: ['web', 'creator'], no_default_policy: true });
+    const fromBare = (body: Record<string, unknown>) => v1(server, 'POST', 'auth/token/create', { token: bare.client_token, body });
+    expect((await fromBare({ policies: ['web'] })).body.auth.policies).toEqual(['web']);
+    expect((await fromBare({ policies: ['default'] })).body.errors).toEqual(['child policies must be subset of parent']);
+
+    const withDefault = await createToken(server, { policies: ['web', 'creator'] });
+    const child = await v1(server, 'POST', 'auth/token/create', { token: withDefault.client_token, body: { policies: ['web'] } });
+    expect(child.body.auth.policies).toEqual(['default', 'web']);
+    const noDefault = await v1(server, 'POST', 'auth/token/create', { token: withDefault.client_token, body: { policies: ['web'], no_default_policy: true } });
+    expect(noDefault.body.auth.policies).toEqual(['web']);
+  });
+
+  it('refuses field values that do not convert: lists of objects, integers past what JSON numbers hold exactly', async () => {
+    for (const body of [{ policies: [{ name: 'web' }] }, { num_uses: 1e300 }, { meta: { nested: { a: 1 } } }]) {
+      const reply = await v1(server, 'POST', 'auth/token/create', { body });
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.errors[0]).toMatch(/^Field validation failed: error converting input/);
+    }
   });
 
   it('applies the creation rules for non-root parents', async () => {
@@ -73,7 +96,12 @@ describe('tokens', () => {
     // The parent's policies need a rule for auth/token/create; give it one.
     await putPolicy(server, 'web', 'path "cubbyhole/*" { capabilities = ["read"] }\npath "auth/token/create*" { capabilities = ["update"] }');
     expect((await create({ policies: ['db'] })).body.errors).toEqual(['child policies must be subset of parent']);
-    expect((await create({ policies: ['root'] })).body.errors).toEqual(['root tokens may not be created without parent token being root']);
+    // The subset rule is checked first, as in the real service; only a sudo caller reaches the root rule.
+    expect((await create({ policies: ['root'] })).body.errors).toEqual(['child policies must be subset of parent']);
+    await putPolicy(server, 'sudo-creator', 'path "auth/token/create" { capabilities = ["update", "sudo"] }');
+    const sudoParent = (await createToken(server, { policies: ['sudo-creator'] })).client_token;
+    const rootChild = await v1(server, 'POST', 'auth/token/create', { token: sudoParent, body: { policies: ['root'] } });
+    expect(rootChild.body.errors).toEqual(['root tokens may not be created without parent token being root']);
     expect((await create({ id: 'custom-id' })).body.errors).toEqual(['root or sudo privileges required to specify token id']);
     expect((await create({ no_parent: true })).body.errors).toEqual(['root or sudo privileges required to create orphan token']);
     expect((await create({ period: '1h' })).body.errors).toEqual(['root or sudo privileges required to create periodic token']);
@@ -155,6 +183,12 @@ describe('tokens', () => {
 
     const keep = await createToken(server, { policies: ['web'] });
     const kept = await createToken(server, { policies: ['web'] }, keep.client_token);
+    // revoke-orphan checks sudo itself: the ACL grant alone gets the real 400.
+    await putPolicy(server, 'orphaner', 'path "auth/token/revoke-orphan" { capabilities = ["update"] }');
+    const orphaner = (await createToken(server, { policies: ['orphaner'] })).client_token;
+    const refused = await v1(server, 'POST', 'auth/token/revoke-orphan', { token: orphaner, body: { token: keep.client_token } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual(['root or sudo privileges required to revoke and orphan']);
     expect((await v1(server, 'POST', 'auth/token/revoke-orphan', { body: { token: keep.client_token } })).status).toBe(204);
     const orphaned = await v1(server, 'GET', 'auth/token/lookup-self', { token: kept.client_token });
     expect(orphaned.body.data.orphan).toBe(true);

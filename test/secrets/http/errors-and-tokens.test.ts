@@ -105,8 +105,15 @@ describe('secrets API tokens and errors over TCP', () => {
       expect(response.body).toBe('{"errors":["error parsing JSON"]}\n');
     });
 
-    it('PATCH is 405, never a 5xx', async () => {
+    it('PATCH on a path without a patch operation is 405 unsupported operation, never a 5xx', async () => {
       const response = await send(server, { method: 'PATCH', path: '/v1/things/items/a', headers: { ...headers, 'content-type': 'application/merge-patch+json' }, body: '{"value":2}' });
+      expect(response.status).toBe(405);
+      expectSecretsHeaders(response);
+      expect(JSON.parse(response.body)).toEqual({ errors: ['1 error occurred:\n\t* unsupported operation\n\n'] });
+    });
+
+    it('a method the real service has no operation for is 405 with no messages', async () => {
+      const response = await send(server, { method: 'OPTIONS', path: '/v1/things/items/a', headers });
       expect(response.status).toBe(405);
       expectSecretsHeaders(response);
       expect(response.body).toBe('{"errors":[]}\n');
