@@ -83,6 +83,13 @@ function caller(request: HandlerRequest): TokenEntry {
   return request.token as TokenEntry;
 }
 
+/** The `token` field of a revocation: required, though an unknown token is not an error. */
+function namedToken(request: HandlerRequest): string {
+  const value = request.fields.get<string | undefined>('token');
+  if (!value) throw badRequest('missing token ID');
+  return value;
+}
+
 /** `auth/token/…`: creation, lookup, renewal and revocation of tokens. */
 export function tokenBackend(context: SecretsContext): Backend {
   const { tokens, acl } = context;
@@ -165,9 +172,7 @@ export function tokenBackend(context: SecretsContext): Backend {
       fields: TOKEN_FIELD,
       operations: {
         update: async (request) => {
-          const value = request.fields.get<string | undefined>('token');
-          if (!value) throw badRequest('missing token ID');
-          const token = tokens.store.get(value);
+          const token = tokens.store.get(namedToken(request));
           if (token) await tokens.revokeTree(token);
           return undefined;
         },
@@ -194,9 +199,7 @@ export function tokenBackend(context: SecretsContext): Backend {
       operations: {
         update: async (request) => {
           if (!acl.hasSudo(caller(request), 'auth/token/revoke-orphan')) throw badRequest('root or sudo privileges required to revoke and orphan');
-          const value = request.fields.get<string | undefined>('token');
-          if (!value) throw badRequest('missing token ID');
-          const token = tokens.store.get(value);
+          const token = tokens.store.get(namedToken(request));
           if (token) await tokens.revokeOrphan(token);
           return undefined;
         },
