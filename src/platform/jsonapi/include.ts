@@ -1,4 +1,5 @@
 import { badRequest } from '../../core/errors.js';
+import { queryList } from './query.js';
 import type { ResourceObject } from './types.js';
 
 /**
@@ -6,12 +7,7 @@ import type { ResourceObject } from './types.js';
  * detail contains "include parameter", which is what real clients match on.
  */
 export function readInclude(query: Record<string, unknown>, allowed: readonly string[]): Set<string> {
-  const raw = query['include'];
-  const values = (Array.isArray(raw) ? raw : [raw])
-    .filter((value): value is string => typeof value === 'string')
-    .flatMap((value) => value.split(','))
-    .map((value) => value.trim())
-    .filter((value) => value !== '');
+  const values = queryList(query, 'include');
   for (const value of values) {
     if (!allowed.includes(value)) {
       throw badRequest(`Invalid include parameter: "${value}" is not one of ${allowed.join(', ') || '(none)'}`, {

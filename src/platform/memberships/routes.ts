@@ -6,6 +6,7 @@ import type { PlatformContext } from '../context.js';
 import { Attributes, readResource, relationshipIds } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { Included, readInclude } from '../jsonapi/include.js';
+import { queryList } from '../jsonapi/query.js';
 import { readPage } from '../jsonapi/pagination.js';
 import * as organizationsRepo from '../organizations/repo.js';
 import { findTeam, teamIdsOfUsers, type MembershipRow } from '../teams/repo.js';
@@ -30,9 +31,7 @@ function readFilter(query: Query): MembershipFilter {
     }
     filter.status = status;
   }
-  const emails = query['filter[email]'];
-  const list = (Array.isArray(emails) ? emails : [emails]).filter((value): value is string => typeof value === 'string');
-  const addresses = list.flatMap((value) => value.split(',')).map((value) => value.trim()).filter(Boolean);
+  const addresses = queryList(query, 'filter[email]');
   if (addresses.length > 0) filter.emails = addresses;
   return filter;
 }

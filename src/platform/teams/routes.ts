@@ -6,6 +6,7 @@ import type { PlatformContext } from '../context.js';
 import { Attributes, readIdentifierList, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { Included, readInclude } from '../jsonapi/include.js';
+import { queryList } from '../jsonapi/query.js';
 import { readPage } from '../jsonapi/pagination.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { userResource } from '../users/resource.js';
@@ -92,12 +93,7 @@ export async function teamRoutes(app: FastifyInstance, context: PlatformContext)
 
 function readFilter(query: Query): { query?: string; names?: string[] } {
   const q = query['q'];
-  const names = query['filter[names]'];
-  const list = (Array.isArray(names) ? names : [names])
-    .filter((value): value is string => typeof value === 'string')
-    .flatMap((value) => value.split(','))
-    .map((name) => name.trim())
-    .filter((name) => name !== '');
+  const list = queryList(query, 'filter[names]');
   return {
     ...(typeof q === 'string' && q !== '' ? { query: q } : {}),
     ...(list.length > 0 ? { names: list } : {}),

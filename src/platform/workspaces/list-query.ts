@@ -1,4 +1,5 @@
 import { badRequest } from '../../core/errors.js';
+import { queryList } from '../jsonapi/query.js';
 import type { WorkspaceFilter, WorkspaceSort } from './repo.js';
 
 type Query = Record<string, unknown>;
@@ -11,7 +12,7 @@ function text(query: Query, name: string): string | undefined {
 }
 
 function list(query: Query, ...names: string[]): string[] | undefined {
-  const values = names.flatMap((name) => (text(query, name) ?? '').split(',')).map((value) => value.trim()).filter(Boolean);
+  const values = names.flatMap((name) => queryList(query, name));
   return values.length === 0 ? undefined : values;
 }
 
