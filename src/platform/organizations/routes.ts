@@ -52,8 +52,8 @@ export async function organizationRoutes(app: FastifyInstance, context: Platform
 
   app.get<{ Params: { name: string } }>('/organizations/:name', async (request, reply) => {
     readInclude(request.query as Query, NO_INCLUDES);
-    const organization = service.visible(request.principal, request.params.name);
-    return sendDocument(reply, 200, singleDocument(render(request.principal, organization)));
+    const { organization, granted } = service.readable(request.principal, request.params.name);
+    return sendDocument(reply, 200, singleDocument(organizationResource(organization, granted)));
   });
 
   app.patch<{ Params: { name: string } }>('/organizations/:name', async (request, reply) => {
@@ -61,13 +61,13 @@ export async function organizationRoutes(app: FastifyInstance, context: Platform
     const attributes = new Attributes(input.attributes);
     const name = attributes.string('name');
     const email = attributes.string('email');
-    const organization = service.update(request.principal, request.params.name, {
+    const { organization, granted } = service.update(request.principal, request.params.name, {
       ...(name ? { name } : {}),
       ...(email ? { email } : {}),
       attributes: readSettings(attributes),
       ...defaultAgentPool(input.relationships),
     });
-    return sendDocument(reply, 200, singleDocument(render(request.principal, organization)));
+    return sendDocument(reply, 200, singleDocument(organizationResource(organization, granted)));
   });
 
   app.delete<{ Params: { name: string } }>('/organizations/:name', async (request, reply) => {

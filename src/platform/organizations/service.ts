@@ -4,7 +4,7 @@ import { newId } from '../../core/ids.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import type { OrganizationSettings } from '../../store/tables.js';
 import { isSiteAdmin, type OrganizationRow, type Principal, type UserRow } from '../auth/principal.js';
-import { Permissions } from '../auth/permissions.js';
+import { Permissions, type OrganizationPermission } from '../auth/permissions.js';
 import { requireAgentPoolOf } from '../agent-pools/rules.js';
 import * as repo from './repo.js';
 
@@ -37,6 +37,12 @@ export interface CreateOrganization {
   email: string;
   attributes?: Record<string, unknown>;
   settings?: OrganizationSettings;
+}
+
+/** An organization together with the caller's permissions on it. */
+export interface Granted {
+  organization: OrganizationRow;
+  granted: ReadonlySet<OrganizationPermission>;
 }
 
 export class OrganizationService {
@@ -80,12 +86,22 @@ export class OrganizationService {
     return this.create(input, principal.user);
   }
 
-  /** The organization, if `principal` may at least read it; otherwise the same 404 as a missing one. */
-  visible(principal: Principal, name: string): OrganizationRow {
+  /**
+   * The organization and what `principal` may do there, if it may at least read it; otherwise the
+   * same 404 as a missing one. Callers that render the organization reuse `granted` for its
+   * `permissions` instead of asking the permissions module a second time.
+   */
+  readable(principal: Principal, name: string): Granted {
     const organization = repo.findOrganizationByName(this.db, name);
     if (!organization) throw new ApiError(404, 'not found');
-    new Permissions(this.db).require(principal, organization, 'read');
-    return organization;
+    const granted = new Permissions(this.db).organization(principal, organization);
+    if (!granted.has('read')) throw new ApiError(404, 'not found');
+    return { organization, granted };
+  }
+
+  /** The organization, if `principal` may at least read it; otherwise the same 404 as a missing one. */
+  visible(principal: Principal, name: string): OrganizationRow {
+    return this.readable(principal, name).organization;
   }
 
   list(principal: Principal, offset: number, limit: number): { rows: OrganizationRow[]; total: number } {
@@ -99,9 +115,9 @@ export class OrganizationService {
     return repo.listOrganizations(this.db, readable, offset, limit);
   }
 
-  update(principal: Principal, name: string, changes: UpdateOrganization): OrganizationRow {
-    const organization = this.visible(principal, name);
-    new Permissions(this.db).require(principal, organization, 'update');
+  update(principal: Principal, name: string, changes: UpdateOrganization): Granted {
+    const { organization, granted } = this.readable(principal, name);
+    if (!granted.has('update')) throw new ApiError(404, 'not found');
     if (changes.name !== undefined && changes.name !== organization.name) {
       validateName(changes.name);
       if (repo.findOrganizationByName(this.db, changes.name)) throw unprocessable('name has already been taken', '/data/attributes/name');
@@ -115,7 +131,7 @@ export class OrganizationService {
       updatedAt: this.clock.now(),
     };
     repo.updateOrganization(this.db, organization.id, updated);
-    return updated;
+    return { organization: updated, granted };
   }
 
   /**
@@ -133,8 +149,8 @@ export class OrganizationService {
   }
 
   destroy(principal: Principal, name: string): void {
-    const organization = this.visible(principal, name);
-    new Permissions(this.db).require(principal, organization, 'destroy');
+    const { organization, granted } = this.readable(principal, name);
+    if (!granted.has('destroy')) throw new ApiError(404, 'not found');
     repo.deleteOrganization(this.db, organization.id);
   }
 }
