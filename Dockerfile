@@ -15,13 +15,13 @@ WORKDIR /app
 ENV npm_config_nodedir=/usr/local
 
 # Dependencies first, so editing the source does not invalidate this layer. Scripts are off
-# because `prepare` would compile src/, which is not copied yet; only the native addon needs its
-# own install step.
+# because `prepare` would compile src/, which is not copied yet; only the native addons need their
+# own install step (better-sqlite3, and pkcs11js for managed keys).
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund \
-    && npm rebuild better-sqlite3
+    && npm rebuild better-sqlite3 pkcs11js
 
-COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/build.mjs ./scripts/build.mjs
 COPY src ./src
 RUN npm run build \
     && npm prune --omit=dev --no-audit --no-fund

@@ -3,7 +3,7 @@
  * a user starts it, on loopback, and always stopped (a leftover server would skew the next run).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,7 +17,7 @@ const running = new Set<ChildProcess>();
 
 /** Kills every child still running; called on the way out, whatever the way out is. */
 export function killAll(): void {
-  for (const child of running) child.kill('SIGKILL');
+  for (const child of running) signal(child, 'SIGKILL');
   running.clear();
 }
 
@@ -28,8 +28,17 @@ export interface Child {
   stop(): Promise<void>;
 }
 
+/** Signals the child's whole process group: `npm start` runs the server as a grandchild. */
+function signal(child: ChildProcess, name: NodeJS.Signals): void {
+  try {
+    if (child.pid !== undefined) process.kill(-child.pid, name);
+  } catch {
+    child.kill(name);
+  }
+}
+
 function start(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Child {
-  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   running.add(child);
   let out = '';
   let err = '';
@@ -45,7 +54,7 @@ function start(command: string, args: string[], options: { cwd: string; env: Nod
     process: child,
     stdout: () => out,
     stop: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      if (child.exitCode === null && child.signalCode === null) signal(child, 'SIGTERM');
       await exited;
     },
   };
@@ -73,6 +82,18 @@ function waitForOutput(child: Child, pattern: RegExp): Promise<RegExpMatchArray>
   });
 }
 
+/**
+ * The shipped seed with API rate limiting off, as the README advises for speed: the bench sends
+ * thousands of requests a second with one token. The limiter's own row turns it on with a PATCH.
+ */
+function unlimitedSeed(): string {
+  const seed = JSON.parse(readFileSync(join(ROOT, 'fixtures', 'default.json'), 'utf8')) as Record<string, unknown>;
+  seed['admin-settings'] = { general: { 'api-rate-limiting-enabled': false } };
+  const path = join(mkdtempSync(join(tmpdir(), 'understudy-bench-seed-')), 'seed.json');
+  writeFileSync(path, JSON.stringify(seed));
+  return path;
+}
+
 /** The environment understudy gets: the caller's, minus any UNDERSTUDY_* a developer exported. */
 function understudyEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
@@ -83,7 +104,7 @@ function understudyEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
     ...env,
     UNDERSTUDY_STORE: ':memory:',
     UNDERSTUDY_LOG_LEVEL: 'warn',
-    UNDERSTUDY_SEED: join(ROOT, 'fixtures', 'default.json'),
+    UNDERSTUDY_SEED: unlimitedSeed(),
     ...overrides,
   };
 }
@@ -92,11 +113,19 @@ function understudyEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
  * Runs `node dist/main.js` from an empty directory, so a developer's `.env` in the checkout does
  * not change what is measured.
  */
-function startUnderstudyProcess(port: number): { child: Child; cleanup: () => void } {
+function startUnderstudyProcess(port: number, how: StartCommand = 'node'): { child: Child; cleanup: () => void } {
   const cwd = mkdtempSync(join(tmpdir(), 'understudy-bench-'));
-  const child = start(process.execPath, [join(ROOT, 'dist', 'main.js')], { cwd, env: understudyEnv({ UNDERSTUDY_PORT: String(port) }) });
+  const env = understudyEnv({ UNDERSTUDY_PORT: String(port) });
+  // `npm start` must run in the checkout (it reads package.json there); --prefix does that from the empty directory.
+  const child =
+    how === 'node'
+      ? start(process.execPath, [join(ROOT, 'dist', 'main.js')], { cwd, env })
+      : start('npm', ['start', '--silent', '--prefix', ROOT], { cwd, env });
   return { child, cleanup: () => rmSync(cwd, { recursive: true, force: true }) };
 }
+
+/** `node dist/main.js`, or `npm start` as a user types it (npm's own start-up included). */
+export type StartCommand = 'node' | 'npm';
 
 export interface Understudy {
   target: BenchTarget;
@@ -146,13 +175,13 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Milliseconds from spawning `node dist/main.js` to the first 200 from /_emulator/health: what a
+ * Milliseconds from spawning `node dist/main.js` (or `npm start`) to the first 200 from /_emulator/health: what a
  * CI job waiting on the service actually waits.
  */
-export async function measureStartup(): Promise<number> {
+export async function measureStartup(how: StartCommand): Promise<number> {
   const port = await freePort();
   const started = performance.now();
-  const { child, cleanup } = startUnderstudyProcess(port);
+  const { child, cleanup } = startUnderstudyProcess(port, how);
   try {
     while (performance.now() - started < READY_TIMEOUT_MS) {
       if (child.process.exitCode !== null) throw new Error('understudy exited during start-up');

@@ -1,9 +1,10 @@
 /**
- * `npm run bench`: throughput of every scenario in bench/scenarios/ against a bare Fastify +
- * SQLite baseline measured in the same run, plus start-to-ready time. Loopback only, bounded in
+ * `npm run bench`: throughput of every scenario in bench/scenarios/ against two baselines measured
+ * in the same run (bench/baseline.ts), start-to-ready time of `node dist/main.js` and `npm start`,
+ * and the goals of bench/goals.ts as ratios between those figures. Loopback only, bounded in
  * time, stops by itself. Results go to stdout and to .bench/results.json.
  *
- * Knobs (environment): BENCH_DURATION seconds per row (5), BENCH_CONNECTIONS (2),
+ * Knobs (environment): BENCH_DURATION seconds per row (4), BENCH_CONNECTIONS (2),
  * BENCH_STARTS start-up samples (5), BENCH_ONLY runs only scenarios whose name contains it.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -11,8 +12,10 @@ import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
-import { killAll, measureStartup, ROOT, startBaseline, startUnderstudy } from './processes.js';
-import type { BenchRequest, Scenario } from './scenario.js';
+import { allGoals, DOC_BASELINE, KV_BASELINE, START_NODE, START_NPM, type Figures } from './goals.js';
+import { killAll, measureStartup, ROOT, startBaseline, startUnderstudy, type StartCommand } from './processes.js';
+import { BASELINE_TOKEN } from './baseline-token.js';
+import type { BenchRequest, BenchTarget, Scenario } from './scenario.js';
 
 function positiveInteger(name: string, fallback: number): number {
   const text = process.env[name];
@@ -23,7 +26,7 @@ function positiveInteger(name: string, fallback: number): number {
 }
 
 const settings = {
-  durationSeconds: positiveInteger('BENCH_DURATION', 5),
+  durationSeconds: positiveInteger('BENCH_DURATION', 4),
   connections: positiveInteger('BENCH_CONNECTIONS', 2),
   starts: positiveInteger('BENCH_STARTS', 5),
   only: process.env.BENCH_ONLY ?? '',
@@ -35,7 +38,10 @@ interface Row {
   requestsPerSecond: number;
   /** autocannon records latency in whole milliseconds, so 0 means under one. */
   p99Ms: number;
+  /** Throughput as a fraction of the document baseline's (token lookup + 2 KB document). */
   ratioToBaseline: number | null;
+  /** The same against the bare primary-key baseline, the row earlier runs compared with. */
+  ratioToKvBaseline: number | null;
   non2xx: number;
   errors: number;
   /** Set when the scenario could not be measured; the other figures are then zero. */
@@ -66,15 +72,17 @@ async function hammer(baseUrl: string, request: BenchRequest, seconds: number) {
 }
 
 /** A warm-up, then the measured run. */
-async function measure(name: string, baseUrl: string, request: BenchRequest, baseline: number | null): Promise<Row> {
+async function measure(name: string, baseUrl: string, request: BenchRequest, baselines: Baselines | null): Promise<Row> {
   await hammer(baseUrl, request, WARMUP_SECONDS);
   const result = await hammer(baseUrl, request, settings.durationSeconds);
   const requestsPerSecond = Math.round(result.requests.average);
+  const ratio = (baseline: number) => Math.round((requestsPerSecond / baseline) * 1000) / 1000;
   return {
     scenario: name,
     requestsPerSecond,
     p99Ms: result.latency.p99,
-    ratioToBaseline: baseline === null ? null : Math.round((requestsPerSecond / baseline) * 1000) / 1000,
+    ratioToBaseline: baselines === null ? null : ratio(baselines.doc),
+    ratioToKvBaseline: baselines === null ? null : ratio(baselines.kv),
     non2xx: result.non2xx,
     errors: result.errors,
   };
@@ -82,7 +90,7 @@ async function measure(name: string, baseUrl: string, request: BenchRequest, bas
 
 /** One request first: a scenario that answers 4xx/5xx would otherwise post a flattering figure. */
 async function preflight(baseUrl: string, request: BenchRequest): Promise<string | null> {
-  const response = await fetch(baseUrl + request.path, { method: request.method ?? 'GET', headers: request.headers ?? {}, body: request.body ?? null });
+  const response = await fetch(baseUrl + request.path, { method: request.method ?? 'GET', headers: request.headers ?? {}, body: (request.body ?? null) as BodyInit | null });
   await response.arrayBuffer();
   return response.status >= 400 ? `preflight answered ${response.status}` : null;
 }
@@ -93,13 +101,54 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
 
+interface Baselines {
+  doc: number;
+  kv: number;
+}
+
 function printTable(rows: Row[]): void {
-  const header = ['scenario', 'req/s', 'p99 ms', 'x baseline', 'non-2xx'];
+  const header = ['scenario', 'req/s', 'p99 ms', 'x doc baseline', 'x kv baseline', 'non-2xx'];
   const lines = rows.map((row) =>
     row.failure
-      ? [row.scenario, '-', '-', '-', row.failure]
-      : [row.scenario, String(row.requestsPerSecond), row.p99Ms === 0 ? '<1' : String(row.p99Ms), row.ratioToBaseline === null ? '1 (baseline)' : row.ratioToBaseline.toFixed(3), String(row.non2xx + row.errors)],
+      ? [row.scenario, '-', '-', '-', '-', row.failure]
+      : [
+          row.scenario,
+          String(row.requestsPerSecond),
+          row.p99Ms === 0 ? '<1' : String(row.p99Ms),
+          row.ratioToBaseline === null ? '(baseline)' : row.ratioToBaseline.toFixed(3),
+          row.ratioToKvBaseline === null ? '(baseline)' : row.ratioToKvBaseline.toFixed(3),
+          String(row.non2xx + row.errors),
+        ],
   );
+  printColumns(header, lines);
+}
+
+interface GoalResult {
+  goal: string;
+  target: string;
+  figure: number | null;
+  met: boolean | null;
+}
+
+function evaluateGoals(rows: Row[], startMs: Map<string, number>): GoalResult[] {
+  const figures: Figures = { rps: new Map(rows.filter((row) => !row.failure).map((row) => [row.scenario, row.requestsPerSecond])), startMs };
+  return allGoals().map((goal) => {
+    const figure = goal.figure(figures);
+    return { goal: goal.label, target: goal.target, figure: figure ?? null, met: figure === undefined ? null : goal.met(figure) };
+  });
+}
+
+function printGoals(results: GoalResult[]): void {
+  const lines = results.map((result) => [
+    result.goal,
+    result.target,
+    result.figure === null ? '-' : result.figure >= 10 ? result.figure.toFixed(0) : result.figure.toFixed(2),
+    result.met === null ? 'not measured' : result.met ? 'met' : 'NOT MET',
+  ]);
+  printColumns(['goal', 'target', 'figure', 'status'], lines);
+}
+
+function printColumns(header: string[], lines: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => (line[column] as string).length)));
   const format = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join('  ');
   console.log(format(header));
@@ -111,31 +160,49 @@ async function main(): Promise<void> {
   const scenarios = await loadScenarios();
   console.log(`bench: ${scenarios.length} scenario(s), ${settings.durationSeconds} s each after ${WARMUP_SECONDS} s warm-up, ${settings.connections} connection(s), node ${process.version}, ${cpus().length} cpu(s)`);
 
-  const startups: number[] = [];
-  for (let run = 0; run < settings.starts; run += 1) startups.push(Math.round(await measureStartup()));
-  console.log(`start-to-ready (spawn -> /_emulator/health 200): median ${median(startups)} ms of ${startups.join(', ')}`);
+  const startups = new Map<string, number[]>();
+  const startMs = new Map<string, number>();
+  for (const [label, how] of [[START_NODE, 'node'], [START_NPM, 'npm']] as [string, StartCommand][]) {
+    const samples: number[] = [];
+    for (let run = 0; run < settings.starts; run += 1) samples.push(Math.round(await measureStartup(how)));
+    startups.set(label, samples);
+    startMs.set(label, median(samples));
+    console.log(`start-to-ready, ${label} (spawn -> /_emulator/health 200): median ${median(samples)} ms of ${samples.join(', ')}`);
+  }
 
   const baselineServer = await startBaseline();
-  let baselineRow: Row;
+  const rows: Row[] = [];
   try {
-    baselineRow = await measure('baseline: fastify + sqlite pk select', baselineServer.baseUrl, { path: '/kv/4242' }, null);
+    rows.push(await measure(KV_BASELINE, baselineServer.baseUrl, { path: '/kv/4242' }, null));
+    rows.push(await measure(DOC_BASELINE, baselineServer.baseUrl, { path: '/doc/doc-4242', headers: { authorization: `Bearer ${BASELINE_TOKEN}` } }, null));
   } finally {
     await baselineServer.stop();
   }
+  const baselines: Baselines = { kv: (rows[0] as Row).requestsPerSecond, doc: (rows[1] as Row).requestsPerSecond };
 
-  const rows: Row[] = [baselineRow];
   const understudy = await startUnderstudy();
   try {
     const { target } = understudy;
+    let world: string | undefined;
     for (const scenario of scenarios) {
-      // Each scenario starts from the seed, whatever the one before it created.
-      await fetch(`${target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
+      // Each scenario starts from the seed, unless it shares the world of the one before it.
+      if (scenario.world === undefined || scenario.world !== world) {
+        await fetch(`${target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
+      }
+      world = scenario.world;
       try {
+        const own = scenario.baseline ? await measureOwnBaseline(scenario.baseline, target) : undefined;
+        if (own) rows.push(own);
         const request = await scenario.setup(target);
         const failure = await preflight(target.baseUrl, request);
-        rows.push(failure ? failedRow(scenario.name, failure) : await measure(scenario.name, target.baseUrl, request, baselineRow.requestsPerSecond));
+        // A scenario with its own yardstick (the same work done directly) is compared to that.
+        const yardstick = own ? { ...baselines, doc: own.requestsPerSecond } : baselines;
+        rows.push(failure ? failedRow(scenario.name, failure) : await measure(scenario.name, target.baseUrl, request, yardstick));
       } catch (error) {
         rows.push(failedRow(scenario.name, `setup failed: ${(error as Error).message}`));
+        world = undefined;
+      } finally {
+        await scenario.teardown?.().catch((error: unknown) => console.error(`bench: teardown of ${scenario.name} failed: ${(error as Error).message}`));
       }
     }
   } finally {
@@ -144,14 +211,28 @@ async function main(): Promise<void> {
 
   console.log('');
   printTable(rows);
-  const results = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, settings, startToReadyMs: { median: median(startups), samples: startups }, rows };
+  const goals = evaluateGoals(rows, startMs);
+  console.log('');
+  printGoals(goals);
+  const startToReadyMs = Object.fromEntries([...startups].map(([label, samples]) => [label, { median: median(samples), samples }]));
+  const results = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, settings, startToReadyMs, rows, goals };
   mkdirSync(join(ROOT, '.bench'), { recursive: true });
   writeFileSync(join(ROOT, '.bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   console.log('\nwritten to .bench/results.json');
 }
 
+/** A scenario's own yardstick, e.g. the same SQL issued directly; reported as its own row. */
+async function measureOwnBaseline(baseline: NonNullable<Scenario['baseline']>, target: BenchTarget): Promise<Row> {
+  const server = await baseline.start(target);
+  try {
+    return await measure(`baseline: ${baseline.name}`, server.baseUrl, server.request, null);
+  } finally {
+    await server.stop();
+  }
+}
+
 function failedRow(scenario: string, failure: string): Row {
-  return { scenario, requestsPerSecond: 0, p99Ms: 0, ratioToBaseline: null, non2xx: 0, errors: 0, failure };
+  return { scenario, requestsPerSecond: 0, p99Ms: 0, ratioToBaseline: null, ratioToKvBaseline: null, non2xx: 0, errors: 0, failure };
 }
 
 process.once('SIGINT', () => {

@@ -14,12 +14,33 @@ export interface BenchRequest {
   method?: string;
   path: string;
   headers?: Record<string, string>;
-  body?: string;
+  body?: string | Buffer;
 }
 
 export interface Scenario {
   /** Row label in the results table, e.g. `GET /api/v2/organizations/:org`. */
   name: string;
+  /**
+   * Scenarios naming the same world run one after another on one store: the runner resets the
+   * store only when the world changes, so 100,000 workspaces are made once for several rows.
+   * Each setup must then find what an earlier scenario of its world made (see `ensure`).
+   */
+  world?: string;
   /** Prepares state through the public API (and /_emulator) and returns the request to measure. */
   setup(target: BenchTarget): Promise<BenchRequest>;
+  /**
+   * The same work done without understudy (a direct database call behind a bare HTTP server),
+   * measured in the same run; the scenario's ratio is then to this instead of the general baseline.
+   * It starts after the reset and before `setup` (the target is there for baselines that call a
+   * stand-in understudy serves).
+   */
+  baseline?: { name: string; start(target: BenchTarget): Promise<BaselineServer> };
+  /** Removes what setup and the measurement left outside understudy (database users). */
+  teardown?(): Promise<void>;
+}
+
+export interface BaselineServer {
+  baseUrl: string;
+  request: BenchRequest;
+  stop(): Promise<void>;
 }

@@ -1,8 +1,12 @@
-// Runs before `npm start`: rebuilds dist/ only when a source file is newer than the last build,
-// so a fresh clone (built by `prepare`) starts at once and an edited checkout never runs stale code.
+// Runs before `npm test` and at the top of `npm start`: rebuilds dist/ only when a source file is
+// newer than the last build, so a fresh clone (built by `prepare`) starts at once and an edited
+// checkout never runs stale code.
 import { execSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 function newest(dir) {
   let latest = 0;
@@ -13,7 +17,7 @@ function newest(dir) {
   return latest;
 }
 
-const marker = 'dist/main.js';
-if (!existsSync(marker) || newest('src') > statSync(marker).mtimeMs) {
-  execSync('npm run --silent build', { stdio: 'inherit' });
+export const BUNDLE = join(root, 'dist', 'main.js');
+if (!existsSync(BUNDLE) || newest(join(root, 'src')) > statSync(BUNDLE).mtimeMs) {
+  execSync('npm run --silent build', { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
 }

@@ -1,12 +1,18 @@
 import type { DestinationStream } from 'pino';
+import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from './config.js';
 import { ControllableClock } from './core/clock.js';
 import { ApiError } from './core/errors.js';
 import { controlPlugin } from './control/plugin.js';
+import { standInsPlugin } from './control/stand-ins/plugin.js';
+import { registerOpenApi, type RegisteredRoute } from './control/openapi.js';
 import { Scheduler } from './core/scheduler.js';
 import { platformRouterError } from './platform/jsonapi/errors.js';
 import { platformPlugin } from './platform/plugin.js';
+import { forgetLimitPolicy } from './platform/admin/rate-limit.js';
+import { signingKeyDiscoveryRoutes } from './platform/admin/well-known.js';
+import { registryProtocolPlugin } from './platform/registry/protocol-routes.js';
 import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
 import { applySeed, readSeedFile } from './seed/seed.js';
@@ -20,6 +26,8 @@ export interface App {
   readonly runtime: Runtime;
   /** Back to the seed state; returns the time it took in milliseconds. */
   reset(): number;
+  /** Every route registered, as Fastify saw it (the OpenAPI document must describe each). */
+  readonly routes: readonly RegisteredRoute[];
 }
 
 /** Header and body paths that carry secrets: never written to a log. */
@@ -53,8 +61,9 @@ function loggerOptions(config: Config, logTo: DestinationStream | false | undefi
  * Elsewhere Fastify's default answer stands (sending the error keeps its status).
  */
 function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  if (request.url.startsWith('/api/v2/')) platformRouterError(error, reply);
+  if (request.url.startsWith('/api/v2/') || request.url.startsWith('/api/registry/')) platformRouterError(error, reply);
   else if (isSecretsPath(request.url)) sendSecretsError(reply, new ApiError(400, error.message, { messages: [] }));
+  else if (request.url.startsWith('/_emulator')) reply.code(error.statusCode ?? 400).send({ error: error.message });
   else reply.send(error);
 }
 
@@ -73,6 +82,18 @@ function unrouted(request: FastifyRequest, reply: FastifyReply): void {
   reply.code(404).send({ error: `no route for ${request.method} ${request.url.split('?')[0]}; the APIs live under /api/v2, /v1 and /_emulator` });
 }
 
+/**
+ * CORS for browser-based tools, only when `UNDERSTUDY_CORS_ORIGINS` names origins (or `*`).
+ * Preflights are answered before any tree sees them, so no tree's authentication refuses them.
+ */
+function corsOptions(origins: string) {
+  return {
+    origin: origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    maxAge: 600,
+  };
+}
+
 /** Builds the whole server: store (migrated), seed, and the three trees on one Fastify instance. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const store = openStore(config.store);
@@ -87,7 +108,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     frameworkErrors: routerError,
   });
   const runtime: Runtime = { config, store, clock, log: fastify.log, scheduler: new Scheduler(clock, fastify.log) };
-  const seedTokens = { adminToken: config.adminToken, rootToken: config.rootToken };
+  const seedTokens = { adminToken: config.adminToken, rootToken: config.rootToken, edition: config.edition };
 
   store.db.transaction((tx) => applySeed(store.db, tx, clock, seed, seedTokens));
   let ready = false;
@@ -96,14 +117,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     const started = performance.now();
     clock.reset();
     wipeAndRefill(store, (tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+    forgetLimitPolicy(store.db);
     runtime.scheduler.reset();
     return Math.round((performance.now() - started) * 100) / 100;
   };
 
   fastify.setNotFoundHandler(unrouted);
+  if (config.corsOrigins !== null) await fastify.register(cors, corsOptions(config.corsOrigins));
+  const routes = await registerOpenApi(fastify, runtime);
   await fastify.register(async (scoped) => platformPlugin(scoped, runtime), { prefix: '/api/v2' });
+  await fastify.register(async (scoped) => registryProtocolPlugin(scoped, runtime));
   await fastify.register(async (scoped) => secretsPlugin(scoped, runtime));
+  await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
   await fastify.register(controlPlugin, { prefix: '/_emulator', runtime, hooks: { isReady: () => ready, reset } });
+  await fastify.register(standInsPlugin, { runtime });
   fastify.addHook('onReady', async () => {
     ready = true;
   });
@@ -112,5 +139,5 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     store.close();
   });
   await fastify.ready();
-  return { fastify, runtime, reset };
+  return { fastify, runtime, reset, routes };
 }

@@ -1,11 +1,16 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parseEnv } from 'node:util';
 import { Type, type Static } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { DIALECTS, type Dialect } from './core/dialect.js';
+import { EDITIONS, type Edition } from './core/edition.js';
+import { packagePath } from './core/package-root.js';
+
+/** `name=path` pairs separated by commas (names: letters, digits, `_`, `-`, `.`); may be empty. */
+const KMS_LIBRARIES_PATTERN = '^(?:[A-Za-z0-9_.-]+=[^,=]+(?:,[A-Za-z0-9_.-]+=[^,=]+)*)?$';
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 
 export const ConfigSchema = Type.Object({
   host: Type.String({ minLength: 1 }),
@@ -17,9 +22,19 @@ export const ConfigSchema = Type.Object({
   adminToken: Type.String({ minLength: 8 }),
   rootToken: Type.String({ minLength: 1 }),
   controlToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  edition: Type.Union(EDITIONS.map((edition) => Type.Literal(edition))),
+  logFormat: Type.Union(LOG_FORMATS.map((format) => Type.Literal(format))),
+  /** Comma-separated browser origins allowed to call the server, or `*`; null: no CORS headers. */
+  corsOrigins: Type.Union([Type.String({ minLength: 1, pattern: '^(\\*|[a-zA-Z][a-zA-Z0-9+.-]*://[^,\\s/]+(\\s*,\\s*[a-zA-Z][a-zA-Z0-9+.-]*://[^,\\s/]+)*)$' }), Type.Null()]),
+  smsApiUrl: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()]),
+  mailTimeoutMs: Type.Integer({ minimum: 1, maximum: 600000 }),
+  kmsLibraries: Type.String({ pattern: KMS_LIBRARIES_PATTERN }),
+  pkiKeyPool: Type.Integer({ minimum: 0, maximum: 1000 }),
+  publicRegistryUrl: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()]),
+  publicRegistryToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
 });
 
-export type Config = Static<typeof ConfigSchema> & { dialect: Dialect };
+export type Config = Static<typeof ConfigSchema> & { dialect: Dialect; edition: Edition };
 
 interface Variable {
   name: string;
@@ -43,14 +58,33 @@ export const VARIABLES: readonly Variable[] = [
   { name: 'UNDERSTUDY_ADMIN_TOKEN', key: 'adminToken', default: 'understudy-admin-token', expects: 'at least 8 characters', meaning: 'platform API token of the seed\'s site administrator' },
   { name: 'UNDERSTUDY_ROOT_TOKEN', key: 'rootToken', aliases: ['VAULT_DEV_ROOT_TOKEN_ID'], default: 'root', expects: 'a non-empty string', meaning: 'secrets API root token' },
   { name: 'UNDERSTUDY_CONTROL_TOKEN', key: 'controlToken', default: null, expects: 'a non-empty string', meaning: 'when set, /_emulator requires it as a bearer token' },
+  { name: 'UNDERSTUDY_LOG_FORMAT', key: 'logFormat', default: 'auto', expects: LOG_FORMATS.join(' | '), meaning: 'log lines as JSON or pretty text; auto is pretty when stderr is a terminal' },
+  { name: 'UNDERSTUDY_CORS_ORIGINS', key: 'corsOrigins', default: null, expects: '* or comma-separated origins such as http://localhost:3000', meaning: 'browser origins allowed to call the APIs (CORS); unset allows none' },
+  { name: 'UNDERSTUDY_EDITION', key: 'edition', default: 'self-hosted', expects: 'self-hosted | hosted', meaning: 'which platform edition to stand in for (admin API on self-hosted; public registry on hosted)' },
+  { name: 'UNDERSTUDY_SMS_API_URL', key: 'smsApiUrl', default: null, expects: 'an http:// or https:// URL', meaning: 'base URL of an SMS messages API for admin SMS verification; unset keeps SMS in /_emulator/outbox' },
+  { name: 'UNDERSTUDY_MAIL_TIMEOUT_MS', key: 'mailTimeoutMs', default: '10000', expects: 'an integer from 1 to 600000', meaning: 'longest wait for the SMTP server (or SMS API) on an admin test message; past it, 504' },
+  { name: 'UNDERSTUDY_KMS_LIBRARIES', key: 'kmsLibraries', default: 'softhsm=/usr/lib/softhsm/libsofthsm2.so', expects: 'name=path pairs separated by commas', meaning: 'PKCS#11 libraries managed keys may name in `library` (the kms_library entries)' },
+  { name: 'UNDERSTUDY_PKI_KEY_POOL', key: 'pkiKeyPool', default: '20', expects: 'an integer from 0 to 1000', meaning: 'PKI keys kept pre-generated per key type and size (0: generate each on demand)' },
+  { name: 'UNDERSTUDY_PUBLIC_REGISTRY_URL', key: 'publicRegistryUrl', default: null, expects: 'an http(s) URL', meaning: 'modules.v1 base URL the public registry proxy (hosted edition) forwards to' },
+  { name: 'UNDERSTUDY_PUBLIC_REGISTRY_TOKEN', key: 'publicRegistryToken', default: null, expects: 'a non-empty string', meaning: 'bearer token sent to the public registry, when it needs one' },
 ];
+
+/** Variables whose value is a number. */
+const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'mailTimeoutMs', 'pkiKeyPool']);
+
+
+/** `UNDERSTUDY_KMS_LIBRARIES` as a map from library name to path. */
+export function kmsLibraryMap(text: string): Map<string, string> {
+  const pairs = text === '' ? [] : text.split(',').map((pair) => pair.split('=') as [string, string]);
+  return new Map(pairs.map(([name, path]) => [name.trim(), path.trim()]));
+}
 
 /**
  * The seed shipped with understudy. The default is resolved against the package, not the working
  * directory, so `node /path/to/dist/main.js` works from anywhere; a path the user gives is
  * resolved against the working directory as usual.
  */
-export const SHIPPED_SEED = fileURLToPath(new URL('../fixtures/default.json', import.meta.url));
+export const SHIPPED_SEED = packagePath('fixtures', 'default.json');
 
 export class ConfigError extends Error {}
 
@@ -67,7 +101,7 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     const names = [variable.name, ...(variable.aliases ?? [])];
     const given = names.map((name) => env[name]).find((value) => value !== undefined && value !== '');
     const text = given ?? (variable.key === 'seed' ? SHIPPED_SEED : variable.default);
-    raw[variable.key] = variable.key === 'port' && text !== null && /^\d+$/.test(text) ? Number(text) : text;
+    raw[variable.key] = NUMERIC.has(variable.key) && text !== null && /^\d+$/.test(text) ? Number(text) : text;
     if (!Value.Check(ConfigSchema.properties[variable.key], raw[variable.key])) {
       throw new ConfigError(`${variable.name} must be ${variable.expects} (got ${JSON.stringify(given)})`);
     }

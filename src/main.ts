@@ -1,7 +1,10 @@
 import { buildApp } from './app.js';
+import { cliAction } from './cli.js';
+import { logDestination } from './logging.js';
 import { ConfigError, loadConfig, readEnvironment, type Config } from './config.js';
 import { VERSION } from './core/version.js';
 import { SeedError } from './seed/seed.js';
+import { StoreError } from './store/store.js';
 
 const startedAt = performance.now();
 
@@ -17,6 +20,17 @@ function clientAddress(config: Config, port: number): string {
 }
 
 async function main(): Promise<void> {
+  // --help and --version answer before anything opens the store or a port.
+  const action = cliAction(process.argv.slice(2));
+  if (action.kind === 'print') {
+    process.stdout.write(action.text);
+    return;
+  }
+  if (action.kind === 'refuse') {
+    process.stderr.write(action.text);
+    process.exit(2);
+  }
+
   let config: Config;
   try {
     config = loadConfig(readEnvironment());
@@ -27,9 +41,10 @@ async function main(): Promise<void> {
 
   let app;
   try {
-    app = await buildApp(config, { logTo: process.stderr });
+    app = await buildApp(config, { logTo: await logDestination(config) });
   } catch (error) {
     if (error instanceof SeedError) fail(error.message);
+    if (error instanceof StoreError) fail(`UNDERSTUDY_STORE=${config.store} cannot be used: ${error.message}`);
     throw error;
   }
 
@@ -45,7 +60,7 @@ async function main(): Promise<void> {
   // Only the banner goes to stdout (logs go to stderr), so `npm start | grep ^export` is clean.
   process.stdout.write(
     [
-      `understudy ${VERSION} ready on ${address} in ${elapsed} ms (dialect ${config.dialect}, store ${app.runtime.store.ephemeral ? ':memory:' : app.runtime.store.location})`,
+      `understudy ${VERSION} ready on ${address} in ${elapsed} ms (dialect ${config.dialect}, edition ${config.edition}, store ${app.runtime.store.ephemeral ? ':memory:' : app.runtime.store.location})`,
       `export TFE_ADDRESS=${address}`,
       `export TFE_TOKEN=${config.adminToken}`,
       `export VAULT_ADDR=${address}`,

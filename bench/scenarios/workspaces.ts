@@ -1,55 +1,77 @@
+import { addGoals, cost, flat } from '../goals.js';
 import type { BenchTarget, Scenario } from '../scenario.js';
+import { call, ensureOrganization, headers } from '../platform-setup.js';
 
-const headers = (target: BenchTarget) => ({ authorization: `Bearer ${target.adminToken}`, accept: 'application/vnd.api+json' });
-
-async function call(target: BenchTarget, method: string, path: string, body: unknown, jsonApi = true): Promise<{ data: { id: string } }> {
-  const response = await fetch(target.baseUrl + path, {
-    method,
-    headers: { ...headers(target), 'content-type': jsonApi ? 'application/vnd.api+json' : 'application/json' },
-    body: JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
-  return JSON.parse(text === '' ? '{}' : text) as { data: { id: string } };
-}
-
-/** An organization holding `count` workspaces, made in one control-plane transaction. */
+/** An organization holding `count` workspaces (`ws-000001` …), made once per world in one control-plane transaction. */
 async function organizationWithWorkspaces(target: BenchTarget, name: string, count: number): Promise<void> {
-  await call(target, 'POST', '/api/v2/organizations', { data: { type: 'organizations', attributes: { name, email: `${name}@bench.test` } } });
+  if (!(await ensureOrganization(target, name))) return;
   await call(target, 'POST', `/_emulator/organizations/${name}/workspaces/bulk`, { count, prefix: 'ws' }, false);
 }
 
+const SHOW = 'GET /api/v2/workspaces/:id';
+const list = (org: string, query: string) => `/api/v2/organizations/${org}/workspaces?page%5Bsize%5D=20&${query}`;
+
+const SIZES = [
+  { label: '100', org: 'bench-100', count: 100 },
+  { label: '100,000', org: 'bench-100k', count: 100_000 },
+] as const;
+
+/** Page 1, the middle page and the last page of 20, at each size. */
+const PAGES = [
+  { label: 'page 1', number: () => 1 },
+  { label: 'middle page', number: (count: number) => Math.ceil(count / 40) },
+  { label: 'last page', number: (count: number) => Math.ceil(count / 20) },
+];
+
+const pageName = (page: string, size: string) => `GET /api/v2/organizations/:org/workspaces (${page} of 20, ${size})`;
+const SEARCH = 'GET /api/v2/organizations/:org/workspaces?search[name]=0424 (100,000)';
+const WILDCARD = 'GET /api/v2/organizations/:org/workspaces?search[wildcard-name]=ws-0424* (100,000)';
+
 /**
- * Workspace reads. The two list rows should be close: filtering, sorting and paging happen in
- * SQL on indexes, so a page of 20 costs about the same among 10,000 workspaces as among 100.
+ * Workspace reads. Lists are measured at 100 and 100,000 workspaces: filtering, sorting and
+ * paging happen in SQL on indexes, so a page should cost the same whatever the store holds.
  */
 export const scenarios: Scenario[] = [
   {
-    name: 'GET /api/v2/workspaces/:id',
+    name: SHOW,
     setup: async (target) => {
       const created = await call(target, 'POST', '/api/v2/organizations/understudy/workspaces', { data: { type: 'workspaces', attributes: { name: 'bench-show' } } });
       return { path: `/api/v2/workspaces/${created.data.id}`, headers: headers(target) };
     },
   },
+  ...SIZES.flatMap((size) =>
+    PAGES.map(
+      (page): Scenario => ({
+        name: pageName(page.label, size.label),
+        world: `workspaces-${size.org}`,
+        setup: async (target) => {
+          await organizationWithWorkspaces(target, size.org, size.count);
+          return { path: list(size.org, `page%5Bnumber%5D=${page.number(size.count)}`), headers: headers(target) };
+        },
+      }),
+    ),
+  ),
   {
-    name: 'GET /api/v2/organizations/:org/workspaces (page of 20 of 100)',
+    name: SEARCH,
+    world: 'workspaces-bench-100k',
     setup: async (target) => {
-      await organizationWithWorkspaces(target, 'bench-100', 100);
-      return { path: '/api/v2/organizations/bench-100/workspaces?page%5Bsize%5D=20&page%5Bnumber%5D=3', headers: headers(target) };
+      await organizationWithWorkspaces(target, 'bench-100k', 100_000);
+      return { path: list('bench-100k', 'search%5Bname%5D=0424'), headers: headers(target) };
     },
   },
   {
-    name: 'GET /api/v2/organizations/:org/workspaces (page of 20 of 10,000)',
+    name: WILDCARD,
+    world: 'workspaces-bench-100k',
     setup: async (target) => {
-      await organizationWithWorkspaces(target, 'bench-10k', 10_000);
-      return { path: '/api/v2/organizations/bench-10k/workspaces?page%5Bsize%5D=20&page%5Bnumber%5D=250', headers: headers(target) };
-    },
-  },
-  {
-    name: 'GET /api/v2/organizations/:org/workspaces?search[name] (of 10,000)',
-    setup: async (target) => {
-      await organizationWithWorkspaces(target, 'bench-search', 10_000);
-      return { path: '/api/v2/organizations/bench-search/workspaces?search%5Bname%5D=ws-09&sort=-created-at', headers: headers(target) };
+      await organizationWithWorkspaces(target, 'bench-100k', 100_000);
+      return { path: list('bench-100k', 'search%5Bwildcard-name%5D=ws-0424*'), headers: headers(target) };
     },
   },
 ];
+
+addGoals(
+  cost('workspaces: page of 20 vs a point read', pageName('page 1', '100'), SHOW, 3),
+  ...PAGES.map((page) => flat(`workspaces: ${page.label}`, pageName(page.label, '100'), pageName(page.label, '100,000'))),
+  cost('workspaces: search[name] vs unfiltered page (100,000)', SEARCH, pageName('page 1', '100,000'), 2),
+  cost('workspaces: search[wildcard-name] vs unfiltered page (100,000)', WILDCARD, pageName('page 1', '100,000'), 2),
+);

@@ -1,19 +1,14 @@
-import { desc, eq } from 'drizzle-orm';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
+import { bulkNames } from './bulk.js';
 import { isoTimestamp } from '../core/clock.js';
 import { MembershipService } from '../platform/memberships/service.js';
-import * as organizationsRepo from '../platform/organizations/repo.js';
+import { OrganizationService } from '../platform/organizations/service.js';
 import { entitlements } from '../platform/organizations/resource.js';
-import { deliverRunTask, type TriggerOptions } from '../platform/run-tasks/delivery.js';
-import { findWorkspaceTask } from '../platform/workspace-tasks/repo.js';
-import { WORKSPACE_NAME } from '../platform/workspaces/input.js';
-import { findWorkspaceByName, insertWorkspaces } from '../platform/workspaces/repo.js';
-import { defaultWorkspaceRow } from '../platform/workspaces/defaults.js';
+import { deliverRunTask, listDeliveries, type TriggerOptions } from '../platform/run-tasks/delivery.js';
+import { WorkspaceService } from '../platform/workspaces/service.js';
 import type { Runtime } from '../runtime.js';
-import { runTaskDeliveries, type OrganizationSettings } from '../store/tables.js';
-
-const BULK_LIMIT = 50_000;
+import type { OrganizationSettings } from '../store/tables.js';
 
 type Body = Record<string, unknown>;
 type Handler = (request: FastifyRequest, reply: FastifyReply) => unknown;
@@ -36,8 +31,8 @@ function objectBody(request: FastifyRequest): Body {
   return body as Body;
 }
 
-function organizationNamed(runtime: Runtime, name: string) {
-  const organization = organizationsRepo.findOrganizationByName(runtime.store.db, name);
+function organizationNamed(organizations: OrganizationService, name: string) {
+  const organization = organizations.byName(name);
   if (!organization) throw new ApiError(404, `no organization ${name}`);
   return organization;
 }
@@ -97,13 +92,13 @@ function triggerOptions(body: Body): TriggerOptions {
 export async function platformFixtureRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
   const { db } = runtime.store;
   const memberships = new MembershipService(db, runtime.clock, runtime.config.dialect);
+  const organizations = new OrganizationService(db, runtime.clock);
+  const workspaces = new WorkspaceService(db, runtime.clock, runtime.config.dialect, runtime.config.edition);
 
   app.patch<{ Params: { org: string } }>('/organizations/:org', guarded(async (request) => {
-    const organization = organizationNamed(runtime, (request.params as { org: string }).org);
-    const changes = settingsChanges(objectBody(request));
-    const settings: OrganizationSettings = { ...organization.settings, ...changes };
-    organizationsRepo.updateOrganization(db, organization.id, { settings, updatedAt: runtime.clock.now() });
-    const updated = { ...organization, settings };
+    const organization = organizationNamed(organizations, (request.params as { org: string }).org);
+    const updated = organizations.changeSettings(organization, settingsChanges(objectBody(request)));
+    const { settings } = updated;
     return {
       organization: organization.name,
       'membership-limit': settings.membershipLimit ?? null,
@@ -119,33 +114,15 @@ export async function platformFixtureRoutes(app: FastifyInstance, runtime: Runti
 
   // Many workspaces in one transaction, through the same row defaults as the API's create.
   app.post('/organizations/:org/workspaces/bulk', guarded(async (request, reply) => {
-    const organization = organizationNamed(runtime, (request.params as { org: string }).org);
-    const body = objectBody(request);
-    const count = body['count'];
-    const prefix = body['prefix'] ?? 'ws';
-    if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > BULK_LIMIT) {
-      throw new ApiError(400, `"count" must be an integer from 1 to ${BULK_LIMIT}`);
-    }
-    if (typeof prefix !== 'string' || !WORKSPACE_NAME.pattern.test(prefix) || prefix.length > 60) {
-      throw new ApiError(400, '"prefix" may contain only letters, numbers, "-" and "_" (at most 60)');
-    }
-    const width = String(count).length;
-    const names = Array.from({ length: count }, (_, index) => `${prefix}-${String(index + 1).padStart(width, '0')}`);
-    const at = runtime.clock.now();
-    db.transaction((tx) => {
-      for (const name of [names[0], names[names.length - 1]]) {
-        if (name && findWorkspaceByName(tx, organization.id, name)) throw new ApiError(409, `workspace ${name} already exists`);
-      }
-      insertWorkspaces(tx, names.map((name) => defaultWorkspaceRow(tx, organization.id, name, at)));
-    });
-    return reply.code(201).send({ organization: organization.name, created: count, first: names[0], last: names[names.length - 1], 'created-at': isoTimestamp(at) });
+    const organization = organizationNamed(organizations, (request.params as { org: string }).org);
+    const names = bulkNames(objectBody(request), 'ws');
+    const at = workspaces.createMany(organization, names);
+    return reply.code(201).send({ organization: organization.name, created: names.length, first: names[0], last: names[names.length - 1], 'created-at': isoTimestamp(at) });
   }));
 
   // What earlier triggers delivered and what the receivers answered, newest first.
   app.get('/run-tasks/:id/deliveries', guarded(async (request) => {
-    const id = (request.params as { id: string }).id;
-    if (!findWorkspaceTask(db, id)) throw new ApiError(404, `no workspace run task ${id}`);
-    const rows = db.select().from(runTaskDeliveries).where(eq(runTaskDeliveries.workspaceTaskId, id)).orderBy(desc(runTaskDeliveries.createdAt)).all();
+    const rows = listDeliveries(db, (request.params as { id: string }).id);
     return {
       deliveries: rows.map((row) => ({
         id: row.id,

@@ -1,8 +1,11 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeEqual } from '../core/crypto.js';
 import { VERSION } from '../core/version.js';
 import type { Runtime } from '../runtime.js';
 import { clockRoutes } from './clock.js';
+import { outboxRoutes } from './outbox.js';
+import { bulkRoutes } from './bulk.js';
+import { docsRoutes } from './docs.js';
 import { platformFixtureRoutes } from './platform-fixtures.js';
 
 export interface ControlHooks {
@@ -22,11 +25,29 @@ export async function controlPlugin(app: FastifyInstance, options: { runtime: Ru
   const guard = runtime.config.controlToken;
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    if (guard === null || request.url.split('?')[0] === '/_emulator/health') return;
+    // Health is never guarded, however the path is spelled (the router ignores a trailing slash too).
+    if (guard === null || request.url.split('?')[0]?.replace(/\/+$/, '') === '/_emulator/health') return;
     const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
     if (!safeEqual(token, guard)) return controlError(reply, 401, 'the control plane requires UNDERSTUDY_CONTROL_TOKEN as a bearer token');
   });
   app.setNotFoundHandler((_request, reply) => controlError(reply, 404, 'no such control endpoint'));
+
+  // Every body is read as JSON whatever its content type (curl -d sends a form type), and an
+  // empty body is no body; what cannot be read is a 400 in the control plane's own error form.
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (_request, text, done) => {
+    if ((text as string).trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text as string));
+    } catch (error) {
+      done(Object.assign(new Error(`the body is not valid JSON (${(error as Error).message})`), { statusCode: 400 }), undefined);
+    }
+  });
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
+    if (status >= 500) request.log.error({ err: error }, 'control plane request failed');
+    return controlError(reply, status, status >= 500 ? 'internal error; see the server log' : error.message);
+  });
 
   app.get('/health', async (_request, reply) => {
     if (!hooks.isReady()) return reply.code(503).send({ status: 'starting' });
@@ -37,6 +58,7 @@ export async function controlPlugin(app: FastifyInstance, options: { runtime: Ru
     name: 'understudy',
     version: VERSION,
     dialect: runtime.config.dialect,
+    edition: runtime.config.edition,
     store: runtime.store.ephemeral ? ':memory:' : runtime.store.location,
     seed: runtime.config.seed,
     clock: runtime.clock.now().toISOString(),
@@ -45,6 +67,12 @@ export async function controlPlugin(app: FastifyInstance, options: { runtime: Ru
 
   app.post('/reset', async () => ({ status: 'reset', 'duration-ms': hooks.reset() }));
 
+  // The OpenAPI 3.1 document of every tree, and a browsable reference built from it.
+  app.get('/openapi.json', async () => app.swagger());
+  docsRoutes(app);
+
   await clockRoutes(app, runtime);
   await platformFixtureRoutes(app, runtime);
+  await outboxRoutes(app, runtime);
+  await bulkRoutes(app, runtime);
 }

@@ -16,7 +16,7 @@ export interface DialectTerm {
 
 export const DIALECT_TERMS: readonly DialectTerm[] = [
   { spec: 'tool-version', upstream: 'terraform-version', where: 'workspace attribute' },
-  { spec: 'svc-api', upstream: 'tfe-api', where: 'workspace `source` value' },
+  { spec: 'svc-api', upstream: 'tfe-api', where: 'workspace and registry module version `source` value' },
   { spec: 'svc-ui', upstream: 'tfe-ui', where: 'workspace `source` value' },
   { spec: 'sms-settings', upstream: 'twilio-settings', where: 'admin SMS settings type and path' },
   { spec: 'sms', upstream: 'twilio', where: 'admin SMS settings id' },

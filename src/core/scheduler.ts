@@ -28,6 +28,8 @@ export interface DueSource {
   readonly name: string;
   /** The source's earliest pending item, due or not; undefined when it has none. */
   next(): DueItem | undefined;
+  /** After `/_emulator/reset` wiped the store: drop anything kept in memory about it. */
+  reset?(): void;
 }
 
 /** Longest the timer sleeps, so work a source added without `poke()` is still picked up. */
@@ -144,8 +146,9 @@ export class Scheduler {
     this.timer.unref();
   }
 
-  /** After `/_emulator/reset`: the store was wiped, so only the timer needs recomputing. */
+  /** After `/_emulator/reset`: the store was wiped, so sources drop their caches and the timer is recomputed. */
   reset(): void {
+    for (const source of this.sources) source.reset?.();
     this.poke();
   }
 

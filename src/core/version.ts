@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { packagePath } from './package-root.js';
 
-/** The package version, read once from package.json next to `src/` or `dist/`. */
-export const VERSION: string = (
-  JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }
-).version;
+/** The package version, read once from the package's package.json. */
+export const VERSION: string = (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;

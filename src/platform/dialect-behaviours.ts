@@ -14,6 +14,10 @@ export interface WireBehaviours {
   runTaskDescriptionRequired: boolean;
   /** Whether a workspace update without `assessments-enabled` resets it to false. */
   assessmentsResetOnUpdate: boolean;
+  /** Whether customization settings come back with HTML characters entity-escaped. */
+  customizationEscapesHtml: boolean;
+  /** Whether admin settings carry the attributes real clients read that the spec does not list. */
+  adminUpstreamAttributes: boolean;
 }
 
 const SPEC: WireBehaviours = {
@@ -21,6 +25,8 @@ const SPEC: WireBehaviours = {
   invitationRequiresTeam: true,
   runTaskDescriptionRequired: true,
   assessmentsResetOnUpdate: true,
+  customizationEscapesHtml: true,
+  adminUpstreamAttributes: false,
 };
 
 const UPSTREAM: WireBehaviours = {
@@ -28,6 +34,8 @@ const UPSTREAM: WireBehaviours = {
   invitationRequiresTeam: false,
   runTaskDescriptionRequired: false,
   assessmentsResetOnUpdate: false,
+  customizationEscapesHtml: false,
+  adminUpstreamAttributes: true,
 };
 
 /** The README's table of behaviour differences, kept next to the values it describes. */
@@ -35,7 +43,9 @@ export const BEHAVIOUR_DIFFERENCES: readonly { what: string; spec: string; upstr
   { what: 'run task relationship to its attachments', spec: '`tasks`', upstream: '`workspace-tasks`' },
   { what: 'invitation without teams', spec: '422', upstream: 'accepted' },
   { what: 'run task `description` on create', spec: 'required string', upstream: 'optional, null accepted' },
-  { what: 'workspace update without `assessments-enabled`', spec: 'resets it to false', upstream: 'keeps the previous value' },
+  { what: 'workspace update without `assessments-enabled` (hosted edition; self-hosted has no such attribute)', spec: 'resets it to false', upstream: 'keeps the previous value' },
+  { what: 'customization settings strings in responses', spec: 'HTML characters entity-escaped', upstream: 'verbatim (as stored)' },
+  { what: 'extra admin settings attributes (general timeouts and ceilings, SAML signing options, cost-estimation `*-enabled`)', spec: 'accepted, not returned', upstream: 'accepted and returned' },
 ];
 
 export function wireBehaviours(dialect: Dialect): WireBehaviours {

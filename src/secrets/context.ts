@@ -3,6 +3,7 @@ import type { Authorizer } from './acl/authorizer.js';
 import type { PolicyStore } from './acl/policy-store.js';
 import type { Backend } from './framework/types.js';
 import type { LeaseManager } from './leases/lease-manager.js';
+import type { ManagedKeys } from './managed-keys/service.js';
 import type { MountTable } from './mounts/mount-table.js';
 import type { TokenService } from './tokens/token-service.js';
 
@@ -20,4 +21,6 @@ export interface SecretsContext extends Runtime {
   readonly acl: Authorizer;
   readonly tokens: TokenService;
   readonly leases: LeaseManager;
+  /** `sys/managed-keys`; engines get signers for the keys their mount may use through it. */
+  readonly managedKeys: ManagedKeys;
 }

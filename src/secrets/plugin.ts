@@ -5,11 +5,13 @@ import { Authorizer } from './acl/authorizer.js';
 import { PolicyStore } from './acl/policy-store.js';
 import type { EngineFactory, SecretsContext } from './context.js';
 import { cubbyholeEngine } from './engines/cubbyhole/backend.js';
-import { placeholderEngine } from './engines/placeholders.js';
+import { databaseEngine } from './engines/database/backend.js';
+import { pkiEngine } from './engines/pki/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
 import { LeaseManager } from './leases/lease-manager.js';
+import { managedKeyService } from './managed-keys/types.js';
 import { MountTable } from './mounts/mount-table.js';
 import { SecretsRouter } from './router.js';
 import { TokenService } from './tokens/token-service.js';
@@ -17,8 +19,8 @@ import { TokenService } from './tokens/token-service.js';
 /** Engines that can be mounted, by type. Tests may register extra engines before building an app. */
 export const ENGINES = new Map<string, EngineFactory>([
   ['cubbyhole', cubbyholeEngine],
-  ['pki', placeholderEngine('pki')],
-  ['database', placeholderEngine('database')],
+  ['pki', pkiEngine()],
+  ['database', databaseEngine],
 ]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -31,8 +33,20 @@ function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: Fas
   return sendSecretsError(reply, new ApiError(500, 'internal error', { messages: ['1 error occurred:\n\t* internal error\n\n'] }));
 }
 
+/** Where this server answers on loopback (the built-in key-service stand-ins are reached there). */
+function localBaseUrl(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (address === null || typeof address === 'string') throw new Error('the server is not listening, so the built-in stand-ins cannot be reached');
+  const host = address.family === 'IPv6' ? (address.address === '::' ? '[::1]' : `[${address.address}]`) : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  return `http://${host}:${address.port}`;
+}
+
 /** Wires the secrets services together; backends are built lazily, once per engine type. */
-export function buildSecretsContext(runtime: Runtime, engines: ReadonlyMap<string, EngineFactory>): SecretsContext {
+export function buildSecretsContext(
+  runtime: Runtime,
+  engines: ReadonlyMap<string, EngineFactory>,
+  localBaseUrl: () => string = () => `http://127.0.0.1:${runtime.config.port}`,
+): SecretsContext {
   const { db } = runtime.store;
   const built = new Map<string, Backend>();
   const mounts = new MountTable(db, runtime.clock);
@@ -46,7 +60,8 @@ export function buildSecretsContext(runtime: Runtime, engines: ReadonlyMap<strin
     mounts,
     policyExists: (name) => policies.exists(name),
   });
-  const context: SecretsContext = { ...runtime, mounts, engines, backend, policies, acl: new Authorizer(policies), tokens, leases };
+  const managedKeys = managedKeyService(runtime, mounts, localBaseUrl);
+  const context: SecretsContext = { ...runtime, mounts, engines, backend, policies, acl: new Authorizer(policies), tokens, leases, managedKeys };
   function backend(type: string): Backend | undefined {
     let found = built.get(type);
     if (!found) {
@@ -62,10 +77,17 @@ export function buildSecretsContext(runtime: Runtime, engines: ReadonlyMap<strin
 
 /** The `/v1` tree: every request becomes a logical request routed through path tables. */
 export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Promise<void> {
-  const context = buildSecretsContext(runtime, ENGINES);
+  const context = buildSecretsContext(runtime, ENGINES, () => localBaseUrl(app));
+  app.addHook('onClose', () => context.managedKeys.close());
   const router = new SecretsRouter(context);
   runtime.scheduler.register(context.leases.dueSource());
   runtime.scheduler.register(context.tokens.dueSource());
+  // Engines with timed work of their own (database static roles) are built now so it runs.
+  const engineBackends = [...context.engines.keys()].map((type) => context.backend(type));
+  for (const source of engineBackends.flatMap((backend) => backend?.dueSources ?? [])) runtime.scheduler.register(source);
+  app.addHook('onClose', async () => {
+    await Promise.all(engineBackends.map((backend) => backend?.close?.()));
+  });
 
   // Bodies are parsed by the logical layer, which must produce the real service's exact errors.
   app.removeAllContentTypeParsers();

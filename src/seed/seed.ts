@@ -2,8 +2,14 @@ import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { and, eq } from 'drizzle-orm';
 import type { Clock } from '../core/clock.js';
+import type { Edition } from '../core/edition.js';
 import { sha256Hex } from '../core/crypto.js';
 import { newId } from '../core/ids.js';
+import { canonical, canonicalKeys } from '../core/dialect.js';
+import { ApiError } from '../core/errors.js';
+import { SETTINGS_NAMES, type SettingsName } from '../platform/admin/fields.js';
+import { findSettings } from '../platform/admin/repo.js';
+import { seedSettings } from '../platform/admin/service.js';
 import { OrganizationService } from '../platform/organizations/service.js';
 import * as organizationsRepo from '../platform/organizations/repo.js';
 import { PolicyStore } from '../secrets/acl/policy-store.js';
@@ -11,9 +17,11 @@ import { MountTable } from '../secrets/mounts/mount-table.js';
 import { TokenStore } from '../secrets/tokens/token-store.js';
 import type { Db, Tx } from '../store/store.js';
 import { platformTokens, teams, users } from '../store/tables.js';
+import { SeedError } from './errors.js';
 import { SeedSchema, type Seed } from './schema.js';
+import { seedPolicies, seedRunTasks, seedSecretsTokens, seedWorkspaces } from './world.js';
 
-export class SeedError extends Error {}
+export { SeedError } from './errors.js';
 
 /** Reads and validates a seed file; any problem is one SeedError naming the file and the field. */
 export function readSeedFile(path: string): Seed {
@@ -30,9 +38,12 @@ export function readSeedFile(path: string): Seed {
   return seed;
 }
 
+/** What the seed takes from the configuration rather than the file. */
 export interface SeedTokens {
   adminToken: string;
   rootToken: string;
+  /** Decides defaults of seeded workspaces (`global-remote-state`). */
+  edition: Edition;
 }
 
 /**
@@ -89,7 +100,11 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
         organizationsRepo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: organization.id, userId, teamId: team.id, at });
       }
     }
+    seedWorkspaces(tx, clock, tokens.edition, organization, spec.workspaces ?? []);
+    seedRunTasks(tx, clock, organization, spec['run-tasks'] ?? []);
   }
+
+  applyAdminSettings(tx, seed, at);
 
   new TokenStore(tx, clock).ensureRoot(tokens.rootToken);
   new PolicyStore(tx, clock).ensureDefault();
@@ -97,6 +112,8 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
   // Every server has a cubbyhole; the seed file adds the rest (by default `pki/` and `database/`).
   mounts.ensure({ path: 'cubbyhole/', type: 'cubbyhole', description: 'per-token private secret storage', local: true });
   for (const mount of seed.secrets?.mounts ?? []) mounts.ensure(mount);
+  seedPolicies(tx, clock, seed.secrets?.policies ?? []);
+  seedSecretsTokens(tx, clock, mounts.ofType('cubbyhole'), seed.secrets?.tokens ?? []);
 }
 
 function ensureUserToken(tx: Tx, userId: string, token: string, description: string, at: Date): void {
@@ -104,4 +121,19 @@ function ensureUserToken(tx: Tx, userId: string, token: string, description: str
   const existing = tx.select({ id: platformTokens.id }).from(platformTokens).where(eq(platformTokens.tokenHash, tokenHash)).get();
   if (existing) return;
   tx.insert(platformTokens).values({ id: newId('at'), kind: 'user', userId, tokenHash, description, createdAt: at }).run();
+}
+
+/** The seed's administrator settings, for documents not written yet (a PATCH made since wins on restart). */
+function applyAdminSettings(tx: Tx, seed: Seed, at: Date): void {
+  for (const [given, attributes] of Object.entries(seed['admin-settings'] ?? {})) {
+    const name = canonical(given.endsWith('-settings') ? given : `${given}-settings`).replace(/-settings$/, '') as SettingsName;
+    if (!SETTINGS_NAMES.includes(name)) throw new SeedError(`seed admin-settings: unknown settings "${given}" (expected one of ${SETTINGS_NAMES.join(', ')})`);
+    if (findSettings(tx, name)) continue;
+    try {
+      seedSettings(tx, name, canonicalKeys(attributes), at);
+    } catch (error) {
+      if (error instanceof ApiError) throw new SeedError(`seed admin-settings/${given}: ${error.detail}`);
+      throw error;
+    }
+  }
 }

@@ -1,3 +1,4 @@
+import type Database from 'better-sqlite3';
 import type { DbOrTx } from './store.js';
 
 /**
@@ -19,4 +20,25 @@ export function prepared<T>(build: (db: DbOrTx) => T): (db: DbOrTx) => T {
     }
     return statement;
   };
+}
+
+const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+
+/**
+ * A raw SQLite statement for `text`, prepared once per connection. For queries whose shape
+ * varies with the request (a list's filters) the text is the shape: values always travel as
+ * parameters, so the number of distinct texts stays small.
+ */
+export function preparedSql(sqlite: Database.Database, text: string): Database.Statement {
+  let cache = statements.get(sqlite);
+  if (cache === undefined) {
+    cache = new Map();
+    statements.set(sqlite, cache);
+  }
+  let statement = cache.get(text);
+  if (statement === undefined) {
+    statement = sqlite.prepare(text);
+    cache.set(text, statement);
+  }
+  return statement;
 }

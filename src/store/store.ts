@@ -1,17 +1,18 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
+import { packagePath } from '../core/package-root.js';
 import * as tables from './tables.js';
+import { upgradeData } from './upgrades.js';
 
 export type Db = BetterSQLite3Database<typeof tables>;
 /** A transaction handle; repos accept either, so a service can compose them atomically. */
 export type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
 export type DbOrTx = Db | Tx;
 
-export const MIGRATIONS_DIR = fileURLToPath(new URL('../../migrations', import.meta.url));
+export const MIGRATIONS_DIR = packagePath('migrations');
 
 export interface Store {
   readonly db: Db;
@@ -21,17 +22,45 @@ export interface Store {
   close(): void;
 }
 
+/** The store cannot be opened or created where the configuration points; the message says why. */
+export class StoreError extends Error {}
+
+/**
+ * Creates the missing directories above the store file one at a time. Node's recursive mkdir
+ * never returns on some paths (under /proc it loops at full CPU), so it is not used here.
+ */
+function ensureParentDirectories(file: string): void {
+  const missing: string[] = [];
+  for (let dir = dirname(resolve(file)); !existsSync(dir); dir = dirname(dir)) {
+    missing.unshift(dir);
+    if (dirname(dir) === dir) break;
+  }
+  for (const dir of missing) mkdirSync(dir);
+}
+
+function openDatabase(location: string, ephemeral: boolean): Database.Database {
+  try {
+    if (!ephemeral) ensureParentDirectories(location);
+    const sqlite = new Database(location);
+    // Opening is lazy: the first statement is what finds out a file is not a database or not writable.
+    sqlite.pragma('journal_mode = WAL');
+    return sqlite;
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new StoreError(code && !message.startsWith(code) ? `${code}: ${message}` : message);
+  }
+}
+
 /** Opens (creating if needed) the one SQLite database and brings its schema up to date. */
 export function openStore(location: string): Store {
   const ephemeral = location === ':memory:';
-  if (!ephemeral) mkdirSync(dirname(resolve(location)), { recursive: true });
-  const sqlite = new Database(location);
-  sqlite.pragma('journal_mode = WAL');
+  const sqlite = openDatabase(location, ephemeral);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const db = drizzle(sqlite, { schema: tables });
   migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+  upgradeData(sqlite);
   return {
     db,
     sqlite,
@@ -41,14 +70,17 @@ export function openStore(location: string): Store {
   };
 }
 
-/** Names of the application's tables (everything but SQLite's and the migrator's own). */
+/**
+ * Names of the application's tables (everything but SQLite's and the migrator's own). Full-text
+ * indexes and their shadow tables are left out: triggers keep them in step with the tables they
+ * index, and deleting from a shadow table directly would corrupt the index.
+ */
 export function applicationTables(store: Store): string[] {
   const rows = store.sqlite
-    .prepare(
-      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'",
-    )
-    .all() as { name: string }[];
-  return rows.map((row) => row.name);
+    .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'")
+    .all() as { name: string; sql: string | null }[];
+  const virtual = rows.filter((row) => /^CREATE VIRTUAL TABLE/i.test(row.sql ?? '')).map((row) => row.name);
+  return rows.map((row) => row.name).filter((name) => !virtual.some((table) => name === table || name.startsWith(`${table}_`)));
 }
 
 /**
@@ -62,4 +94,9 @@ export function wipeAndRefill(store: Store, refill: (tx: Tx) => void): void {
     for (const name of names) store.sqlite.prepare(`DELETE FROM "${name}"`).run();
     refill(tx);
   });
+}
+
+/** The SQLite connection under a drizzle handle (drizzle keeps it as `$client`; the Db type omits it). */
+export function sqliteOf(db: Db): Database.Database {
+  return (db as Db & { $client: Database.Database }).$client;
 }

@@ -4,3 +4,6 @@ export * from './schema/secrets.js';
 export * from './schema/workspaces.js';
 export * from './schema/run-tasks.js';
 export * from './schema/leases.js';
+export * from './schema/admin.js';
+export * from './schema/lists.js';
+export * from './schema/registry.js';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, SHIPPED_SEED, VARIABLES } from '../../src/config.js';
+import { ConfigError, kmsLibraryMap, loadConfig, SHIPPED_SEED, VARIABLES } from '../../src/config.js';
 
 describe('configuration', () => {
   it('has the contract defaults', () => {
@@ -15,7 +15,25 @@ describe('configuration', () => {
       adminToken: 'understudy-admin-token',
       rootToken: 'root',
       controlToken: null,
+      edition: 'self-hosted',
+      logFormat: 'auto',
+      corsOrigins: null,
+      smsApiUrl: null,
+      mailTimeoutMs: 10000,
+      kmsLibraries: 'softhsm=/usr/lib/softhsm/libsofthsm2.so',
+      pkiKeyPool: 20,
+      publicRegistryUrl: null,
+      publicRegistryToken: null,
     });
+  });
+
+  it('reads UNDERSTUDY_KMS_LIBRARIES as name=path pairs, and refuses other shapes', () => {
+    const config = loadConfig({ UNDERSTUDY_KMS_LIBRARIES: 'softhsm=/usr/lib/softhsm/libsofthsm2.so,vendor=/opt/hsm/lib.so' });
+    expect([...kmsLibraryMap(config.kmsLibraries)]).toEqual([
+      ['softhsm', '/usr/lib/softhsm/libsofthsm2.so'],
+      ['vendor', '/opt/hsm/lib.so'],
+    ]);
+    expect(() => loadConfig({ UNDERSTUDY_KMS_LIBRARIES: '/usr/lib/softhsm/libsofthsm2.so' })).toThrow(/UNDERSTUDY_KMS_LIBRARIES must be name=path pairs/);
   });
 
   it('finds the shipped seed from any working directory, and a given seed from the working directory', () => {
@@ -32,9 +50,14 @@ describe('configuration', () => {
   it.each([
     ['UNDERSTUDY_PORT', 'abc'],
     ['UNDERSTUDY_PORT', '70000'],
+    ['UNDERSTUDY_PKI_KEY_POOL', '-1'],
     ['UNDERSTUDY_DIALECT', 'nope'],
+    ['UNDERSTUDY_EDITION', 'cloud'],
     ['UNDERSTUDY_LOG_LEVEL', 'loud'],
     ['UNDERSTUDY_ADMIN_TOKEN', 'short'],
+    ['UNDERSTUDY_SMS_API_URL', 'ftp://sms.test'],
+    ['UNDERSTUDY_MAIL_TIMEOUT_MS', '0'],
+    ['UNDERSTUDY_MAIL_TIMEOUT_MS', 'soon'],
   ])('refuses %s=%s with one message naming the variable', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: value })).toThrow(new RegExp(`^${name} must be .*\\(got "${value}"\\)$`));

@@ -1,5 +1,8 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { buildApp, type App } from '../../src/app.js';
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, SHIPPED_SEED, type Config } from '../../src/config.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
 export const ROOT_TOKEN = 'test-root-token';
@@ -12,7 +15,27 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** A config for tests: in-memory store, known tokens, any free port. */
+/**
+ * `seedPath` with API rate limiting off, unless the seed sets admin settings itself: the suite
+ * sends far more than 30 requests a second with one token. Tests of the limiter give a seed with
+ * `admin-settings`; a file that is not a JSON object is left for the server to refuse.
+ */
+export function withoutRateLimit(seedPath: string): string {
+  let seed: unknown;
+  try {
+    seed = JSON.parse(readFileSync(seedPath, 'utf8'));
+  } catch {
+    return seedPath;
+  }
+  if (typeof seed !== 'object' || seed === null || Array.isArray(seed) || 'admin-settings' in seed) return seedPath;
+  const path = join(mkdtempSync(join(tmpdir(), 'understudy-test-seed-')), 'seed.json');
+  writeFileSync(path, JSON.stringify({ ...seed, 'admin-settings': { general: { 'api-rate-limiting-enabled': false } } }));
+  return path;
+}
+
+const UNLIMITED_SEED = withoutRateLimit(SHIPPED_SEED);
+
+/** A config for tests: in-memory store, known tokens, any free port, no rate limiting (see `withoutRateLimit`). */
 export function testConfig(env: Record<string, string> = {}): Config {
   return loadConfig({
     UNDERSTUDY_STORE: ':memory:',
@@ -20,7 +43,10 @@ export function testConfig(env: Record<string, string> = {}): Config {
     UNDERSTUDY_ADMIN_TOKEN: ADMIN_TOKEN,
     UNDERSTUDY_ROOT_TOKEN: ROOT_TOKEN,
     UNDERSTUDY_LOG_LEVEL: 'silent',
+    // A small PKI key pool: tests issue a few certificates, and the suite shares the CPU.
+    UNDERSTUDY_PKI_KEY_POOL: '2',
     ...env,
+    UNDERSTUDY_SEED: env.UNDERSTUDY_SEED === undefined ? UNLIMITED_SEED : withoutRateLimit(env.UNDERSTUDY_SEED),
   });
 }
 

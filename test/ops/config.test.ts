@@ -1,8 +1,9 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig, readEnvironment, SHIPPED_SEED, VARIABLES } from '../../src/config.js';
-import { DEFAULT_SEED, runToExit, startProcess, tempDir } from './process.js';
+import { VERSION } from '../../src/core/version.js';
+import { DEFAULT_SEED, MAIN, runToExit, startProcess, tempDir } from './process.js';
 
 // Processes run from an empty directory, so a developer's .env in the checkout cannot interfere.
 const dir = tempDir();
@@ -26,6 +27,8 @@ describe.concurrent('an invalid configuration stops the start with one line nami
     ['UNDERSTUDY_DIALECT', 'nope'],
     ['UNDERSTUDY_LOG_LEVEL', 'loud'],
     ['UNDERSTUDY_ADMIN_TOKEN', 'short'],
+    ['UNDERSTUDY_LOG_FORMAT', 'fancy'],
+    ['UNDERSTUDY_CORS_ORIGINS', 'localhost:3000'],
   ])('%s=%s', async (name, value) => {
     const line = await refusedLine({ [name]: value });
     expect(line).toMatch(new RegExp(`^understudy: invalid configuration: ${name} must be .+`));
@@ -51,6 +54,50 @@ describe.concurrent('an invalid configuration stops the start with one line nami
     writeFileSync(invalid, JSON.stringify({ users: [{ username: 'a', email: 'a@b.c', 'site-admin': 'yes' }], organizations: [] }));
     const line = await refusedLine({ UNDERSTUDY_SEED: invalid });
     expect(line).toMatch(/^understudy: seed file .*invalid\.json: \/users\/0\/site-admin /);
+  });
+
+  it.each([
+    ['/proc/nope/x.sqlite', /ENOENT/],
+    ['/dev/null/x.sqlite', /unable to open|ENOTDIR/],
+  ])('an unusable store %s, promptly, naming UNDERSTUDY_STORE and the reason', async (store, reason) => {
+    const started = Date.now();
+    const line = await refusedLine({ UNDERSTUDY_STORE: store });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(line).toMatch(new RegExp(`^understudy: UNDERSTUDY_STORE=${store} cannot be used: `));
+    expect(line).toMatch(reason);
+  });
+
+  it('a store file that is not a database', async () => {
+    const text = join(dir, 'not-a-database.sqlite');
+    writeFileSync(text, 'plain text, long enough to be read as a database header and refused'.repeat(20));
+    const line = await refusedLine({ UNDERSTUDY_STORE: text });
+    expect(line).toMatch(/^understudy: UNDERSTUDY_STORE=.*not-a-database\.sqlite cannot be used: .*not a database/);
+  });
+});
+
+describe('the command line', () => {
+  it.each(['--help', '-h'])('%s prints every variable, one line each, and exits 0 without starting', async (flag) => {
+    const store = join(dir, `help-${flag}.sqlite`);
+    const exit = await runToExit({ cwd: dir, env: { ...base, UNDERSTUDY_STORE: store }, command: [process.execPath, MAIN, flag] });
+    expect(exit.code).toBe(0);
+    expect(exit.stderr).toBe('');
+    const lines = exit.stdout.split('\n');
+    for (const variable of VARIABLES) expect(lines.filter((line) => line.trimStart().startsWith(`${variable.name} `))).toHaveLength(1);
+    expect(existsSync(store)).toBe(false);
+  });
+
+  it('--version prints the version and exits 0 without starting', async () => {
+    const store = join(dir, 'version.sqlite');
+    const exit = await runToExit({ cwd: dir, env: { ...base, UNDERSTUDY_STORE: store }, command: [process.execPath, MAIN, '--version'] });
+    expect(exit.code).toBe(0);
+    expect(exit.stdout).toBe(`${VERSION}\n`);
+    expect(existsSync(store)).toBe(false);
+  });
+
+  it('refuses an unknown argument with a hint, exit 2', async () => {
+    const exit = await runToExit({ cwd: dir, env: base, command: [process.execPath, MAIN, '--bogus'] });
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toBe('understudy: unknown argument "--bogus"; try --help\n');
   });
 });
 

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { DCLinter } from 'dclint';
 import { validate } from 'dockerfile-utils';
 import { describe, expect, it } from 'vitest';
-import { ROOT } from './process.js';
+import { VARIABLES } from '../../src/config.js';
+import { cleanEnv, ROOT } from './process.js';
 
 // No Docker engine runs on the development or CI machines, so the container files are checked
 // offline: a Dockerfile linter, compose's own validation, and the properties users rely on.
@@ -123,5 +124,19 @@ describe('docker-compose.yml', () => {
     expect(dependsOn).toMatch(/ {6}mariadb:\n {8}condition: service_healthy/);
     expect(dependsOn).toMatch(/ {6}postgres:\n {8}condition: service_healthy/);
     expect(normalized.match(/^ {4}healthcheck:$/gm)).toHaveLength(3);
+  });
+
+  it.skipIf(!hasDockerCompose && !process.env.CI)('passes every UNDERSTUDY_* variable through and mounts a seed folder', () => {
+    const config = (env: Record<string, string>) =>
+      spawnSync('docker-compose', ['-f', composeFile, 'config'], { cwd: ROOT, encoding: 'utf8', env: { ...cleanEnv(), ...env } }).stdout;
+    const defaults = config({});
+    for (const variable of VARIABLES) expect(defaults, variable.name).toContain(`${variable.name}:`);
+    expect(defaults).toMatch(/UNDERSTUDY_SEED: \/app\/seed\/default\.json/);
+    expect(defaults).toContain(`${join(ROOT, 'fixtures')}:/app/seed:ro`);
+    const custom = config({ UNDERSTUDY_SEED: '/app/seed/ci.json', SEED_DIR: '/tmp/my-seeds', UNDERSTUDY_EDITION: 'hosted', UNDERSTUDY_CORS_ORIGINS: '*' });
+    expect(custom).toMatch(/UNDERSTUDY_SEED: \/app\/seed\/ci\.json/);
+    expect(custom).toMatch(/UNDERSTUDY_EDITION: hosted/);
+    expect(custom).toMatch(/UNDERSTUDY_CORS_ORIGINS: '\*'/);
+    expect(custom).toContain('/tmp/my-seeds:/app/seed:ro');
   });
 });

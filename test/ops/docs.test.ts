@@ -4,6 +4,7 @@ import { parseEnv } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { VARIABLES } from '../../src/config.js';
 import { DIALECT_TERMS } from '../../src/core/dialect.js';
+import { EDITION_RULES } from '../../src/core/edition.js';
 import { BEHAVIOUR_DIFFERENCES } from '../../src/platform/dialect-behaviours.js';
 import { ROOT } from './process.js';
 
@@ -46,6 +47,12 @@ describe('the README and .env.example stay true to the code', () => {
   it('lists every behaviour the upstream dialect changes', () => {
     for (const difference of BEHAVIOUR_DIFFERENCES) {
       expect(tableRows).toContainEqual([difference.what, difference.spec, difference.upstream]);
+    }
+  });
+
+  it('lists every difference between the editions', () => {
+    for (const rule of EDITION_RULES) {
+      expect(tableRows).toContainEqual([rule.what, rule['self-hosted'], rule.hosted]);
     }
   });
 

@@ -15,7 +15,7 @@ describe("the README's two commands", () => {
     let stopped = false;
     try {
       const { readyLine, exports } = server.banner;
-      expect(readyLine).toMatch(/^understudy \d+\.\d+\.\d+\S* ready on http:\/\/127\.0\.0\.1:\d+ in \d+ ms \(dialect spec, store \S+\)$/);
+      expect(readyLine).toMatch(/^understudy \d+\.\d+\.\d+\S* ready on http:\/\/127\.0\.0\.1:\d+ in \d+ ms \(dialect spec, edition self-hosted, store \S+\)$/);
       expect(readyLine).toContain(`store ${store}`);
       expect(Object.keys(exports)).toEqual(['TFE_ADDRESS', 'TFE_TOKEN', 'VAULT_ADDR', 'VAULT_TOKEN']);
       const address = /ready on (\S+)/.exec(readyLine)?.[1];

@@ -90,7 +90,10 @@ describe('UNDERSTUDY_CONTROL_TOKEN', () => {
     await withServer({ UNDERSTUDY_CONTROL_TOKEN: 'control-secret' }, async (server) => {
       const control = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}/_emulator${path}`, init).then((response) => response.status);
       expect(await control('/health')).toBe(200);
+      expect(await control('/health/')).toBe(200);
+      expect(await control('/health/?verbose=1')).toBe(200);
       expect(await control('/info')).toBe(401);
+      expect(await control('/info/')).toBe(401);
       expect(await control('/info', { headers: { authorization: 'Bearer wrong-secret' } })).toBe(401);
       expect(await control('/reset', { method: 'POST' })).toBe(401);
       expect(await control('/info', { headers: { authorization: 'Bearer control-secret' } })).toBe(200);

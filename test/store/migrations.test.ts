@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../src/core/crypto.js';
 import { MIGRATIONS_DIR, openStore } from '../../src/store/store.js';
 
 interface Journal {
@@ -38,7 +39,8 @@ describe('migrations', () => {
       const store = openStore(file);
       try {
         expect(store.sqlite.prepare('SELECT name FROM organizations').all()).toEqual([{ name: 'old' }]);
-        expect(store.sqlite.prepare('SELECT id FROM secret_tokens').all()).toEqual([{ id: 't' }]);
+        // Secrets tokens stored by value in older releases are re-keyed by their hash.
+        expect(store.sqlite.prepare('SELECT id FROM secret_tokens').all()).toEqual([{ id: sha256Hex('t') }]);
         const applied = store.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number };
         expect(applied.n).toBe(journal.entries.length);
       } finally {

@@ -1,7 +1,9 @@
 import { and, asc, count, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
-import { agentPools, workspaces } from '../../store/tables.js';
+import { agentPoolWorkspaces, agentPools, workspaces } from '../../store/tables.js';
+import { inSlices } from '../sql-slices.js';
 import { containsIgnoringCase } from '../users/repo.js';
+import { updateRows } from '../../store/update.js';
 
 export type AgentPoolRow = typeof agentPools.$inferSelect;
 
@@ -13,8 +15,31 @@ export function findAgentPoolByName(db: DbOrTx, organizationId: string, name: st
   return db.select().from(agentPools).where(and(eq(agentPools.organizationId, organizationId), eq(agentPools.name, name))).get();
 }
 
-export function listAgentPools(db: DbOrTx, organizationId: string, query: string | undefined, offset: number, limit: number): { rows: AgentPoolRow[]; total: number } {
-  const where = and(eq(agentPools.organizationId, organizationId), query ? containsIgnoringCase(agentPools.name, query) : undefined);
+export type PoolWorkspaceKind = (typeof agentPoolWorkspaces.$inferSelect)['kind'];
+
+export interface AgentPoolFilter {
+  /** Substring of the pool name (`q`). */
+  query?: string;
+  /** Exact name of a workspace the pool allows (`filter[allowed_workspaces][name]`). */
+  allowedWorkspaceName?: string;
+}
+
+/** Pools that list the organization's workspace of this name among their allowed workspaces. */
+function allowsWorkspaceNamed(db: DbOrTx, organizationId: string, name: string) {
+  const pools = db
+    .select({ id: agentPoolWorkspaces.poolId })
+    .from(agentPoolWorkspaces)
+    .innerJoin(workspaces, eq(workspaces.id, agentPoolWorkspaces.workspaceId))
+    .where(and(eq(agentPoolWorkspaces.kind, 'allowed'), eq(workspaces.organizationId, organizationId), eq(workspaces.name, name)));
+  return inArray(agentPools.id, pools);
+}
+
+export function listAgentPools(db: DbOrTx, organizationId: string, filter: AgentPoolFilter, offset: number, limit: number): { rows: AgentPoolRow[]; total: number } {
+  const where = and(
+    eq(agentPools.organizationId, organizationId),
+    filter.query ? containsIgnoringCase(agentPools.name, filter.query) : undefined,
+    filter.allowedWorkspaceName !== undefined ? allowsWorkspaceNamed(db, organizationId, filter.allowedWorkspaceName) : undefined,
+  );
   const rows = db.select().from(agentPools).where(where).orderBy(asc(agentPools.name)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(agentPools).where(where).get()?.n ?? 0;
   return { rows, total };
@@ -39,9 +64,32 @@ export function insertAgentPool(db: DbOrTx, row: AgentPoolRow): void {
 }
 
 export function updateAgentPool(db: DbOrTx, id: string, changes: Partial<Pick<AgentPoolRow, 'name' | 'organizationScoped'>>): void {
-  db.update(agentPools).set(changes).where(eq(agentPools.id, id)).run();
+  updateRows(db, agentPools, changes, eq(agentPools.id, id));
 }
 
 export function deleteAgentPool(db: DbOrTx, id: string): void {
   db.delete(agentPools).where(eq(agentPools.id, id)).run();
+}
+
+/** Workspace ids each pool names, by kind, in one query. */
+export function poolWorkspaceIds(db: DbOrTx, poolIds: string[]): Map<string, Record<PoolWorkspaceKind, string[]>> {
+  const result = new Map<string, Record<PoolWorkspaceKind, string[]>>(poolIds.map((id) => [id, { allowed: [], excluded: [] }]));
+  if (poolIds.length === 0) return result;
+  const rows = db
+    .select({ poolId: agentPoolWorkspaces.poolId, workspaceId: agentPoolWorkspaces.workspaceId, kind: agentPoolWorkspaces.kind })
+    .from(agentPoolWorkspaces)
+    .innerJoin(workspaces, eq(workspaces.id, agentPoolWorkspaces.workspaceId))
+    .where(inArray(agentPoolWorkspaces.poolId, poolIds))
+    .orderBy(asc(workspaces.name))
+    .all();
+  for (const row of rows) result.get(row.poolId)?.[row.kind].push(row.workspaceId);
+  return result;
+}
+
+/** Replaces the pool's workspaces of one kind. */
+export function setPoolWorkspaces(db: DbOrTx, poolId: string, kind: PoolWorkspaceKind, workspaceIds: readonly string[]): void {
+  db.delete(agentPoolWorkspaces).where(and(eq(agentPoolWorkspaces.poolId, poolId), eq(agentPoolWorkspaces.kind, kind))).run();
+  const unique = [...new Set(workspaceIds)];
+  // A body may name any number of workspaces; slices keep each statement within SQLite's limits.
+  for (const slice of inSlices(unique)) db.insert(agentPoolWorkspaces).values(slice.map((workspaceId) => ({ poolId, workspaceId, kind }))).run();
 }

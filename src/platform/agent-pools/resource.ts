@@ -2,9 +2,17 @@ import { isoTimestamp } from '../../core/clock.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { AgentPoolRow } from './repo.js';
 
-export function agentPoolResource(pool: AgentPoolRow, organizationName: string, workspaceIds: readonly string[]): ResourceObject {
+/** The workspaces a pool touches: those running on it, and those it allows or excludes. */
+export interface PoolWorkspaces {
+  using: readonly string[];
+  allowed: readonly string[];
+  excluded: readonly string[];
+}
+
+const refs = (ids: readonly string[]) => ids.map((id) => ({ id, type: 'workspaces' }));
+
+export function agentPoolResource(pool: AgentPoolRow, organizationName: string, workspaces: PoolWorkspaces): ResourceObject {
   const self = `/api/v2/agent-pools/${pool.id}`;
-  const workspaceRefs = workspaceIds.map((id) => ({ id, type: 'workspaces' }));
   return {
     id: pool.id,
     type: 'agent-pools',
@@ -19,8 +27,9 @@ export function agentPoolResource(pool: AgentPoolRow, organizationName: string, 
       organization: { data: { id: organizationName, type: 'organizations' } },
       agents: { links: { related: `${self}/agents` } },
       'authentication-tokens': { links: { related: `${self}/authentication-tokens` } },
-      workspaces: { data: workspaceRefs },
-      'allowed-workspaces': { data: [] },
+      workspaces: { data: refs(workspaces.using) },
+      'allowed-workspaces': { data: refs(workspaces.allowed) },
+      'excluded-workspaces': { data: refs(workspaces.excluded) },
     },
     links: { self },
   };

@@ -1,16 +1,21 @@
 import type { Clock } from '../../core/clock.js';
 import { unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { Db } from '../../store/store.js';
+import type { Db, DbOrTx } from '../../store/store.js';
 import { Permissions } from '../auth/permissions.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import * as organizationsRepo from '../organizations/repo.js';
+import { findWorkspaces } from '../workspaces/repo.js';
 import { OrganizationService } from '../organizations/service.js';
 import * as repo from './repo.js';
 import type { AgentPoolRow } from './repo.js';
 
-/** What workspaces and run tasks say when `agent-pool-id` names no pool of their organization. */
+/** The pool's workspace lists a create or update may set; undefined leaves a list as it is. */
+export interface PoolWorkspaceLists {
+  allowedWorkspaces?: string[];
+  excludedWorkspaces?: string[];
+}
 
 /**
  * Agent pools exist here so that `agent` execution mode has something to point at; no agent
@@ -35,15 +40,31 @@ export class AgentPoolService {
     return { pool, organization };
   }
 
-  list(principal: Principal, organizationName: string, query: string | undefined, offset: number, limit: number) {
+  list(principal: Principal, organizationName: string, filter: repo.AgentPoolFilter, offset: number, limit: number) {
     const organization = this.organization(principal, organizationName);
-    return { organization, ...repo.listAgentPools(this.db, organization.id, query, offset, limit) };
+    return { organization, ...repo.listAgentPools(this.db, organization.id, filter, offset, limit) };
   }
 
-  create(principal: Principal, organizationName: string, input: { name: string; organizationScoped?: boolean }) {
+  /** Every named workspace must be one of the organization's, or the request changes nothing. */
+  private checkWorkspaces(organization: OrganizationRow, lists: PoolWorkspaceLists): void {
+    for (const [key, ids] of [['allowed-workspaces', lists.allowedWorkspaces], ['excluded-workspaces', lists.excludedWorkspaces]] as const) {
+      if (!ids) continue;
+      const found = new Set(findWorkspaces(this.db, ids).filter((row) => row.organizationId === organization.id).map((row) => row.id));
+      const index = ids.findIndex((id) => !found.has(id));
+      if (index !== -1) throw unprocessable(`workspace ${ids[index]} does not exist in this organization`, `/data/relationships/${key}/data/${index}/id`);
+    }
+  }
+
+  private writeWorkspaces(db: DbOrTx, poolId: string, lists: PoolWorkspaceLists): void {
+    if (lists.allowedWorkspaces) repo.setPoolWorkspaces(db, poolId, 'allowed', lists.allowedWorkspaces);
+    if (lists.excludedWorkspaces) repo.setPoolWorkspaces(db, poolId, 'excluded', lists.excludedWorkspaces);
+  }
+
+  create(principal: Principal, organizationName: string, input: { name: string; organizationScoped?: boolean } & PoolWorkspaceLists) {
     const organization = this.organization(principal, organizationName);
     new Permissions(this.db).require(principal, organization, 'manage-agent-pools');
     if (repo.findAgentPoolByName(this.db, organization.id, input.name)) throw unprocessable('name has already been taken', '/data/attributes/name');
+    this.checkWorkspaces(organization, input);
     const pool: AgentPoolRow = {
       id: newId('apool'),
       organizationId: organization.id,
@@ -51,17 +72,24 @@ export class AgentPoolService {
       organizationScoped: input.organizationScoped ?? true,
       createdAt: this.clock.now(),
     };
-    repo.insertAgentPool(this.db, pool);
+    this.db.transaction((tx) => {
+      repo.insertAgentPool(tx, pool);
+      this.writeWorkspaces(tx, pool.id, input);
+    });
     return { pool, organization };
   }
 
-  update(principal: Principal, id: string, changes: { name?: string; organizationScoped?: boolean }) {
+  update(principal: Principal, id: string, changes: { name?: string; organizationScoped?: boolean }, lists: PoolWorkspaceLists = {}) {
     const { pool, organization } = this.visible(principal, id);
     new Permissions(this.db).require(principal, organization, 'manage-agent-pools');
     if (changes.name !== undefined && changes.name !== pool.name && repo.findAgentPoolByName(this.db, organization.id, changes.name)) {
       throw unprocessable('name has already been taken', '/data/attributes/name');
     }
-    repo.updateAgentPool(this.db, id, changes);
+    this.checkWorkspaces(organization, lists);
+    this.db.transaction((tx) => {
+      repo.updateAgentPool(tx, id, changes);
+      this.writeWorkspaces(tx, id, lists);
+    });
     return { pool: { ...pool, ...changes }, organization };
   }
 

@@ -1,6 +1,7 @@
 import { and, inArray } from 'drizzle-orm';
 import { ApiError } from '../../core/errors.js';
 import type { DbOrTx } from '../../store/store.js';
+import type { CustomWorkspaceAccess } from '../../store/schema/workspaces.js';
 import { teamWorkspaces } from '../../store/tables.js';
 import { inSlices } from '../sql-slices.js';
 import { Permissions, type OrganizationPermission } from './permissions.js';
@@ -19,6 +20,19 @@ const RANK: Record<AccessLevel, number> = { read: 1, plan: 2, write: 3, admin: 4
 
 export function atLeast(level: AccessLevel | null, wanted: AccessLevel): boolean {
   return level !== null && RANK[level] >= RANK[wanted];
+}
+
+/**
+ * The level a team grant counts as. A `custom` grant counts as the highest fixed level all of
+ * whose run, variable, state and locking rights it holds (never admin: custom access cannot
+ * change settings), so the rest of the permission model stays one ordered scale.
+ */
+export function grantLevel(access: AccessLevel | 'custom', custom: CustomWorkspaceAccess | null): AccessLevel {
+  if (access !== 'custom') return access;
+  if (!custom) return 'read';
+  const writes = custom.runs === 'apply' && custom.variables === 'write' && custom['state-versions'] === 'write' && custom['workspace-locking'];
+  if (writes) return 'write';
+  return custom.runs === 'read' ? 'read' : 'plan';
 }
 
 function higher(a: AccessLevel | null, b: AccessLevel | null): AccessLevel | null {
@@ -99,11 +113,11 @@ export class WorkspacePermissions {
     // A request body may name any number of workspaces; slices keep each statement within SQLite's limits.
     for (const slice of inSlices([...result.keys()])) {
       const rows = this.db
-        .select({ workspaceId: teamWorkspaces.workspaceId, access: teamWorkspaces.access })
+        .select({ workspaceId: teamWorkspaces.workspaceId, access: teamWorkspaces.access, custom: teamWorkspaces.customPermissions })
         .from(teamWorkspaces)
         .where(and(inArray(teamWorkspaces.teamId, [...scope.teamIds]), inArray(teamWorkspaces.workspaceId, slice)))
         .all();
-      for (const row of rows) result.set(row.workspaceId, higher(result.get(row.workspaceId) ?? null, row.access));
+      for (const row of rows) result.set(row.workspaceId, higher(result.get(row.workspaceId) ?? null, grantLevel(row.access, row.custom)));
     }
     return result;
   }

@@ -8,6 +8,7 @@ const TITLES: Record<number, string> = {
   403: 'forbidden',
   404: 'not found',
   409: 'conflict',
+  413: 'payload too large',
   415: 'unsupported media type',
   422: 'invalid attribute',
   429: 'too many requests',
@@ -59,7 +60,8 @@ export function toApiError(error: unknown): ApiError {
   if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
     return new ApiError(415, 'Content-Type must be application/vnd.api+json');
   }
-  // Unparseable or empty JSON, and bodies too large: the request is malformed, not our failure.
+  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') return new ApiError(413, 'the request body is larger than this endpoint accepts');
+  // Unparseable or empty JSON: the request is malformed, not our failure.
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return new ApiError(422, `malformed request body: ${fastifyError.message}`, { title: 'invalid body', pointer: '' });
   }
@@ -82,6 +84,7 @@ export function platformRouterError(error: FastifyError, reply: FastifyReply): F
 
 export function platformErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const apiError = toApiError(error);
-  if (apiError.status >= 500) request.log.error({ err: error }, 'unexpected error in the platform API');
+  // An ApiError is an answer the code chose (the SMTP server's 500/504 too); anything else is a bug worth logging.
+  if (apiError.status >= 500 && !(error instanceof ApiError)) request.log.error({ err: error }, 'unexpected error in the platform API');
   return sendError(reply, apiError);
 }

@@ -35,3 +35,27 @@ export class Included {
     return this.byKey.size === 0 ? undefined : [...this.byKey.values()];
   }
 }
+
+/**
+ * The relationships one resource can include, declared once: their names (for `include`'s check
+ * and the route schema's documentation) and how each loads its resources from what the route
+ * rendered (`Source`, e.g. the teams of the page). Routes ask for `read(query)` and `collect(…)`.
+ */
+export class IncludeRegistry<Source> {
+  readonly names: readonly string[];
+
+  constructor(private readonly loaders: Record<string, (source: Source) => readonly (ResourceObject | null | undefined)[]>) {
+    this.names = Object.keys(loaders);
+  }
+
+  /** The `include` values of a request, each checked (400 "Invalid include parameter" otherwise). */
+  read(query: Record<string, unknown>): Set<string> {
+    return readInclude(query, this.names);
+  }
+
+  /** The included resources `wanted` asks for, each once, in declaration order. */
+  collect(wanted: ReadonlySet<string>, source: Source, into = new Included()): Included {
+    for (const name of this.names) if (wanted.has(name)) into.add(...(this.loaders[name] as (source: Source) => ResourceObject[])(source));
+    return into;
+  }
+}

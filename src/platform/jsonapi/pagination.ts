@@ -78,3 +78,21 @@ export function paginationLinks(requestUrl: URL, meta: PaginationMeta): ListLink
     last: at(meta['total-pages']),
   };
 }
+
+/** Where a page sits in a list of `total` rows, as SQL should read it. */
+export interface ReadWindow {
+  /** Read in the reverse order (then reverse the rows): the page is nearer the end. */
+  backwards: boolean;
+  offset: number;
+  limit: number;
+}
+
+/**
+ * OFFSET costs every row it skips, so a page past the middle is read from the end in reverse
+ * order: no page skips more than half the list, and the last pages cost what the first do.
+ */
+export function readWindow(page: Pick<Page, 'offset' | 'size'>, total: number): ReadWindow {
+  const limit = Math.max(0, Math.min(page.size, total - page.offset));
+  const fromEnd = total - page.offset - limit;
+  return fromEnd < page.offset ? { backwards: true, offset: fromEnd, limit } : { backwards: false, offset: page.offset, limit };
+}

@@ -1,10 +1,15 @@
-import { and, asc, count, eq, inArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, teamMembers, teams, users } from '../../store/tables.js';
 import type { UserRow } from '../auth/principal.js';
-import type { MembershipRow } from '../teams/repo.js';
+import { readWindow } from '../jsonapi/pagination.js';
+import { listCount } from '../list-counts.js';
+import { trigramCandidates } from '../trigram.js';
 import { containsIgnoringCase } from '../users/repo.js';
+import { updateRows } from '../../store/update.js';
 
+/** An organization membership row: a user's invitation to, or membership of, an organization. */
+export type MembershipRow = typeof organizationMemberships.$inferSelect;
 export type MembershipStatus = MembershipRow['status'];
 
 export interface MembershipFilter {
@@ -19,7 +24,17 @@ export type MembershipWithUser = { membership: MembershipRow; user: UserRow };
 
 function conditions(organizationId: string, filter: MembershipFilter, withStatus: boolean): SQL | undefined {
   const parts: (SQL | undefined)[] = [eq(organizationMemberships.organizationId, organizationId)];
-  if (filter.query) parts.push(or(containsIgnoringCase(users.username, filter.query), containsIgnoringCase(users.email, filter.query)));
+  if (filter.query) {
+    parts.push(or(containsIgnoringCase(users.username, filter.query), containsIgnoringCase(users.email, filter.query)));
+    // The users whose name or address may contain the text, straight from the trigram index: the
+    // (organization, user) index then finds their memberships without a scan.
+    const candidates = trigramCandidates(sql`rowid`, 'user_names', filter.query);
+    if (candidates) {
+      parts.push(inArray(organizationMemberships.userId, sql`(SELECT ${users.id} FROM ${users} WHERE ${candidates})`));
+      // Checked per candidate; left indexable, SQLite walks the list-order index of every membership instead.
+      parts[0] = sql`+${organizationMemberships.organizationId} = ${organizationId}`;
+    }
+  }
   if (filter.emails && filter.emails.length > 0) parts.push(inArray(users.email, filter.emails.map((email) => email.toLowerCase())));
   if (withStatus && filter.status) parts.push(eq(organizationMemberships.status, filter.status));
   return and(...parts);
@@ -27,21 +42,45 @@ function conditions(organizationId: string, filter: MembershipFilter, withStatus
 
 export function listMemberships(db: DbOrTx, organizationId: string, filter: MembershipFilter, offset: number, limit: number): { rows: MembershipWithUser[]; total: number } {
   const where = conditions(organizationId, filter, true);
-  const rows = db
-    .select({ membership: organizationMemberships, user: users })
-    .from(organizationMemberships)
-    .innerJoin(users, eq(users.id, organizationMemberships.userId))
-    .where(where)
-    .orderBy(asc(organizationMemberships.createdAt), asc(organizationMemberships.id))
-    .limit(limit)
-    .offset(offset)
-    .all();
-  const total = db.select({ n: count() }).from(organizationMemberships).innerJoin(users, eq(users.id, organizationMemberships.userId)).where(where).get()?.n ?? 0;
-  return { rows, total };
+  const total = unfiltered(filter)
+    ? (filter.status ? listCount(db, `memberships:${filter.status}`, organizationId) : statusCounts(db, organizationId, filter).total)
+    : (db.select({ n: count() }).from(organizationMemberships).innerJoin(users, eq(users.id, organizationMemberships.userId)).where(where).get()?.n ?? 0);
+  const window = readWindow({ offset, size: limit }, total);
+  if (window.limit === 0) return { rows: [], total };
+  const order = window.backwards
+    ? [desc(organizationMemberships.createdAt), desc(organizationMemberships.id)]
+    : [asc(organizationMemberships.createdAt), asc(organizationMemberships.id)];
+  // Without user filters the page's ids come off the list-order index alone; joining users first
+  // would look up a user for every row OFFSET skips.
+  const pageWhere = unfiltered(filter)
+    ? inArray(
+        organizationMemberships.id,
+        db
+          .select({ id: organizationMemberships.id })
+          .from(organizationMemberships)
+          .where(and(eq(organizationMemberships.organizationId, organizationId), filter.status ? eq(organizationMemberships.status, filter.status) : undefined))
+          .orderBy(...order)
+          .limit(window.limit)
+          .offset(window.offset),
+      )
+    : where;
+  const query = db.select({ membership: organizationMemberships, user: users }).from(organizationMemberships).innerJoin(users, eq(users.id, organizationMemberships.userId)).where(pageWhere).orderBy(...order);
+  const rows = unfiltered(filter) ? query.all() : query.limit(window.limit).offset(window.offset).all();
+  return { rows: window.backwards ? rows.reverse() : rows, total };
+}
+
+/** Without a text or email filter, the counts kept in list_counts answer (no scan per request). */
+function unfiltered(filter: MembershipFilter): boolean {
+  return !filter.query && !(filter.emails && filter.emails.length > 0);
 }
 
 /** How many memberships match the filter in each status (the status filter itself is not applied). */
 export function statusCounts(db: DbOrTx, organizationId: string, filter: MembershipFilter): { total: number; active: number; invited: number } {
+  if (unfiltered(filter)) {
+    const active = listCount(db, 'memberships:active', organizationId);
+    const invited = listCount(db, 'memberships:invited', organizationId);
+    return { total: active + invited, active, invited };
+  }
   const rows = db
     .select({ status: organizationMemberships.status, n: count() })
     .from(organizationMemberships)
@@ -62,7 +101,7 @@ export function listMembershipsOfUser(db: DbOrTx, userId: string, offset: number
 }
 
 export function countMemberships(db: DbOrTx, organizationId: string): number {
-  return db.select({ n: count() }).from(organizationMemberships).where(eq(organizationMemberships.organizationId, organizationId)).get()?.n ?? 0;
+  return listCount(db, 'memberships:active', organizationId) + listCount(db, 'memberships:invited', organizationId);
 }
 
 export function insertMembership(db: DbOrTx, row: MembershipRow): void {
@@ -70,7 +109,7 @@ export function insertMembership(db: DbOrTx, row: MembershipRow): void {
 }
 
 export function setMembershipStatus(db: DbOrTx, id: string, status: MembershipStatus): void {
-  db.update(organizationMemberships).set({ status }).where(eq(organizationMemberships.id, id)).run();
+  updateRows(db, organizationMemberships, { status }, eq(organizationMemberships.id, id));
 }
 
 /** Removes the membership and the user's places in the organization's teams. */
@@ -93,4 +132,16 @@ export function activeOwnerIds(db: DbOrTx, organizationId: string): string[] {
     .where(and(eq(teams.organizationId, organizationId), eq(teams.isOwners, true), eq(organizationMemberships.status, 'active')))
     .all()
     .map((row) => row.id);
+}
+
+export function findMembership(db: DbOrTx, organizationId: string, userId: string): MembershipRow | undefined {
+  return db
+    .select()
+    .from(organizationMemberships)
+    .where(and(eq(organizationMemberships.organizationId, organizationId), eq(organizationMemberships.userId, userId)))
+    .get();
+}
+
+export function findMembershipById(db: DbOrTx, id: string): MembershipRow | undefined {
+  return db.select().from(organizationMemberships).where(eq(organizationMemberships.id, id)).get();
 }

@@ -1,25 +1,47 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { badRequest } from '../../core/errors.js';
 import { Permissions } from '../auth/permissions.js';
 import type { OrganizationRow, Principal, UserRow } from '../auth/principal.js';
-import type { PlatformContext } from '../context.js';
+import type { Db } from '../../store/store.js';
+import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource, relationshipIds } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { Included, readInclude } from '../jsonapi/include.js';
+import { Included, IncludeRegistry } from '../jsonapi/include.js';
 import { queryList } from '../jsonapi/query.js';
 import { readPage } from '../jsonapi/pagination.js';
+import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import * as organizationsRepo from '../organizations/repo.js';
 import { findTeam, teamIdsOfUsers, type MembershipRow } from '../teams/repo.js';
-import { includedMembershipResource, teamResource } from '../teams/resource.js';
+import { teamResource } from '../teams/resource.js';
+import { membershipResource } from './resource.js';
 import { TeamService } from '../teams/service.js';
 import { userResource } from '../users/resource.js';
-import { listMemberships, listMembershipsOfUser, statusCounts, type MembershipFilter } from './repo.js';
+import { listMemberships, listMembershipsOfUser, statusCounts, type MembershipFilter, type MembershipWithUser } from './repo.js';
 import { MembershipService } from './service.js';
 
 type ById = { Params: { id: string } };
 type Query = Record<string, unknown>;
-/** The real client sends only these; anything else must be a 400 whose detail says "include parameter". */
-const INCLUDES = ['user', 'teams'] as const;
+interface IncludeSource {
+  db: Db;
+  teams: TeamService;
+  principal: Principal;
+  organization: OrganizationRow;
+  rows: MembershipWithUser[];
+  teamIds: Map<string, string[]>;
+}
+
+/** What a membership can include, declared once (real clients send only these). */
+const MEMBERSHIP_INCLUDES = new IncludeRegistry<IncludeSource>({
+  user: ({ rows }) => rows.map((row) => userResource(row.user)),
+  teams: ({ db, teams, principal, organization, teamIds }) => {
+    const ids = [...new Set([...teamIds.values()].flat())];
+    const rowsOfTeams = ids.map((id) => findTeam(db, id)).filter((team) => team !== undefined);
+    const grants = new Permissions(db).grants(principal, organization);
+    return teams.views({ organization, grants }, rowsOfTeams).map(teamResource);
+  },
+});
+const INCLUDES = MEMBERSHIP_INCLUDES.names;
+const INVITE_BODY = resourceBody(['organization-memberships'], { attributes: { email: Attr.string() }, relationships: ['teams'] });
+const LIST_QUERY = listQuery({ includes: INCLUDES, filters: ['q', 'filter[status]', 'filter[email]'] });
 
 function readFilter(query: Query): MembershipFilter {
   const filter: MembershipFilter = {};
@@ -36,28 +58,20 @@ function readFilter(query: Query): MembershipFilter {
   return filter;
 }
 
-export async function membershipRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+export async function membershipRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
   const service = new MembershipService(db, context.clock, context.config.dialect);
   const teams = new TeamService(db, context.clock);
-  const include = (request: FastifyRequest) => readInclude(request.query as Query, INCLUDES);
+  const include = (request: { query: Query }) => MEMBERSHIP_INCLUDES.read(request.query);
 
   /** Memberships of one organization, identical wherever they appear, with the requested includes. */
   const render = (principal: Principal, organization: OrganizationRow, rows: { membership: MembershipRow; user: UserRow }[], wanted: ReadonlySet<string>) => {
     const teamIds = teamIdsOfUsers(db, organization.id, rows.map((row) => row.user.id));
-    const data = rows.map(({ membership, user }) => includedMembershipResource(membership, user, organization.name, teamIds.get(user.id) ?? []));
-    const included = new Included();
-    if (wanted.has('user')) included.add(...rows.map((row) => userResource(row.user)));
-    if (wanted.has('teams')) {
-      const ids = [...new Set([...teamIds.values()].flat())];
-      const rowsOfTeams = ids.map((id) => findTeam(db, id)).filter((team) => team !== undefined);
-      const grants = new Permissions(db).grants(principal, organization);
-      included.add(...teams.views({ organization, grants }, rowsOfTeams).map(teamResource));
-    }
-    return { data, included };
+    const data = rows.map(({ membership, user }) => membershipResource(membership, user, organization.name, teamIds.get(user.id) ?? []));
+    return { data, included: MEMBERSHIP_INCLUDES.collect(wanted, { db, teams, principal, organization, rows, teamIds }) };
   };
 
-  app.post<{ Params: { org: string } }>('/organizations/:org/organization-memberships', async (request, reply) => {
+  app.post('/organizations/:org/organization-memberships', { schema: { params: params('org'), querystring: showQuery(INCLUDES), body: INVITE_BODY } }, async (request, reply) => {
     const wanted = include(request);
     const organization = service.organization(request.principal, request.params.org, true);
     const input = readResource(request.body, ['organization-memberships']);
@@ -69,8 +83,8 @@ export async function membershipRoutes(app: FastifyInstance, context: PlatformCo
     return sendDocument(reply, 201, singleDocument(data[0] as (typeof data)[number], included));
   });
 
-  app.get<{ Params: { org: string } }>('/organizations/:org/organization-memberships', async (request, reply) => {
-    const query = request.query as Query;
+  app.get('/organizations/:org/organization-memberships', { schema: { params: params('org'), querystring: LIST_QUERY } }, async (request, reply) => {
+    const query: Query = request.query;
     const wanted = include(request);
     const page = readPage(query);
     const filter = readFilter(query);
@@ -82,9 +96,9 @@ export async function membershipRoutes(app: FastifyInstance, context: PlatformCo
   });
 
   // The caller's own memberships across organizations; team and organization tokens have none.
-  app.get('/organization-memberships', async (request, reply) => {
+  app.get('/organization-memberships', { schema: { querystring: listQuery({ includes: INCLUDES }) } }, async (request, reply) => {
     const wanted = include(request);
-    const page = readPage(request.query as Query);
+    const page = readPage(request.query);
     const principal = request.principal;
     if (principal.kind !== 'user') return sendDocument(reply, 200, listDocument(request, { items: [], total: 0, page }));
     const { rows, total } = listMembershipsOfUser(db, principal.user.id, page.offset, page.size);
@@ -100,14 +114,14 @@ export async function membershipRoutes(app: FastifyInstance, context: PlatformCo
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
-  app.get<ById>('/organization-memberships/:id', async (request, reply) => {
+  app.get('/organization-memberships/:id', { schema: { params: params('id'), querystring: showQuery(INCLUDES) } }, async (request, reply) => {
     const wanted = include(request);
     const { membership, organization, user } = service.visible(request.principal, request.params.id);
     const { data, included } = render(request.principal, organization, [{ membership, user }], wanted);
     return sendDocument(reply, 200, singleDocument(data[0] as (typeof data)[number], included));
   });
 
-  app.delete<ById>('/organization-memberships/:id', async (request, reply) => {
+  app.delete<ById>('/organization-memberships/:id', { schema: { params: params('id') } }, async (request, reply) => {
     service.remove(request.principal, request.params.id);
     return sendNoContent(reply);
   });

@@ -8,10 +8,11 @@ import type { OrganizationRow, Principal, UserRow } from '../auth/principal.js';
 import { wireBehaviours } from '../dialect-behaviours.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import * as organizationsRepo from '../organizations/repo.js';
-import { addTeamMembers, findMembership, findMembershipById, findTeam, type MembershipRow } from '../teams/repo.js';
+import { addTeamMembers, findTeam } from '../teams/repo.js';
 import { findUserByEmail, findUserById, findUserByUsername } from '../users/repo.js';
 import { EMAIL_PATTERN, UserService } from '../users/service.js';
 import * as repo from './repo.js';
+import { findMembership, findMembershipById, type MembershipRow } from './repo.js';
 
 /** A username for someone invited by email alone: the address's local part, made unique. */
 function usernameFor(db: DbOrTx, email: string): string {

@@ -3,6 +3,7 @@ import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, organizations, teamMembers, teams } from '../../store/tables.js';
 import type { OrganizationRow } from '../auth/principal.js';
+import { updateRows } from '../../store/update.js';
 
 /**
  * The organization's default agent pool is kept in its attributes under this key. Responses show
@@ -56,7 +57,7 @@ export function addActiveMember(db: DbOrTx, args: { membershipId: string; organi
 }
 
 export function updateOrganization(db: DbOrTx, id: string, changes: Partial<typeof organizations.$inferInsert>): void {
-  db.update(organizations).set(changes).where(eq(organizations.id, id)).run();
+  updateRows(db, organizations, changes, eq(organizations.id, id));
 }
 
 export function deleteOrganization(db: DbOrTx, id: string): void {

@@ -3,6 +3,7 @@ import type { OrganizationRow } from '../auth/principal.js';
 import type { OrganizationPermission } from '../auth/permissions.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { DEFAULT_AGENT_POOL_ID } from './repo.js';
+import { ORGANIZATION_DEFAULTS } from './service.js';
 
 /** Entitlements every organization has unless its settings switch one off. */
 export const DEFAULT_ENTITLEMENTS: Record<string, boolean | number | null> = {
@@ -24,7 +25,11 @@ export const DEFAULT_ENTITLEMENTS: Record<string, boolean | number | null> = {
   'vcs-integrations': true,
   'self-serve-billing': false,
   sso: true,
+  'waypoint-templates-and-addons': false,
 };
+
+/** Module test runs left to a free-tier organization; the real service starts new ones at 5. */
+const REMAINING_TESTABLE_COUNT = 5;
 
 export function entitlements(organization: OrganizationRow): Record<string, boolean | number | null> {
   return { ...DEFAULT_ENTITLEMENTS, ...organization.settings.entitlements };
@@ -37,12 +42,15 @@ export function organizationResource(organization: OrganizationRow, granted: Rea
     id: organization.name,
     type: 'organizations',
     attributes: {
+      // Settings added after an organization was stored read as their defaults.
+      ...ORGANIZATION_DEFAULTS,
       ...settings,
       name: organization.name,
       email: organization.email,
       'external-id': organization.id,
       'created-at': isoTimestamp(organization.createdAt),
       'trial-expires-at': null,
+      'remaining-testable-count': REMAINING_TESTABLE_COUNT,
       permissions: {
         'can-update': granted.has('update'),
         'can-destroy': granted.has('destroy'),

@@ -1,14 +1,13 @@
-import type { FastifyInstance } from 'fastify';
 import { Attributes, readResource, relationshipId } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
+import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import { Permissions } from '../auth/permissions.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformApp, PlatformContext } from '../context.js';
 import { entitlementSetResource, organizationResource } from './resource.js';
 import { OrganizationService } from './service.js';
 
-type Query = Record<string, unknown>;
 
 /** No organization endpoint offers an include; asking for one is the 400 clients match on. */
 const NO_INCLUDES: readonly string[] = [];
@@ -21,25 +20,40 @@ const BOOLEAN_SETTINGS = [
   'assessments-enforced',
   'allow-force-delete-workspaces',
   'send-passing-statuses-for-untriggered-speculative-plans',
+  'aggregated-commit-status-enabled',
+  'speculative-plan-management-enabled',
 ];
 /** Session lengths in minutes. */
 const MINUTE_SETTINGS = ['session-timeout', 'session-remember'];
 
-export async function organizationRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+const ORGANIZATION_BODY = resourceBody(['organizations'], {
+  attributes: {
+    name: Attr.string(),
+    email: Attr.string(),
+    'default-execution-mode': Attr.string(EXECUTION_MODES.join(', ')),
+    'collaborator-auth-policy': Attr.string(AUTH_POLICIES.join(', ')),
+    ...Object.fromEntries(BOOLEAN_SETTINGS.map((name) => [name, Attr.boolean()])),
+    ...Object.fromEntries(MINUTE_SETTINGS.map((name) => [name, Attr.integer('minutes, at least 1')])),
+  },
+  relationships: ['default-agent-pool'],
+});
+const byName = params('name');
+
+export async function organizationRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
   const service = new OrganizationService(db, context.clock);
   const render = (principal: Parameters<Permissions['organization']>[0], organization: Parameters<typeof organizationResource>[0]) =>
     organizationResource(organization, new Permissions(db).organization(principal, organization));
 
-  app.get('/organizations', async (request, reply) => {
-    const page = readPage(request.query as Query);
-    readInclude(request.query as Query, NO_INCLUDES);
+  app.get('/organizations', { schema: { querystring: listQuery() } }, async (request, reply) => {
+    const page = readPage(request.query);
+    readInclude(request.query, NO_INCLUDES);
     const { rows, total } = service.list(request.principal, page.offset, page.size);
     const items = rows.map((row) => render(request.principal, row));
     return sendDocument(reply, 200, listDocument(request, { items, total, page }));
   });
 
-  app.post('/organizations', async (request, reply) => {
+  app.post('/organizations', { schema: { body: ORGANIZATION_BODY } }, async (request, reply) => {
     const input = readResource(request.body, ['organizations']);
     const attributes = new Attributes(input.attributes);
     const organization = service.createAs(request.principal, {
@@ -50,13 +64,13 @@ export async function organizationRoutes(app: FastifyInstance, context: Platform
     return sendDocument(reply, 201, singleDocument(render(request.principal, organization)));
   });
 
-  app.get<{ Params: { name: string } }>('/organizations/:name', async (request, reply) => {
-    readInclude(request.query as Query, NO_INCLUDES);
+  app.get('/organizations/:name', { schema: { params: byName, querystring: showQuery() } }, async (request, reply) => {
+    readInclude(request.query, NO_INCLUDES);
     const { organization, granted } = service.readable(request.principal, request.params.name);
     return sendDocument(reply, 200, singleDocument(organizationResource(organization, granted)));
   });
 
-  app.patch<{ Params: { name: string } }>('/organizations/:name', async (request, reply) => {
+  app.patch('/organizations/:name', { schema: { params: byName, body: ORGANIZATION_BODY } }, async (request, reply) => {
     const input = readResource(request.body, ['organizations']);
     const attributes = new Attributes(input.attributes);
     const name = attributes.string('name');
@@ -70,20 +84,20 @@ export async function organizationRoutes(app: FastifyInstance, context: Platform
     return sendDocument(reply, 200, singleDocument(organizationResource(organization, granted)));
   });
 
-  app.delete<{ Params: { name: string } }>('/organizations/:name', async (request, reply) => {
+  app.delete('/organizations/:name', { schema: { params: byName } }, async (request, reply) => {
     service.destroy(request.principal, request.params.name);
     return sendNoContent(reply);
   });
 
-  app.get<{ Params: { name: string } }>('/organizations/:name/entitlement-set', async (request, reply) => {
+  app.get('/organizations/:name/entitlement-set', { schema: { params: byName } }, async (request, reply) => {
     const organization = service.visible(request.principal, request.params.name);
     return sendDocument(reply, 200, singleDocument(entitlementSetResource(organization)));
   });
 
   // Stacks are not emulated, so every organization has none. go-tfe's organization cleanup
   // lists them (and would delete each) before deleting the organization.
-  app.get<{ Params: { name: string } }>('/organizations/:name/stacks', async (request, reply) => {
-    const page = readPage(request.query as Query);
+  app.get('/organizations/:name/stacks', { schema: { params: byName, querystring: listQuery() } }, async (request, reply) => {
+    const page = readPage(request.query);
     service.visible(request.principal, request.params.name);
     return sendDocument(reply, 200, listDocument(request, { items: [], total: 0, page }));
   });

@@ -3,6 +3,7 @@ import { ApiError, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import type { OrganizationSettings } from '../../store/tables.js';
+import { organizationCreationLimited } from '../admin/service.js';
 import { isSiteAdmin, type OrganizationRow, type Principal, type UserRow } from '../auth/principal.js';
 import { Permissions, type OrganizationPermission } from '../auth/permissions.js';
 import { requireAgentPoolOf } from '../agent-pools/rules.js';
@@ -20,7 +21,15 @@ export const ORGANIZATION_DEFAULTS = {
   'assessments-enforced': false,
   'allow-force-delete-workspaces': false,
   'send-passing-statuses-for-untriggered-speculative-plans': false,
+  'aggregated-commit-status-enabled': false,
+  'speculative-plan-management-enabled': true,
 } as const;
+
+/**
+ * The real service's limit: its clients' own test organizations (`tst-` and a 36-character UUID)
+ * are exactly this long.
+ */
+export const NAME_MAX_LENGTH = 40;
 
 const DEFAULT_AGENT_POOL_POINTER = '/data/relationships/default-agent-pool';
 
@@ -80,9 +89,13 @@ export class OrganizationService {
     return row;
   }
 
-  /** Only site administrators create organizations through the API. */
+  /**
+   * Users create organizations through the API: site administrators always, other users only
+   * while the `limit-user-organization-creation` admin setting is off. Team and organization
+   * tokens never do.
+   */
   createAs(principal: Principal, input: CreateOrganization): OrganizationRow {
-    if (!isSiteAdmin(principal) || principal.kind !== 'user') throw new ApiError(404, 'not found');
+    if (principal.kind !== 'user' || (!isSiteAdmin(principal) && organizationCreationLimited(this.db))) throw new ApiError(404, 'not found');
     return this.create(input, principal.user);
   }
 
@@ -148,6 +161,18 @@ export class OrganizationService {
     return { ...attributes, [repo.DEFAULT_AGENT_POOL_ID]: agentMode ? kept : null };
   }
 
+  /** An organization by name for the control plane, which acts with no principal. */
+  byName(name: string): OrganizationRow | undefined {
+    return repo.findOrganizationByName(this.db, name);
+  }
+
+  /** Settings that have no API (membership limit, entitlements, auto-accept); the control plane sets them. */
+  changeSettings(organization: OrganizationRow, changes: OrganizationRow['settings']): OrganizationRow {
+    const settings = { ...organization.settings, ...changes };
+    repo.updateOrganization(this.db, organization.id, { settings, updatedAt: this.clock.now() });
+    return { ...organization, settings };
+  }
+
   destroy(principal: Principal, name: string): void {
     const { organization, granted } = this.readable(principal, name);
     if (!granted.has('destroy')) throw new ApiError(404, 'not found');
@@ -156,6 +181,7 @@ export class OrganizationService {
 }
 
 function validateName(name: string): void {
+  if (name.length > NAME_MAX_LENGTH) throw unprocessable(`name is too long (maximum is ${NAME_MAX_LENGTH} characters)`, '/data/attributes/name');
   if (!NAME_PATTERN.test(name)) {
     throw unprocessable('name is invalid: use only letters, numbers, "-" and "_"', '/data/attributes/name');
   }

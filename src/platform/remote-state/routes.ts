@@ -1,9 +1,10 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unprocessable } from '../../core/errors.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformApp, PlatformContext } from '../context.js';
 import { readIdentifierList } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
+import { identifierListBody, listQuery, params } from '../jsonapi/schemas.js';
 import { renderOptions } from '../workspaces/documents.js';
 import { renderWorkspaces } from '../workspaces/view.js';
 import { RemoteStateService, type ConsumerChange } from './service.js';
@@ -11,12 +12,12 @@ import { RemoteStateService, type ConsumerChange } from './service.js';
 type ById = { Params: { id: string } };
 const PATH = '/workspaces/:id/relationships/remote-state-consumers';
 
-export async function remoteStateRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+export async function remoteStateRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
   const service = new RemoteStateService(db, context.clock, context.config.dialect);
 
-  app.get<ById>(PATH, async (request, reply) => {
-    const page = readPage(request.query as Record<string, unknown>);
+  app.get(PATH, { schema: { params: params('id'), querystring: listQuery() } }, async (request, reply) => {
+    const page = readPage(request.query);
     const { located, rows, total } = service.list(request.principal, request.params.id, page);
     // The same renderer as every other workspace response, so a consumer looks exactly as when shown alone.
     const items = renderWorkspaces(db, located.scope, located.organization, rows, renderOptions(context, request));
@@ -34,7 +35,8 @@ export async function remoteStateRoutes(app: FastifyInstance, context: PlatformC
     service.change(request.principal, request.params.id, kind, readIds(request.body));
     return sendNoContent(reply);
   };
-  app.patch<ById>(PATH, change('replace'));
-  app.post<ById>(PATH, change('add'));
-  app.delete<ById>(PATH, change('remove'));
+  const schema = { params: params('id'), body: identifierListBody('workspaces') };
+  app.patch<ById>(PATH, { schema }, change('replace'));
+  app.post<ById>(PATH, { schema }, change('add'));
+  app.delete<ById>(PATH, { schema }, change('remove'));
 }

@@ -5,6 +5,7 @@ import { ApiError, conflict } from '../../core/errors.js';
 import { newId, secretToken, uuid } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
 import { runTaskDeliveries, type RunTaskStage } from '../../store/tables.js';
+import { desc, eq } from 'drizzle-orm';
 import * as organizationsRepo from '../organizations/repo.js';
 import { findWorkspaceTask } from '../workspace-tasks/repo.js';
 import { findWorkspace } from '../workspaces/repo.js';
@@ -122,4 +123,10 @@ export async function deliverRunTask(db: Db, clock: Clock, workspaceTaskId: stri
     })
     .run();
   return { id, 'workspace-task-id': workspaceTaskId, stage, url: task.url, signed: Boolean(task.hmacKey), 'response-status': status, 'response-body': excerpt, error, payload };
+}
+
+/** What earlier triggers of a workspace run task delivered and what receivers answered, newest first. */
+export function listDeliveries(db: Db, workspaceTaskId: string) {
+  if (!findWorkspaceTask(db, workspaceTaskId)) throw new ApiError(404, `no workspace run task ${workspaceTaskId}`);
+  return db.select().from(runTaskDeliveries).where(eq(runTaskDeliveries.workspaceTaskId, workspaceTaskId)).orderBy(desc(runTaskDeliveries.createdAt)).all();
 }

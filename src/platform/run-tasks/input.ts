@@ -1,6 +1,20 @@
 import { unprocessable } from '../../core/errors.js';
 import type { EnforcementLevel, GlobalConfiguration, RunTaskStage } from '../../store/tables.js';
 import { Attributes, relationshipId } from '../jsonapi/body.js';
+import { Attr, resourceBody } from '../jsonapi/schemas.js';
+
+/** The run task create and update body (`enabled` may also be "true"/"false", as some clients send). */
+export const RUN_TASK_BODY = resourceBody(['tasks'], {
+  attributes: {
+    name: Attr.string('letters, numbers, "-" and "_"'),
+    url: Attr.string(),
+    description: Attr.string(),
+    category: Attr.string('always "task"'),
+    'hmac-key': Attr.string('never returned'),
+    'global-configuration': Attr.object('enabled, stages, enforcement-level'),
+  },
+  relationships: ['agent-pool'],
+});
 
 export const STAGES: readonly RunTaskStage[] = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'];
 export const ENFORCEMENT_LEVELS: readonly EnforcementLevel[] = ['advisory', 'mandatory'];

@@ -1,6 +1,9 @@
-import { and, asc, count, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { runTasks, workspaceTasks } from '../../store/tables.js';
+import { readWindow } from '../jsonapi/pagination.js';
+import { listCount } from '../list-counts.js';
+import { updateRows } from '../../store/update.js';
 
 export type RunTaskRow = typeof runTasks.$inferSelect;
 export type WorkspaceTaskRow = typeof workspaceTasks.$inferSelect;
@@ -14,10 +17,12 @@ export function findRunTaskByName(db: DbOrTx, organizationId: string, name: stri
 }
 
 export function listRunTasks(db: DbOrTx, organizationId: string, offset: number, limit: number): { rows: RunTaskRow[]; total: number } {
-  const where = eq(runTasks.organizationId, organizationId);
-  const rows = db.select().from(runTasks).where(where).orderBy(asc(runTasks.createdAt), asc(runTasks.id)).limit(limit).offset(offset).all();
-  const total = db.select({ n: count() }).from(runTasks).where(where).get()?.n ?? 0;
-  return { rows, total };
+  const total = listCount(db, 'run-tasks', organizationId);
+  const window = readWindow({ offset, size: limit }, total);
+  if (window.limit === 0) return { rows: [], total };
+  const order = window.backwards ? [desc(runTasks.createdAt), desc(runTasks.id)] : [asc(runTasks.createdAt), asc(runTasks.id)];
+  const rows = db.select().from(runTasks).where(eq(runTasks.organizationId, organizationId)).orderBy(...order).limit(window.limit).offset(window.offset).all();
+  return { rows: window.backwards ? rows.reverse() : rows, total };
 }
 
 export function insertRunTask(db: DbOrTx, row: RunTaskRow): void {
@@ -25,7 +30,7 @@ export function insertRunTask(db: DbOrTx, row: RunTaskRow): void {
 }
 
 export function updateRunTask(db: DbOrTx, id: string, changes: Partial<RunTaskRow>): void {
-  db.update(runTasks).set(changes).where(eq(runTasks.id, id)).run();
+  updateRows(db, runTasks, changes, eq(runTasks.id, id));
 }
 
 /** Its workspace attachments go with it (foreign key cascade). */

@@ -1,6 +1,7 @@
 import { asc, count, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { sshKeys } from '../../store/tables.js';
+import { updateRows } from '../../store/update.js';
 
 export type SshKeyRow = typeof sshKeys.$inferSelect;
 
@@ -20,7 +21,7 @@ export function insertSshKey(db: DbOrTx, row: SshKeyRow): void {
 }
 
 export function updateSshKey(db: DbOrTx, id: string, changes: Partial<Pick<SshKeyRow, 'name' | 'value' | 'updatedAt'>>): void {
-  db.update(sshKeys).set(changes).where(eq(sshKeys.id, id)).run();
+  updateRows(db, sshKeys, changes, eq(sshKeys.id, id));
 }
 
 /** Workspaces using the key lose it (the foreign key sets theirs to null). */

@@ -126,3 +126,8 @@ export function listWorkspaceTags(db: DbOrTx, workspaceId: string, name: string 
 export function tagIdsOfWorkspace(db: DbOrTx, workspaceId: string): string[] {
   return db.select({ id: workspaceTags.tagId }).from(workspaceTags).where(eq(workspaceTags.workspaceId, workspaceId)).all().map((row) => row.id);
 }
+
+/** Removes the tags from every workspace and from the organization. */
+export function deleteTags(db: DbOrTx, tagIds: readonly string[]): void {
+  for (const slice of inSlices(tagIds)) db.delete(tags).where(inArray(tags.id, slice)).run();
+}

@@ -12,5 +12,6 @@ export function tagResource(tag: CountedTag, organizationName: string): Resource
       'instance-count': tag.instanceCount,
     },
     relationships: { organization: { data: { id: organizationName, type: 'organizations' } } },
+    links: { self: `/api/v2/tags/${tag.id}` },
   };
 }

@@ -73,4 +73,19 @@ export class TagService {
     }
     repo.deleteUnusedTags(db, touched);
   }
+
+  /** Bulk delete of organization tags: every id must name one of its tags, then all go at once. */
+  deleteTags(db: DbOrTx, organizationId: string, ids: { id?: string }[]): void {
+    const tagIds = ids.map((entry, index) => {
+      const tag = entry.id === undefined ? undefined : repo.findTag(db, entry.id);
+      if (!tag || tag.organizationId !== organizationId) throw new ApiError(404, `tag ${entry.id ?? ''} not found`.trim(), { pointer: `/data/${index}/id` });
+      return tag.id;
+    });
+    repo.deleteTags(db, tagIds);
+  }
+
+  /** Puts one tag on several workspaces (each at the end of that workspace's tag order). */
+  addToWorkspaces(db: DbOrTx, tag: TagRow, workspaceIds: readonly string[]): void {
+    for (const workspaceId of workspaceIds) repo.attachTag(db, workspaceId, tag.id, repo.nextTagPosition(db, workspaceId));
+  }
 }

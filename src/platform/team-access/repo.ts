@@ -23,8 +23,8 @@ export function insertTeamWorkspace(db: DbOrTx, row: TeamWorkspaceRow): void {
   db.insert(teamWorkspaces).values(row).run();
 }
 
-export function updateTeamWorkspace(db: DbOrTx, id: string, access: TeamWorkspaceRow['access']): void {
-  db.update(teamWorkspaces).set({ access }).where(eq(teamWorkspaces.id, id)).run();
+export function updateTeamWorkspace(db: DbOrTx, id: string, access: TeamWorkspaceRow['access'], customPermissions: TeamWorkspaceRow['customPermissions']): void {
+  db.update(teamWorkspaces).set({ access, customPermissions }).where(eq(teamWorkspaces.id, id)).run();
 }
 
 export function deleteTeamWorkspace(db: DbOrTx, id: string): void {

@@ -1,6 +1,7 @@
 import type { AccessLevel } from '../auth/workspace-permissions.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { TeamWorkspaceRow } from './repo.js';
+import { CUSTOM_DEFAULTS } from './custom.js';
 
 /** The detailed permissions each fixed access level stands for, as the real service spells them. */
 const DETAILS: Record<AccessLevel, Record<string, unknown>> = {
@@ -14,7 +15,7 @@ export function teamWorkspaceResource(row: TeamWorkspaceRow): ResourceObject {
   return {
     id: row.id,
     type: 'team-workspaces',
-    attributes: { access: row.access, ...DETAILS[row.access] },
+    attributes: { access: row.access, ...(row.access === 'custom' ? { ...CUSTOM_DEFAULTS, ...row.customPermissions } : DETAILS[row.access]) },
     relationships: {
       team: { data: { id: row.teamId, type: 'teams' }, links: { related: `/api/v2/teams/${row.teamId}` } },
       workspace: { data: { id: row.workspaceId, type: 'workspaces' }, links: { related: `/api/v2/workspaces/${row.workspaceId}` } },

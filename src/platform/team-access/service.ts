@@ -10,6 +10,10 @@ import { findTeam } from '../teams/repo.js';
 import { WorkspaceService, type Located } from '../workspaces/service.js';
 import * as repo from './repo.js';
 import type { TeamWorkspaceRow } from './repo.js';
+import type { Attributes } from '../jsonapi/body.js';
+import { CUSTOM_DEFAULTS, readCustomPermissions } from './custom.js';
+
+export type GrantAccess = AccessLevel | 'custom';
 
 /**
  * Team access to workspaces. Reading who has access needs read access to the workspace;
@@ -43,7 +47,12 @@ export class TeamAccessService {
     return this.workspaces.require(this.workspaces.locate(principal, workspaceId), 'can-update');
   }
 
-  create(located: Located, teamId: string, access: AccessLevel): TeamWorkspaceRow {
+  /** The custom permissions of `custom` access (over the grant's current ones); null for fixed levels. */
+  private custom(access: GrantAccess, attributes: Attributes, current: TeamWorkspaceRow['customPermissions']) {
+    return access === 'custom' ? readCustomPermissions(attributes, current ?? CUSTOM_DEFAULTS) : null;
+  }
+
+  create(located: Located, teamId: string, access: GrantAccess, attributes: Attributes): TeamWorkspaceRow {
     const team = findTeam(this.db, teamId);
     if (!team || team.organizationId !== located.organization.id) {
       throw unprocessable('team does not exist in the workspace\'s organization', '/data/relationships/team/data/id');
@@ -51,16 +60,20 @@ export class TeamAccessService {
     if (repo.findTeamWorkspaceFor(this.db, teamId, located.workspace.id)) {
       throw unprocessable('the team already has access to this workspace; update that access instead', '/data/relationships/team/data/id');
     }
-    const row: TeamWorkspaceRow = { id: newId('tws'), teamId, workspaceId: located.workspace.id, access, createdAt: this.clock.now() };
+    const customPermissions = this.custom(access, attributes, null);
+    const row: TeamWorkspaceRow = { id: newId('tws'), teamId, workspaceId: located.workspace.id, access, customPermissions, createdAt: this.clock.now() };
     repo.insertTeamWorkspace(this.db, row);
     return row;
   }
 
-  update(principal: Principal, id: string, access: AccessLevel): TeamWorkspaceRow {
+  /** Without `access` the grant keeps its level; a custom grant then takes the permissions the body sets. */
+  update(principal: Principal, id: string, requested: GrantAccess | undefined, attributes: Attributes): TeamWorkspaceRow {
     const { grant, located } = this.visible(principal, id);
     this.workspaces.require(located, 'can-update');
-    repo.updateTeamWorkspace(this.db, id, access);
-    return { ...grant, access };
+    const access = requested ?? grant.access;
+    const customPermissions = this.custom(access, attributes, grant.customPermissions);
+    repo.updateTeamWorkspace(this.db, id, access, customPermissions);
+    return { ...grant, access, customPermissions };
   }
 
   destroy(principal: Principal, id: string): void {

@@ -1,10 +1,16 @@
-import { and, asc, count, eq, inArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, teamMembers, teams, users } from '../../store/tables.js';
 import type { TeamRow, UserRow } from '../auth/principal.js';
+import { readWindow } from '../jsonapi/pagination.js';
+import { listCount } from '../list-counts.js';
+import { trigramCandidates } from '../trigram.js';
 import { containsIgnoringCase } from '../users/repo.js';
+import { updateRows } from '../../store/update.js';
 
-export type MembershipRow = typeof organizationMemberships.$inferSelect;
+import type { MembershipRow } from '../memberships/repo.js';
+
+export type { MembershipRow };
 
 export function findTeam(db: DbOrTx, id: string): TeamRow | undefined {
   return db.select().from(teams).where(eq(teams.id, id)).get();
@@ -28,12 +34,24 @@ export function listTeams(db: DbOrTx, organizationId: string, filter: TeamFilter
   if (filter.secretTeamsVisible !== 'all') {
     conditions.push(or(eq(teams.visibility, 'organization'), inArray(teams.id, [...filter.secretTeamsVisible])));
   }
-  if (filter.query) conditions.push(containsIgnoringCase(teams.name, filter.query));
+  if (filter.query) {
+    conditions.push(containsIgnoringCase(teams.name, filter.query));
+    const candidates = trigramCandidates(sql`${teams}.rowid`, 'team_names', filter.query);
+    if (candidates) {
+      conditions.push(candidates);
+      // Checked per candidate row; left indexable, SQLite would walk every team of the organization instead.
+      conditions[0] = sql`+${teams.organizationId} = ${organizationId}`;
+    }
+  }
   if (filter.names) conditions.push(inArray(teams.name, filter.names));
   const where = and(...conditions);
-  const rows = db.select().from(teams).where(where).orderBy(asc(teams.name), asc(teams.id)).limit(limit).offset(offset).all();
-  const total = db.select({ n: count() }).from(teams).where(where).get()?.n ?? 0;
-  return { rows, total };
+  const everything = filter.secretTeamsVisible === 'all' && !filter.query && !filter.names;
+  const total = everything ? listCount(db, 'teams', organizationId) : (db.select({ n: count() }).from(teams).where(where).get()?.n ?? 0);
+  const window = readWindow({ offset, size: limit }, total);
+  if (window.limit === 0) return { rows: [], total };
+  const order = window.backwards ? [desc(teams.name), desc(teams.id)] : [asc(teams.name), asc(teams.id)];
+  const rows = db.select().from(teams).where(where).orderBy(...order).limit(window.limit).offset(window.offset).all();
+  return { rows: window.backwards ? rows.reverse() : rows, total };
 }
 
 export function insertTeam(db: DbOrTx, row: TeamRow): void {
@@ -41,7 +59,7 @@ export function insertTeam(db: DbOrTx, row: TeamRow): void {
 }
 
 export function updateTeam(db: DbOrTx, id: string, changes: Partial<Omit<TeamRow, 'id' | 'organizationId' | 'isOwners'>>): void {
-  db.update(teams).set(changes).where(eq(teams.id, id)).run();
+  updateRows(db, teams, changes, eq(teams.id, id));
 }
 
 export function deleteTeam(db: DbOrTx, id: string): void {
@@ -108,18 +126,6 @@ export function teamIdsOfUsers(db: DbOrTx, organizationId: string, userIds: read
 export function findUsersByIds(db: DbOrTx, ids: readonly string[]): Map<string, UserRow> {
   if (ids.length === 0) return new Map();
   return new Map(db.select().from(users).where(inArray(users.id, [...ids])).all().map((user) => [user.id, user]));
-}
-
-export function findMembership(db: DbOrTx, organizationId: string, userId: string): MembershipRow | undefined {
-  return db
-    .select()
-    .from(organizationMemberships)
-    .where(and(eq(organizationMemberships.organizationId, organizationId), eq(organizationMemberships.userId, userId)))
-    .get();
-}
-
-export function findMembershipById(db: DbOrTx, id: string): MembershipRow | undefined {
-  return db.select().from(organizationMemberships).where(eq(organizationMemberships.id, id)).get();
 }
 
 export function addTeamMembers(db: DbOrTx, teamId: string, userIds: readonly string[], at: Date): void {

@@ -55,26 +55,3 @@ export function teamResource(view: TeamView): ResourceObject {
     links: { self },
   };
 }
-
-/**
- * An organization membership as teams include it (`include=organization-memberships`). The
- * memberships endpoints own the full resource; this one carries the fields real clients read
- * from a team include: status, email, and the user, organization and teams relationships.
- */
-export function includedMembershipResource(membership: MembershipRow, user: UserRow, organizationName: string, teamIds: readonly string[]): ResourceObject {
-  return {
-    id: membership.id,
-    type: 'organization-memberships',
-    attributes: {
-      status: membership.status,
-      email: user.email,
-      'created-at': isoTimestamp(membership.createdAt),
-    },
-    relationships: {
-      organization: { data: { id: organizationName, type: 'organizations' } },
-      user: { data: { id: user.id, type: 'users' } },
-      teams: { data: teamIds.map((id) => ({ id, type: 'teams' })) },
-    },
-    links: { self: `/api/v2/organization-memberships/${encodeURIComponent(membership.id)}` },
-  };
-}

@@ -1,56 +1,74 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { unprocessable } from '../../core/errors.js';
 import type { OrganizationAccess } from '../../store/tables.js';
 import { ORGANIZATION_ACCESS_FLAGS } from '../auth/permissions.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readIdentifierList, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { Included, readInclude } from '../jsonapi/include.js';
+import { IncludeRegistry } from '../jsonapi/include.js';
+import type { Db } from '../../store/store.js';
 import { queryList } from '../jsonapi/query.js';
 import { readPage } from '../jsonapi/pagination.js';
+import { Attr, identifierListBody, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { userResource } from '../users/resource.js';
 import { findUsersByIds, teamIdsOfUsers } from './repo.js';
-import { includedMembershipResource, teamResource, type TeamView } from './resource.js';
+import { membershipResource } from '../memberships/resource.js';
+import { teamResource, type TeamView } from './resource.js';
 import { TeamService, VISIBILITIES, type MemberKey, type Scope, type TeamInput, type Visibility } from './service.js';
 
 type Query = Record<string, unknown>;
 type TeamParams = { Params: { id: string } };
 type OrganizationParams = { Params: { organization: string } };
 
-const INCLUDES = ['users', 'organization-memberships'] as const;
+/** What a team can include, declared once: the `include` check, the schema and `included` come from here. */
+const TEAM_INCLUDES = new IncludeRegistry<{ db: Db; scope: Scope; views: TeamView[] }>({
+  users: ({ views }) => views.flatMap((view) => view.users.map(userResource)),
+  'organization-memberships': ({ db, scope, views }) => {
+    const memberships = views.flatMap((view) => view.memberships);
+    const userIds = [...new Set(memberships.map((membership) => membership.userId))];
+    const users = findUsersByIds(db, userIds);
+    const teamsOfUser = teamIdsOfUsers(db, scope.organization.id, userIds);
+    return memberships.map((membership) => {
+      const user = users.get(membership.userId);
+      return user && membershipResource(membership, user, scope.organization.name, teamsOfUser.get(user.id) ?? []);
+    });
+  },
+});
+const INCLUDES = TEAM_INCLUDES.names;
+const TEAM_BODY = resourceBody(['teams'], {
+  attributes: {
+    name: Attr.string('at most 255 characters'),
+    visibility: Attr.string('secret or organization'),
+    'sso-team-id': Attr.string(),
+    'allow-member-token-management': Attr.boolean(),
+    'organization-access': Attr.object('the organization permissions, each a boolean'),
+  },
+});
+const byOrganization = params('organization');
+const byTeam = params('id');
 
-export async function teamRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+export async function teamRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
   const service = new TeamService(db, context.clock);
 
   /** Renders teams with whatever `include` asked for. */
-  const render = (scope: Scope, views: TeamView[], include: Set<string>) => {
-    const included = new Included();
-    if (include.has('users')) for (const view of views) included.add(...view.users.map(userResource));
-    if (include.has('organization-memberships')) {
-      const memberships = views.flatMap((view) => view.memberships);
-      const userIds = [...new Set(memberships.map((membership) => membership.userId))];
-      const users = findUsersByIds(db, userIds);
-      const teamsOfUser = teamIdsOfUsers(db, scope.organization.id, userIds);
-      for (const membership of memberships) {
-        const user = users.get(membership.userId);
-        if (user) included.add(includedMembershipResource(membership, user, scope.organization.name, teamsOfUser.get(user.id) ?? []));
-      }
-    }
-    return { data: views.map(teamResource), included };
-  };
+  const render = (scope: Scope, views: TeamView[], include: Set<string>) => ({
+    data: views.map(teamResource),
+    included: TEAM_INCLUDES.collect(include, { db, scope, views }),
+  });
 
-  app.get<OrganizationParams>('/organizations/:organization/teams', async (request, reply) => {
-    const query = request.query as Query;
+  const listSchema = { params: byOrganization, querystring: listQuery({ includes: INCLUDES, filters: ['q', 'filter[names]'] }) };
+  app.get('/organizations/:organization/teams', { schema: listSchema }, async (request, reply) => {
+    const query: Query = request.query;
     const page = readPage(query);
     const { scope, rows, total } = service.list(request.principal, request.params.organization, readFilter(query), page);
-    const include = readInclude(query, INCLUDES);
+    const include = TEAM_INCLUDES.read(query);
     const { data, included } = render(scope, service.views(scope, rows), include);
     return sendDocument(reply, 200, listDocument(request, { items: data, total, page }, { included }));
   });
 
-  app.post<OrganizationParams>('/organizations/:organization/teams', async (request, reply) => {
+  app.post<OrganizationParams>('/organizations/:organization/teams', { schema: { params: byOrganization, body: TEAM_BODY } }, async (request, reply) => {
     const scope = service.scope(request.principal, request.params.organization, 'manage-teams');
     const input = readTeamInput(request.body);
     if (input.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
@@ -58,18 +76,18 @@ export async function teamRoutes(app: FastifyInstance, context: PlatformContext)
     return sendTeam(reply, 201, created, new Set());
   });
 
-  app.get<TeamParams>('/teams/:id', async (request, reply) => {
+  app.get('/teams/:id', { schema: { params: byTeam, querystring: showQuery(INCLUDES) } }, async (request, reply) => {
     const found = service.visible(request.principal, request.params.id);
-    return sendTeam(reply, 200, found, readInclude(request.query as Query, INCLUDES));
+    return sendTeam(reply, 200, found, TEAM_INCLUDES.read(request.query));
   });
 
-  app.patch<TeamParams>('/teams/:id', async (request, reply) => {
+  app.patch<TeamParams>('/teams/:id', { schema: { params: byTeam, body: TEAM_BODY } }, async (request, reply) => {
     const found = service.visible(request.principal, request.params.id, 'update', 'update-organization-access');
     const updated = service.update(found, readTeamInput(request.body));
     return sendTeam(reply, 200, updated, new Set());
   });
 
-  app.delete<TeamParams>('/teams/:id', async (request, reply) => {
+  app.delete<TeamParams>('/teams/:id', { schema: { params: byTeam } }, async (request, reply) => {
     service.destroy(service.visible(request.principal, request.params.id));
     return sendNoContent(reply);
   });
@@ -81,8 +99,9 @@ export async function teamRoutes(app: FastifyInstance, context: PlatformContext)
       service.changeMembers(found, action, key, readIdentifierList(request.body, key));
       return sendNoContent(reply);
     };
-    app.post<TeamParams>(path, change('add'));
-    app.delete<TeamParams>(path, change('remove'));
+    const schema = { params: byTeam, body: identifierListBody(key) };
+    app.post<TeamParams>(path, { schema }, change('add'));
+    app.delete<TeamParams>(path, { schema }, change('remove'));
   }
 
   function sendTeam(reply: FastifyReply, status: number, found: Scope & { team: TeamView['team'] }, include: Set<string>): FastifyReply {

@@ -15,11 +15,13 @@ import type { OrganizationRow, Principal, TeamRow } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import type { Page } from '../jsonapi/pagination.js';
 import { findOrganizationById, findOrganizationByName } from '../organizations/repo.js';
+import { findMembership, findMembershipById } from '../memberships/repo.js';
 import { findUserByUsername } from '../users/repo.js';
 import * as repo from './repo.js';
 import { organizationAccess, type TeamView } from './resource.js';
 
-export const TEAM_NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
+/** Letters, numbers, "-", "_" and inner spaces: the real service accepts "Team Alpha" though its docs list no spaces. */
+export const TEAM_NAME_PATTERN = /^[A-Za-z0-9_-](?:[A-Za-z0-9 _-]*[A-Za-z0-9_-])?$/;
 export const VISIBILITIES = ['secret', 'organization'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
 
@@ -196,7 +198,7 @@ export class TeamService {
     const pointer = `/data/${index}/id`;
     if (!entry.id) throw unprocessable(`each entry needs an id (${key === 'users' ? 'a username' : 'an organization membership id'})`, pointer);
     if (key === 'organization-memberships') {
-      const membership = repo.findMembershipById(this.db, entry.id);
+      const membership = findMembershipById(this.db, entry.id);
       if (!membership || membership.organizationId !== team.organizationId) {
         throw unprocessable(`organization membership "${entry.id}" does not exist in this organization`, pointer);
       }
@@ -204,14 +206,14 @@ export class TeamService {
     }
     const user = findUserByUsername(this.db, entry.id);
     if (!user) throw unprocessable(`user "${entry.id}" does not exist`, pointer);
-    if (action === 'add' && repo.findMembership(this.db, team.organizationId, user.id)?.status !== 'active') {
+    if (action === 'add' && findMembership(this.db, team.organizationId, user.id)?.status !== 'active') {
       throw unprocessable(`user "${entry.id}" is not an active member of the organization; invite them and have them accept first`, pointer);
     }
     return user.id;
   }
 
   private checkName(organizationId: string, name: string): void {
-    if (!TEAM_NAME_PATTERN.test(name)) throw unprocessable('name is invalid: use only letters, numbers, "-" and "_"', '/data/attributes/name');
+    if (!TEAM_NAME_PATTERN.test(name)) throw unprocessable('name is invalid: use only letters, numbers, spaces, "-" and "_" (no leading or trailing space)', '/data/attributes/name');
     if (repo.findTeamByName(this.db, organizationId, name)) throw unprocessable('name has already been taken', '/data/attributes/name');
   }
 }

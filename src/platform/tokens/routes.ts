@@ -1,13 +1,12 @@
-import type { FastifyInstance } from 'fastify';
-import type { PlatformContext } from '../context.js';
+import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
+import { Attr, listQuery, optionalResourceBody, params } from '../jsonapi/schemas.js';
 import { TeamService } from '../teams/service.js';
 import { tokenResource } from './resource.js';
 import { TokenService, type TokenInput } from './service.js';
 
-type Query = Record<string, unknown>;
 
 /**
  * Body types real clients send for tokens: go-tfe's option structs carry no type (so `""`), the
@@ -15,13 +14,21 @@ type Query = Record<string, unknown>;
  */
 const TOKEN_TYPES = ['authentication-tokens', 'authentication-token'];
 
-export async function tokenRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+const TOKEN_BODY = optionalResourceBody(TOKEN_TYPES, {
+  allowEmptyType: true,
+  attributes: { description: Attr.string('at most 255 characters (not on organization tokens)'), 'expired-at': Attr.string('ISO 8601 timestamp') },
+});
+const byUser = params('userId');
+const byTeam = params('teamId');
+const byOrganization = params('organization');
+
+export async function tokenRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = new TokenService(context.store.db, context.clock);
   const teams = new TeamService(context.store.db, context.clock);
 
   /** A token body is optional (older clients POST nothing); every attribute is optional too. */
   const readInput = (body: unknown, options: { description: boolean }): TokenInput => {
-    if (body === undefined) return {};
+    if (body === undefined || body === null) return {};
     const attributes = new Attributes(readResource(body, TOKEN_TYPES, { allowEmptyType: true }).attributes);
     const description = options.description ? attributes.string('description', { nullable: true, maxLength: 255 }) : undefined;
     const expiredAt = service.expiry(attributes.string('expired-at', { nullable: true }));
@@ -32,59 +39,59 @@ export async function tokenRoutes(app: FastifyInstance, context: PlatformContext
   };
 
   // User tokens: the user themself, or a site administrator.
-  app.post<{ Params: { userId: string } }>('/users/:userId/authentication-tokens', async (request, reply) => {
+  app.post('/users/:userId/authentication-tokens', { schema: { params: byUser, body: TOKEN_BODY } }, async (request, reply) => {
     const userId = service.tokenUser(request.principal, request.params.userId);
     const issued = service.createUserToken(request.principal, userId, readInput(request.body, { description: true }));
     return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
   });
 
-  app.get<{ Params: { userId: string } }>('/users/:userId/authentication-tokens', async (request, reply) => {
-    const page = readPage(request.query as Query);
+  app.get('/users/:userId/authentication-tokens', { schema: { params: byUser, querystring: listQuery() } }, async (request, reply) => {
+    const page = readPage(request.query);
     const { rows, total } = service.listUserTokens(request.principal, request.params.userId, page);
     return sendDocument(reply, 200, listDocument(request, { items: rows.map((row) => tokenResource(row)), total, page }));
   });
 
-  app.get<{ Params: { id: string } }>('/authentication-tokens/:id', async (request, reply) => {
+  app.get('/authentication-tokens/:id', { schema: { params: params('id') } }, async (request, reply) => {
     return sendDocument(reply, 200, singleDocument(tokenResource(service.manageable(request.principal, request.params.id))));
   });
 
-  app.delete<{ Params: { id: string } }>('/authentication-tokens/:id', async (request, reply) => {
+  app.delete('/authentication-tokens/:id', { schema: { params: params('id') } }, async (request, reply) => {
     service.revoke(request.principal, request.params.id);
     return sendNoContent(reply);
   });
 
   // The team token: one per team; POST replaces it.
-  app.post<{ Params: { teamId: string } }>('/teams/:teamId/authentication-token', async (request, reply) => {
+  app.post('/teams/:teamId/authentication-token', { schema: { params: byTeam, body: TOKEN_BODY } }, async (request, reply) => {
     const { team } = teams.visible(request.principal, request.params.teamId, 'update-api-token');
     const issued = service.replaceOwnedToken(request.principal, { kind: 'team', teamId: team.id }, readInput(request.body, { description: true }));
     return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
   });
 
-  app.get<{ Params: { teamId: string } }>('/teams/:teamId/authentication-token', async (request, reply) => {
+  app.get('/teams/:teamId/authentication-token', { schema: { params: byTeam } }, async (request, reply) => {
     const { team } = teams.visible(request.principal, request.params.teamId, 'update-api-token');
     return sendDocument(reply, 200, singleDocument(tokenResource(service.ownedToken({ kind: 'team', teamId: team.id }))));
   });
 
-  app.delete<{ Params: { teamId: string } }>('/teams/:teamId/authentication-token', async (request, reply) => {
+  app.delete('/teams/:teamId/authentication-token', { schema: { params: byTeam } }, async (request, reply) => {
     const { team } = teams.visible(request.principal, request.params.teamId, 'update-api-token');
     service.revokeOwnedToken({ kind: 'team', teamId: team.id });
     return sendNoContent(reply);
   });
 
   // The organization token: one per organization; POST replaces it.
-  app.post<{ Params: { organization: string } }>('/organizations/:organization/authentication-token', async (request, reply) => {
+  app.post('/organizations/:organization/authentication-token', { schema: { params: byOrganization, body: TOKEN_BODY } }, async (request, reply) => {
     const organization = service.tokenOrganization(request.principal, request.params.organization);
     const owner = { kind: 'organization' as const, organizationId: organization.id };
     const issued = service.replaceOwnedToken(request.principal, owner, readInput(request.body, { description: false }));
     return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
   });
 
-  app.get<{ Params: { organization: string } }>('/organizations/:organization/authentication-token', async (request, reply) => {
+  app.get('/organizations/:organization/authentication-token', { schema: { params: byOrganization } }, async (request, reply) => {
     const organization = service.tokenOrganization(request.principal, request.params.organization);
     return sendDocument(reply, 200, singleDocument(tokenResource(service.ownedToken({ kind: 'organization', organizationId: organization.id }))));
   });
 
-  app.delete<{ Params: { organization: string } }>('/organizations/:organization/authentication-token', async (request, reply) => {
+  app.delete('/organizations/:organization/authentication-token', { schema: { params: byOrganization } }, async (request, reply) => {
     const organization = service.tokenOrganization(request.principal, request.params.organization);
     service.revokeOwnedToken({ kind: 'organization', organizationId: organization.id });
     return sendNoContent(reply);

@@ -2,6 +2,7 @@ import { and, asc, count, eq, or, sql, type SQL, type SQLWrapper } from 'drizzle
 import type { DbOrTx } from '../../store/store.js';
 import { users } from '../../store/tables.js';
 import type { UserRow } from '../auth/principal.js';
+import { updateRows } from '../../store/update.js';
 
 export function findUserById(db: DbOrTx, id: string): UserRow | undefined {
   return db.select().from(users).where(eq(users.id, id)).get();
@@ -21,10 +22,7 @@ export function insertUser(db: DbOrTx, row: UserRow): void {
 }
 
 export function updateUser(db: DbOrTx, id: string, changes: Partial<Pick<UserRow, 'username' | 'email'>>): void {
-  db.update(users)
-    .set({ ...changes, ...(changes.email !== undefined ? { email: changes.email.toLowerCase() } : {}) })
-    .where(eq(users.id, id))
-    .run();
+  updateRows(db, users, { ...changes, ...(changes.email !== undefined ? { email: changes.email.toLowerCase() } : {}) }, eq(users.id, id));
 }
 
 export function deleteUser(db: DbOrTx, id: string): void {

@@ -1,11 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../../core/errors.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { listDocument, sendDocument, singleDocument } from '../jsonapi/documents.js';
 import { readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
+import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import { userResource } from './resource.js';
 import { UserService } from './service.js';
 
@@ -14,22 +14,27 @@ type Query = Record<string, unknown>;
 /** A user offers no include; asking for one is the 400 clients match on. */
 const NO_INCLUDES: readonly string[] = [];
 
+const ACCOUNT_BODY = resourceBody(['users'], { allowEmptyType: true, attributes: { username: Attr.string(), email: Attr.string() } });
+const ADMIN_USER_BODY = resourceBody(['users'], {
+  attributes: { username: Attr.string(), email: Attr.string(), 'is-site-admin': Attr.boolean(), 'is-admin': Attr.boolean('alias of is-site-admin') },
+});
+
 /** `users`, the caller's account, and the site administrator's user management (an understudy extension). */
-export async function userRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+export async function userRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = new UserService(context.store.db, context.clock);
 
-  app.get<{ Params: { id: string } }>('/users/:id', async (request, reply) => {
-    readInclude(request.query as Query, NO_INCLUDES);
+  app.get('/users/:id', { schema: { params: params('id'), querystring: showQuery() } }, async (request, reply) => {
+    readInclude(request.query, NO_INCLUDES);
     const user = service.visible(request.principal, request.params.id);
     return sendDocument(reply, 200, singleDocument(userResource(user)));
   });
 
-  app.get('/account/details', async (request, reply) => {
-    readInclude(request.query as Query, NO_INCLUDES);
+  app.get('/account/details', { schema: { querystring: showQuery() } }, async (request, reply) => {
+    readInclude(request.query, NO_INCLUDES);
     return sendDocument(reply, 200, singleDocument(userResource(service.current(request.principal))));
   });
 
-  app.patch('/account/update', async (request, reply) => {
+  app.patch('/account/update', { schema: { body: ACCOUNT_BODY } }, async (request, reply) => {
     if (request.principal.kind !== 'user') throw NOT_FOUND;
     const input = readResource(request.body, ['users'], { allowEmptyType: true });
     const attributes = new Attributes(input.attributes);
@@ -39,7 +44,7 @@ export async function userRoutes(app: FastifyInstance, context: PlatformContext)
     return sendDocument(reply, 200, singleDocument(userResource(user)));
   });
 
-  app.post('/admin/users', async (request, reply) => {
+  app.post('/admin/users', { schema: { body: ADMIN_USER_BODY } }, async (request, reply) => {
     // Refuse before reading the body, so a non-administrator learns nothing from validation errors.
     service.requireSiteAdmin(request.principal);
     const input = readResource(request.body, ['users']);
@@ -52,8 +57,8 @@ export async function userRoutes(app: FastifyInstance, context: PlatformContext)
     return sendDocument(reply, 201, singleDocument(userResource(user)));
   });
 
-  app.get('/admin/users', async (request, reply) => {
-    const query = request.query as Query;
+  app.get('/admin/users', { schema: { querystring: listQuery({ filters: ['q', 'filter[admin]'] }) } }, async (request, reply) => {
+    const query: Query = request.query;
     const page = readPage(query);
     const { rows, total } = service.list(request.principal, { query: text(query['q']), siteAdmin: flag(query, 'filter[admin]') }, page.offset, page.size);
     return sendDocument(reply, 200, listDocument(request, { items: rows.map(userResource), total, page }));

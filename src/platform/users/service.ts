@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.js';
 import { unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { DbOrTx } from '../../store/store.js';
-import { isSiteAdmin, type Principal, type UserRow } from '../auth/principal.js';
+import { isSiteAdmin, type OrganizationRow, type Principal, type UserRow } from '../auth/principal.js';
 import { Permissions } from '../auth/permissions.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { organizationIdsOfUser } from '../organizations/repo.js';
@@ -32,6 +32,11 @@ export function serviceAccount(principal: Exclude<Principal, { kind: 'user' }>):
     isServiceAccount: true,
     createdAt: principal.kind === 'team' ? principal.team.createdAt : principal.organization.createdAt,
   };
+}
+
+/** The service account behind an organization's token, without the token (locks remember only the organization). */
+export function organizationServiceAccount(organization: OrganizationRow): UserRow {
+  return serviceAccount({ kind: 'organization', tokenId: '', organization });
 }
 
 export interface CreateUser {

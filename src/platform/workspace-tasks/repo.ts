@@ -2,6 +2,7 @@ import { and, asc, count, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { workspaceTasks } from '../../store/tables.js';
 import type { WorkspaceTaskRow } from '../run-tasks/repo.js';
+import { updateRows } from '../../store/update.js';
 
 export function findWorkspaceTask(db: DbOrTx, id: string): WorkspaceTaskRow | undefined {
   return db.select().from(workspaceTasks).where(eq(workspaceTasks.id, id)).get();
@@ -23,7 +24,7 @@ export function insertWorkspaceTask(db: DbOrTx, row: WorkspaceTaskRow): void {
 }
 
 export function updateWorkspaceTask(db: DbOrTx, id: string, changes: Partial<WorkspaceTaskRow>): void {
-  db.update(workspaceTasks).set(changes).where(eq(workspaceTasks.id, id)).run();
+  updateRows(db, workspaceTasks, changes, eq(workspaceTasks.id, id));
 }
 
 export function deleteWorkspaceTask(db: DbOrTx, id: string): void {

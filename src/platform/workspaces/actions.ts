@@ -1,54 +1,61 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 import { unprocessable } from '../../core/errors.js';
-import type { PlatformContext } from '../context.js';
+import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { sendDocument, sendNoContent } from '../jsonapi/documents.js';
+import { Attr, optionalResourceBody, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import { workspaceDocument, workspaceInclude } from './documents.js';
 import { WorkspaceLocks } from './locking.js';
 import { WorkspaceService } from './service.js';
+import { WORKSPACE_INCLUDES } from './view.js';
 
 type ById = { Params: { id: string } };
 
+const action = { params: params('id'), querystring: showQuery(WORKSPACE_INCLUDES) };
+/** The real client sends `"type": ""` on lock; curl users often send no body at all. */
+const LOCK_BODY = optionalResourceBody(['workspaces'], { allowEmptyType: true, attributes: { reason: Attr.string() } });
+const SSH_KEY_BODY = resourceBody(['workspaces'], { attributes: { id: Attr.string('an SSH key id, or null to unassign') } });
+
 /** Lock, unlock, force-unlock, safe-delete and the SSH key relationship. */
-export async function workspaceActionRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
+export async function workspaceActionRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = new WorkspaceService(context.store.db, context.clock, context.config.dialect);
   const locks = new WorkspaceLocks(context.store.db, context.clock, service);
   const byId = (request: FastifyRequest<ById>) => service.locate(request.principal, request.params.id);
 
-  app.post<ById>('/workspaces/:id/actions/lock', async (request, reply) => {
+  app.post<ById>('/workspaces/:id/actions/lock', { schema: { ...action, body: LOCK_BODY } }, async (request, reply) => {
     const include = workspaceInclude(request);
     const located = service.require(byId(request), 'can-lock');
     // The real client sends `{"data":{"type":"","attributes":{"reason":…}}}`; curl users often send nothing.
     let reason: string | null = null;
-    if (request.body !== undefined) {
+    if (request.body) {
       const input = readResource(request.body, ['workspaces'], { allowEmptyType: true });
       reason = new Attributes(input.attributes).string('reason', { nullable: true }) ?? null;
     }
     return sendDocument(reply, 200, workspaceDocument(context, request, locks.lock(located, request.principal, reason), include));
   });
 
-  app.post<ById>('/workspaces/:id/actions/unlock', async (request, reply) => {
+  app.post<ById>('/workspaces/:id/actions/unlock', { schema: action }, async (request, reply) => {
     const include = workspaceInclude(request);
     return sendDocument(reply, 200, workspaceDocument(context, request, locks.unlock(byId(request), request.principal), include));
   });
 
-  app.post<ById>('/workspaces/:id/actions/force-unlock', async (request, reply) => {
+  app.post<ById>('/workspaces/:id/actions/force-unlock', { schema: action }, async (request, reply) => {
     const include = workspaceInclude(request);
     return sendDocument(reply, 200, workspaceDocument(context, request, locks.forceUnlock(byId(request)), include));
   });
 
-  app.post<ById>('/workspaces/:id/actions/safe-delete', async (request, reply) => {
+  app.post<ById>('/workspaces/:id/actions/safe-delete', { schema: { params: params('id') } }, async (request, reply) => {
     service.safeDestroy(byId(request));
     return sendNoContent(reply);
   });
 
-  app.post<{ Params: { org: string; name: string } }>('/organizations/:org/workspaces/:name/actions/safe-delete', async (request, reply) => {
+  app.post('/organizations/:org/workspaces/:name/actions/safe-delete', { schema: { params: params('org', 'name') } }, async (request, reply) => {
     service.safeDestroy(service.locateByName(request.principal, request.params.org, request.params.name));
     return sendNoContent(reply);
   });
 
   // The key id travels in `data.attributes.id`: a string assigns that key, null unassigns.
-  app.patch<ById>('/workspaces/:id/relationships/ssh-key', async (request, reply) => {
+  app.patch<ById>('/workspaces/:id/relationships/ssh-key', { schema: { ...action, body: SSH_KEY_BODY } }, async (request, reply) => {
     const include = workspaceInclude(request);
     const located = service.require(byId(request), 'can-update');
     const attributes = readResource(request.body, ['workspaces']).attributes;

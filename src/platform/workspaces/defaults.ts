@@ -1,20 +1,25 @@
+import { editionAllows, type Edition } from '../../core/edition.js';
 import type { DbOrTx } from '../../store/store.js';
 import { newId } from '../../core/ids.js';
+import { defaultRemoteStateAccess as adminDefaultRemoteStateAccess } from '../admin/service.js';
 import type { WorkspaceRow } from './repo.js';
 import { LATEST_RELEASE } from './tool-versions.js';
 
 /**
  * The installation-wide `default-remote-state-access` administrator setting: what
- * `global-remote-state` becomes when a create request omits it. There is no administrator
- * settings API yet, so this answers the setting's documented default; the settings issue backs it
- * with its table by changing only this function.
+ * `global-remote-state` becomes when a create request omits it.
  */
-export function defaultRemoteStateAccess(_db: DbOrTx): boolean {
-  return true;
+export function defaultRemoteStateAccess(db: DbOrTx): boolean {
+  return adminDefaultRemoteStateAccess(db);
+}
+
+/** `global-remote-state` when a create omits it: the administrator's choice on self-hosted, false on hosted. */
+export function defaultGlobalRemoteState(db: DbOrTx, edition: Edition): boolean {
+  return editionAllows.remoteStateAccessSetting(edition) ? defaultRemoteStateAccess(db) : false;
 }
 
 /** A workspace row with every default of the create table, for the API and bulk fixtures alike. */
-export function defaultWorkspaceRow(db: DbOrTx, organizationId: string, name: string, at: Date): WorkspaceRow {
+export function defaultWorkspaceRow(db: DbOrTx, organizationId: string, name: string, at: Date, edition: Edition): WorkspaceRow {
   return {
     id: newId('ws'),
     organizationId,
@@ -28,7 +33,7 @@ export function defaultWorkspaceRow(db: DbOrTx, organizationId: string, name: st
     autoDestroyActivityDuration: null,
     allowDestroyPlan: true,
     fileTriggersEnabled: true,
-    globalRemoteState: defaultRemoteStateAccess(db),
+    globalRemoteState: defaultGlobalRemoteState(db, edition),
     queueAllRuns: false,
     speculativeEnabled: true,
     structuredRunOutputEnabled: true,

@@ -8,7 +8,7 @@ import type { Located } from './service.js';
 import { includeForWorkspaces, renderWorkspaces, WORKSPACE_INCLUDES } from './view.js';
 
 export function renderOptions(context: PlatformContext, request: FastifyRequest): RenderOptions {
-  return { dialect: context.config.dialect, origin: requestUrl(request).origin };
+  return { dialect: context.config.dialect, edition: context.config.edition, origin: requestUrl(request).origin };
 }
 
 /** The request's `include`, checked before anything changes (a bad value is a 400, and nothing happens). */

@@ -1,9 +1,42 @@
 import { unprocessable } from '../../core/errors.js';
+import { editionAllows, type Edition } from '../../core/edition.js';
 import type { ExecutionMode } from '../../store/tables.js';
 import { Attributes } from '../jsonapi/body.js';
+import { Attr, resourceBody } from '../jsonapi/schemas.js';
 
 /** Workspace names: letters, numbers, `-`, `_`; the real service caps them at 90 characters. */
 export const WORKSPACE_NAME = { pattern: /^[A-Za-z0-9_-]+$/, patternText: 'may contain only letters, numbers, "-" and "_"', maxLength: 90 };
+
+/** The workspace create and update body; `terraform-version` and other upstream spellings are accepted too. */
+export const WORKSPACE_BODY = resourceBody(['workspaces'], {
+  attributes: {
+    name: Attr.string('letters, numbers, "-" and "_", at most 90 characters'),
+    description: Attr.string(),
+    'execution-mode': Attr.string('remote, local or agent'),
+    operations: Attr.boolean(),
+    'agent-pool-id': Attr.string(),
+    'auto-apply': Attr.boolean(),
+    'auto-apply-run-trigger': Attr.boolean(),
+    'auto-destroy-at': Attr.string('ISO 8601 timestamp'),
+    'auto-destroy-activity-duration': Attr.string('such as "14d" or "12h"'),
+    'allow-destroy-plan': Attr.boolean(),
+    'file-triggers-enabled': Attr.boolean(),
+    'global-remote-state': Attr.boolean(),
+    'queue-all-runs': Attr.boolean(),
+    'speculative-enabled': Attr.boolean(),
+    'structured-run-output-enabled': Attr.boolean(),
+    'assessments-enabled': Attr.boolean(),
+    'tool-version': Attr.string('a version or a constraint; also accepted as terraform-version'),
+    'trigger-prefixes': Attr.strings(),
+    'trigger-patterns': Attr.strings(),
+    'working-directory': Attr.string(),
+    'vcs-repo': Attr.object(),
+    'source-name': Attr.string(),
+    'source-url': Attr.string(),
+    'setting-overwrites': Attr.object(),
+  },
+  relationships: ['tags'],
+});
 
 const EXECUTION_MODES: readonly ExecutionMode[] = ['remote', 'local', 'agent'];
 const POINTER = '/data/attributes';
@@ -82,7 +115,7 @@ function vcsRepo(attributes: Attributes): VcsRepoInput | null | undefined {
 }
 
 /** Reads (and type-checks) a workspace body's attributes; the service applies the rules between them. */
-export function readWorkspaceSettings(raw: Record<string, unknown>): WorkspaceSettingsInput {
+export function readWorkspaceSettings(raw: Record<string, unknown>, edition: Edition): WorkspaceSettingsInput {
   const attributes = new Attributes(raw);
   const settings: WorkspaceSettingsInput = {};
   const set = <K extends keyof WorkspaceSettingsInput>(key: K, value: WorkspaceSettingsInput[K] | undefined) => {
@@ -108,7 +141,8 @@ export function readWorkspaceSettings(raw: Record<string, unknown>): WorkspaceSe
   set('queueAllRuns', attributes.boolean('queue-all-runs'));
   set('speculativeEnabled', attributes.boolean('speculative-enabled'));
   set('structuredRunOutputEnabled', attributes.boolean('structured-run-output-enabled'));
-  set('assessmentsEnabled', attributes.boolean('assessments-enabled'));
+  // Hosted-only: the self-hosted edition has no such attribute, so a value sent there is ignored, as unknown attributes are.
+  if (editionAllows.hostedOnlyAttributes(edition)) set('assessmentsEnabled', attributes.boolean('assessments-enabled'));
   set('toolVersion', attributes.string('tool-version') ?? undefined);
   set('triggerPrefixes', attributes.stringArray('trigger-prefixes'));
   set('triggerPatterns', attributes.stringArray('trigger-patterns'));

@@ -5,6 +5,8 @@ import type { WorkspaceLocker } from '../../store/tables.js';
 import type { Principal } from '../auth/principal.js';
 import { findTeam } from '../teams/repo.js';
 import { findUserById } from '../users/repo.js';
+import { organizationServiceAccount } from '../users/service.js';
+import { findOrganizationById } from '../organizations/repo.js';
 import * as repo from './repo.js';
 import type { Located, WorkspaceService } from './service.js';
 
@@ -12,7 +14,8 @@ import type { Located, WorkspaceService } from './service.js';
 function lockerName(db: DbOrTx, locker: WorkspaceLocker): string {
   if (locker.kind === 'team') return `Team ${findTeam(db, locker.id)?.name ?? locker.id}`;
   if (locker.kind === 'user') return `User ${findUserById(db, locker.id)?.username ?? locker.id}`;
-  return 'the organization token';
+  const organization = findOrganizationById(db, locker.id);
+  return organization ? `User ${organizationServiceAccount(organization).username}` : 'the organization token';
 }
 
 function lockerOf(principal: Principal): WorkspaceLocker {

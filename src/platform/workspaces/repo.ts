@@ -4,6 +4,7 @@ import type { DbOrTx } from '../../store/store.js';
 import { tags, teamWorkspaces, workspaces, workspaceTags } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
 import { inSlices } from '../sql-slices.js';
+import { updateRows } from '../../store/update.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 
@@ -39,7 +40,7 @@ export function insertWorkspaces(db: DbOrTx, rows: WorkspaceRow[]): void {
 }
 
 export function updateWorkspace(db: DbOrTx, id: string, changes: Partial<WorkspaceRow>): void {
-  db.update(workspaces).set(changes).where(eq(workspaces.id, id)).run();
+  updateRows(db, workspaces, changes, eq(workspaces.id, id));
 }
 
 export function deleteWorkspace(db: DbOrTx, id: string): void {

@@ -1,11 +1,13 @@
 import { isoTimestamp } from '../../core/clock.js';
 import { spell, spellKeys, type Dialect } from '../../core/dialect.js';
+import { editionAllows, type Edition } from '../../core/edition.js';
 import type { ExecutionMode, StoredVcsRepo } from '../../store/tables.js';
 import type { OrganizationRow } from '../auth/principal.js';
 import type { WorkspacePermission } from '../auth/workspace-permissions.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { TagRow } from '../tags/repo.js';
 import { DEFAULT_AGENT_POOL_ID } from '../organizations/repo.js';
+import { organizationServiceAccount } from '../users/service.js';
 import type { WorkspaceRow } from './repo.js';
 
 /** What a workspace's wire form needs besides its row; loaded per page, never per row. */
@@ -20,6 +22,8 @@ export interface WorkspaceView {
 
 export interface RenderOptions {
   dialect: Dialect;
+  /** Hosted-only attributes and relationships appear on the hosted edition only. */
+  edition: Edition;
   /** `scheme://host` of the request, for the absolute URLs real responses carry (webhook URL). */
   origin: string;
 }
@@ -56,9 +60,14 @@ function vcsRepoResource(repo: StoredVcsRepo, options: RenderOptions): Record<st
   return rendered;
 }
 
-function lockedByRelationship(workspace: WorkspaceRow) {
+/**
+ * The lock holder. A lock taken with an organization token belongs to the organization's service
+ * account, a user (`api-org-…`), as the real service shows it; that account has no `/users/:id`.
+ */
+function lockedByRelationship(workspace: WorkspaceRow, organization: OrganizationRow) {
   const locker = workspace.lockedBy;
-  if (!locker || locker.kind === 'organization') return { data: null };
+  if (!locker) return { data: null };
+  if (locker.kind === 'organization') return { data: { id: organizationServiceAccount(organization).id, type: 'users' } };
   const type = locker.kind === 'user' ? 'users' : 'teams';
   return { data: { id: locker.id, type }, links: { related: `/api/v2/${type}/${locker.id}` } };
 }
@@ -105,7 +114,6 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
       'created-at': isoTimestamp(workspace.createdAt),
       'updated-at': isoTimestamp(workspace.updatedAt),
       'latest-change-at': isoTimestamp(workspace.latestChangeAt),
-      'assessments-enabled': workspace.assessmentsEnabled,
       'resource-count': workspace.resourceCount,
       // No runs happen here, so the run statistics have nothing to average or count.
       'apply-duration-average': null,
@@ -122,6 +130,9 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
     },
     options.dialect,
   );
+  const hosted = editionAllows.hostedOnlyAttributes(options.edition);
+  // `last-assessment-result-at` is hosted-only too, and present only once assessments ran: never here.
+  if (hosted) attributes['assessments-enabled'] = workspace.assessmentsEnabled;
   return {
     id: workspace.id,
     type: 'workspaces',
@@ -133,14 +144,14 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
       'current-run': { data: null },
       'latest-run': { data: null },
       'current-state-version': { data: null },
-      'current-assessment-result': { data: null },
       outputs: { data: [] },
       readme: { data: null },
       'remote-state-consumers': { links: { related: `${base}/relationships/remote-state-consumers` } },
       ...(workspace.sshKeyId ? { 'ssh-key': { data: { id: workspace.sshKeyId, type: 'ssh-keys' }, links: { related: `/api/v2/ssh-keys/${workspace.sshKeyId}` } } } : {}),
-      'locked-by': lockedByRelationship(workspace),
+      'locked-by': lockedByRelationship(workspace, organization),
       project: { data: null },
       tags: { data: view.tags.map((tag) => ({ id: tag.id, type: 'tags' })) },
+      ...(hosted ? { 'current-assessment-result': { data: null } } : {}),
     },
     links: {
       self: `/api/v2/organizations/${orgName}/workspaces/${wsName}`,

@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import type { Edition } from '../../core/edition.js';
 import { spell, type Dialect } from '../../core/dialect.js';
 import { conflict, unprocessable } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
@@ -22,6 +23,7 @@ import { defaultWorkspaceRow } from './defaults.js';
 import type { WorkspaceSettingsInput } from './input.js';
 import * as repo from './repo.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
+import { pageOfWorkspaces } from './list-repo.js';
 import { organizationDefaultMode } from './resource.js';
 import { mergeVcsRepo, resolveExecution, validToolVersion } from './rules.js';
 import { LATEST_RELEASE } from './tool-versions.js';
@@ -41,6 +43,8 @@ export class WorkspaceService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly dialect: Dialect,
+    /** Only creation asks (the default of `global-remote-state`); services that only locate workspaces leave it out. */
+    private readonly edition: Edition = 'self-hosted',
   ) {
     this.tags = new TagService(clock);
   }
@@ -108,7 +112,7 @@ export class WorkspaceService {
     this.checkPool(organization.id, execution.agentPoolId, null);
     const toolVersionName = spell('tool-version', this.dialect);
     const row: WorkspaceRow = {
-      ...defaultWorkspaceRow(this.db, organization.id, settings.name, this.clock.now()),
+      ...defaultWorkspaceRow(this.db, organization.id, settings.name, this.clock.now(), this.edition),
       ...settingColumns(settings),
       ...definedOnly({ assessmentsEnabled: settings.assessmentsEnabled, sourceName: settings.sourceName, sourceUrl: settings.sourceUrl }),
       executionMode: execution.mode,
@@ -122,6 +126,21 @@ export class WorkspaceService {
     });
     const permissions = new WorkspacePermissions(this.db);
     return { workspace: row, organization, scope, level: permissions.level(scope, row.id) };
+  }
+
+  /**
+   * Many workspaces with default settings in one transaction (the control plane's bulk fixture).
+   * A clash on the first or last name refuses the lot, so nothing is half-created.
+   */
+  createMany(organization: OrganizationRow, names: readonly string[]): Date {
+    const at = this.clock.now();
+    this.db.transaction((tx) => {
+      for (const name of [names[0], names[names.length - 1]]) {
+        if (name && repo.findWorkspaceByName(tx, organization.id, name)) throw conflict(`workspace ${name} already exists`);
+      }
+      repo.insertWorkspaces(tx, names.map((name) => defaultWorkspaceRow(tx, organization.id, name, at, this.edition)));
+    });
+    return at;
   }
 
   /** Settings changes need admin access; absent attributes keep their values (with the spec's exceptions). */
@@ -154,8 +173,7 @@ export class WorkspaceService {
   list(principal: Principal, organizationName: string, filter: WorkspaceFilter, sort: WorkspaceSort, page: Page) {
     const { organization, scope } = this.organization(principal, organizationName);
     const readable = new WorkspacePermissions(this.db).readable(scope);
-    const where = repo.workspaceConditions(this.db, organization.id, readable, filter);
-    return { organization, scope, ...repo.listWorkspaces(this.db, where, sort, page.offset, page.size) };
+    return { organization, scope, ...pageOfWorkspaces(this.db, organization.id, readable, filter, sort, page) };
   }
 
   /** Deletes the workspace and whatever hangs off it; tags it alone carried leave the organization. */

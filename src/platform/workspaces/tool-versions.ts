@@ -5,9 +5,22 @@
  * is one line.
  */
 
-/** Each minor line with its highest patch release (every patch from .0 up to it exists). */
+/**
+ * Each minor line with its highest patch release (every patch from .0 up to it exists, but for
+ * NEVER_RELEASED). Real clients still pin the oldest lines: the Go client's tests use 0.10.0.
+ */
 const RELEASE_LINES: readonly [minor: string, lastPatch: number][] = [
-  ['0.11', 14],
+  ['0.1', 1],
+  ['0.2', 2],
+  ['0.3', 7],
+  ['0.4', 2],
+  ['0.5', 3],
+  ['0.6', 16],
+  ['0.7', 13],
+  ['0.8', 8],
+  ['0.9', 11],
+  ['0.10', 8],
+  ['0.11', 15],
   ['0.12', 31],
   ['0.13', 7],
   ['0.14', 11],
@@ -29,9 +42,12 @@ const RELEASE_LINES: readonly [minor: string, lastPatch: number][] = [
 
 type Triple = [number, number, number];
 
+/** Patch numbers skipped in the early lines. */
+const NEVER_RELEASED = new Set(['0.3.2', '0.3.3', '0.3.4', '0.5.2']);
+
 export const KNOWN_RELEASES: readonly string[] = RELEASE_LINES.flatMap(([minor, last]) =>
   Array.from({ length: last + 1 }, (_, patch) => `${minor}.${patch}`),
-);
+).filter((release) => !NEVER_RELEASED.has(release));
 
 const RELEASES: readonly Triple[] = KNOWN_RELEASES.map((release) => release.split('.').map(Number) as Triple);
 

@@ -12,6 +12,7 @@ import { teamResource } from '../teams/resource.js';
 import { TeamService } from '../teams/service.js';
 import { findUserById } from '../users/repo.js';
 import { userResource } from '../users/resource.js';
+import { organizationServiceAccount } from '../users/service.js';
 import type { WorkspaceRow } from './repo.js';
 import { workspaceResource, type RenderOptions } from './resource.js';
 
@@ -71,6 +72,8 @@ export function includeForWorkspaces(
       if (lockedBy?.kind === 'user') {
         const user = findUserById(db, lockedBy.id);
         if (user) included.add(userResource(user));
+      } else if (lockedBy?.kind === 'organization') {
+        included.add(userResource(organizationServiceAccount(organization)));
       } else if (lockedBy?.kind === 'team') {
         const team = findTeam(db, lockedBy.id);
         const grants = new Permissions(db).grants(principal, organization);

@@ -1,3 +1,4 @@
+import type { DueSource } from '../../core/scheduler.js';
 import type { TokenEntry } from '../tokens/token-store.js';
 import type { FieldData } from './fields.js';
 import type { MountStorage } from '../storage/mount-storage.js';
@@ -107,6 +108,10 @@ export interface Backend {
    * lease's `revokeData`. Throwing leaves the lease pending; it is retried with backoff.
    */
   revokeLease?: (lease: LeaseRecord, storage: MountStorage) => void | Promise<void>;
-  /** Runs before a renewal is granted (renew statements); throwing refuses it with a 400. */
-  renewLease?: (lease: LeaseRecord, storage: MountStorage) => void | Promise<void>;
+  /** Runs before a renewal is granted (renew statements, up to `expiresAt`); throwing refuses it with a 400. */
+  renewLease?: (lease: LeaseRecord, storage: MountStorage, expiresAt: Date) => void | Promise<void>;
+  /** Timed work the engine owns (static-role rotations), registered with the scheduler at start. */
+  dueSources?: readonly DueSource[];
+  /** Releases what the engine holds open (connection pools) when the server closes. */
+  close?: () => Promise<void>;
 }

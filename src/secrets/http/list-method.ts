@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { redactUrl } from '../../core/redact.js';
 import { maxHeaderSize } from 'node:http';
 
 /**
@@ -24,7 +25,7 @@ export function clientMethod(request: { method?: string | undefined; headers: Re
 export function requestLogSerializer(request: FastifyRequest): Record<string, unknown> {
   return {
     method: clientMethod(request),
-    url: request.url,
+    url: redactUrl(request.url),
     version: request.headers['accept-version'],
     host: request.host,
     remoteAddress: request.ip,

@@ -112,18 +112,18 @@ export class LeaseManager {
     const remainingMax = Math.floor((lease.issuedAt.getTime() + lease.maxTtlSeconds * 1000 - now) / 1000);
     if (remainingMax <= 0) throw badRequest('past the max TTL, cannot renew');
 
-    const backend = this.deps.backend(lease.engineType);
-    if (backend?.renewLease) {
-      try {
-        await backend.renewLease(lease, new MountStorage(this.deps.db, lease.mountUuid));
-      } catch (error) {
-        throw badRequest((error as Error).message);
-      }
-    }
     const requested = increment && increment > 0 ? increment : lease.ttlSeconds;
     const warnings = requested > remainingMax ? [cappedTtlWarning(requested, remainingMax)] : [];
     const ttl = Math.min(requested, remainingMax);
     const expiresAt = new Date(now + ttl * 1000);
+    const backend = this.deps.backend(lease.engineType);
+    if (backend?.renewLease) {
+      try {
+        await backend.renewLease(lease, new MountStorage(this.deps.db, lease.mountUuid), expiresAt);
+      } catch (error) {
+        throw badRequest((error as Error).message);
+      }
+    }
     this.store.update(id, { expiresAt, dueAt: expiresAt, lastRenewedAt: new Date(now) });
     this.deps.scheduler.poke();
     return { lease: { leaseId: id, durationSeconds: ttl, renewable: true }, warnings };

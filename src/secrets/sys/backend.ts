@@ -3,7 +3,9 @@ import { VERSION } from '../../core/version.js';
 import { parseBool } from '../framework/fields.js';
 import type { Backend, PathSpec } from '../framework/types.js';
 import { leasePaths } from './leases.js';
+import { managedKeyPaths } from './managed-keys.js';
 import { mountPaths } from './mounts.js';
+import { passwordPolicyPaths } from './password-policies.js';
 import { policyPaths } from './policies.js';
 import type { SecretsContext } from '../context.js';
 
@@ -62,7 +64,7 @@ const refuseHealthMethod = (): never => {
  * leases beside it), so each area's paths live with its logic.
  */
 export function systemBackend(context: SecretsContext): Backend {
-  return { type: 'system', paths: [...statusPaths(context), ...mountPaths(context), ...policyPaths(context), ...leasePaths(context)] };
+  return { type: 'system', paths: [...statusPaths(context), ...mountPaths(context), ...policyPaths(context), ...passwordPolicyPaths(context), ...leasePaths(context), ...managedKeyPaths(context)] };
 }
 
 function statusPaths(context: SecretsContext): PathSpec[] {

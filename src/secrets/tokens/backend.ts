@@ -17,7 +17,7 @@ export function tokenLookupData(token: TokenEntry, store: TokenStore): Record<st
     entity_id: '',
     expire_time: token.expiresAt ? token.expiresAt.toISOString() : null,
     explicit_max_ttl: token.explicitMaxTtlSeconds,
-    id: token.id,
+    id: token.secret ?? '',
     meta: token.meta,
     num_uses: Math.max(0, token.numUses),
     orphan: token.orphan,
@@ -132,7 +132,7 @@ export function tokenBackend(context: SecretsContext): Backend {
       fields: TOKEN_FIELD,
       operations: {
         update: (request) => {
-          const value = request.fields.get<string | undefined>('token') || caller(request).id;
+          const value = request.fields.get<string | undefined>('token') || caller(request).secret;
           return { data: tokenLookupData(liveToken(value, BAD_TOKEN), tokens.store) };
         },
       },
@@ -145,7 +145,7 @@ export function tokenBackend(context: SecretsContext): Backend {
         update: (request) => {
           const found = tokens.store.byAccessor(request.fields.get<string | undefined>('accessor') ?? '');
           if (!found || !tokens.store.isLive(found)) throw badRequest('invalid accessor');
-          return { data: { ...tokenLookupData(found, tokens.store), id: '' } };
+          return { data: tokenLookupData(found, tokens.store) };
         },
       },
     },
@@ -172,7 +172,7 @@ export function tokenBackend(context: SecretsContext): Backend {
       fields: TOKEN_FIELD,
       operations: {
         update: async (request) => {
-          const token = tokens.store.get(namedToken(request));
+          const token = tokens.store.bySecret(namedToken(request));
           if (token) await tokens.revokeTree(token);
           return undefined;
         },
@@ -199,7 +199,7 @@ export function tokenBackend(context: SecretsContext): Backend {
       operations: {
         update: async (request) => {
           if (!acl.hasSudo(caller(request), 'auth/token/revoke-orphan')) throw badRequest('root or sudo privileges required to revoke and orphan');
-          const token = tokens.store.get(namedToken(request));
+          const token = tokens.store.bySecret(namedToken(request));
           if (token) await tokens.revokeOrphan(token);
           return undefined;
         },

@@ -8,7 +8,7 @@ import type { LeaseManager } from '../leases/lease-manager.js';
 import { cappedTtlWarning, SYSTEM_DEFAULT_TTL_SECONDS, SYSTEM_MAX_TTL_SECONDS } from '../leases/ttl.js';
 import type { MountTable } from '../mounts/mount-table.js';
 import { MountStorage } from '../storage/mount-storage.js';
-import { TokenStore, USES_EXHAUSTED, type TokenEntry } from './token-store.js';
+import { tokenKey, TokenStore, USES_EXHAUSTED, type TokenEntry } from './token-store.js';
 
 /** What `auth/token/create` asks for, after field conversion. */
 export interface CreateTokenInput {
@@ -109,7 +109,7 @@ export class TokenService {
     if (input.type && input.type !== 'service' && input.type !== 'default') {
       throw badRequest(`token type "${input.type}" is not supported by understudy; only service tokens are`);
     }
-    if (input.id && this.store.get(input.id)) throw badRequest('cannot create a token with a duplicate ID');
+    if (input.id && this.store.bySecret(input.id)) throw badRequest('cannot create a token with a duplicate ID');
 
     const policies = childPolicies(input, parent.policies, privileged);
     if (policies.includes('root') && !parentIsRoot) throw badRequest('root tokens may not be created without parent token being root');
@@ -120,8 +120,10 @@ export class TokenService {
     const { ttl, explicitMaxTtl } = this.initialTtl(input, policies, warnings);
     const now = this.deps.clock.nowMs();
     const orphan = context.orphanPath || input.noParent;
+    const secret = input.id || `hvs.${base62(24)}`;
     const token: TokenEntry = {
-      id: input.id || `hvs.${base62(24)}`,
+      id: tokenKey(secret),
+      secret,
       accessor: base62(24),
       parentId: orphan ? null : parent.id,
       policies,
@@ -224,7 +226,8 @@ export class TokenService {
   /** The `auth` block of create and renew responses; `leaseDuration` is the TTL just granted. */
   authBlock(token: TokenEntry, leaseDuration: number): AuthBlock {
     return {
-      client_token: token.id,
+      // Every path that answers an auth block was handed the token value or just made it.
+      client_token: token.secret ?? '',
       accessor: token.accessor,
       policies: token.policies,
       token_policies: token.policies,

@@ -1,23 +1,32 @@
 import { asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
 import type { Clock } from '../../core/clock.js';
+import { sha256Hex } from '../../core/crypto.js';
 import { base62 } from '../../core/ids.js';
 import type { DbOrTx } from '../../store/store.js';
 import { secretTokens } from '../../store/tables.js';
 import { prepared } from '../../store/prepared.js';
 
-export type TokenEntry = typeof secretTokens.$inferSelect;
+/**
+ * A token row. The table's `id` is the SHA-256 of the token value, so a copy of the store gives
+ * away no usable token; `secret` is the value itself, known only when the caller just presented
+ * or created it (lookups by accessor or by parent never know it).
+ */
+export type TokenEntry = typeof secretTokens.$inferSelect & { secret?: string };
+
+/** The stored key of a token value. */
+export const tokenKey = (secret: string): string => sha256Hex(secret);
 
 /** `num_uses` marker for a token whose last use was taken; it is revoked right after that request. */
 export const USES_EXHAUSTED = -1;
 
-/** Rows of the token table; the rules (creation, renewal, revocation) live in TokenService. */
-/** Every authenticated request looks its token up, so this one statement is built once. */
 /** The scheduler asks for this after every change that adds timed work. */
 const firstToExpire = prepared((db) =>
   db.select().from(secretTokens).where(isNotNull(secretTokens.expiresAt)).orderBy(asc(secretTokens.expiresAt)).limit(1).prepare(),
 );
+/** Every authenticated request looks its token up, so this one statement is built once. */
 const tokenById = prepared((db) => db.select().from(secretTokens).where(eq(secretTokens.id, sql.placeholder('id'))).prepare());
 
+/** Rows of the token table; the rules (creation, renewal, revocation) live in TokenService. */
 export class TokenStore {
   constructor(
     private readonly db: DbOrTx,
@@ -25,11 +34,17 @@ export class TokenStore {
   ) {}
 
   /** The live token with this value, or undefined when unknown, expired or used up. */
-  lookup(id: string | undefined): TokenEntry | undefined {
-    if (!id) return undefined;
-    const token = this.get(id);
+  lookup(secret: string | undefined): TokenEntry | undefined {
+    if (!secret) return undefined;
+    const token = this.bySecret(secret);
     if (!token || !this.isLive(token)) return undefined;
     return token;
+  }
+
+  /** The row of this token value, live or not. */
+  bySecret(secret: string): TokenEntry | undefined {
+    const token = this.get(tokenKey(secret));
+    return token && { ...token, secret };
   }
 
   isLive(token: TokenEntry): boolean {
@@ -37,7 +52,7 @@ export class TokenStore {
     return !token.expiresAt || token.expiresAt.getTime() > this.clock.nowMs();
   }
 
-  /** The row, live or not. */
+  /** The row by its stored key (the hash), live or not. */
   get(id: string): TokenEntry | undefined {
     return tokenById(this.db).get({ id });
   }
@@ -51,7 +66,8 @@ export class TokenStore {
   }
 
   insert(entry: TokenEntry): void {
-    this.db.insert(secretTokens).values(entry).run();
+    const { secret: _secret, ...row } = entry;
+    this.db.insert(secretTokens).values(row).run();
   }
 
   update(id: string, patch: Partial<TokenEntry>): void {
@@ -79,11 +95,12 @@ export class TokenStore {
   }
 
   /** Ensures the configured root token exists (idempotent: the seed runs at every start). */
-  ensureRoot(id: string): TokenEntry {
-    const existing = this.get(id);
+  ensureRoot(secret: string): TokenEntry {
+    const existing = this.bySecret(secret);
     if (existing) return existing;
     const entry: TokenEntry = {
-      id,
+      id: tokenKey(secret),
+      secret,
       accessor: base62(24),
       parentId: null,
       policies: ['root'],

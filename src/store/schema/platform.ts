@@ -29,6 +29,15 @@ export interface OrganizationSettings {
   entitlements?: Record<string, boolean | number>;
   /** Invitations start `active`, as if the invitee had accepted at once (seed `auto-accept-invitations`). */
   autoAcceptInvitations?: boolean;
+  /** The plan a site admin put the organization on (`POST /admin/organizations/:org/subscription`). */
+  subscription?: StoredSubscription;
+}
+
+/** A subscription as stored; the contract figures are echoed, never enforced. */
+export interface StoredSubscription {
+  featureSetId: string;
+  startedAt: string;
+  contract: Record<string, number | string>;
 }
 
 const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
@@ -92,7 +101,12 @@ export const organizationMemberships = sqliteTable(
     status: text('status', { enum: ['invited', 'active'] }).notNull(),
     createdAt: createdAt(),
   },
-  (t) => [uniqueIndex('memberships_org_user').on(t.organizationId, t.userId), index('memberships_user').on(t.userId)],
+  (t) => [
+    uniqueIndex('memberships_org_user').on(t.organizationId, t.userId),
+    index('memberships_user').on(t.userId),
+    // The list's order, so a page is read off the index instead of sorting every membership.
+    index('memberships_org_created').on(t.organizationId, t.createdAt, t.id),
+  ],
 );
 
 /** API tokens. Only a SHA-256 of the secret is kept; the secret is shown once, at creation. */

@@ -1,7 +1,10 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
-/** Secrets API tokens. The token value is the key: `lookup-self` returns it as `id`. */
+/**
+ * Secrets API tokens. The key is the SHA-256 of the token value (never the value itself, as for
+ * platform tokens); `parent_id` and leases' `token_id` hold such keys too. Accessors stay plain.
+ */
 export const secretTokens = sqliteTable(
   'secret_tokens',
   {

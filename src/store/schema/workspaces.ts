@@ -24,6 +24,16 @@ export interface WorkspaceLocker {
 
 export type ExecutionMode = 'remote' | 'local' | 'agent';
 
+/** The detailed permissions a `custom` team access grants, as the wire spells them. */
+export interface CustomWorkspaceAccess {
+  runs: 'read' | 'plan' | 'apply';
+  variables: 'none' | 'read' | 'write';
+  'state-versions': 'none' | 'read-outputs' | 'read' | 'write';
+  'sentinel-mocks': 'none' | 'read';
+  'workspace-locking': boolean;
+  'run-tasks': boolean;
+}
+
 export const agentPools = sqliteTable(
   'agent_pools',
   {
@@ -92,6 +102,11 @@ export const workspaces = sqliteTable(
     uniqueIndex('workspaces_org_name').on(t.organizationId, t.name),
     index('workspaces_org_created').on(t.organizationId, t.createdAt),
     index('workspaces_org_updated').on(t.organizationId, t.updatedAt),
+    // The list's timestamp orders with their name tie-break, so a page is read off the index
+    // (the two above make SQLite sort every tie); and name prefixes, case-insensitively.
+    index('workspaces_org_created_name').on(t.organizationId, t.createdAt, t.name),
+    index('workspaces_org_updated_name').on(t.organizationId, t.updatedAt, t.name),
+    index('workspaces_org_lower_name').on(t.organizationId, sql`lower(name)`),
     index('workspaces_agent_pool').on(t.agentPoolId),
     index('workspaces_ssh_key').on(t.sshKeyId),
   ],
@@ -136,8 +151,24 @@ export const teamWorkspaces = sqliteTable(
     id: text('id').primaryKey(),
     teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
     workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
-    access: text('access', { enum: ['read', 'plan', 'write', 'admin'] }).notNull(),
+    access: text('access', { enum: ['read', 'plan', 'write', 'admin', 'custom'] }).notNull(),
+    /** The detailed permissions of `custom` access; null for the fixed levels, whose details are implied. */
+    customPermissions: text('custom_permissions', { mode: 'json' }).$type<CustomWorkspaceAccess>(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('team_workspaces_team_ws').on(t.teamId, t.workspaceId), index('team_workspaces_ws').on(t.workspaceId)],
+);
+
+/**
+ * Workspaces an organization-scoped-off agent pool names: `allowed` may use the pool, `excluded`
+ * may not even though the pool is organization scoped.
+ */
+export const agentPoolWorkspaces = sqliteTable(
+  'agent_pool_workspaces',
+  {
+    poolId: text('pool_id').notNull().references(() => agentPools.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    kind: text('kind', { enum: ['allowed', 'excluded'] }).notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.poolId, t.kind, t.workspaceId] }), index('agent_pool_workspaces_ws').on(t.workspaceId)],
 );

@@ -69,10 +69,15 @@ describe('teams', () => {
   it('defaults to secret visibility and validates attributes', async () => {
     const created = await platform(server, 'POST', '/organizations/acme/teams', { body: teamBody({ name: 'quiet' }) });
     expect(created.body.data.attributes.visibility).toBe('secret');
+    // The real service takes names with spaces, and so do its clients' tests.
+    const spaced = await platform(server, 'POST', '/organizations/acme/teams', { body: teamBody({ name: 'Team Alpha 2' }) });
+    expect(spaced.status).toBe(201);
+    expect((await platform(server, 'GET', `/teams/${spaced.body.data.id}`)).body.data.attributes.name).toBe('Team Alpha 2');
     for (const [attributes, pointer] of [
       [{}, '/data/attributes/name'],
       [{ name: '' }, '/data/attributes/name'],
-      [{ name: 'has spaces' }, '/data/attributes/name'],
+      [{ name: 'has/slash' }, '/data/attributes/name'],
+      [{ name: ' padded ' }, '/data/attributes/name'],
       [{ name: 'builders' }, '/data/attributes/name'],
       [{ name: 'owners' }, '/data/attributes/name'],
       [{ name: 'x', visibility: 'public' }, '/data/attributes/visibility'],

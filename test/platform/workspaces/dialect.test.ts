@@ -47,10 +47,17 @@ describe.each([
     expect((await inviteWithoutTeams(world, 'teamless@example.test')).status).toBe(upstream ? 201 : 422);
   });
 
-  it(upstream ? 'keeps assessments-enabled on an update that omits it' : 'resets assessments-enabled on an update that omits it', async () => {
-    const created = await createWorkspace(world, { name: 'assessed', 'assessments-enabled': true });
-    const updated = await platform(world.server, 'PATCH', `/workspaces/${created.body.data.id}`, { body: { data: { type: 'workspaces', attributes: { description: 'x' } } } });
-    expect(updated.body.data.attributes['assessments-enabled']).toBe(upstream);
+  it(upstream ? 'keeps assessments-enabled on an update that omits it (hosted)' : 'resets assessments-enabled on an update that omits it (hosted)', async () => {
+    // The attribute is hosted-only, so this behaviour shows on the hosted edition.
+    const hosted = await startWorld({ UNDERSTUDY_DIALECT: dialect, UNDERSTUDY_EDITION: 'hosted' });
+    try {
+      const created = await createWorkspace(hosted, { name: 'assessed', 'assessments-enabled': true });
+      expect(created.body.data.attributes['assessments-enabled']).toBe(true);
+      const updated = await platform(hosted.server, 'PATCH', `/workspaces/${created.body.data.id}`, { body: { data: { type: 'workspaces', attributes: { description: 'x' } } } });
+      expect(updated.body.data.attributes['assessments-enabled']).toBe(upstream);
+    } finally {
+      await hosted.close();
+    }
   });
 
   it(`${upstream ? 'shows' : 'leaves out'} the GitHub App installation id of a VCS repo`, async () => {

@@ -4,6 +4,10 @@ import { checkToolVersion, KNOWN_RELEASES, LATEST_RELEASE } from '../../../src/p
 describe('tool versions', () => {
   it('knows a list of releases whose newest is the default', () => {
     expect(KNOWN_RELEASES).toContain('0.11.0');
+    // The Go client's workspace tests pin these; the list reaches back to the first release.
+    expect(KNOWN_RELEASES).toContain('0.10.0');
+    expect(KNOWN_RELEASES).toContain('0.1.0');
+    expect(KNOWN_RELEASES).not.toContain('0.3.2');
     expect(KNOWN_RELEASES).toContain('1.5.7');
     expect(KNOWN_RELEASES.at(-1)).toBe(LATEST_RELEASE);
   });
@@ -18,7 +22,10 @@ describe('tool versions', () => {
     ['~> 0.12', '0.15.5'],
     ['>= 1.0, < 1.2', '1.1.9'],
     ['> 1.3.9, <= 1.3.10', '1.3.10'],
-    ['< 0.12', '0.11.14'],
+    ['< 0.12', '0.11.15'],
+    ['0.10.0', '0.10.0'],
+    ['~> 0.10.0', '0.10.8'],
+    ['< 0.4', '0.3.7'],
     ['!= 1.12.2, >= 1.12', '1.12.1'],
     // A partial version is a constraint with the missing parts zero, as the version library reads it.
     ['1.5', '1.5.0'],
@@ -26,7 +33,7 @@ describe('tool versions', () => {
     expect(checkToolVersion(value)).toEqual({ ok: true, selected });
   });
 
-  it.each(['nonexisting', '9.9.9', '1.5.99', '', '>= 2', '~> 1.4.0, < 1.4', '>> 1.0', '1.5.7-beta'])('refuses %j', (value) => {
+  it.each(['nonexisting', '9.9.9', '1.5.99', '0.5.2', '0.0.1', '', '>= 2', '~> 1.4.0, < 1.4', '>> 1.0', '1.5.7-beta'])('refuses %j', (value) => {
     expect(checkToolVersion(value).ok).toBe(false);
   });
 });

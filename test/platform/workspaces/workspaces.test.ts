@@ -51,7 +51,6 @@ describe('workspaces', () => {
         'vcs-repo-identifier': null,
         source: 'svc-api',
         locked: false,
-        'assessments-enabled': false,
         'resource-count': 0,
         'apply-duration-average': null,
         'plan-duration-average': null,
@@ -104,7 +103,6 @@ describe('workspaces', () => {
         'trigger-prefixes': ['modules/'],
         'trigger-patterns': ['**/*.tf'],
         'working-directory': 'infra',
-        'assessments-enabled': true,
         'vcs-repo': { 'oauth-token-id': 'ot-abc', identifier: 'acme/infra', branch: 'main', 'ingress-submodules': true, 'tags-regex': '^v\\d+$' },
       };
       const { status, body } = await create(world, attributes);
@@ -278,11 +276,6 @@ describe('workspaces', () => {
       expectInvalid(await patch(world, id, { 'vcs-repo': { branch: 'x' } }), '/data/attributes/vcs-repo/oauth-token-id');
     });
 
-    it('resets assessments-enabled when an update omits it (the spec gives it default false on update)', async () => {
-      const { body } = await create(world, { name: 'assessed', 'assessments-enabled': true });
-      expect((await patch(world, body.data.id, { description: 'x' })).body.data.attributes['assessments-enabled']).toBe(false);
-    });
-
     it('ignores source-name and source-url on update, which the spec does not list', async () => {
       const { body } = await create(world, { name: 'sourced', 'source-name': 'one' });
       expect((await patch(world, body.data.id, { 'source-name': 'two' })).body.data.attributes['source-name']).toBe('one');
@@ -359,6 +352,21 @@ describe('workspaces', () => {
       expect(refused.body.errors[0].detail).toContain('is locked by Team managers');
       const included = await platform(world.server, 'GET', `/workspaces/${body.data.id}?include=locked_by`);
       expect(included.body.included[0]).toMatchObject({ id: world.teams.managers, type: 'teams', attributes: { name: 'managers' } });
+    });
+
+    it('records an organization token as the organization\'s service account, a user', async () => {
+      const { body } = await create(world, { name: 'org-held' });
+      const locked = await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/lock`, { token: world.principals.orgtoken });
+      expect(locked.status).toBe(200);
+      const holder = locked.body.data.relationships['locked-by'].data;
+      expect(holder).toMatchObject({ type: 'users' });
+      const account = await platform(world.server, 'GET', '/account/details', { token: world.principals.orgtoken });
+      expect(holder.id).toBe(account.body.data.id);
+      const refused = await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/unlock`);
+      expect(refused.body.errors[0].detail).toContain(`is locked by User ${account.body.data.attributes.username}`);
+      const included = await platform(world.server, 'GET', `/workspaces/${body.data.id}?include=locked_by`);
+      expect(included.body.included[0]).toMatchObject({ id: holder.id, type: 'users', attributes: { username: account.body.data.attributes.username } });
+      expect((await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/unlock`, { token: world.principals.orgtoken })).body.data.attributes.locked).toBe(false);
     });
   });
 

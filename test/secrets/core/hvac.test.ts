@@ -1,16 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
+import { hvacInterpreter as interpreter, missingHvacReason as missingReason, runPython } from '../../helpers/python.js';
 
 /**
- * Drives the secrets API with a real client: hvac (Debian's python3-hvac). Debian installs it for
- * the system interpreter, which may not be the first `python3` on PATH, so both are tried.
- * Without hvac the test is skipped with a reason locally; under CI (which installs it) it fails.
+ * Drives the secrets API with a real client: hvac (Debian's python3-hvac). Without hvac the test
+ * is skipped with a reason locally; under CI (which installs it) it fails.
  */
-const INTERPRETERS = ['python3', '/usr/bin/python3'];
-const interpreter = INTERPRETERS.find((candidate) => spawnSync(candidate, ['-c', 'import hvac'], { stdio: 'ignore' }).status === 0);
-const missingReason = 'hvac is not importable by python3 or /usr/bin/python3 (apt-get install -y python3-hvac)';
-
 if (!interpreter && !process.env.CI) console.warn(`skipping the hvac test: ${missingReason}`);
 
 const SCRIPT = `
@@ -48,19 +43,6 @@ print(json.dumps({
     "denied": denied,
 }))
 `;
-
-function runPython(command: string, script: string, env: Record<string, string>): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, ['-'], { env: { ...process.env, ...env }, timeout: 60_000 });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    child.on('error', reject);
-    child.on('close', (status) => resolve({ status, stdout, stderr }));
-    child.stdin.end(script);
-  });
-}
 
 describe.skipIf(!interpreter && !process.env.CI)('a real client: hvac', () => {
   let server: TestServer;

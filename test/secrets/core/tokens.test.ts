@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sha256Hex } from '../../../src/core/crypto.js';
 import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
 import { advance, createToken, putPolicy, TOKEN_DENIED, v1 } from './client.js';
 
@@ -216,5 +217,36 @@ describe('tokens', () => {
     const token = await createToken(server, { policies: ['web'] });
     const reply = await v1(server, 'GET', 'auth/token/accessors?list=true');
     expect(reply.body.data.keys).toContain(token.accessor);
+  });
+
+  it('stores tokens by their SHA-256, never by value, and still finds them by value and by accessor', async () => {
+    const token = await createToken(server, { policies: ['web'], ttl: '1h' });
+    const child = await v1(server, 'POST', 'auth/token/create', { token: token.client_token, body: { policies: ['web'] } });
+    const childToken = child.body.auth.client_token as string;
+    const rows = server.app.runtime.store.sqlite.prepare('SELECT id, parent_id FROM secret_tokens').all() as { id: string; parent_id: string | null }[];
+    const dump = JSON.stringify(rows);
+    for (const value of [ROOT_TOKEN, token.client_token, childToken]) {
+      expect(dump).not.toContain(value);
+      expect(rows.map((row) => row.id)).toContain(sha256Hex(value));
+    }
+    expect(rows.find((row) => row.id === sha256Hex(childToken))?.parent_id).toBe(sha256Hex(token.client_token));
+
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: token.client_token })).body.data.id).toBe(token.client_token);
+    expect((await v1(server, 'POST', 'auth/token/lookup', { body: { token: token.client_token } })).body.data.id).toBe(token.client_token);
+    const byAccessor = await v1(server, 'POST', 'auth/token/lookup-accessor', { body: { accessor: token.accessor } });
+    expect(byAccessor.body.data).toMatchObject({ id: '', accessor: token.accessor });
+    // A caller who knows only the stored hash holds nothing usable.
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: sha256Hex(token.client_token) })).status).toBe(403);
+
+    expect((await v1(server, 'POST', 'auth/token/revoke', { body: { token: token.client_token } })).status).toBe(204);
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: childToken })).status).toBe(403);
+  });
+
+  it('keeps a chosen token id working and refuses it twice', async () => {
+    const first = await v1(server, 'POST', 'auth/token/create', { body: { id: 'fixed-ci-token', policies: ['web'] } });
+    expect(first.body.auth.client_token).toBe('fixed-ci-token');
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: 'fixed-ci-token' })).body.data.policies).toEqual(['default', 'web']);
+    const again = await v1(server, 'POST', 'auth/token/create', { body: { id: 'fixed-ci-token' } });
+    expect(again.body.errors).toEqual(['cannot create a token with a duplicate ID']);
   });
 });

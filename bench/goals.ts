@@ -1,0 +1,77 @@
+/**
+ * The performance goals of issue 7, each a ratio between two figures of the same run (never a
+ * wall-clock threshold, so they mean the same on any machine). The runner prints them after the
+ * table; a goal that is not met is reported, not failed: the bench exits non-zero only when it
+ * could not run.
+ */
+export interface Figures {
+  /** Requests per second of each row, by scenario name. */
+  rps: ReadonlyMap<string, number>;
+  /** Median start-to-ready milliseconds, by start command. */
+  startMs: ReadonlyMap<string, number>;
+}
+
+export interface Goal {
+  label: string;
+  /** The goal as the table prints it, e.g. `>= 0.8`. */
+  target: string;
+  /** undefined when a row it needs failed or was not run. */
+  figure(figures: Figures): number | undefined;
+  met(figure: number): boolean;
+}
+
+export const DOC_BASELINE = 'baseline: token lookup + 2 KB document';
+export const KV_BASELINE = 'baseline: fastify + sqlite pk select';
+export const START_NODE = 'node dist/main.js';
+export const START_NPM = 'npm start';
+
+/** Throughput of `row` as a fraction of `reference`'s. */
+function throughput(label: string, row: string, reference: string, min: number): Goal {
+  return {
+    label,
+    target: `>= ${min}`,
+    figure: ({ rps }) => quotient(rps.get(row), rps.get(reference)),
+    met: (figure) => figure >= min,
+  };
+}
+
+/** What `row` costs per request, in requests of `reference` (how many times slower). */
+export function cost(label: string, row: string, reference: string, max: number): Goal {
+  return {
+    label,
+    target: `<= ${max}x`,
+    figure: ({ rps }) => quotient(rps.get(reference), rps.get(row)),
+    met: (figure) => figure <= max,
+  };
+}
+
+function startUnder(command: string, maxMs: number): Goal {
+  return { label: `start to ready, ${command} (ms)`, target: `< ${maxMs}`, figure: ({ startMs }) => startMs.get(command), met: (figure) => figure < maxMs };
+}
+
+function quotient(numerator: number | undefined, denominator: number | undefined): number | undefined {
+  if (numerator === undefined || denominator === undefined || numerator === 0 || denominator === 0) return undefined;
+  return numerator / denominator;
+}
+
+export const POINT_READS = ['GET /api/v2/workspaces/:id', 'GET /api/v2/organizations/:org', 'GET /v1/cubbyhole/:path', 'GET /v1/auth/token/lookup-self'];
+
+/** A list at two store sizes: the big one costs at most 1.3 times the small one. */
+export function flat(label: string, small: string, big: string): Goal {
+  return cost(`${label} flat (big vs small store)`, big, small, 1.3);
+}
+
+const goals: Goal[] = [
+  ...POINT_READS.map((name) => throughput(`${name} vs document baseline`, name, DOC_BASELINE, 0.8)),
+  startUnder(START_NODE, 300),
+  startUnder(START_NPM, 500),
+];
+
+/** Scenario files add the goals about their own rows. */
+export function addGoals(...more: Goal[]): void {
+  goals.push(...more);
+}
+
+export function allGoals(): readonly Goal[] {
+  return goals;
+}

@@ -1,0 +1,24 @@
+// `npm run build`: bundles the server into one file, dist/main.js, with esbuild. Loading one file
+// instead of some 400 modules is most of what makes start-up fast (see README, "Performance").
+// Type checking is separate (`npm run typecheck`, part of `npm test`). better-sqlite3 stays
+// outside the bundle: it loads a native addon from its own package directory, as does pkcs11js; so
+// does the HCL parser (@cdktf/hcl2json), which reads its WebAssembly file from its own directory.
+// The cloud key SDKs stay outside too, imported only when a managed key first uses them. The
+// PKCS#11 worker thread is a second entry point, dist/pkcs11-worker.js.
+import { rmSync } from 'node:fs';
+import { build } from 'esbuild';
+
+rmSync('dist', { recursive: true, force: true });
+const common = {
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  target: 'node20',
+  external: ['better-sqlite3', 'pkcs11js', '@cdktf/hcl2json', '@aws-sdk/client-kms', '@azure/identity', '@azure/keyvault-keys'],
+  sourcemap: true,
+  logLevel: 'warning',
+  // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none of its own.
+  banner: { js: "import { createRequire as __understudyCreateRequire } from 'node:module'; const require = __understudyCreateRequire(import.meta.url);" },
+};
+await build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/main.js' });
+await build({ ...common, entryPoints: ['src/adapters/kms/pkcs11/worker.ts'], outfile: 'dist/pkcs11-worker.js' });

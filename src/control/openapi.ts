@@ -1,0 +1,167 @@
+import swagger from '@fastify/swagger';
+import type { FastifyInstance } from 'fastify';
+import { VERSION } from '../core/version.js';
+import type { Runtime } from '../runtime.js';
+import { buildSecretsContext, ENGINES } from '../secrets/plugin.js';
+import type { Backend, FieldSpec, FieldType, Operation, PathSpec } from '../secrets/framework/types.js';
+import { systemBackend } from '../secrets/sys/backend.js';
+import { tokenBackend } from '../secrets/tokens/backend.js';
+
+/** A route as Fastify registered it (collected with an onRoute hook). */
+export interface RegisteredRoute {
+  method: string;
+  url: string;
+}
+
+type OpenApiObject = { paths?: Record<string, Record<string, unknown>>; tags?: { name: string; description?: string }[] };
+type Json = Record<string, unknown>;
+
+/** The one catch-all route of the secrets tree; the path tables describe what is behind it. */
+const SECRETS_CATCH_ALL = '/v1/*';
+
+// Keys our schemas carry for validation only (see platform/jsonapi/validation.ts).
+const VALIDATION_ONLY = new Set(['errorMessage', 'optionalBody']);
+const forDocument = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema, (key, value) => (VALIDATION_ONLY.has(key) ? undefined : value)));
+
+/** Documented only (the routes send pre-serialized documents, so no response schema is compiled). */
+const PLATFORM_RESPONSES = {
+  '2XX': { description: 'a JSON:API document (`data`, and `included`, `links`, `meta` where they apply), or 204 with no body', type: 'object' },
+  '4XX': { description: 'a JSON:API error document: `errors[]` with `status`, `title`, `detail` and `source.pointer` or `source.parameter`', type: 'object' },
+};
+
+function tagOf(url: string): string {
+  if (url.startsWith('/api/v2')) return 'platform';
+  if (url.startsWith('/_emulator')) return 'control plane';
+  return 'other';
+}
+
+/**
+ * Registers @fastify/swagger on the root instance (before any tree, so it sees every route) and
+ * returns the list of registered routes. The `/api/v2` routes are described from their TypeBox
+ * schemas; `/v1` is one catch-all route, replaced in the document by the secrets path tables.
+ */
+export async function registerOpenApi(fastify: FastifyInstance, runtime: Runtime): Promise<RegisteredRoute[]> {
+  const routes: RegisteredRoute[] = [];
+  fastify.addHook('onRoute', (route) => {
+    for (const method of [route.method].flat()) routes.push({ method, url: route.url });
+  });
+  await fastify.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'understudy',
+        version: VERSION,
+        description: 'A local stand-in for the platform API (/api/v2, JSON:API) and the secrets API (/v1). Generated from the route declarations.',
+      },
+      tags: [
+        { name: 'platform', description: 'JSON:API, `Authorization: Bearer <token>`' },
+        { name: 'secrets', description: 'path-addressed, `X-Vault-Token` / `X-Store-Token`' },
+        { name: 'control plane', description: '/_emulator' },
+      ],
+    },
+    transform: ({ schema, url }) => {
+      const described: Json = { ...(forDocument(schema ?? {}) as Json), tags: [tagOf(url)] };
+      if (url === SECRETS_CATCH_ALL) described['hide'] = true;
+      if (url.startsWith('/api/v2')) {
+        described['consumes'] = ['application/vnd.api+json'];
+        described['produces'] = ['application/vnd.api+json'];
+        described['response'] = PLATFORM_RESPONSES;
+      }
+      return { schema: described as never, url };
+    },
+    transformObject: (documents) => {
+      const document = ('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as OpenApiObject;
+      document.paths = { ...document.paths, ...secretsPaths(runtime) };
+      return document as never;
+    },
+  });
+  return routes;
+}
+
+const FIELD_SCHEMAS: Record<FieldType, Json> = {
+  string: { type: 'string' },
+  bool: { type: 'boolean' },
+  int: { type: 'integer' },
+  duration: { anyOf: [{ type: 'string' }, { type: 'integer' }], description: 'seconds, or a duration such as "1h"' },
+  commaStringSlice: { anyOf: [{ type: 'string' }, { type: 'array', items: { type: 'string' } }] },
+  stringSlice: { type: 'array', items: { type: 'string' } },
+  map: { type: 'object' },
+  kvPairs: { type: 'object', additionalProperties: { type: 'string' } },
+  any: {},
+};
+
+function fieldsSchema(fields: Record<string, FieldSpec> | undefined): Json {
+  const properties = Object.fromEntries(
+    Object.entries(fields ?? {}).map(([name, field]) => [
+      name,
+      { ...FIELD_SCHEMAS[field.type], description: field.description, ...(field.default !== undefined ? { default: field.default } : {}) },
+    ]),
+  );
+  const required = Object.entries(fields ?? {}).filter(([, field]) => field.required).map(([name]) => name);
+  return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
+}
+
+/** `roles/:name` under `pki/` → `/v1/pki/roles/{name}`, with its path parameters. */
+function openApiPath(prefix: string, pattern: string): { path: string; parameters: Json[] } {
+  const parameters: Json[] = [];
+  const segments = `${prefix}${pattern}`.split('/').map((segment) => {
+    const capture = /^:([A-Za-z_][A-Za-z0-9_]*)(\*)?$/.exec(segment);
+    if (!capture) return segment;
+    const name = capture[1] as string;
+    const description = capture[2] ? 'the rest of the path; may contain "/"' : undefined;
+    parameters.push({ name, in: 'path', required: true, schema: { type: 'string' }, ...(description ? { description } : {}) });
+    return `{${name}}`;
+  });
+  return { path: `/v1/${segments.join('/')}`.replace(/\/+$/, '').replace(/\/{2,}/g, '/'), parameters };
+}
+
+const TOKEN = [{ name: 'X-Vault-Token', in: 'header', required: false, schema: { type: 'string' }, description: 'also X-Store-Token or Authorization: Bearer' }];
+
+function pathItem(spec: PathSpec, parameters: Json[], engine: string): Record<string, Json> {
+  const operations = spec.operations as Partial<Record<Operation, unknown>>;
+  const base = (summary: string, extra: Json = {}): Json => ({
+    summary,
+    description: spec.summary,
+    tags: ['secrets'],
+    parameters: [...parameters, ...TOKEN, ...((extra['parameters'] as Json[] | undefined) ?? [])],
+    responses: { '200': { description: 'the result, in the `data` envelope' }, '204': { description: 'done, no body' } },
+    'x-engine': engine,
+    ...(spec.sudo ? { 'x-requires-sudo': true } : {}),
+    ...Object.fromEntries(Object.entries(extra).filter(([key]) => key !== 'parameters')),
+  });
+  const item: Record<string, Json> = {};
+  const body = { requestBody: { content: { 'application/json': { schema: fieldsSchema(spec.fields) } } } };
+  if (operations.read || operations.list) {
+    const listing = operations.list ? [{ name: 'list', in: 'query', required: false, schema: { type: 'boolean' }, description: 'list keys (the LIST method does the same)' }] : [];
+    item['get'] = base(operations.read ? 'read' : 'list', { parameters: listing });
+  }
+  if (operations.create || operations.update) {
+    item['post'] = base(operations.create ? 'create or update' : 'update', body);
+    item['put'] = base(operations.create ? 'create or update' : 'update', body);
+  }
+  if (operations.patch) item['patch'] = base('patch (JSON merge patch)', { requestBody: { content: { 'application/merge-patch+json': { schema: fieldsSchema(spec.fields) } } } });
+  if (operations.delete) item['delete'] = base('delete');
+  return item;
+}
+
+function describeBackend(paths: Record<string, Record<string, Json>>, prefix: string, backend: Backend): void {
+  for (const spec of backend.paths) {
+    const { path, parameters } = openApiPath(prefix, spec.pattern);
+    paths[path] = { ...paths[path], ...pathItem(spec, parameters, backend.type) };
+  }
+}
+
+/** `/v1` from the path tables: `sys/` and `auth/token/`, and each engine at each of its mounts (or its type's name). */
+function secretsPaths(runtime: Runtime): Record<string, Record<string, Json>> {
+  const context = buildSecretsContext(runtime, ENGINES);
+  const paths: Record<string, Record<string, Json>> = {};
+  describeBackend(paths, 'sys/', systemBackend(context));
+  describeBackend(paths, 'auth/token/', tokenBackend(context));
+  const mounts = context.mounts.all();
+  for (const [type, factory] of ENGINES) {
+    const backend = factory(context);
+    const at = mounts.filter((mount) => mount.type === type).map((mount) => mount.path);
+    for (const prefix of at.length > 0 ? at : [`${type}/`]) describeBackend(paths, prefix, backend);
+  }
+  return paths;
+}

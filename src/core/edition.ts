@@ -1,0 +1,43 @@
+/**
+ * The platform's two editions. Everything that differs between them is decided here, so the
+ * README's edition table and the code cannot drift apart; routes ask these questions instead of
+ * comparing the edition string themselves.
+ */
+export type Edition = 'self-hosted' | 'hosted';
+
+export const EDITIONS: readonly Edition[] = ['self-hosted', 'hosted'];
+
+export interface EditionRule {
+  /** What differs, for the README. */
+  what: string;
+  'self-hosted': string;
+  hosted: string;
+}
+
+/** The differences, as the README lists them. */
+export const EDITION_RULES: readonly EditionRule[] = [
+  { what: 'Admin settings API (`/api/v2/admin/…`)', 'self-hosted': 'present', hosted: '404' },
+  { what: '`registry_name` of registry modules', 'self-hosted': '`private` only', hosted: '`private` or `public`' },
+  { what: 'Public-module curation and the public registry proxy', 'self-hosted': 'absent', hosted: 'present' },
+  {
+    what: 'Hosted-only workspace attributes (`assessments-enabled`, `last-assessment-result-at`, `current-assessment-result`)',
+    'self-hosted': 'neither accepted (ignored, like any unknown attribute) nor returned',
+    hosted: 'accepted and returned (`last-assessment-result-at` only once an assessment ran, so never here)',
+  },
+  { what: 'Default of `global-remote-state` on new workspaces', 'self-hosted': 'the admin setting `default-remote-state-access`', hosted: '`false`' },
+  {
+    // Not a difference, but an exception to the first row: the Go client's test helpers set up paid plans in both.
+    what: 'Plans and subscriptions (`/api/v2/admin/feature-sets`, `/api/v2/admin/organizations/:org/subscription`)',
+    'self-hosted': 'present (site administrators)',
+    hosted: 'present (site administrators)',
+  },
+  { what: 'API rate limit and the other admin settings', 'self-hosted': 'the seed, then `PATCH /api/v2/admin/…`', hosted: 'the seed only' },
+];
+
+/** The questions code asks of the edition. */
+export const editionAllows = {
+  adminApi: (edition: Edition) => edition === 'self-hosted',
+  publicRegistry: (edition: Edition) => edition === 'hosted',
+  hostedOnlyAttributes: (edition: Edition) => edition === 'hosted',
+  remoteStateAccessSetting: (edition: Edition) => edition === 'self-hosted',
+} as const;

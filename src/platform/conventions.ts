@@ -1,0 +1,66 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { ApiError } from '../core/errors.js';
+import { parseJson } from '../core/json.js';
+import { rateLimitHook } from './admin/rate-limit.js';
+import { authenticate, bearerToken } from './auth/authenticate.js';
+import type { Principal } from './auth/principal.js';
+import type { PlatformContext } from './context.js';
+import { NOT_FOUND, platformErrorHandler, sendError } from './jsonapi/errors.js';
+import { platformValidatorCompiler } from './jsonapi/validation.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** Set by the platform authentication hook on every non-public route. */
+    principal: Principal;
+  }
+  interface FastifyContextConfig {
+    /** Routes that answer without a token (ping, discovery, upload links). */
+    public?: boolean;
+  }
+}
+
+/**
+ * Bodies are JSON whatever the declared type: real clients send `application/vnd.api+json`,
+ * scripts often `application/json` or curl's form default. An empty body is no body (go-tfe sends
+ * a Content-Type on every DELETE), and unparseable JSON is a 422, never a 5xx. The size limit is
+ * the route's `bodyLimit` (default: the server's), so an upload route can raise it for itself.
+ */
+function parseBody(_request: FastifyRequest, body: string, done: (error: Error | null, value?: unknown) => void): void {
+  if (body.trim() === '') return done(null, undefined);
+  try {
+    done(null, parseJson(body));
+  } catch (error) {
+    done(new ApiError(422, `malformed JSON body: ${(error as Error).message}`, { title: 'invalid body', pointer: '' }));
+  }
+}
+
+/**
+ * The platform's bearer-token rule as one hook: every route not marked `config: { public: true }`
+ * needs a valid token, and the request carries its principal.
+ */
+export function platformAuthentication(context: PlatformContext): onRequestHookHandler {
+  return async function authenticatePlatformRequest(request) {
+    if (request.routeOptions.config.public) return;
+    request.principal = authenticate(context.store.db, context.clock, bearerToken(request.headers.authorization));
+  };
+}
+
+/**
+ * Everything that makes a Fastify scope speak the platform API: JSON bodies whatever the content
+ * type, TypeBox route schemas checked into JSON:API errors, JSON:API error and not-found
+ * documents, the administrator's rate limit and bearer-token authentication. `/api/v2` uses it; so can `/api/registry/…`,
+ * `/.well-known/…` and upload links, each in its own encapsulated scope. A scope that takes
+ * binary uploads adds its own content-type parser after this call.
+ */
+export function registerPlatformConventions(scope: FastifyInstance, context: PlatformContext): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
+  scope.setValidatorCompiler(platformValidatorCompiler);
+  scope.setErrorHandler(platformErrorHandler);
+  scope.setNotFoundHandler((_request: FastifyRequest, reply: FastifyReply) => sendError(reply, NOT_FOUND));
+  // Filled by the hook; null until then (routes marked public never read it).
+  if (!scope.hasRequestDecorator('principal')) scope.decorateRequest('principal', null as never);
+  // The administrator's API rate limit, before authentication (a refused request costs nothing more).
+  scope.addHook('onRequest', rateLimitHook(context));
+  scope.addHook('onRequest', platformAuthentication(context));
+}

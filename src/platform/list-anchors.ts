@@ -1,0 +1,51 @@
+/**
+ * Page boundaries of large lists, remembered so that `page[number]` stays the wire contract while
+ * SQLite reads a page by key instead of stepping over every row before it (OFFSET costs what it
+ * skips). When a page is read, the sort key of its first row and of the row after it are kept;
+ * a later request for that page, or the next one (how clients walk a list), starts from the key.
+ *
+ * An entry is only as good as the list's `version` (list_counts, kept by triggers): any insert,
+ * delete or change of a sort key makes it stale, and it is dropped. Only lists whose filters
+ * depend on nothing but the listed rows may use anchors — a list filtered through another table
+ * (tags, team access) changes without its version moving.
+ */
+export type SortKey = readonly (string | number)[];
+
+interface Entry {
+  version: number;
+  /** Offset of a page's first row -> that row's sort key. */
+  starts: Map<number, SortKey>;
+}
+
+/** How many lists (organization, filter, sort, page size) are remembered, and how many pages of each. */
+const MAX_LISTS = 256;
+const MAX_PAGES_PER_LIST = 4096;
+
+export class ListAnchors {
+  private readonly entries = new Map<string, Entry>();
+
+  /** The remembered start at or before `offset` closest to it, if any, for this version of the list. */
+  nearest(list: string, version: number, offset: number): { offset: number; key: SortKey } | undefined {
+    const entry = this.entries.get(list);
+    if (entry === undefined) return undefined;
+    if (entry.version !== version) {
+      this.entries.delete(list);
+      return undefined;
+    }
+    let best: { offset: number; key: SortKey } | undefined;
+    for (const [start, key] of entry.starts) {
+      if (start <= offset && (best === undefined || start > best.offset)) best = { offset: start, key };
+    }
+    return best;
+  }
+
+  remember(list: string, version: number, offset: number, key: SortKey): void {
+    let entry = this.entries.get(list);
+    if (entry === undefined || entry.version !== version) {
+      if (entry === undefined && this.entries.size >= MAX_LISTS) this.entries.delete(this.entries.keys().next().value as string);
+      entry = { version, starts: new Map() };
+      this.entries.set(list, entry);
+    }
+    if (entry.starts.size < MAX_PAGES_PER_LIST) entry.starts.set(offset, key);
+  }
+}

@@ -1,0 +1,201 @@
+import type Database from 'better-sqlite3';
+import { sql } from 'drizzle-orm';
+import { prepared, preparedSql } from '../../store/prepared.js';
+import { sqliteOf, type Db } from '../../store/store.js';
+import { workspaces } from '../../store/tables.js';
+import type { ReadableSet } from '../auth/workspace-permissions.js';
+import { ListAnchors, type SortKey } from '../list-anchors.js';
+import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
+
+/**
+ * The workspace list as raw SQL, prepared once per shape (store/prepared.ts): the page is read as
+ * rowids off an index, then the 20 rows by rowid. What keeps a page's cost flat as the store grows:
+ * - the total of an unfiltered list comes from `list_counts` (kept by triggers), not `count(*)`;
+ * - a page in the second half is read from the end in reverse order, so OFFSET skips little;
+ * - pages already read leave their first key behind (list-anchors.ts), so the next request for
+ *   that page or the one after starts there;
+ * - `search[name]` and `*…` wildcards go through the `workspace_names` trigram index, and `x*`
+ *   wildcards through the `lower(name)` index, instead of a LIKE over every name.
+ */
+
+interface Shape {
+  where: string[];
+  params: (string | number)[];
+  /** Filters that depend only on the workspace rows, so the list's version covers them. */
+  anchorable: boolean;
+  /** A text naming the filter and its values, part of the anchor key. */
+  label: string;
+  /** `FROM` with the index SQLite must use, when its own choice (made without statistics) is a scan. */
+  from: string;
+}
+
+const SORTS: Record<WorkspaceSort, { columns: string[]; descending: boolean }> = {
+  name: { columns: ['name'], descending: false },
+  '-name': { columns: ['name'], descending: true },
+  // Names are unique per organization, so they settle ties in the timestamp orders.
+  'created-at': { columns: ['created_at', 'name'], descending: false },
+  '-created-at': { columns: ['created_at', 'name'], descending: true },
+  'updated-at': { columns: ['updated_at', 'name'], descending: false },
+  '-updated-at': { columns: ['updated_at', 'name'], descending: true },
+};
+
+/** A LIKE pattern matching `text` literally, with `\` as the escape character. */
+export function likeLiteral(text: string): string {
+  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
+}
+
+/** An FTS5 phrase matching `text` as a substring (the trigram tokenizer needs three characters). */
+function phrase(text: string): string {
+  return `"${text.replace(/"/g, '""')}"`;
+}
+
+function nameShape(shape: Shape, filter: WorkspaceFilter): void {
+  const substrings: string[] = [];
+  if (filter.name) {
+    shape.where.push(`w.name LIKE ? ESCAPE '\\'`);
+    shape.params.push(`%${likeLiteral(filter.name)}%`);
+    substrings.push(filter.name);
+  }
+  const pattern = filter.wildcardName;
+  if (pattern) {
+    const leading = pattern.startsWith('*');
+    const trailing = pattern.length > 1 && pattern.endsWith('*');
+    const core = pattern.slice(leading ? 1 : 0, trailing ? -1 : undefined);
+    if (!leading && !trailing) {
+      shape.where.push('w.name = ?');
+      shape.params.push(core);
+    } else {
+      shape.where.push(`w.name LIKE ? ESCAPE '\\'`);
+      shape.params.push(`${leading ? '%' : ''}${likeLiteral(core)}${trailing ? '%' : ''}`);
+      if (leading) substrings.push(core);
+      else if (core !== '') {
+        // A prefix: a range of the lower(name) index (LIKE is case-insensitive, so is the index).
+        const low = core.toLowerCase();
+        shape.where.push('lower(w.name) >= ?', 'lower(w.name) < ?');
+        shape.from = 'workspaces w INDEXED BY workspaces_org_lower_name';
+        shape.params.push(low, low.slice(0, -1) + String.fromCharCode(low.charCodeAt(low.length - 1) + 1));
+      }
+    }
+  }
+  const indexed = substrings.filter((text) => [...text].length >= 3);
+  if (indexed.length > 0) {
+    shape.where.push('w.rowid IN (SELECT rowid FROM workspace_names WHERE workspace_names MATCH ?)');
+    shape.params.push(indexed.map(phrase).join(' AND '));
+  }
+}
+
+function tagShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
+  const tagged = (names: string[]) =>
+    `SELECT wt.workspace_id FROM workspace_tags wt JOIN tags t ON t.id = wt.tag_id WHERE t.organization_id = ? AND t.name IN (${names.map(() => '?').join(', ')})`;
+  const wanted = [...new Set(filter.tags ?? [])];
+  if (wanted.length > 0) {
+    shape.where.push(`w.id IN (${tagged(wanted)} GROUP BY wt.workspace_id HAVING count(*) = ?)`);
+    shape.params.push(organizationId, ...wanted, wanted.length);
+    shape.anchorable = false;
+  }
+  const unwanted = [...new Set(filter.excludeTags ?? [])];
+  if (unwanted.length > 0) {
+    shape.where.push(`w.id NOT IN (${tagged(unwanted)})`);
+    shape.params.push(organizationId, ...unwanted);
+    shape.anchorable = false;
+  }
+}
+
+function shapeOf(organizationId: string, readable: ReadableSet, filter: WorkspaceFilter): Shape | undefined {
+  const shape: Shape = { where: [], params: [], anchorable: true, label: JSON.stringify([filter.name ?? '', filter.wildcardName ?? '']), from: 'workspaces w' };
+  if (!readable.all) {
+    if (readable.teamIds.length === 0) return undefined;
+    shape.where.push(`w.id IN (SELECT workspace_id FROM team_workspaces WHERE team_id IN (${readable.teamIds.map(() => '?').join(', ')}))`);
+    shape.params.push(...readable.teamIds);
+    shape.anchorable = false;
+  }
+  nameShape(shape, filter);
+  tagShape(shape, organizationId, filter);
+  // With a narrower index condition present, the organization is checked per row ("+" keeps
+  // SQLite from walking the organization's whole index instead).
+  const narrowed = shape.from === 'workspaces w' && shape.where.some((part) => part.includes('workspace_names'));
+  shape.where.unshift(narrowed ? '+w.organization_id = ?' : 'w.organization_id = ?');
+  shape.params.unshift(organizationId);
+  return shape;
+}
+
+const rowByRowid = prepared((db) =>
+  db
+    .select()
+    .from(workspaces)
+    .where(sql`${workspaces}.rowid = ${sql.placeholder('rowid')}`)
+    .prepare(),
+);
+
+const anchorsOf = new WeakMap<Database.Database, ListAnchors>();
+
+function anchors(sqlite: Database.Database): ListAnchors {
+  let found = anchorsOf.get(sqlite);
+  if (found === undefined) {
+    found = new ListAnchors();
+    anchorsOf.set(sqlite, found);
+  }
+  return found;
+}
+
+interface Window {
+  offset: number;
+  limit: number;
+}
+
+/** Rowids and sort keys of `window`, read forwards (optionally from an anchor) or backwards from the end. */
+function readWindow(sqlite: Database.Database, shape: Shape, sort: WorkspaceSort, window: Window, from: { key: SortKey; backwards: boolean } | undefined) {
+  const { columns, descending } = SORTS[sort];
+  const backwards = from?.backwards ?? false;
+  const direction = descending !== backwards ? 'DESC' : 'ASC';
+  const where = [...shape.where];
+  const params: (string | number)[] = [...shape.params];
+  if (from && from.key.length > 0) {
+    where.push(`(${columns.map((column) => `w.${column}`).join(', ')}) ${direction === 'DESC' ? '<=' : '>='} (${columns.map(() => '?').join(', ')})`);
+    params.push(...from.key);
+  }
+  const text = `SELECT w.rowid AS r, ${columns.map((column) => `w.${column}`).join(', ')} FROM ${shape.from} WHERE ${where.join(' AND ')} ORDER BY ${columns
+    .map((column) => `w.${column} ${direction}`)
+    .join(', ')} LIMIT ? OFFSET ?`;
+  const rows = preparedSql(sqlite, text).raw().all(...params, window.limit, window.offset) as (string | number)[][];
+  return backwards ? rows.reverse() : rows;
+}
+
+const COUNTS = `SELECT total, version FROM list_counts WHERE list = 'workspaces' AND organization_id = ?`;
+
+/** One page of the organization's workspaces the caller may read, and how many there are in all. */
+export function pageOfWorkspaces(
+  db: Db,
+  organizationId: string,
+  readable: ReadableSet,
+  filter: WorkspaceFilter,
+  sort: WorkspaceSort,
+  page: { offset: number; size: number },
+): { rows: WorkspaceRow[]; total: number } {
+  const sqlite = sqliteOf(db);
+  const shape = shapeOf(organizationId, readable, filter);
+  if (shape === undefined) return { rows: [], total: 0 };
+  const counts = (preparedSql(sqlite, COUNTS).get(organizationId) as { total: number; version: number } | undefined) ?? { total: 0, version: 0 };
+  const filtered = shape.where.length > 1;
+  const total = filtered ? (preparedSql(sqlite, `SELECT count(*) FROM ${shape.from} WHERE ${shape.where.join(' AND ')}`).pluck().get(...shape.params) as number) : counts.total;
+  if (page.offset >= total) return { rows: [], total };
+
+  const limit = Math.min(page.size, total - page.offset);
+  const fromEnd = total - page.offset - limit;
+  const listKey = shape.anchorable ? `${organizationId}\u0000${sort}\u0000${page.size}\u0000${shape.label}` : undefined;
+  const anchor = listKey === undefined ? undefined : anchors(sqlite).nearest(listKey, counts.version, page.offset);
+  const skipForwards = page.offset - (anchor?.offset ?? 0);
+  let keyed: (string | number)[][];
+  if (fromEnd < skipForwards) {
+    keyed = readWindow(sqlite, shape, sort, { offset: fromEnd, limit }, { key: [], backwards: true });
+  } else {
+    // One row beyond the page: its key is where the next page starts.
+    keyed = readWindow(sqlite, shape, sort, { offset: skipForwards, limit: limit + 1 }, anchor === undefined ? undefined : { key: anchor.key, backwards: false });
+    const next = keyed.length > limit ? keyed.pop() : undefined;
+    if (listKey !== undefined && next !== undefined) anchors(sqlite).remember(listKey, counts.version, page.offset + page.size, next.slice(1));
+  }
+  if (listKey !== undefined && keyed[0] !== undefined) anchors(sqlite).remember(listKey, counts.version, page.offset, keyed[0].slice(1));
+  const rows = keyed.map(([rowid]) => rowByRowid(db).get({ rowid })).filter((row): row is WorkspaceRow => row !== undefined);
+  return { rows, total };
+}
+

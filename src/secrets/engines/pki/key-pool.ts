@@ -1,0 +1,132 @@
+import { createPrivateKey, type KeyObject } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { EC_CURVES, specId, type KeySpec } from './keys.js';
+
+/**
+ * The worker's whole program. Inline CommonJS (`eval`), so the same code runs from the compiled
+ * server and from TypeScript under the test runner without a loader.
+ */
+const WORKER_SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const { generateKeyPairSync } = require('node:crypto');
+parentPort.on('message', (spec) => {
+  const options = spec.type === 'rsa' ? { modulusLength: spec.bits, publicExponent: 0x10001 } : { namedCurve: spec.curve };
+  const { privateKey } = generateKeyPairSync(spec.type, { ...options, privateKeyEncoding: { type: 'pkcs8', format: 'der' }, publicKeyEncoding: { type: 'spki', format: 'der' } });
+  const copy = new Uint8Array(privateKey);
+  parentPort.postMessage(copy, [copy.buffer]);
+});
+`;
+
+interface Job {
+  spec: KeySpec;
+  resolve(der: Uint8Array): void;
+  reject(error: Error): void;
+}
+
+/**
+ * Pre-generated keys per type and size, refilled by worker threads. Key generation (about
+ * 220 ms for RSA-2048) is the cost of issuing, so a burst is served from the pool while the
+ * workers refill it on every core; a request that finds the pool empty jumps the refill queue.
+ * Nothing runs until a key type is first used, so the pool never slows the server's start.
+ */
+export class KeyPool {
+  private readonly ready = new Map<string, Uint8Array[]>();
+  private readonly refilling = new Map<string, number>();
+  private readonly urgent: Job[] = [];
+  private readonly background: Job[] = [];
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Job>();
+  private workers = 0;
+  private closed = false;
+
+  constructor(
+    /** Keys kept ready per type and size; 0 generates every key on demand (still off the event loop). */
+    readonly size: number,
+    private readonly threads = Math.max(1, availableParallelism()),
+  ) {}
+
+  /** Starts filling the pool for `spec` (a role naming a key type is a good moment). */
+  warm(spec: KeySpec): void {
+    if (this.closed || this.size === 0) return;
+    const id = specId(spec);
+    const missing = this.size - (this.ready.get(id)?.length ?? 0) - (this.refilling.get(id) ?? 0);
+    for (let index = 0; index < missing; index += 1) {
+      this.refilling.set(id, (this.refilling.get(id) ?? 0) + 1);
+      this.background.push({
+        spec,
+        resolve: (der) => {
+          this.refilling.set(id, (this.refilling.get(id) ?? 1) - 1);
+          const list = this.ready.get(id) ?? [];
+          list.push(der);
+          this.ready.set(id, list);
+        },
+        reject: () => this.refilling.set(id, (this.refilling.get(id) ?? 1) - 1),
+      });
+    }
+    this.dispatch();
+  }
+
+  /** A fresh private key: from the pool when one is ready, else generated now ahead of refills. */
+  async take(spec: KeySpec): Promise<KeyObject> {
+    const pooled = this.ready.get(specId(spec))?.shift();
+    this.warm(spec);
+    const der = pooled ?? (await new Promise<Uint8Array>((resolve, reject) => {
+      this.urgent.push({ spec, resolve, reject });
+      this.dispatch();
+    }));
+    return createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
+  }
+
+  /** Keys ready now for `spec` (tests and the bench look). */
+  available(spec: KeySpec): number {
+    return this.ready.get(specId(spec))?.length ?? 0;
+  }
+
+  /** Worker threads alive now (none before first use, none after close). */
+  get threadCount(): number {
+    return this.workers;
+  }
+
+  /** Stops the workers; pending requests fail. Called when the app closes. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const error = new Error('the key pool is closed');
+    for (const job of [...this.urgent.splice(0), ...this.background.splice(0), ...this.busy.values()]) job.reject(error);
+    const all = [...this.idle.splice(0), ...this.busy.keys()];
+    this.busy.clear();
+    await Promise.all(all.map((worker) => worker.terminate()));
+    this.workers = 0;
+  }
+
+  private spawn(): Worker {
+    const worker = new Worker(WORKER_SOURCE, { eval: true });
+    // Idle workers must never keep a finished process (or a test run) alive.
+    worker.unref();
+    worker.on('message', (der: Uint8Array) => {
+      const job = this.busy.get(worker);
+      this.busy.delete(worker);
+      this.idle.push(worker);
+      job?.resolve(der);
+      this.dispatch();
+    });
+    worker.on('error', (error) => {
+      this.busy.get(worker)?.reject(error);
+      this.busy.delete(worker);
+      this.workers -= 1;
+      this.dispatch();
+    });
+    this.workers += 1;
+    return worker;
+  }
+
+  private dispatch(): void {
+    while (!this.closed && (this.urgent.length > 0 || this.background.length > 0)) {
+      const worker = this.idle.pop() ?? (this.workers < this.threads ? this.spawn() : undefined);
+      if (!worker) return;
+      const job = (this.urgent.shift() ?? this.background.shift()) as Job;
+      this.busy.set(worker, job);
+      worker.postMessage({ type: job.spec.type, bits: job.spec.bits, curve: EC_CURVES[job.spec.bits] });
+    }
+  }
+}

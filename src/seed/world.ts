@@ -1,0 +1,130 @@
+import type { Clock } from '../core/clock.js';
+import { DurationError, parseDurationMs } from '../core/duration.js';
+import type { Edition } from '../core/edition.js';
+import { ApiError } from '../core/errors.js';
+import { base62, newId } from '../core/ids.js';
+import type { OrganizationRow } from '../platform/auth/principal.js';
+import * as runTasksRepo from '../platform/run-tasks/repo.js';
+import { TagService } from '../platform/tags/service.js';
+import { defaultWorkspaceRow } from '../platform/workspaces/defaults.js';
+import { findWorkspaceByName, insertWorkspace } from '../platform/workspaces/repo.js';
+import { checkToolVersion } from '../platform/workspaces/tool-versions.js';
+import { PolicyStore } from '../secrets/acl/policy-store.js';
+import type { MountRow } from '../secrets/mounts/mount-table.js';
+import { MountStorage } from '../secrets/storage/mount-storage.js';
+import { sanitizePolicies } from '../secrets/tokens/token-service.js';
+import { TokenStore, tokenKey, type TokenEntry } from '../secrets/tokens/token-store.js';
+import type { Tx } from '../store/store.js';
+import { SeedError } from './errors.js';
+import type { SeedRunTaskSpec, SeedSecretsTokenSpec, SeedWorkspaceSpec } from './schema.js';
+
+/**
+ * The parts of a seed beyond identities and mounts: workspaces with tags, run tasks, secrets
+ * policies, tokens with fixed values and their cubbyhole entries. Like the rest of the seed, each
+ * only adds what is missing, so applying a seed twice changes nothing.
+ */
+export function seedWorkspaces(tx: Tx, clock: Clock, edition: Edition, organization: OrganizationRow, specs: readonly SeedWorkspaceSpec[]): void {
+  const tags = new TagService(clock);
+  for (const spec of specs) {
+    const where = `seed organization ${organization.name}, workspace ${spec.name}`;
+    let workspace = findWorkspaceByName(tx, organization.id, spec.name);
+    if (!workspace) {
+      const version = spec['tool-version'] ?? spec['terraform-version'];
+      const checked = version === undefined ? undefined : checkToolVersion(version);
+      if (checked && !checked.ok) throw new SeedError(`${where}: tool-version ${checked.reason}`);
+      const row = defaultWorkspaceRow(tx, organization.id, spec.name, clock.now(), edition);
+      workspace = {
+        ...row,
+        description: spec.description ?? null,
+        executionMode: spec['execution-mode'] ?? null,
+        // Stored as given, as the API stores it (a constraint stays a constraint).
+        toolVersion: version === undefined ? row.toolVersion : version.trim(),
+        autoApply: spec['auto-apply'] ?? row.autoApply,
+        globalRemoteState: spec['global-remote-state'] ?? row.globalRemoteState,
+      };
+      insertWorkspace(tx, workspace);
+    }
+    // Adding a tag the workspace carries is a no-op, so tags listed later in the file are added.
+    tags.add(tx, organization.id, workspace.id, (spec.tags ?? []).map((name, index) => ({ name, pointer: `/tags/${index}` })));
+  }
+}
+
+export function seedRunTasks(tx: Tx, clock: Clock, organization: OrganizationRow, specs: readonly SeedRunTaskSpec[]): void {
+  for (const spec of specs) {
+    if (runTasksRepo.findRunTaskByName(tx, organization.id, spec.name)) continue;
+    runTasksRepo.insertRunTask(tx, {
+      id: newId('task'),
+      organizationId: organization.id,
+      name: spec.name,
+      url: spec.url,
+      description: spec.description ?? null,
+      category: 'task',
+      hmacKey: spec['hmac-key'] ?? null,
+      enabled: spec.enabled ?? true,
+      globalConfiguration: null,
+      agentPoolId: null,
+      createdAt: clock.now(),
+    });
+  }
+}
+
+/** Policies are written as given (a later seed file may change one); a policy that does not parse stops the start. */
+export function seedPolicies(tx: Tx, clock: Clock, specs: readonly { name: string; policy: string }[]): void {
+  const store = new PolicyStore(tx, clock);
+  for (const spec of specs) {
+    if (store.raw(spec.name) === spec.policy) continue;
+    try {
+      store.put(spec.name, spec.policy);
+    } catch (error) {
+      if (error instanceof ApiError) throw new SeedError(`seed secrets policy ${spec.name}: ${error.detail}`);
+      throw error;
+    }
+  }
+}
+
+/** Orphan service tokens with fixed values, and their cubbyhole entries on every cubbyhole mount. */
+export function seedSecretsTokens(tx: Tx, clock: Clock, cubbyholes: readonly MountRow[], specs: readonly SeedSecretsTokenSpec[]): void {
+  const store = new TokenStore(tx, clock);
+  for (const spec of specs) {
+    const where = `seed secrets token ${spec.accessor ?? spec['display-name'] ?? '(unnamed)'}`;
+    let token = store.bySecret(spec.id);
+    if (!token) {
+      if (spec.accessor && store.byAccessor(spec.accessor)) throw new SeedError(`${where}: accessor ${spec.accessor} is already taken`);
+      let ttlSeconds = 0;
+      try {
+        ttlSeconds = spec.ttl === undefined ? 0 : Math.floor(parseDurationMs(spec.ttl) / 1000);
+      } catch (error) {
+        if (error instanceof DurationError) throw new SeedError(`${where}: ttl ${error.message}`);
+        throw error;
+      }
+      const now = clock.nowMs();
+      token = {
+        id: tokenKey(spec.id),
+        secret: spec.id,
+        accessor: spec.accessor ?? base62(24),
+        parentId: null,
+        policies: sanitizePolicies(spec.policies ?? [], !spec['no-default-policy']),
+        displayName: spec['display-name'] ? `token-${spec['display-name']}`.replace(/[^a-zA-Z0-9-]/g, '-') : 'token',
+        meta: spec.meta && Object.keys(spec.meta).length > 0 ? spec.meta : null,
+        path: 'auth/token/create-orphan',
+        numUses: 0,
+        orphan: true,
+        renewable: ttlSeconds > 0,
+        ttlSeconds,
+        explicitMaxTtlSeconds: 0,
+        createdAt: new Date(now),
+        expiresAt: ttlSeconds > 0 ? new Date(now + ttlSeconds * 1000) : null,
+        lastRenewalAt: null,
+        periodSeconds: 0,
+      } satisfies TokenEntry;
+      store.insert(token);
+    }
+    for (const [path, data] of Object.entries(spec.cubbyhole ?? {})) {
+      const key = `${token.accessor}/${path.replace(/^\/+|\/+$/g, '')}`;
+      for (const mount of cubbyholes) {
+        const storage = new MountStorage(tx, mount.uuid);
+        if (storage.get(key) === undefined) storage.put(key, data);
+      }
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { organizations } from './platform.js';
+
+/** How a VCS-linked module finds its repository (`vcs-repo` on the wire). */
+export interface ModuleVcsRepo {
+  identifier: string;
+  displayIdentifier: string;
+  oauthTokenId: string;
+  branch: string;
+  ingressSubmodules: boolean;
+  /** The secret part of the module's `webhook-url`. */
+  webhookSecret: string;
+}
+
+/** What a parsed archive shows about a version (the registry protocol's `root`, `submodules`, …). */
+export interface ModuleDetails {
+  root: ModulePart;
+  submodules: ModulePart[];
+  examples: ModulePart[];
+  providers: string[];
+}
+
+export interface ModulePart {
+  path: string;
+  name: string;
+  readme: string;
+  empty: boolean;
+  inputs: { name: string; type: string; description: string; default: string; required: boolean }[];
+  outputs: { name: string; description: string }[];
+  dependencies: { name: string; source: string; version: string }[];
+  provider_dependencies: { name: string; namespace: string; source: string; version: string }[];
+  resources: { name: string; type: string }[];
+}
+
+const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
+const updatedAt = () => integer('updated_at', { mode: 'timestamp_ms' }).notNull();
+
+export const registryModules = sqliteTable(
+  'registry_modules',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    registryName: text('registry_name').notNull(),
+    namespace: text('namespace').notNull(),
+    name: text('name').notNull(),
+    provider: text('provider').notNull(),
+    status: text('status').notNull(),
+    noCode: integer('no_code', { mode: 'boolean' }).notNull().default(false),
+    vcsRepo: text('vcs_repo', { mode: 'json' }).$type<ModuleVcsRepo>(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    uniqueIndex('registry_modules_address').on(table.organizationId, table.registryName, table.namespace, table.name, table.provider),
+    index('registry_modules_list').on(table.organizationId, table.name, table.id),
+  ],
+);
+
+export const registryModuleVersions = sqliteTable(
+  'registry_module_versions',
+  {
+    id: text('id').primaryKey(),
+    moduleId: text('module_id').notNull().references(() => registryModules.id, { onDelete: 'cascade' }),
+    version: text('version').notNull(),
+    status: text('status').notNull(),
+    source: text('source').notNull(),
+    /** The secret id in the version's upload link. */
+    uploadId: text('upload_id').notNull().unique(),
+    details: text('details', { mode: 'json' }).$type<ModuleDetails>(),
+    archive: blob('archive', { mode: 'buffer' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [uniqueIndex('registry_module_versions_version').on(table.moduleId, table.version)],
+);
+
+/** A VCS provider connection of an organization (`oauth-clients`); its base URL is a git location understudy reaches. */
+export const oauthClients = sqliteTable('oauth_clients', {
+  id: text('id').primaryKey(),
+  organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  serviceProvider: text('service_provider').notNull(),
+  name: text('name'),
+  httpUrl: text('http_url').notNull(),
+  apiUrl: text('api_url').notNull(),
+  createdAt: createdAt(),
+});
+
+/** The token of a connection (`oauth-tokens`); `oauth-token-id` of a module points here. */
+export const oauthTokens = sqliteTable('oauth_tokens', {
+  id: text('id').primaryKey(),
+  oauthClientId: text('oauth_client_id').notNull().references(() => oauthClients.id, { onDelete: 'cascade' }),
+  createdAt: createdAt(),
+});

@@ -1,0 +1,70 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/app.js';
+
+type Document = { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> }; parameters?: { name: string; in: string }[] }>> };
+
+/** `/workspaces/:id` → `/workspaces/{id}`, as OpenAPI writes path parameters. */
+const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/$/, '') || '/';
+
+describe('the OpenAPI document and the browsable reference', () => {
+  let server: TestServer;
+  let document: Document;
+  beforeAll(async () => {
+    server = await startServer();
+    const response = await fetch(`${server.baseUrl}/_emulator/openapi.json`);
+    expect(response.status).toBe(200);
+    document = (await response.json()) as Document;
+  });
+  afterAll(() => server.close());
+
+  it('is OpenAPI 3.1 and describes every registered route', () => {
+    expect(document.openapi).toBe('3.1.0');
+    // Fastify's automatic HEAD routes are not API routes; the secrets
+    // tree's one catch-all is described path by path below.
+    const apiRoutes = server.app.routes.filter((route) => route.method !== 'HEAD' && route.url !== '/v1/*');
+    expect(apiRoutes.length).toBeGreaterThan(80);
+    // Compared without a trailing slash on either side: the protocol's `modules.v1` root ends in one.
+    const described = new Map(Object.entries(document.paths).map(([path, item]) => [openApiPath(path), item]));
+    const missing = apiRoutes.filter((route) => !described.get(openApiPath(route.url))?.[route.method.toLowerCase()]);
+    expect(missing).toEqual([]);
+  });
+
+  it('describes /v1 from the path tables: sys, auth/token and mounted engines, with their fields', () => {
+    expect(server.app.routes.some((route) => route.url === '/v1/*')).toBe(true);
+    expect(document.paths['/v1/sys/health']?.get).toBeDefined();
+    expect(document.paths['/v1/auth/token/create']?.post).toBeDefined();
+    expect(document.paths['/v1/cubbyhole/{path}']?.get).toBeDefined();
+    const create = document.paths['/v1/auth/token/create']?.post?.requestBody?.content['application/json']?.schema as { properties: Record<string, unknown> };
+    expect(Object.keys(create.properties)).toEqual(expect.arrayContaining(['policies', 'ttl']));
+    expect(document.paths['/v1/*']).toBeUndefined();
+  });
+
+  it('takes params, query and body from the route schemas', () => {
+    const update = document.paths['/api/v2/workspaces/{id}']?.patch;
+    expect(update?.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'id', in: 'path' }), expect.objectContaining({ name: 'include', in: 'query' })]));
+    const body = JSON.stringify(update?.requestBody);
+    expect(body).toContain('application/vnd.api+json');
+    expect(body).toContain('"auto-apply"');
+    expect(body).not.toContain('errorMessage');
+    const list = document.paths['/api/v2/organizations/{org}/workspaces']?.get?.parameters?.map((parameter) => parameter.name);
+    expect(list).toEqual(expect.arrayContaining(['page[number]', 'page[size]', 'search[name]']));
+  });
+
+  it('serves the reference from local assets only (works offline)', async () => {
+    const page = await fetch(`${server.baseUrl}/_emulator/docs/`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1] as string);
+    expect(assets.length).toBeGreaterThan(2);
+    for (const asset of assets) {
+      expect(asset, 'no CDN').not.toMatch(/^(https?:)?\/\//);
+      const response = await fetch(new URL(asset, `${server.baseUrl}/_emulator/docs/`));
+      expect(response.status, asset).toBe(200);
+      expect((await response.arrayBuffer()).byteLength, asset).toBeGreaterThan(0);
+    }
+    const initializer = await (await fetch(`${server.baseUrl}/_emulator/docs/static/initializer.js`)).text();
+    expect(initializer).toContain("url: '/_emulator/openapi.json'");
+    expect(initializer).not.toMatch(/https?:\/\//);
+    expect((await fetch(`${server.baseUrl}/_emulator/docs/static/..%2Fpackage.json`)).status).toBe(404);
+  });
+});

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platform, startServer, type TestServer } from '../helpers/app.js';
+
+/**
+ * A PATCH that sets nothing (no attributes, or only ones the emulator does not know) must leave
+ * the resource as it is, never end in a 500. The routes come from the server itself, so a new
+ * PATCH route is covered as soon as it exists (and fails here until it has ids to work on).
+ */
+const ORG = 'patchco';
+
+type Document = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: BodySchema }> } }>> };
+type BodySchema = { properties?: { data?: { type?: string; properties?: { type?: { anyOf?: { enum?: string[]; const?: string }[] } } } } };
+
+/** The empty bodies to send, built from the route's own schema (its resource type, or a data array). */
+function emptyBodies(schema: BodySchema | undefined): unknown[] {
+  const data = schema?.properties?.data;
+  if (data?.type === 'array') return [{ data: [] }];
+  const member = data?.properties?.type?.anyOf?.[0];
+  const type = member?.enum?.[0] ?? member?.const ?? '';
+  return [{ data: { type, attributes: {} } }, { data: { type, attributes: { 'not-an-attribute': 1 } } }, { data: { type } }];
+}
+
+describe('a PATCH that sets nothing', () => {
+  let server: TestServer;
+  let document: Document;
+  const ids: Record<string, string> = {};
+  beforeAll(async () => {
+    server = await startServer();
+    document = (await (await fetch(`${server.baseUrl}/_emulator/openapi.json`)).json()) as Document;
+    const create = async (path: string, body: unknown) => {
+      const response = await platform(server, 'POST', path, { body });
+      expect(response.status, `${path}: ${JSON.stringify(response.body)}`).toBe(201);
+      return response.body.data.id as string;
+    };
+    await create('/organizations', { data: { type: 'organizations', attributes: { name: ORG, email: 'owners@patchco.test' } } });
+    ids.workspace = await create(`/organizations/${ORG}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'target' } } });
+    ids.sshKey = await create(`/organizations/${ORG}/ssh-keys`, { data: { type: 'ssh-keys', attributes: { name: 'key', value: 'not-a-real-key' } } });
+    ids.team = await create(`/organizations/${ORG}/teams`, { data: { type: 'teams', attributes: { name: 'patchers' } } });
+    ids.pool = await create(`/organizations/${ORG}/agent-pools`, { data: { type: 'agent-pools', attributes: { name: 'pool' } } });
+    ids.task = await create(`/organizations/${ORG}/tasks`, {
+      data: { type: 'tasks', attributes: { name: 'check', url: 'http://127.0.0.1:9/hook', category: 'task', description: 'checks' } },
+    });
+    const relationship = (type: string, id: string) => ({ data: { type, id } });
+    ids.grant = await create('/team-workspaces', {
+      data: { type: 'team-workspaces', attributes: { access: 'read' }, relationships: { team: relationship('teams', ids.team), workspace: relationship('workspaces', ids.workspace) } },
+    });
+    ids.attachment = await create(`/workspaces/${ids.workspace}/tasks`, {
+      data: { type: 'workspace-tasks', attributes: { 'enforcement-level': 'advisory' }, relationships: { task: relationship('tasks', ids.task) } },
+    });
+  });
+  afterAll(() => server.close());
+
+  /** The path of each PATCH route with real ids in place of its parameters. */
+  const concrete = (url: string): string | undefined => {
+    const values: Record<string, string | undefined> = {
+      '/api/v2/account/update': '/account/update',
+      '/api/v2/organizations/:name': `/organizations/${ORG}`,
+      '/api/v2/workspaces/:id': `/workspaces/${ids.workspace}`,
+      '/api/v2/organizations/:org/workspaces/:name': `/organizations/${ORG}/workspaces/target`,
+      '/api/v2/workspaces/:id/relationships/ssh-key': `/workspaces/${ids.workspace}/relationships/ssh-key`,
+      '/api/v2/workspaces/:id/relationships/remote-state-consumers': `/workspaces/${ids.workspace}/relationships/remote-state-consumers`,
+      '/api/v2/ssh-keys/:id': `/ssh-keys/${ids.sshKey}`,
+      '/api/v2/teams/:id': `/teams/${ids.team}`,
+      '/api/v2/agent-pools/:id': `/agent-pools/${ids.pool}`,
+      '/api/v2/tasks/:id': `/tasks/${ids.task}`,
+      '/api/v2/team-workspaces/:id': `/team-workspaces/${ids.grant}`,
+      '/api/v2/workspaces/:workspaceId/tasks/:id': `/workspaces/${ids.workspace}/tasks/${ids.attachment}`,
+    };
+    // Routes without parameters (the admin settings singletons) need no ids.
+    return values[url] ?? (url.includes(':') ? undefined : url.slice('/api/v2'.length));
+  };
+
+  it('answers every PATCH route without a 5xx, and a resource document stays as it was', async () => {
+    const routes = server.app.routes.filter((route) => route.method === 'PATCH' && route.url.startsWith('/api/v2/'));
+    expect(routes.length).toBeGreaterThanOrEqual(12);
+    const unresolved = routes.filter((route) => concrete(route.url) === undefined).map((route) => route.url);
+    expect(unresolved, 'PATCH routes this test has no ids for: add them to `concrete`').toEqual([]);
+    for (const route of routes) {
+      const path = concrete(route.url) as string;
+      const schema = document.paths[route.url.replace(/:([A-Za-z]+)/g, '{$1}')]?.patch?.requestBody?.content['application/vnd.api+json']?.schema;
+      for (const body of emptyBodies(schema)) {
+        const before = await platform(server, 'GET', path === '/account/update' ? '/account/details' : path);
+        const response = await platform(server, 'PATCH', path, { body });
+        const label = `PATCH ${route.url} ${JSON.stringify(body)}: ${JSON.stringify(response.body)}`;
+        expect(response.status, label).toBeLessThan(500);
+        // A required attribute (team access, the SSH key id) or a rule may refuse it, as a 400/422 about the body.
+        if (response.status >= 400) {
+          expect([400, 422], label).toContain(response.status);
+          expect(response.body.errors[0].source.pointer, label).toMatch(/^\/data/);
+          continue;
+        }
+        if (before.status === 200 && response.body?.data && !Array.isArray(response.body.data)) {
+          // A PATCH counts as a change (as on the real service): only its timestamps may move.
+          const { 'updated-at': _after, 'latest-change-at': _changedAfter, ...after } = response.body.data.attributes;
+          const { 'updated-at': _before, 'latest-change-at': _changedBefore, ...unchanged } = before.body.data.attributes;
+          expect(after, label).toEqual(unchanged);
+        }
+      }
+    }
+  });
+
+  it('answers the two shapes the fuzzer found with the resource unchanged', async () => {
+    const account = await platform(server, 'PATCH', '/account/update', { body: { data: { type: 'users', attributes: {} } } });
+    expect(account.status).toBe(200);
+    expect(account.body.data.attributes.username).toBe('admin');
+    const pool = await platform(server, 'PATCH', `/agent-pools/${ids.pool}`, { body: { data: { type: 'agent-pools', attributes: { colour: 'blue' } } } });
+    expect(pool.status).toBe(200);
+    expect(pool.body.data.attributes.name).toBe('pool');
+  });
+});

@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { KeyPool } from '../../../src/secrets/engines/pki/key-pool.js';
+
+async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting for the key pool');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the key pool', () => {
+  const pools: KeyPool[] = [];
+  const pool = (size: number) => {
+    const created = new KeyPool(size, 2);
+    pools.push(created);
+    return created;
+  };
+  afterEach(async () => {
+    await Promise.all(pools.splice(0).map((item) => item.close()));
+  });
+
+  it('does nothing until a key type is used, then fills to its size in worker threads', async () => {
+    const keys = pool(4);
+    const spec = { type: 'ec' as const, bits: 384 };
+    expect(keys.available(spec)).toBe(0);
+    expect(keys.threadCount).toBe(0);
+    keys.warm(spec);
+    expect(keys.threadCount).toBe(2);
+    await until(() => keys.available(spec) === 4);
+    const key = await keys.take(spec);
+    expect(key.asymmetricKeyDetails?.namedCurve).toBe('secp384r1');
+    // Taking one starts its replacement.
+    await until(() => keys.available(spec) === 4);
+  });
+
+  it('serves a burst from the pool and generates on demand once it is empty', async () => {
+    const keys = pool(3);
+    const spec = { type: 'rsa' as const, bits: 2048 };
+    keys.warm(spec);
+    await until(() => keys.available(spec) === 3);
+    const started = performance.now();
+    const burst = await Promise.all([keys.take(spec), keys.take(spec), keys.take(spec)]);
+    const pooledMs = performance.now() - started;
+    expect(burst.map((key) => key.asymmetricKeyDetails?.modulusLength)).toEqual([2048, 2048, 2048]);
+    expect(new Set(burst.map((key) => key.export({ format: 'pem', type: 'pkcs8' }))).size).toBe(3);
+    // A fourth key has to be generated; the pool's keys came back without waiting for one.
+    const onDemand = await keys.take(spec);
+    expect(onDemand.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    expect(pooledMs).toBeLessThan(1000);
+  });
+
+  it('size 0 still generates off the event loop, and close fails what is pending', async () => {
+    const keys = pool(0);
+    const spec = { type: 'ec' as const, bits: 224 };
+    expect((await keys.take(spec)).asymmetricKeyDetails?.namedCurve).toBe('secp224r1');
+    expect(keys.available(spec)).toBe(0);
+    const pending = keys.take({ type: 'rsa', bits: 4096 });
+    const refused = expect(pending).rejects.toThrow('the key pool is closed');
+    await keys.close();
+    await refused;
+    expect(keys.threadCount).toBe(0);
+  });
+});

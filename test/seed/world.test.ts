@@ -1,0 +1,124 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/app.js';
+import { SeedError } from '../../src/seed/seed.js';
+import { platform, startServer, testConfig, type TestServer } from '../helpers/app.js';
+import { writeSeed } from '../platform/identity/helpers.js';
+import { v1 } from '../secrets/core/client.js';
+
+const CI_TOKEN = 'ci-fixed-token-0001';
+const SEED = {
+  users: [{ username: 'admin', email: 'admin@world.test', 'site-admin': true }],
+  organizations: [
+    {
+      name: 'world',
+      email: 'owners@world.test',
+      owners: ['admin'],
+      workspaces: [
+        { name: 'network', description: 'the VPC', 'tool-version': '1.5.7', tags: ['prod', 'team:net'] },
+        { name: 'legacy', 'terraform-version': '0.10.0', 'execution-mode': 'local', 'global-remote-state': false },
+      ],
+      'run-tasks': [{ name: 'scanner', url: 'http://127.0.0.1:9/scan', description: 'security scan', 'hmac-key': 'shh' }],
+    },
+  ],
+  secrets: {
+    policies: [{ name: 'ci-read', policy: 'path "sys/mounts" { capabilities = ["read"] }' }],
+    tokens: [
+      {
+        id: CI_TOKEN,
+        accessor: 'ci-accessor',
+        policies: ['ci-read'],
+        'display-name': 'ci',
+        meta: { job: 'nightly' },
+        cubbyhole: { 'config/db': { user: 'app', password: 'from-the-seed' } },
+      },
+      { id: 'short-lived-token', ttl: '1h' },
+    ],
+  },
+};
+
+describe('a seed with workspaces, run tasks, policies, tokens and cubbyhole data', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ UNDERSTUDY_SEED: writeSeed(SEED) });
+  });
+  afterAll(() => server.close());
+
+  const check = async () => {
+    const listed = await platform(server, 'GET', '/organizations/world/workspaces?sort=name');
+    const byName = Object.fromEntries(listed.body.data.map((entry: { attributes: { name: string } }) => [entry.attributes.name, entry.attributes]));
+    expect(byName.network).toMatchObject({ description: 'the VPC', 'tool-version': '1.5.7', 'tag-names': ['prod', 'team:net'], 'global-remote-state': true });
+    expect(byName.legacy).toMatchObject({ 'tool-version': '0.10.0', 'execution-mode': 'local', 'global-remote-state': false });
+    const tasks = await platform(server, 'GET', '/organizations/world/tasks');
+    expect(tasks.body.data.map((task: { attributes: Record<string, unknown> }) => task.attributes)).toEqual([
+      expect.objectContaining({ name: 'scanner', url: 'http://127.0.0.1:9/scan', description: 'security scan', 'hmac-key': null }),
+    ]);
+
+    const self = await v1(server, 'GET', 'auth/token/lookup-self', { token: CI_TOKEN });
+    expect(self.body.data).toMatchObject({ id: CI_TOKEN, accessor: 'ci-accessor', policies: ['ci-read', 'default'], meta: { job: 'nightly' }, display_name: 'token-ci', expire_time: null });
+    const entry = await v1(server, 'GET', 'cubbyhole/config/db', { token: CI_TOKEN });
+    expect(entry.body.data).toEqual({ user: 'app', password: 'from-the-seed' });
+    expect((await v1(server, 'GET', 'cubbyhole/config?list=true', { token: CI_TOKEN })).body.data.keys).toEqual(['db']);
+    // The policy is what the seed wrote: it grants the mount list and nothing more.
+    expect((await v1(server, 'GET', 'sys/mounts', { token: CI_TOKEN })).status).toBe(200);
+    expect((await v1(server, 'GET', 'sys/policies/acl?list=true', { token: CI_TOKEN })).status).toBe(403);
+    expect((await v1(server, 'GET', 'sys/policies/acl/ci-read')).body.data.policy).toContain('sys/mounts');
+    const shortLived = await v1(server, 'GET', 'auth/token/lookup-self', { token: 'short-lived-token' });
+    expect(shortLived.body.data).toMatchObject({ creation_ttl: 3600, renewable: true, policies: ['default'] });
+    // The clock runs on between the seed and the lookup, and the real service truncates to seconds.
+    expect(shortLived.body.data.ttl).toBeGreaterThan(3500);
+  };
+
+  it('builds the described world at start', check);
+
+  it('gives it back after a reset, with the same fixed token values and accessor', async () => {
+    await v1(server, 'POST', 'auth/token/revoke-self', { token: CI_TOKEN });
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: CI_TOKEN })).status).toBe(403);
+    await platform(server, 'DELETE', '/organizations/world/workspaces/network');
+    await fetch(`${server.baseUrl}/_emulator/reset`, { method: 'POST' });
+    await check();
+  });
+
+  it('stores the seeded tokens by hash only', () => {
+    const rows = server.app.runtime.store.sqlite.prepare('SELECT id FROM secret_tokens').all() as { id: string }[];
+    expect(JSON.stringify(rows)).not.toContain(CI_TOKEN);
+  });
+});
+
+describe('applying a seed again', () => {
+  it('adds nothing twice: a file store started twice holds one of each', async () => {
+    const store = join(mkdtempSync(join(tmpdir(), 'understudy-seed-')), 'store.sqlite');
+    const config = testConfig({ UNDERSTUDY_SEED: writeSeed(SEED), UNDERSTUDY_STORE: store });
+    for (let start = 0; start < 2; start++) {
+      const app = await buildApp(config, { logTo: false });
+      await app.fastify.close();
+    }
+    const app = await buildApp(config, { logTo: false });
+    try {
+      const count = (sql: string) => (app.runtime.store.sqlite.prepare(sql).get() as { n: number }).n;
+      expect(count('SELECT count(*) AS n FROM workspaces')).toBe(2);
+      expect(count('SELECT count(*) AS n FROM workspace_tags')).toBe(2);
+      expect(count('SELECT count(*) AS n FROM run_tasks')).toBe(1);
+      expect(count("SELECT count(*) AS n FROM secret_tokens WHERE accessor = 'ci-accessor'")).toBe(1);
+      expect(count("SELECT count(*) AS n FROM secret_entries WHERE key = 'ci-accessor/config/db'")).toBe(1);
+    } finally {
+      await app.fastify.close();
+    }
+  });
+});
+
+describe('a seed that cannot be applied stops the start naming the entry', () => {
+  it.each([
+    [{ organizations: [{ ...SEED.organizations[0], workspaces: [{ name: 'w', 'tool-version': '9.9.9' }] }] }, /workspace w: tool-version is not a known release/],
+    [{ secrets: { policies: [{ name: 'broken', policy: 'path "x" {' }] } }, /seed secrets policy broken: /],
+    [{ secrets: { tokens: [{ id: 't', ttl: 'soon' }] } }, /seed secrets token .*: ttl /],
+    [{ organizations: [{ ...SEED.organizations[0], workspaces: [{ name: 'has space' }] }] }, /\/organizations\/0\/workspaces\/0\/name/],
+  ])('%#', async (override, message) => {
+    const config = testConfig({ UNDERSTUDY_SEED: writeSeed({ ...SEED, ...override }) });
+    const built = buildApp(config, { logTo: false });
+    await expect(built).rejects.toThrow(SeedError);
+    await expect(built).rejects.toThrow(message);
+  });
+});
