@@ -50,14 +50,16 @@ export function platformAuthentication(context: PlatformContext): onRequestHookH
  * type, TypeBox route schemas checked into JSON:API errors, JSON:API error and not-found
  * documents, the administrator's rate limit and bearer-token authentication. `/api/v2` uses it; so can `/api/registry/…`,
  * `/.well-known/…` and upload links, each in its own encapsulated scope. A scope that takes
- * binary uploads adds its own content-type parser after this call.
+ * binary uploads adds its own content-type parser after this call. A scope registered without a
+ * prefix shares the root's not-found handler (Fastify allows one per prefix), so it says
+ * `ownNotFound: false`.
  */
-export function registerPlatformConventions(scope: FastifyInstance, context: PlatformContext): void {
+export function registerPlatformConventions(scope: FastifyInstance, context: PlatformContext, { ownNotFound = true } = {}): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
   scope.setValidatorCompiler(platformValidatorCompiler);
   scope.setErrorHandler(platformErrorHandler);
-  scope.setNotFoundHandler((_request: FastifyRequest, reply: FastifyReply) => sendError(reply, NOT_FOUND));
+  if (ownNotFound) scope.setNotFoundHandler((_request: FastifyRequest, reply: FastifyReply) => sendError(reply, NOT_FOUND));
   // Filled by the hook; null until then (routes marked public never read it).
   if (!scope.hasRequestDecorator('principal')) scope.decorateRequest('principal', null as never);
   // The administrator's API rate limit, before authentication (a refused request costs nothing more).

@@ -4,8 +4,8 @@ import type { Readable } from 'node:stream';
 import { editionAllows } from '../../core/edition.js';
 import { ApiError } from '../../core/errors.js';
 import type { Runtime } from '../../runtime.js';
-import { authenticate, bearerToken } from '../auth/authenticate.js';
-import { NOT_FOUND, platformErrorHandler, sendError } from '../jsonapi/errors.js';
+import { registerPlatformConventions } from '../conventions.js';
+import { NOT_FOUND, sendError } from '../jsonapi/errors.js';
 import { DownloadLinks } from './links.js';
 import { RegistryProtocol } from './protocol.js';
 import * as repo from './repo.js';
@@ -26,8 +26,9 @@ const ListQuery = Type.Object({
   provider: Type.Optional(Type.String()),
   namespace: Type.Optional(Type.String()),
   verified: Type.Optional(Type.String()),
-  offset: Type.Optional(Type.Integer({ minimum: 0 })),
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  // Query strings are checked as sent (no coercion), so the numbers are digit strings here.
+  offset: Type.Optional(Type.String({ pattern: '^\\d{1,9}$', errorMessage: 'offset must be a non-negative integer' })),
+  limit: Type.Optional(Type.String({ pattern: '^(100|[1-9]\\d?)$', errorMessage: 'limit must be an integer from 1 to 100' })),
 });
 type ListQuery = Static<typeof ListQuery>;
 
@@ -45,15 +46,10 @@ export async function registryProtocolPlugin(app: FastifyInstance, runtime: Runt
   const vcs = new VcsPublisher(runtime, service);
   const links = new DownloadLinks(runtime.clock);
 
-  app.setErrorHandler(platformErrorHandler);
+  registerPlatformConventions(app, runtime, { ownNotFound: false });
   // Uploads are streamed into the archive parser untouched, whatever their declared type.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
-  app.decorateRequest('principal', null as never);
-  app.addHook('onRequest', async (request) => {
-    if (request.routeOptions.config.public) return;
-    request.principal = authenticate(db, runtime.clock, bearerToken(request.headers.authorization));
-  });
   const open = { config: { public: true } };
 
   app.get('/.well-known/terraform.json', open, async (_request, reply) => {
@@ -70,8 +66,8 @@ export async function registryProtocolPlugin(app: FastifyInstance, runtime: Runt
   app.get('/api/terraform/motd', async () => ({ msg: '', errors: [] }));
 
   const listQuery = (query: ListQuery) => ({
-    offset: query.offset ?? 0,
-    limit: query.limit ?? DEFAULT_LIMIT,
+    offset: query.offset === undefined ? 0 : Number(query.offset),
+    limit: query.limit === undefined ? DEFAULT_LIMIT : Number(query.limit),
     ...(query.q ? { q: query.q } : {}),
     ...(query.provider ? { provider: query.provider } : {}),
     ...(query.namespace ? { namespace: query.namespace } : {}),

@@ -66,6 +66,18 @@ describe('API rate limiting (the spec defaults: enabled, 30 per second)', () => 
     expect((await get('/api/v2/ping', null)).status).toBe(429);
   });
 
+  it('counts the registry protocol against the same budget as /api/v2', async () => {
+    nextSecond();
+    for (let index = 1; index <= 15; index++) expect((await get('/api/v2/organizations/understudy')).status).toBe(200);
+    const modules = await get('/api/registry/v1/modules/');
+    expect(modules.status).toBe(200);
+    expect(modules.headers.get('x-ratelimit-remaining')).toBe('14');
+    for (let index = 17; index <= 30; index++) await get('/api/registry/v1/modules/');
+    const refused = await get('/api/registry/v1/modules/');
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('content-type')).toBe('application/vnd.api+json');
+  });
+
   it('never limits the secrets API or the control plane', async () => {
     nextSecond();
     for (let index = 0; index < 40; index++) {

@@ -94,6 +94,9 @@ describe('modules.v1', () => {
     expect((await registryGet(server, `${BASE}/search?q=nothing-like-it`, ADMIN_TOKEN)).body.modules).toEqual([]);
     expect((await registryGet(server, `${BASE}/search`, ADMIN_TOKEN)).status).toBe(400);
     expect((await registryGet(server, `${BASE}?limit=0`, ADMIN_TOKEN)).status).toBe(400);
+    const tooMany = await registryGet(server, `${BASE}?limit=101`, ADMIN_TOKEN);
+    expect(tooMany.status).toBe(400);
+    expect(tooMany.body.errors[0]).toMatchObject({ status: '400', detail: 'limit must be an integer from 1 to 100', source: { parameter: 'limit' } });
   });
 
   it('downloads: 204 with a self-authorising X-Terraform-Get that serves the archive, then expires', async () => {
