@@ -42,8 +42,8 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => runTaskRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceTaskRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => membershipRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
-  await app.register(async (scoped) => subscriptionRoutes(scoped, context));
+  await app.register(async (scoped) => subscriptionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   if (editionAllows.adminApi(context.config.edition)) await app.register(async (scoped) => adminRoutes(scoped, context));
-  await app.register(async (scoped) => oauthClientRoutes(scoped, context));
+  await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => registryRoutes(scoped, context));
 }

@@ -40,7 +40,8 @@ export class SubscriptionService {
     private readonly clock: Clock,
   ) {}
 
-  private requireAdmin(principal: Principal): void {
+  /** Anyone else meets the same 404 as a missing path. */
+  requireAdmin(principal: Principal): void {
     if (!isSiteAdmin(principal)) throw NOT_FOUND;
   }
 

@@ -104,6 +104,11 @@ describe('plans and subscriptions the Go client\'s helpers set up', () => {
     expect((await featureSets('Business', world.principals.owner)).status).toBe(404);
     const business = (await featureSets('Business')).body.data[0];
     expect((await subscribe(business.id, world.principals.owner)).status).toBe(404);
+    const malformedBody = { body: { data: { type: 'subscription', attributes: { 'runs-ceiling': 'ten' } } } };
+    expect((await platform(world.server, 'POST', `/admin/organizations/${ORG}/subscription`, { token: world.principals.owner, ...malformedBody })).status).toBe(404);
+    const malformed = await platform(world.server, 'POST', `/admin/organizations/${ORG}/subscription`, malformedBody);
+    expect(malformed.status).toBe(422);
+    expect(malformed.body.errors[0].source).toEqual({ pointer: '/data/attributes/runs-ceiling' });
     const before = await entitlementSet();
     const unknown = await subscribe('fs-nope');
     expect(unknown.status).toBe(422);
