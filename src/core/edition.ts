@@ -31,6 +31,12 @@ export const EDITION_RULES: readonly EditionRule[] = [
     'self-hosted': 'present (site administrators)',
     hosted: 'present (site administrators)',
   },
+  {
+    // understudy's own extension for building a test world (README, differences: "Creating users").
+    what: 'Users (`GET`/`POST /api/v2/admin/users`)',
+    'self-hosted': 'present (site administrators)',
+    hosted: 'present (site administrators)',
+  },
   { what: 'API rate limit and the other admin settings', 'self-hosted': 'the seed, then `PATCH /api/v2/admin/…`', hosted: 'the seed only' },
 ];
 

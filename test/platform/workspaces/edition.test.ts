@@ -45,6 +45,14 @@ describe.each([{ edition: 'self-hosted' }, { edition: 'hosted' }])('workspaces o
     expect(chosen.body.data.attributes['global-remote-state']).toBe(hosted);
   });
 
+  it('keeps the admin settings to self-hosted, and user creation (the test-world extension) in both', async () => {
+    expect((await platform(world.server, 'GET', '/admin/general-settings')).status).toBe(hosted ? 404 : 200);
+    const user = await platform(world.server, 'POST', '/admin/users', { body: { data: { type: 'users', attributes: { username: 'edition-user', email: 'edition-user@example.com' } } } });
+    expect(user.status).toBe(201);
+    const listed = await platform(world.server, 'GET', '/admin/users?q=edition-user');
+    expect(listed.body.data.map((entry: { attributes: { username: string } }) => entry.attributes.username)).toEqual(['edition-user']);
+  });
+
   it('gives bulk fixture workspaces the same default', async () => {
     const reply = await fetch(`${world.server.baseUrl}/_emulator/organizations/${ORG}/workspaces/bulk`, {
       method: 'POST',
