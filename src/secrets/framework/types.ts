@@ -114,4 +114,6 @@ export interface Backend {
   dueSources?: readonly DueSource[];
   /** Releases what the engine holds open (connection pools) when the server closes. */
   close?: () => Promise<void>;
+  /** Releases what the engine holds open for one mount, once that mount is disabled. */
+  unmounted?: (mountUuid: string) => Promise<void>;
 }

@@ -180,6 +180,7 @@ export function mountPaths(context: SecretsContext): PathSpec[] {
           if (failed[0]) throw badRequest(`failed to revoke leases under ${mount.path}: ${failed[0].error}`);
           new MountStorage(context.store.db, mount.uuid).clear();
           mounts.remove(mount.path);
+          await context.backend(mount.type)?.unmounted?.(mount.uuid);
           return undefined;
         },
       },

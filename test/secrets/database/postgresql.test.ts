@@ -237,6 +237,18 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
     }
   });
 
+  it('closes the connection pools of a mount when the mount is disabled', async () => {
+    const application = `${id}unmount`;
+    const sessions = async () => Number((await pgQuery<{ n: string }>({}, 'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [application])).rows[0]?.n);
+    expect((await v1(server, 'POST', 'sys/mounts/db-unmount', { body: { type: 'database' } })).status).toBe(204);
+    const body = { plugin_name: 'postgresql-database-plugin', connection_url: `${url}&application_name=${application}`, username: admin, password: adminPassword };
+    expect((await v1(server, 'POST', 'db-unmount/config/pool', { body })).status).toBe(204);
+    expect(await sessions()).toBeGreaterThan(0);
+    expect((await v1(server, 'DELETE', 'sys/mounts/db-unmount')).status).toBe(204);
+    for (let tries = 0; tries < 50 && (await sessions()) !== 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await sessions()).toBe(0);
+  });
+
   it('closes the connection pool on /_emulator/reset and when the server closes', async () => {
     const other = await startServer();
     const application = `${id}pool`;

@@ -34,5 +34,6 @@ export const databaseEngine: EngineFactory = (context) => {
     renewLease: (lease, storage, expiresAt) => renewCredential(pools, lease, storage, expiresAt),
     dueSources: [staticRoles.dueSource()],
     close: () => pools.closeAll(),
+    unmounted: (mountUuid) => pools.closeMount(mountUuid),
   };
 };

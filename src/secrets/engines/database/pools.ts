@@ -31,7 +31,8 @@ export function pluginFor(config: ConnectionConfig): SqlPlugin {
 
 /**
  * One open plugin (and so one pool) per configured connection, per mount. Replaced when the
- * connection is written, closed on delete, reset and root rotation, and all closed with the server.
+ * connection is written, closed on delete, reset, root rotation and when its mount is disabled, and all
+ * closed with the server.
  */
 export class ConnectionPools {
   private readonly open = new Map<string, Promise<SqlPlugin>>();
@@ -69,9 +70,18 @@ export class ConnectionPools {
     await previous?.then((old) => old.close()).catch(() => undefined);
   }
 
+  /** Every pool of one mount, once the mount is disabled. */
+  async closeMount(mountUuid: string): Promise<void> {
+    await this.closeWhere((key) => key.startsWith(`${mountUuid}/`));
+  }
+
   async closeAll(): Promise<void> {
-    const all = [...this.open.values()];
-    this.open.clear();
-    await Promise.all(all.map((plugin) => plugin.then((old) => old.close()).catch(() => undefined)));
+    await this.closeWhere(() => true);
+  }
+
+  private async closeWhere(matches: (key: string) => boolean): Promise<void> {
+    const closing = [...this.open].filter(([key]) => matches(key));
+    for (const [key] of closing) this.open.delete(key);
+    await Promise.all(closing.map(([, plugin]) => plugin.then((old) => old.close()).catch(() => undefined)));
   }
 }
