@@ -53,6 +53,10 @@ describe("the README's two commands", () => {
     const { exports } = server.banner;
     const organization = await fetch(`${exports.TFE_ADDRESS}/api/v2/organizations/understudy`, { headers: { authorization: `Bearer ${exports.TFE_TOKEN}` } });
     expect(organization.status).toBe(200);
+    // The bundle still finds the API reference's assets, which live in node_modules.
+    const asset = await fetch(`${exports.TFE_ADDRESS}/_emulator/docs/static/swagger-ui-bundle.js`);
+    expect(asset.status).toBe(200);
+    expect((await asset.text()).length).toBeGreaterThan(100_000);
     const exit = await server.stop(signal);
     expect(exit).toMatchObject({ code: 0, signal: null });
   });
