@@ -130,7 +130,7 @@ describe.skipIf(softHsmMissing !== null || (!hasOpenssl && !process.env.CI))('PK
   }
 });
 
-describe.skipIf(!hasOpenssl && !process.env.CI)('PKI with a CA key in the cloud-a-kms stand-in', () => {
+describe.skipIf(!hasOpenssl && !process.env.CI)('PKI with a CA key in the cloud key service stand-ins', () => {
   let server: TestServer;
   const credentials = { access_key: 'AKIDSTANDIN', secret_key: 'stand-in-secret' };
   beforeAll(async () => {
@@ -152,6 +152,17 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI with a CA key in the cloud-
     const { leaf, args } = await issueVerified(server, 'kms-pki', rootFile);
     await revokeAndCheckCrl(server, 'kms-pki', rootFile, leaf, args);
     expect(await storedEntries(server, 'kms-pki')).not.toContain('PRIVATE KEY');
+  });
+
+  it('also signs through the cloud-c-keyvault stand-in', async () => {
+    const identity = { tenant_id: 'tenant-1', client_id: 'app-1', client_secret: 'app-secret' };
+    await ok(server, 'POST', 'sys/managed-keys/cloud-c-keyvault/vault-ca', { ...identity, vault_name: 'pki', key_name: 'ca', key_type: 'RSA', key_bits: 2048, allow_generate_key: true });
+    await mountWithKeys(server, 'vault-pki', ['vault-ca']);
+    const generated = await rootKms(server, 'vault-pki', { managed_key_name: 'vault-ca' });
+    expect(generated.status, generated.text).toBe(200);
+    const rootFile = files.path('vault-root.pem', generated.body.data.certificate);
+    const { leaf, args } = await issueVerified(server, 'vault-pki', rootFile);
+    await revokeAndCheckCrl(server, 'vault-pki', rootFile, leaf, args);
   });
 
   it('refuses a key the mount may not use, and a request naming no key or both, changing nothing', async () => {
@@ -183,6 +194,17 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI with a CA key in the cloud-
     const refused = await v1(server, 'POST', 'revoked-use/issue/web', { body: { common_name: 'b.example.com' } });
     expect(refused.status).toBe(400);
     expect(refused.body.errors.join('\n')).toContain('is not allowed on mount revoked-use/');
+  });
+
+  it('refuses to sign once the managed key points at another key, rather than make signatures that do not verify', async () => {
+    const key = { ...credentials, key_type: 'RSA', key_bits: 2048, allow_generate_key: true, any_mount: true };
+    await ok(server, 'POST', 'sys/managed-keys/cloud-a-kms/kms-swap', { ...key, kms_key: 'alias/pki-swap-1' });
+    await mountPki(server, 'swapped');
+    expect((await rootKms(server, 'swapped', { managed_key_name: 'kms-swap' })).status).toBe(200);
+    await ok(server, 'POST', 'sys/managed-keys/cloud-a-kms/kms-swap', { ...key, kms_key: 'alias/pki-swap-2' });
+    const refused = await v1(server, 'GET', 'swapped/crl/rotate');
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors.join('\n')).toContain('managed key "kms-swap" no longer holds this CA\'s key');
   });
 
   it('generates an intermediate CSR in the key service, has another mount sign it, then issues through it', async () => {
