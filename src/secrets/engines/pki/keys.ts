@@ -63,4 +63,5 @@ export const storeKey = (key: KeyObject) => (key.export({ format: 'pem', type: '
 export const loadKey = (pem: string) => createPrivateKey(pem);
 
 /** Two keys are the same key pair when their public halves encode the same. */
-export const samePublicKey = (a: KeyObject, b: KeyObject) => a.export({ format: 'der', type: 'spki' }).equals(b.export({ format: 'der', type: 'spki' }));
+export const samePublicKey = (a: KeyObject, b: KeyObject) =>
+  a.export({ format: 'der', type: 'spki' }).equals(b.export({ format: 'der', type: 'spki' }));

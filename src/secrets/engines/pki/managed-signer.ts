@@ -60,7 +60,11 @@ export class ManagedCaSigner implements CaSigner {
   }
 
   /** Opens the managed key for a mount and describes it for storing in the CA bundle. */
-  static async open(keys: ManagedKeys, reference: { name?: string; id?: string }, mount: Pick<MountInfo, 'path' | 'config'>): Promise<ManagedCaSigner> {
+  static async open(
+    keys: ManagedKeys,
+    reference: { name?: string; id?: string },
+    mount: Pick<MountInfo, 'path' | 'config'>,
+  ): Promise<ManagedCaSigner> {
     const opened = await keys.signerFor(reference, mount);
     const publicKey = (opened.publicKey.export({ format: 'pem', type: 'spki' }) as string).trimEnd();
     const ref: ManagedKeyRef = { id: opened.uuid, name: opened.name, publicKey, algorithm: opened.algorithm };

@@ -4,7 +4,19 @@ import * as asn from '@peculiar/asn1-x509';
 import { badRequest } from '../../../core/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
 import type { MountStorage } from '../../storage/mount-storage.js';
-import { buildCrl, certificateExtension, describeCa, hasCaKey, loadCa, parseCertificate, readBundle, signerFor, storeCert, type CaBundle, type LoadedCa } from './ca-store.js';
+import {
+  buildCrl,
+  certificateExtension,
+  describeCa,
+  hasCaKey,
+  loadCa,
+  parseCertificate,
+  readBundle,
+  signerFor,
+  storeCert,
+  type CaBundle,
+  type LoadedCa,
+} from './ca-store.js';
 import { certificateData, type PkiEngine } from './engine.js';
 import {
   caExtensions,
@@ -250,9 +262,12 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             const role = caRoleFromRequest(request.fields, false);
             const names = resolveNames(role, request.fields, undefined);
             const key = await newCaKey(engine, request, type);
-            const csrDer = await signCsr(names.subject, [altNamesExtension(names.altNames), request.fields.get<boolean>('add_basic_constraints') ? basicConstraints(true) : undefined], key.signer);
+            const constraints = request.fields.get<boolean>('add_basic_constraints') ? basicConstraints(true) : undefined;
+            const requested = [altNamesExtension(names.altNames), constraints];
+            const csrDer = await signCsr(names.subject, requested, key.signer);
             // A new key replaces the CA bundle (no certificate until set-signed), as upstream.
-            engine.commit(request.mount.uuid, (storage) => storage.put('config/ca_bundle', { certificate: null, ...key.stored, chain: [] } satisfies CaBundle));
+            const bundle: CaBundle = { certificate: null, ...key.stored, chain: [] };
+            engine.commit(request.mount.uuid, (storage) => storage.put('config/ca_bundle', bundle));
             const format = request.fields.get<string>('format');
             const csrText = format === 'der' ? csrDer.toString('base64') : toPem(csrDer, 'CERTIFICATE REQUEST');
             const data: Record<string, unknown> = { csr: csrText };
@@ -280,9 +295,12 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             if (!bundle || !hasCaKey(bundle)) throw badRequest('could not find any existing entry with a private key');
             // The stored key, local or in a managed key's backend, checked through its public half.
             const signer = signerFor(engine, bundle, request.mount.uuid);
-            if (!samePublicKey(new X509Certificate(pem).publicKey, signer.publicKey)) throw badRequest('the given certificate does not match the stored private key');
+            if (!samePublicKey(new X509Certificate(pem).publicKey, signer.publicKey)) {
+              throw badRequest('the given certificate does not match the stored private key');
+            }
             if (!isCaCertificate(pem)) throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
-            await installCa(engine, request, describeCa(pem, chain, signer), { privateKey: bundle.privateKey, managedKey: bundle.managedKey }, true);
+            const key = { privateKey: bundle.privateKey, managedKey: bundle.managedKey };
+            await installCa(engine, request, describeCa(pem, chain, signer), key, true);
             return undefined;
           }),
       },
@@ -310,7 +328,8 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             if (!pem) throw badRequest('the private key in the PEM bundle does not match any certificate in it');
             if (!isCaCertificate(pem)) throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
             // Uploaded CAs are not listed under certs/, as upstream.
-            await installCa(engine, request, describeCa(pem, certificates.filter((item) => item !== pem), new LocalSigner(key)), { privateKey: storeKey(key) }, false);
+            const ca = describeCa(pem, certificates.filter((item) => item !== pem), new LocalSigner(key));
+            await installCa(engine, request, ca, { privateKey: storeKey(key) }, false);
             return undefined;
           }),
       },

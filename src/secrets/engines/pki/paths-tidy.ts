@@ -56,7 +56,8 @@ export function tidyPaths(engine: PkiEngine): PathSpec[] {
             const dropCerts = expired.filter((serial) => (revokedSerials.has(serial) ? revoked : certStore));
             const dropRevoked = revoked ? expired.filter((serial) => revokedSerials.has(serial)) : [];
             const hasCa = hasCaKey(readBundle(request.storage));
-            const crl = dropRevoked.length > 0 && hasCa ? await buildCrlWithout(request.storage, request.mount.uuid, dropRevoked) : undefined;
+            const crl =
+              dropRevoked.length > 0 && hasCa ? await buildCrlWithout(request.storage, request.mount.uuid, dropRevoked) : undefined;
             const status: TidyStatus = {
               state: 'Finished',
               safety_buffer: buffer,

@@ -32,7 +32,8 @@ export async function revokeSerial(engine: PkiEngine, storage: MountStorage, mou
     if (bundle?.certificate && storageSerial(serialOf(bundle.certificate)) === serial) throw badRequest('adding CA to CRL is not allowed');
     const now = engine.now();
     if (stored.notAfter <= now.getTime() + 2000) return undefined;
-    const ca = loadCa(engine, { storage, mountUuid }, 'could not fetch the CA certificate: backend must be configured with a CA certificate/key');
+    const message = 'could not fetch the CA certificate: backend must be configured with a CA certificate/key';
+    const ca = loadCa(engine, { storage, mountUuid }, message);
     const record: RevocationRecord = { revocation_time: Math.floor(now.getTime() / 1000), revocation_time_rfc3339: rfc3339Nano(now) };
     const crl = await buildCrl(storage, ca, now, [{ serial: Buffer.from(serial.replace(/-/g, ''), 'hex'), revokedAt: now }]);
     engine.commit(mountUuid, (tx) => {

@@ -62,7 +62,9 @@ export function signatureAlgorithmOfBackend(algorithm: SigningAlgorithm): Signat
 /** The AlgorithmIdentifier for a signature: RSA carries an explicit NULL, PSS its parameters, ECDSA none. */
 export function algorithmIdentifier(algorithm: SignatureAlgorithm): AlgorithmIdentifier {
   if (algorithm.oid === RSA_SHA256) return new AlgorithmIdentifier({ algorithm: algorithm.oid, parameters: null });
-  if (algorithm.oid === RSA_PSS) return new AlgorithmIdentifier({ algorithm: algorithm.oid, parameters: new Uint8Array(PSS_SHA256_PARAMS).buffer });
+  if (algorithm.oid === RSA_PSS) {
+    return new AlgorithmIdentifier({ algorithm: algorithm.oid, parameters: new Uint8Array(PSS_SHA256_PARAMS).buffer });
+  }
   return new AlgorithmIdentifier({ algorithm: algorithm.oid });
 }
 
