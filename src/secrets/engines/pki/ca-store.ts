@@ -3,13 +3,15 @@ import * as asn from '@peculiar/asn1-x509';
 import { ApiError, badRequest } from '../../../core/errors.js';
 import { parseDurationSeconds } from '../../../core/duration.js';
 import type { MountStorage } from '../../storage/mount-storage.js';
+import type { PkiEngine } from './engine.js';
 import { loadKey } from './keys.js';
+import { ManagedCaSigner, type ManagedKeyRef } from './managed-signer.js';
 import { LocalSigner, type CaSigner } from './signer.js';
 import { colonSerial, keyIdentifier, pemBlocks, signCrl, storageSerial, toPem, type RevokedEntry } from './x509.js';
 
 /**
  * The engine's storage layout inside its mount (keys of `request.storage`):
- *   config/ca_bundle   the CA: certificate, key (or, later, a managed key reference), chain above it
+ *   config/ca_bundle   the CA: certificate, key (or a managed key reference), chain above it
  *   ca                 the CA certificate that stays readable after the root is deleted
  *   certs/<serial>     issued and CA certificates (serials in hyphen form)
  *   revoked/<serial>   revocation times
@@ -18,8 +20,10 @@ import { colonSerial, keyIdentifier, pemBlocks, signCrl, storageSerial, toPem, t
  */
 export interface CaBundle {
   certificate: string | null;
-  /** PKCS#8 PEM of a local key. A managed key would be referenced here instead. */
+  /** PKCS#8 PEM of a local key; null when the key lives in a managed key's backend. */
   privateKey: string | null;
+  /** The managed key (`kms` generation) that holds the CA's key; absent for a local key. */
+  managedKey?: ManagedKeyRef;
   /** CA certificates above this one (intermediate → root), PEM. */
   chain: string[];
 }
@@ -82,29 +86,51 @@ export function certificateExtension<T>(certificate: asn.Certificate, oid: strin
   return found ? AsnConvert.parse(found.extnValue.buffer, type) : undefined;
 }
 
-/** Parsed CAs by certificate + key, so issuing does not re-parse the CA on every request. */
-const parsedCas = new Map<string, LoadedCa>();
+/**
+ * Parsed CAs by certificate + key, so issuing does not re-parse the CA on every request. Kept per
+ * engine: a managed key's signer belongs to its server's managed key service.
+ */
+const parsedCasByEngine = new WeakMap<PkiEngine, Map<string, LoadedCa>>();
 const PARSED_CA_LIMIT = 32;
 
+/** The bundle holds a key to sign with: local, or a managed key reference. */
+export const hasCaKey = (bundle: CaBundle | undefined): boolean => Boolean(bundle?.privateKey || bundle?.managedKey);
+
+/** Where the CA being loaded lives: its storage, and its mount (a managed key signs only for allowed mounts). */
+export interface CaLocation {
+  storage: MountStorage;
+  mountUuid: string;
+}
+
 /** The CA that signs, or the real service's "no CA" error (a 400 here: no expected failure is a 5xx). */
-export function loadCa(storage: MountStorage, message = NO_CA_MESSAGE): LoadedCa {
-  const bundle = readBundle(storage);
-  if (!bundle?.certificate || !bundle.privateKey) throw badRequest(message);
-  const cacheKey = `${bundle.certificate}\n${bundle.privateKey}\n${bundle.chain.join('\n')}`;
+export function loadCa(engine: PkiEngine, where: CaLocation, message = NO_CA_MESSAGE): LoadedCa {
+  const bundle = readBundle(where.storage);
+  if (!bundle?.certificate || !hasCaKey(bundle)) throw badRequest(message);
+  const key = bundle.managedKey ? `${where.mountUuid}\n${JSON.stringify(bundle.managedKey)}` : bundle.privateKey;
+  const cacheKey = `${bundle.certificate}\n${key}\n${bundle.chain.join('\n')}`;
+  let parsedCas = parsedCasByEngine.get(engine);
+  if (!parsedCas) {
+    parsedCas = new Map();
+    parsedCasByEngine.set(engine, parsedCas);
+  }
   const cached = parsedCas.get(cacheKey);
   if (cached) return cached;
-  const loaded = describeCa(bundle.certificate, bundle.chain, signerFor(bundle.privateKey));
+  const loaded = describeCa(bundle.certificate, bundle.chain, signerFor(engine, bundle, where.mountUuid));
   if (parsedCas.size >= PARSED_CA_LIMIT) parsedCas.delete(parsedCas.keys().next().value as string);
   parsedCas.set(cacheKey, loaded);
   return loaded;
 }
 
 /**
- * The signer of a stored CA key. The one place a CA's key becomes a CaSigner: a managed key
- * (PKCS#11, cloud key service) would be a reference stored in the bundle and resolved here.
+ * The signer of a stored CA key, the one place a CA's key becomes a CaSigner: the local key, or
+ * the managed key the bundle references, signing for the mount as it is configured at the time.
  */
-export function signerFor(privateKeyPem: string): CaSigner {
-  return new LocalSigner(loadKey(privateKeyPem));
+export function signerFor(engine: PkiEngine, bundle: CaBundle, mountUuid: string): CaSigner {
+  if (bundle.managedKey) {
+    const mount = () => engine.context.mounts.all().find((row) => row.uuid === mountUuid);
+    return new ManagedCaSigner(engine.context.managedKeys, bundle.managedKey, mount);
+  }
+  return new LocalSigner(loadKey(bundle.privateKey ?? ''));
 }
 
 /** A CA as signing code sees it, from its certificate, the chain above it, and its signer. */

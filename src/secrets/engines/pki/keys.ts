@@ -61,3 +61,7 @@ export function exportPrivateKey(key: KeyObject, keyFormat: string, format: stri
 /** Stored form of a CA key: PKCS#8 PEM (the mount's storage is the service's own store). */
 export const storeKey = (key: KeyObject) => (key.export({ format: 'pem', type: 'pkcs8' }) as string).trimEnd();
 export const loadKey = (pem: string) => createPrivateKey(pem);
+
+/** Two keys are the same key pair when their public halves encode the same. */
+export const samePublicKey = (a: KeyObject, b: KeyObject) =>
+  a.export({ format: 'der', type: 'spki' }).equals(b.export({ format: 'der', type: 'spki' }));

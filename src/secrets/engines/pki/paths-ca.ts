@@ -4,7 +4,19 @@ import * as asn from '@peculiar/asn1-x509';
 import { badRequest } from '../../../core/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
 import type { MountStorage } from '../../storage/mount-storage.js';
-import { buildCrl, certificateExtension, describeCa, loadCa, parseCertificate, readBundle, storeCert, type CaBundle, type LoadedCa } from './ca-store.js';
+import {
+  buildCrl,
+  certificateExtension,
+  describeCa,
+  hasCaKey,
+  loadCa,
+  parseCertificate,
+  readBundle,
+  signerFor,
+  storeCert,
+  type CaBundle,
+  type LoadedCa,
+} from './ca-store.js';
 import { certificateData, type PkiEngine } from './engine.js';
 import {
   caExtensions,
@@ -17,9 +29,10 @@ import {
   resolveValidity,
   SUBJECT_FIELDS,
 } from './issue.js';
-import { exportPrivateKey, resolveKeySpec, storeKey, type KeyType } from './keys.js';
+import { exportPrivateKey, resolveKeySpec, samePublicKey, storeKey, type KeyType } from './keys.js';
+import { ManagedCaSigner, managedKeyReference } from './managed-signer.js';
 import { csrOrThrow } from './paths-certs.js';
-import { LocalSigner } from './signer.js';
+import { LocalSigner, type CaSigner } from './signer.js';
 import { altNamesExtension, authorityKeyId, basicConstraints, keyIdentifier, pemBlocks, randomSerial, signCertificate, signCsr, signTbsCertificate, toPem } from './x509.js';
 
 const GENERATE_TYPES = ['internal', 'exported', 'kms'];
@@ -29,6 +42,11 @@ const KEY_FIELDS: Record<string, FieldSpec> = {
   key_bits: { type: 'int', default: 0, description: 'key size (0: 2048 for rsa, 256 for ec)' },
 };
 
+const KMS_FIELDS: Record<string, FieldSpec> = {
+  managed_key_name: { type: 'string', default: '', description: 'kms: the managed key that holds the CA key, by name' },
+  managed_key_id: { type: 'string', default: '', description: 'kms: the managed key that holds the CA key, by UUID' },
+};
+
 const CA_FIELDS: Record<string, FieldSpec> = {
   ...NAME_FIELDS,
   ...SUBJECT_FIELDS,
@@ -36,29 +54,47 @@ const CA_FIELDS: Record<string, FieldSpec> = {
   permitted_dns_domains: { type: 'commaStringSlice', default: [], description: 'name constraints (DNS)' },
 };
 
-/** `internal`/`exported` (and `kms`, which needs managed keys) or the real service's error. */
-function generationType(request: HandlerRequest): 'internal' | 'exported' {
+type GenerationType = 'internal' | 'exported' | 'kms';
+
+/** `internal`, `exported` or `kms` (the key stays in a managed key's backend), or the real service's error. */
+function generationType(request: HandlerRequest): GenerationType {
   const type = request.params.type as string;
   if (!GENERATE_TYPES.includes(type)) throw badRequest('the "exported" path parameter must be "internal", "exported" or "kms"');
-  // Managed keys plug in here through a CaSigner; until a mount can use one, `kms` is refused.
-  if (type === 'kms') throw badRequest('managed keys are not configured for this mount');
-  return type as 'internal' | 'exported';
+  return type as GenerationType;
 }
 
-async function newCaKey(engine: PkiEngine, request: HandlerRequest): Promise<KeyObject> {
+/** A new CA key: its signer, and how the CA bundle stores it (local PKCS#8, or the managed key's reference). */
+interface NewCaKey {
+  signer: CaSigner;
+  /** The local key; undefined for `kms`, whose key never leaves its backend. */
+  local: KeyObject | undefined;
+  stored: Pick<CaBundle, 'privateKey' | 'managedKey'>;
+}
+
+/** `kms`: the managed key the request names, if this mount may use it; otherwise a pool key of key_type/key_bits. */
+async function newCaKey(engine: PkiEngine, request: HandlerRequest, type: GenerationType): Promise<NewCaKey> {
+  if (type === 'kms') {
+    const signer = await ManagedCaSigner.open(engine.context.managedKeys, managedKeyReference(request.fields), request.mount);
+    return { signer, local: undefined, stored: { privateKey: null, managedKey: signer.ref } };
+  }
   const spec = resolveKeySpec(request.fields.get<string>('key_type'), request.fields.get<number>('key_bits'));
   if (typeof spec === 'string') throw badRequest(spec);
-  return engine.keys.take({ type: spec.type as KeyType, bits: spec.bits });
+  const key = await engine.keys.take({ type: spec.type as KeyType, bits: spec.bits });
+  return { signer: new LocalSigner(key), local: key, stored: { privateKey: storeKey(key) } };
 }
 
-/** A CA from its certificate and a local key (before they are stored). */
-const loadedCa = (certificatePem: string, chain: string[], privateKey: KeyObject): LoadedCa => describeCa(certificatePem, chain, new LocalSigner(privateKey));
-
-/** Installs a CA (certificate + key + chain) and its first CRL in one transaction. */
-async function installCa(engine: PkiEngine, request: HandlerRequest, ca: LoadedCa, privateKey: KeyObject, listed: boolean, extra?: (storage: MountStorage) => void): Promise<void> {
+/** Installs a CA (certificate + key or managed key reference + chain) and its first CRL in one transaction. */
+async function installCa(
+  engine: PkiEngine,
+  request: HandlerRequest,
+  ca: LoadedCa,
+  key: Pick<CaBundle, 'privateKey' | 'managedKey'>,
+  listed: boolean,
+  extra?: (storage: MountStorage) => void,
+): Promise<void> {
   const crl = await buildCrl(request.storage, ca, engine.now());
   engine.commit(request.mount.uuid, (storage) => {
-    storage.put('config/ca_bundle', { certificate: ca.certificatePem, privateKey: storeKey(privateKey), chain: ca.chain } satisfies CaBundle);
+    storage.put('config/ca_bundle', { certificate: ca.certificatePem, ...key, chain: ca.chain } satisfies CaBundle);
     storage.put('ca', ca.certificatePem);
     if (listed) storeCert(storage, ca.serial, ca.certificatePem, ca.notAfter.getTime());
     storage.put('crl', crl);
@@ -92,7 +128,7 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
     {
       pattern: 'root/generate/:type',
       summary: 'Generate a self-signed root CA.',
-      fields: { type: { type: 'string', description: 'internal, exported or kms' }, ...CA_FIELDS, ...KEY_FIELDS },
+      fields: { type: { type: 'string', description: 'internal, exported or kms' }, ...CA_FIELDS, ...KEY_FIELDS, ...KMS_FIELDS },
       operations: {
         update: (request) =>
           engine.exclusive(request.mount.uuid, async (): Promise<LogicalResponse> => {
@@ -109,8 +145,8 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             const now = engine.now();
             const validity = resolveValidity(role, request.fields, request.mount, undefined, now);
             const maxPath = request.fields.get<number>('max_path_length');
-            const key = await newCaKey(engine, request);
-            const signer = new LocalSigner(key);
+            const key = await newCaKey(engine, request, type);
+            const { signer } = key;
             const keyId = keyIdentifier(signer.publicKey);
             const serial = randomSerial();
             const extensions = caExtensions({
@@ -122,8 +158,8 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
               storage: request.storage,
             });
             const der = await signCertificate({ serial, subject: names.subject, issuer: names.subject, notBefore: validity.notBefore, notAfter: validity.notAfter, publicKey: signer.publicKey, extensions }, signer);
-            const ca = loadedCa(toPem(der, 'CERTIFICATE'), [], key);
-            await installCa(engine, request, ca, key, true);
+            const ca = describeCa(toPem(der, 'CERTIFICATE'), [], signer);
+            await installCa(engine, request, ca, key.stored, true);
             // The root's lease ends with its validity; its revocation marks the root revoked.
             const seconds = Math.max(1, Math.floor((validity.notAfter.getTime() - now.getTime()) / 1000));
             engine.context.leases.create({ mount: request.mount, path: `root/generate/${type}`, tokenId: null, ttl: seconds, maxTtl: seconds, renewable: false, revokeData: { root_serial: ca.serial } });
@@ -134,7 +170,7 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
               serial,
               notAfter: validity.notAfter,
               ca: undefined,
-              privateKey: type === 'exported' ? key : undefined,
+              privateKey: type === 'exported' ? key.local : undefined,
               withChain: false,
             });
             const warnings = maxPath === 0 ? ['Max path length of the generated certificate is zero. This certificate cannot be used to issue intermediate CA certificates.'] : [];
@@ -160,7 +196,7 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
       operations: {
         update: async (request) => {
           checkFormat(request.fields);
-          const ca = loadCa(request.storage);
+          const ca = loadCa(engine, { storage: request.storage, mountUuid: request.mount.uuid });
           const csr = csrOrThrow(request);
           const useCsrValues = request.fields.get<boolean>('use_csr_values');
           const role = caRoleFromRequest(request.fields, useCsrValues);
@@ -199,7 +235,7 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
           const tbs = certificate.tbsCertificate;
           if (!Buffer.from(AsnConvert.serialize(tbs.issuer)).equals(Buffer.from(AsnConvert.serialize(tbs.subject)))) throw badRequest('given certificate is not self-issued');
           if (!isCaCertificate(pem)) throw badRequest('given certificate is not a CA certificate');
-          const ca = loadCa(request.storage);
+          const ca = loadCa(engine, { storage: request.storage, mountUuid: request.mount.uuid });
           tbs.issuer = ca.subject;
           const others = (tbs.extensions ?? []).filter((item) => item.extnID !== asn.id_ce_authorityKeyIdentifier);
           tbs.extensions = new asn.Extensions([...others, authorityKeyId(ca.keyId)]);
@@ -215,6 +251,7 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
         type: { type: 'string', description: 'internal, exported or kms' },
         ...CA_FIELDS,
         ...KEY_FIELDS,
+        ...KMS_FIELDS,
         add_basic_constraints: { type: 'bool', default: false, description: 'ask for CA:TRUE in the CSR' },
       },
       operations: {
@@ -224,18 +261,20 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             checkFormat(request.fields);
             const role = caRoleFromRequest(request.fields, false);
             const names = resolveNames(role, request.fields, undefined);
-            const key = await newCaKey(engine, request);
-            const signer = new LocalSigner(key);
-            const csrDer = await signCsr(names.subject, [altNamesExtension(names.altNames), request.fields.get<boolean>('add_basic_constraints') ? basicConstraints(true) : undefined], signer);
+            const key = await newCaKey(engine, request, type);
+            const constraints = request.fields.get<boolean>('add_basic_constraints') ? basicConstraints(true) : undefined;
+            const requested = [altNamesExtension(names.altNames), constraints];
+            const csrDer = await signCsr(names.subject, requested, key.signer);
             // A new key replaces the CA bundle (no certificate until set-signed), as upstream.
-            engine.commit(request.mount.uuid, (storage) => storage.put('config/ca_bundle', { certificate: null, privateKey: storeKey(key), chain: [] } satisfies CaBundle));
+            const bundle: CaBundle = { certificate: null, ...key.stored, chain: [] };
+            engine.commit(request.mount.uuid, (storage) => storage.put('config/ca_bundle', bundle));
             const format = request.fields.get<string>('format');
             const csrText = format === 'der' ? csrDer.toString('base64') : toPem(csrDer, 'CERTIFICATE REQUEST');
             const data: Record<string, unknown> = { csr: csrText };
-            if (type === 'exported') {
-              const keyText = exportPrivateKey(key, request.fields.get<string>('private_key_format'), format);
+            if (type === 'exported' && key.local) {
+              const keyText = exportPrivateKey(key.local, request.fields.get<string>('private_key_format'), format);
               data.private_key = keyText;
-              data.private_key_type = key.asymmetricKeyType === 'ec' ? 'ec' : 'rsa';
+              data.private_key_type = key.local.asymmetricKeyType === 'ec' ? 'ec' : 'rsa';
               if (format === 'pem_bundle') data.csr = `${keyText}\n${csrText}`;
             }
             return { data };
@@ -253,11 +292,15 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             const [pem, ...chain] = certificates;
             if (!pem) throw badRequest('no certificate provided in the "certificate" parameter');
             const bundle = readBundle(request.storage);
-            if (!bundle?.privateKey) throw badRequest('could not find any existing entry with a private key');
-            const key = createPrivateKey(bundle.privateKey);
-            if (!new X509Certificate(pem).checkPrivateKey(key)) throw badRequest('the given certificate does not match the stored private key');
+            if (!bundle || !hasCaKey(bundle)) throw badRequest('could not find any existing entry with a private key');
+            // The stored key, local or in a managed key's backend, checked through its public half.
+            const signer = signerFor(engine, bundle, request.mount.uuid);
+            if (!samePublicKey(new X509Certificate(pem).publicKey, signer.publicKey)) {
+              throw badRequest('the given certificate does not match the stored private key');
+            }
             if (!isCaCertificate(pem)) throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
-            await installCa(engine, request, loadedCa(pem, chain, key), key, true);
+            const key = { privateKey: bundle.privateKey, managedKey: bundle.managedKey };
+            await installCa(engine, request, describeCa(pem, chain, signer), key, true);
             return undefined;
           }),
       },
@@ -285,7 +328,8 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             if (!pem) throw badRequest('the private key in the PEM bundle does not match any certificate in it');
             if (!isCaCertificate(pem)) throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
             // Uploaded CAs are not listed under certs/, as upstream.
-            await installCa(engine, request, loadedCa(pem, certificates.filter((item) => item !== pem), key), key, false);
+            const ca = describeCa(pem, certificates.filter((item) => item !== pem), new LocalSigner(key));
+            await installCa(engine, request, ca, { privateKey: storeKey(key) }, false);
             return undefined;
           }),
       },

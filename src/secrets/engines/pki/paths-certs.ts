@@ -61,7 +61,7 @@ interface LeafInput {
 async function issueLeaf(engine: PkiEngine, request: HandlerRequest, input: LeafInput): Promise<LogicalResponse> {
   const { role } = input;
   checkFormat(request.fields);
-  const ca = loadCa(request.storage);
+  const ca = loadCa(engine, { storage: request.storage, mountUuid: request.mount.uuid });
   if (!input.csr && role.key_type === 'any') throw badRequest('role key type "any" not allowed for issuing certificates, only signing');
   if (input.csr) checkCsrKey(role, input.csr.publicKey);
   const names = resolveNames(role, request.fields, input.verbatim ? undefined : input.csr);

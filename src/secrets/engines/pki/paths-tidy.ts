@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../../../core/errors.js';
 import type { PathSpec } from '../../framework/types.js';
-import { buildCrl, loadCa, readBundle, type StoredCert } from './ca-store.js';
+import { buildCrl, hasCaKey, loadCa, readBundle, type StoredCert } from './ca-store.js';
 import { raw, type PkiEngine } from './engine.js';
 
 interface TidyStatus {
@@ -55,8 +55,9 @@ export function tidyPaths(engine: PkiEngine): PathSpec[] {
             const revokedSerials = new Set(request.storage.list('revoked/'));
             const dropCerts = expired.filter((serial) => (revokedSerials.has(serial) ? revoked : certStore));
             const dropRevoked = revoked ? expired.filter((serial) => revokedSerials.has(serial)) : [];
-            const hasCa = Boolean(readBundle(request.storage)?.privateKey);
-            const crl = dropRevoked.length > 0 && hasCa ? await buildCrlWithout(request.storage, dropRevoked) : undefined;
+            const hasCa = hasCaKey(readBundle(request.storage));
+            const crl =
+              dropRevoked.length > 0 && hasCa ? await buildCrlWithout(request.storage, request.mount.uuid, dropRevoked) : undefined;
             const status: TidyStatus = {
               state: 'Finished',
               safety_buffer: buffer,
@@ -100,8 +101,8 @@ export function tidyPaths(engine: PkiEngine): PathSpec[] {
   ];
 
   /** The CRL as it will be once `serials` are gone from it. */
-  async function buildCrlWithout(storage: Parameters<typeof buildCrl>[0], serials: string[]) {
-    const ca = loadCa(storage);
+  async function buildCrlWithout(storage: Parameters<typeof buildCrl>[0], mountUuid: string, serials: string[]) {
+    const ca = loadCa(engine, { storage, mountUuid });
     const hidden = new Set(serials);
     const view = Object.create(storage) as typeof storage;
     view.list = (prefix: string) => storage.list(prefix).filter((key) => !(prefix === 'revoked/' && hidden.has(key)));

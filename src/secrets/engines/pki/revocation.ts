@@ -9,7 +9,7 @@ import { storageSerial } from './x509.js';
 /** Rebuilds and stores the CRL (`crl/rotate`, CA changes, CRL configuration). */
 export async function rotateCrl(engine: PkiEngine, request: Pick<HandlerRequest, 'storage' | 'mount'>): Promise<void> {
   await engine.exclusive(request.mount.uuid, async () => {
-    const ca = loadCa(request.storage);
+    const ca = loadCa(engine, { storage: request.storage, mountUuid: request.mount.uuid });
     const crl = await buildCrl(request.storage, ca, engine.now());
     request.storage.put('crl', crl);
   });
@@ -32,7 +32,8 @@ export async function revokeSerial(engine: PkiEngine, storage: MountStorage, mou
     if (bundle?.certificate && storageSerial(serialOf(bundle.certificate)) === serial) throw badRequest('adding CA to CRL is not allowed');
     const now = engine.now();
     if (stored.notAfter <= now.getTime() + 2000) return undefined;
-    const ca = loadCa(storage, 'could not fetch the CA certificate: backend must be configured with a CA certificate/key');
+    const message = 'could not fetch the CA certificate: backend must be configured with a CA certificate/key';
+    const ca = loadCa(engine, { storage, mountUuid }, message);
     const record: RevocationRecord = { revocation_time: Math.floor(now.getTime() / 1000), revocation_time_rfc3339: rfc3339Nano(now) };
     const crl = await buildCrl(storage, ca, now, [{ serial: Buffer.from(serial.replace(/-/g, ''), 'hex'), revokedAt: now }]);
     engine.commit(mountUuid, (tx) => {
