@@ -148,6 +148,8 @@ describe('the key/value engine, version 2 (secret/)', () => {
       'payload must contain at most 64 keys, provided 65',
     );
     expect((await v1(server, 'POST', 'secret/metadata/pre', { body: { max_versions: 'many' } })).status).toBe(400);
+    expect((await v1(server, 'POST', 'secret/metadata/pre', { body: { max_versions: -1 } })).body.errors).toEqual(['max_versions must not be negative']);
+    expect((await v1(server, 'GET', 'secret/metadata/pre')).body.data.max_versions).toBe(2);
     expect((await v1(server, 'GET', 'secret/metadata/pre')).body.data.custom_metadata).toBeNull();
   });
 

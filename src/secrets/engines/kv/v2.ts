@@ -204,7 +204,7 @@ export function v2Handlers(clock: Clock) {
   const metadataChanges = (request: HandlerRequest, meta: KeyMetadata, patch: boolean): string[] => {
     const fields = new FieldData(METADATA_FIELDS, request.data);
     const custom = fields.has('custom_metadata') ? customMetadata(fields.get('custom_metadata'), patch) : undefined;
-    if (fields.has('max_versions')) meta.max_versions = fields.get<number>('max_versions');
+    if (fields.has('max_versions')) meta.max_versions = maxVersions(fields);
     if (fields.has('cas_required')) meta.cas_required = fields.get<boolean>('cas_required');
     if (fields.has('delete_version_after')) meta.delete_version_after = fields.get<number>('delete_version_after');
     if (custom) {
@@ -331,7 +331,7 @@ export function v2Handlers(clock: Clock) {
       update: (request: HandlerRequest): undefined => {
         const fields = new FieldData(CONFIG_FIELDS, request.data);
         const config = readConfig(request.storage);
-        if (fields.has('max_versions')) config.max_versions = fields.get<number>('max_versions');
+        if (fields.has('max_versions')) config.max_versions = maxVersions(fields);
         if (fields.has('cas_required')) config.cas_required = fields.get<boolean>('cas_required');
         if (fields.has('delete_version_after')) config.delete_version_after = signedDuration(fields.get('delete_version_after'));
         writeConfig(request.storage, config);
@@ -339,6 +339,13 @@ export function v2Handlers(clock: Clock) {
       },
     },
   };
+}
+
+/** The real service keeps an unsigned count, so a negative one would wrap; it is refused instead. */
+function maxVersions(fields: FieldData): number {
+  const value = fields.get<number>('max_versions');
+  if (value < 0) throw badRequest('max_versions must not be negative');
+  return value;
 }
 
 /** A duration that may be negative (`-1s`, `-1`): the mount's way to disable expiry. */
