@@ -45,6 +45,8 @@ export const kvEngine: EngineFactory = (context) => {
 
   const dispatch = (operation: Operation, versioned: Handler | undefined, catchAll: boolean): Handler => async (request) => {
     if (!isVersioned(request)) {
+      // v1 entries written now are upgraded if the mount is tuned to version 2 again.
+      upgraded.delete(request.mount.uuid);
       const plain = V1_OPERATIONS[operation];
       if (!plain) throw UNSUPPORTED_OPERATION;
       return plain(request);

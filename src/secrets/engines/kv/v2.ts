@@ -34,8 +34,12 @@ const METADATA_FIELDS: Record<string, FieldSpec> = {
   custom_metadata: { type: 'map', description: 'String pairs kept with the key (64 keys; keys 128, values 512 bytes).' },
 };
 
+const VERSION_FIELD: Record<string, FieldSpec> = {
+  version: { type: 'int', description: 'The version to read (default: the current one).', default: 0 },
+};
+
 const SUBKEYS_FIELDS: Record<string, FieldSpec> = {
-  version: { type: 'int', description: 'The version to describe (default: the current one).', default: 0 },
+  ...VERSION_FIELD,
   depth: { type: 'int', description: 'How deep to descend (0: all the way).', default: 0 },
 };
 
@@ -72,7 +76,7 @@ function versionMetadataWire(meta: KeyMetadata, version: number) {
  * carries the version's metadata, as the real service answers.
  */
 function readableVersion(request: HandlerRequest, meta: KeyMetadata | undefined, now: Date, body: string): { version: number; meta: KeyMetadata } {
-  const requested = new FieldData(SUBKEYS_FIELDS, request.data).get<number>('version');
+  const requested = new FieldData(VERSION_FIELD, request.data).get<number>('version');
   if (!meta) throw notFound();
   const version = requested > 0 ? requested : meta.current_version;
   const entry = meta.versions[String(version)];
