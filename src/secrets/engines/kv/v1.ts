@@ -1,5 +1,6 @@
-import { ApiError, badRequest, notFound } from '../../../core/errors.js';
+import { badRequest, notFound } from '../../../core/errors.js';
 import { parseDurationSeconds } from '../../../core/duration.js';
+import { entryPathProblem, missingDataFields } from '../../framework/entries.js';
 import type { HandlerRequest, LogicalResponse } from '../../framework/types.js';
 import { effectiveTtls } from '../../leases/ttl.js';
 import { V1_PREFIX } from './store.js';
@@ -10,17 +11,8 @@ import { V1_PREFIX } from './store.js';
  * as the real service's non-versioned engine answers.
  */
 
-/** Why `path` cannot name an entry, if it cannot. */
-export function pathProblem(path: string): string | undefined {
-  if (path === '') return 'missing path';
-  const segments = path.split('/');
-  if (segments.some((segment) => segment === '')) return `invalid path "${path}": empty segments are not allowed`;
-  if (segments.some((segment) => segment === '..' || segment === '.')) return `invalid path "${path}": "." and ".." segments are not allowed`;
-  return undefined;
-}
-
 function entryKey(path: string): string {
-  const problem = pathProblem(path);
+  const problem = entryPathProblem(path);
   if (problem) throw badRequest(problem);
   return `${V1_PREFIX}${path}`;
 }
@@ -38,7 +30,7 @@ function entryTtl(data: Record<string, unknown>): number | undefined {
 
 export const v1 = {
   exists(request: HandlerRequest): boolean {
-    return pathProblem(request.path) === undefined && request.storage.get(`${V1_PREFIX}${request.path}`) !== undefined;
+    return entryPathProblem(request.path) === undefined && request.storage.get(`${V1_PREFIX}${request.path}`) !== undefined;
   },
 
   read(request: HandlerRequest): LogicalResponse {
@@ -50,17 +42,14 @@ export const v1 = {
 
   write(request: HandlerRequest): undefined {
     const key = entryKey(request.path);
-    if (Object.keys(request.data).length === 0) {
-      // As the cubbyhole engine: the real service fails this with a Go error (a 500 with this text).
-      throw new ApiError(500, 'missing data fields', { messages: ['1 error occurred:\n\t* missing data fields\n\n'] });
-    }
+    if (Object.keys(request.data).length === 0) throw missingDataFields();
     request.storage.put(key, request.data);
     return undefined;
   },
 
   list(request: HandlerRequest): LogicalResponse {
     const folder = request.path.replace(/\/$/, '');
-    const problem = folder === '' ? undefined : pathProblem(folder);
+    const problem = folder === '' ? undefined : entryPathProblem(folder);
     if (problem) throw badRequest(problem);
     const keys = request.storage.list(`${V1_PREFIX}${request.path}`);
     if (keys.length === 0) throw notFound();
