@@ -71,6 +71,15 @@ describe('the key/value engine, version 1, and how kv mounts are enabled and des
     expect((await v1(server, 'GET', 'upgrade/top')).status).toBe(404);
   });
 
+  it('appears in the OpenAPI document at secret/ and every other kv mount', async () => {
+    const document = (await (await fetch(`${server.baseUrl}/_emulator/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    for (const path of ['/v1/secret/data/{path}', '/v1/secret/metadata/{path}', '/v1/secret/config', '/v1/secret/subkeys/{path}', '/v1/kv1/{path}']) {
+      expect(document.paths[path]?.['get'], path).toBeDefined();
+    }
+    expect(document.paths['/v1/secret/destroy/{path}']?.['post']).toBeDefined();
+    expect(document.paths['/v1/sys/internal/ui/mounts/{path}']?.['get']).toBeDefined();
+  });
+
   it('describes the mount of a path for callers with access inside it (sys/internal/ui/mounts)', async () => {
     const root = await v1(server, 'GET', 'sys/internal/ui/mounts/secret/app/db');
     expect(root.status).toBe(200);

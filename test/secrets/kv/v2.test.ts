@@ -135,6 +135,12 @@ describe('the key/value engine, version 2 (secret/)', () => {
     expect((await list(server, 'secret/metadata/meta')).body.data.keys).toEqual(['dir/']);
   });
 
+  it('lists exactly the keys under a folder: case counts, and a sibling sharing the prefix is not inside', async () => {
+    for (const path of ['Case/upper', 'case/lower', 'case-x/other', 'caseless']) await v1(server, 'POST', `secret/data/${path}`, { body: { data: { path } } });
+    expect((await list(server, 'secret/metadata/case')).body.data.keys).toEqual(['lower']);
+    expect((await list(server, 'secret/metadata/Case')).body.data.keys).toEqual(['upper']);
+  });
+
   it('creates metadata before any version, and validates custom_metadata as the real service does', async () => {
     expect((await v1(server, 'POST', 'secret/metadata/pre', { body: { max_versions: 2 } })).status).toBe(204);
     expect((await v1(server, 'GET', 'secret/metadata/pre')).body.data).toMatchObject({ current_version: 0, versions: {}, max_versions: 2 });
