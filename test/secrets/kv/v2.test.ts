@@ -142,6 +142,8 @@ describe('the key/value engine, version 2 (secret/)', () => {
   });
 
   it('creates metadata before any version, and validates custom_metadata as the real service does', async () => {
+    expect((await v1(server, 'POST', 'secret/metadata/pre', { body: { unrelated: 1 } })).status).toBe(204);
+    expect((await v1(server, 'GET', 'secret/metadata/pre')).status).toBe(404);
     expect((await v1(server, 'POST', 'secret/metadata/pre', { body: { max_versions: 2 } })).status).toBe(204);
     expect((await v1(server, 'GET', 'secret/metadata/pre')).body.data).toMatchObject({ current_version: 0, versions: {}, max_versions: 2 });
     expect((await v1(server, 'GET', 'secret/data/pre')).status).toBe(404);

@@ -282,6 +282,8 @@ export function v2Handlers(clock: Clock) {
       },
       update: (request: HandlerRequest): LogicalResponse | undefined => {
         if (keyOf(request) === '') throw badRequest('missing path');
+        // Like the real engine: a write naming none of the settings changes (and creates) nothing.
+        if (!Object.keys(METADATA_FIELDS).some((name) => request.data[name] !== undefined && request.data[name] !== null)) return undefined;
         const meta = readMeta(request.storage, keyOf(request)) ?? newMeta(clock.now());
         const warnings = metadataChanges(request, meta, false);
         writeMeta(request.storage, keyOf(request), meta);
