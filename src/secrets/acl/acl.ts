@@ -108,7 +108,9 @@ export class Acl {
       const segments = full.split('/');
       const reaches = parts.every((part, index) => {
         const segment = segments[index];
-        return segment === '+' || segment === part || (index === segments.length - 1 && segment !== undefined && segment.endsWith('*') && part.startsWith(segment.slice(0, -1)));
+        if (segment === undefined) return false;
+        const globbed = index === segments.length - 1 && segment.endsWith('*') && part.startsWith(segment.slice(0, -1));
+        return segment === '+' || segment === part || globbed;
       });
       if (reaches && grants(bits)) return true;
     }

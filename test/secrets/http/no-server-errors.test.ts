@@ -16,7 +16,8 @@ const PATHS = [
   'auth/token/create', 'auth/token/create-orphan', 'auth/token/lookup', 'auth/token/lookup-self', 'auth/token/lookup-accessor', 'auth/token/renew',
   'auth/token/renew-self', 'auth/token/revoke', 'auth/token/revoke-accessor', 'auth/token/revoke-orphan', 'auth/token/accessors',
   'cubbyhole', 'cubbyhole/fuzz', 'cubbyhole/fuzz/a', 'secret', 'secret/fuzz', 'secret/config', 'secret/data/fuzz', 'secret/metadata/fuzz',
-  'secret/metadata', 'secret/delete/fuzz', 'secret/undelete/fuzz', 'secret/destroy/fuzz', 'secret/subkeys/fuzz', 'sys/internal/ui/mounts/secret/x',
+  'secret/metadata', 'secret/delete/fuzz', 'secret/undelete/fuzz', 'secret/destroy/fuzz', 'secret/subkeys/fuzz',
+  'sys/internal/ui/mounts/secret/x',
   'pki/ca', 'database/creds/x', 'nomount/x', 'sys/nothing', 'auth/token/nothing', 'auth/other/x', '',
 ];
 

@@ -23,7 +23,9 @@ describe('policies on the key/value engine', () => {
     await putPolicy(server, 'writer', 'path "secret/data/new/*" { capabilities = ["create"] }');
     app = (await createToken(server, { policies: ['app'] })).client_token;
     writer = (await createToken(server, { policies: ['writer'] })).client_token;
-    for (const path of ['app/db', 'app/admin', 'other/x', 'shared/s']) await v1(server, 'POST', `secret/data/${path}`, { body: { data: { path } } });
+    for (const path of ['app/db', 'app/admin', 'other/x', 'shared/s']) {
+      await v1(server, 'POST', `secret/data/${path}`, { body: { data: { path } } });
+    }
   });
   afterAll(() => server.close());
 

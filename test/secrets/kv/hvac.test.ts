@@ -105,7 +105,7 @@ describe.skipIf(!interpreter && !process.env.CI)('a real client: hvac on the key
       secret_mount: { version: '2' },
       v1_write: 1,
       v2_write: 2,
-      cas_mismatch: 'invalid: check-and-set parameter did not match the current version, on post ' + `${server.baseUrl}/v1/secret/data/app/db`,
+      cas_mismatch: `invalid: check-and-set parameter did not match the current version, on post ${server.baseUrl}/v1/secret/data/app/db`,
       latest: {
         data: { user: 'svc2' },
         metadata: { version: 2, created_time: expect.any(String), deletion_time: '', destroyed: false, custom_metadata: null },
@@ -119,7 +119,11 @@ describe.skipIf(!interpreter && !process.env.CI)('a real client: hvac on the key
       metadata: {
         max_versions: 5,
         current_version: 3,
-        versions: { '1': { destroyed: true, deleted: false }, '2': { destroyed: false, deleted: true }, '3': { destroyed: false, deleted: false } },
+        versions: {
+          '1': { destroyed: true, deleted: false },
+          '2': { destroyed: false, deleted: true },
+          '3': { destroyed: false, deleted: false },
+        },
       },
       denied_admin: 'forbidden',
       denied_elsewhere: 'forbidden',

@@ -72,8 +72,11 @@ describe('the key/value engine, version 1, and how kv mounts are enabled and des
   });
 
   it('appears in the OpenAPI document at secret/ and every other kv mount', async () => {
-    const document = (await (await fetch(`${server.baseUrl}/_emulator/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
-    for (const path of ['/v1/secret/data/{path}', '/v1/secret/metadata/{path}', '/v1/secret/config', '/v1/secret/subkeys/{path}', '/v1/kv1/{path}']) {
+    type Document = { paths: Record<string, Record<string, unknown>> };
+    const document = (await (await fetch(`${server.baseUrl}/_emulator/openapi.json`)).json()) as Document;
+    const reads = ['/v1/secret/data/{path}', '/v1/secret/metadata/{path}', '/v1/secret/config', '/v1/secret/subkeys/{path}'];
+    reads.push('/v1/kv1/{path}');
+    for (const path of reads) {
       expect(document.paths[path]?.['get'], path).toBeDefined();
     }
     expect(document.paths['/v1/secret/destroy/{path}']?.['post']).toBeDefined();

@@ -122,7 +122,8 @@ describe('the key/value engine, version 2 (secret/)', () => {
       body: JSON.stringify({ custom_metadata: { tier: null, region: 'eu' } }),
     });
     expect(patch.status).toBe(204);
-    expect((await v1(server, 'GET', 'secret/metadata/meta/one')).body.data).toMatchObject({ custom_metadata: { owner: 'team-a', region: 'eu' }, max_versions: 5 });
+    const patched = (await v1(server, 'GET', 'secret/metadata/meta/one')).body.data;
+    expect(patched).toMatchObject({ custom_metadata: { owner: 'team-a', region: 'eu' }, max_versions: 5 });
 
     expect((await list(server, 'secret/metadata/meta')).body.data.keys).toEqual(['dir/', 'one']);
     expect((await listMethod(server, 'secret/metadata/meta/')).body).toMatchObject({ data: { keys: ['dir/', 'one'] } });
@@ -136,7 +137,9 @@ describe('the key/value engine, version 2 (secret/)', () => {
   });
 
   it('lists exactly the keys under a folder: case counts, and a sibling sharing the prefix is not inside', async () => {
-    for (const path of ['Case/upper', 'case/lower', 'case-x/other', 'caseless']) await v1(server, 'POST', `secret/data/${path}`, { body: { data: { path } } });
+    for (const path of ['Case/upper', 'case/lower', 'case-x/other', 'caseless']) {
+      await v1(server, 'POST', `secret/data/${path}`, { body: { data: { path } } });
+    }
     expect((await list(server, 'secret/metadata/case')).body.data.keys).toEqual(['lower']);
     expect((await list(server, 'secret/metadata/Case')).body.data.keys).toEqual(['upper']);
   });
@@ -156,7 +159,8 @@ describe('the key/value engine, version 2 (secret/)', () => {
       'payload must contain at most 64 keys, provided 65',
     );
     expect((await v1(server, 'POST', 'secret/metadata/pre', { body: { max_versions: 'many' } })).status).toBe(400);
-    expect((await v1(server, 'POST', 'secret/metadata/pre', { body: { max_versions: -1 } })).body.errors).toEqual(['max_versions must not be negative']);
+    const negative = await v1(server, 'POST', 'secret/metadata/pre', { body: { max_versions: -1 } });
+    expect(negative.body.errors).toEqual(['max_versions must not be negative']);
     expect((await v1(server, 'GET', 'secret/metadata/pre')).body.data.max_versions).toBe(2);
     expect((await v1(server, 'GET', 'secret/metadata/pre')).body.data.custom_metadata).toBeNull();
   });
@@ -175,7 +179,10 @@ describe('the key/value engine, version 2 (secret/)', () => {
   it('describes a version\'s shape (subkeys) without its values', async () => {
     await v1(server, 'POST', 'secret/data/shape', { body: { data: { a: 1, b: { c: 'x', d: { e: true } }, list: [1, 2] } } });
     const all = await v1(server, 'GET', 'secret/subkeys/shape');
-    expect(all.body.data).toEqual({ subkeys: { a: null, b: { c: null, d: { e: null } }, list: null }, metadata: expect.objectContaining({ version: 1 }) });
+    expect(all.body.data).toEqual({
+      subkeys: { a: null, b: { c: null, d: { e: null } }, list: null },
+      metadata: expect.objectContaining({ version: 1 }),
+    });
     expect((await v1(server, 'GET', 'secret/subkeys/shape?depth=1')).body.data.subkeys).toEqual({ a: null, b: null, list: null });
     expect((await v1(server, 'GET', 'secret/subkeys/shape?depth=-1')).status).toBe(400);
     expect((await v1(server, 'GET', 'secret/subkeys/nothing')).status).toBe(404);
@@ -201,7 +208,8 @@ describe('the key/value engine, version 2 (secret/)', () => {
     const read = await v1(server, 'GET', 'secret/app/db');
     expect(read.status).toBe(404);
     expect(read.body.warnings).toEqual([
-      "Invalid path for a versioned K/V secrets engine. See the API docs for the appropriate API endpoints to use. If using the Vault CLI, use 'vault kv get' for this operation.",
+      'Invalid path for a versioned K/V secrets engine. See the API docs for the appropriate API endpoints to use. ' +
+        "If using the Vault CLI, use 'vault kv get' for this operation.",
     ]);
     expect((await v1(server, 'POST', 'secret/app/db', { body: { a: 1 } })).body.warnings[0]).toContain("'vault kv put'");
     expect((await list(server, 'secret/app')).body.warnings[0]).toContain("'vault kv list'");
@@ -211,9 +219,11 @@ describe('the key/value engine, version 2 (secret/)', () => {
   });
 
   it('keeps mount-wide settings in config', async () => {
-    expect((await v1(server, 'GET', 'secret/config')).body.data).toEqual({ max_versions: 0, cas_required: false, delete_version_after: '0s' });
+    const initial = (await v1(server, 'GET', 'secret/config')).body.data;
+    expect(initial).toEqual({ max_versions: 0, cas_required: false, delete_version_after: '0s' });
     expect((await v1(server, 'POST', 'secret/config', { body: { max_versions: 3, delete_version_after: '30m' } })).status).toBe(204);
-    expect((await v1(server, 'GET', 'secret/config')).body.data).toEqual({ max_versions: 3, cas_required: false, delete_version_after: '30m0s' });
+    const changed = (await v1(server, 'GET', 'secret/config')).body.data;
+    expect(changed).toEqual({ max_versions: 3, cas_required: false, delete_version_after: '30m0s' });
     expect((await v1(server, 'POST', 'secret/config', { body: { max_versions: 'x' } })).status).toBe(400);
     expect((await v1(server, 'POST', 'secret/config', { body: { delete_version_after: 'soon' } })).status).toBe(400);
     await v1(server, 'POST', 'secret/config', { body: { max_versions: 0, delete_version_after: '0s' } });

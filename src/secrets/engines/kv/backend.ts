@@ -5,7 +5,9 @@ import { upgradeV1Entries } from './store.js';
 import { v1 } from './v1.js';
 import { DeletedVersion, v2Handlers } from './v2.js';
 
-const UNSUPPORTED_OPERATION = new ApiError(405, 'unsupported operation', { messages: ['1 error occurred:\n\t* unsupported operation\n\n'] });
+const UNSUPPORTED_OPERATION = new ApiError(405, 'unsupported operation', {
+  messages: ['1 error occurred:\n\t* unsupported operation\n\n'],
+});
 
 /** The CLI sub-command the real service names when a v2 mount is addressed without `data/` or `metadata/`. */
 const CLI_VERB: Record<Operation, string> = { read: 'get', list: 'list', create: 'put', update: 'put', delete: 'delete', patch: 'patch' };
@@ -94,8 +96,8 @@ export const kvEngine: EngineFactory = (context) => {
     type: 'kv',
     paths: [
       endpoint('config', 'v2: mount-wide max_versions, cas_required and delete_version_after.', v2.config, v2.fields.config),
-      endpoint('data/:path*', 'v2: read (?version=), write (options.cas), patch, or soft-delete the latest version.', v2.data, v2.fields.data, v2.exists),
-      endpoint('metadata/:path*', "v2: a key's versions and settings; list keys; delete every version.", v2.metadata, v2.fields.metadata, v2.exists),
+      endpoint('data/:path*', 'v2: read (?version=), write (options.cas), patch, soft-delete.', v2.data, v2.fields.data, v2.exists),
+      endpoint('metadata/:path*', "v2: a key's versions and settings; list; delete all.", v2.metadata, v2.fields.metadata, v2.exists),
       endpoint('delete/:path*', 'v2: soft-delete the given versions.', v2.delete),
       endpoint('undelete/:path*', 'v2: restore soft-deleted versions.', v2.undelete),
       endpoint('destroy/:path*', 'v2: remove the given versions for good.', v2.destroy),
