@@ -6,6 +6,7 @@ import { PolicyStore } from './acl/policy-store.js';
 import type { EngineFactory, SecretsContext } from './context.js';
 import { cubbyholeEngine } from './engines/cubbyhole/backend.js';
 import { databaseEngine } from './engines/database/backend.js';
+import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
@@ -21,6 +22,7 @@ export const ENGINES = new Map<string, EngineFactory>([
   ['cubbyhole', cubbyholeEngine],
   ['pki', pkiEngine()],
   ['database', databaseEngine],
+  ['kv', kvEngine],
 ]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {

@@ -103,7 +103,13 @@ export const SeedSchema = Type.Object(
           mounts: Type.Optional(
             Type.Array(
               Type.Object(
-                { path: Type.String({ minLength: 1 }), type: Type.String({ minLength: 1 }), description: Type.Optional(Type.String()) },
+                {
+                  path: Type.String({ minLength: 1 }),
+                  type: Type.String({ minLength: 1 }),
+                  description: Type.Optional(Type.String()),
+                  /** Engine options, as `sys/mounts` takes them (`{"version": "2"}` for the key/value engine). */
+                  options: Type.Optional(Type.Record(Type.String(), Type.String())),
+                },
                 { additionalProperties: false },
               ),
             ),

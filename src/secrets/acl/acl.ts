@@ -91,6 +91,32 @@ export class Acl {
     return (granted & REQUIRED[operation]) !== 0;
   }
 
+  /**
+   * Whether some rule grants anything at or below `mount` (e.g. `secret/`), as the real service
+   * decides who may see a mount's details (`sys/internal/ui/mounts/…`): a grant on the mount path
+   * itself, an exact or prefix rule under it, or a `+` rule that reaches into it.
+   */
+  grantsUnder(mount: string): boolean {
+    if (this.isRoot) return true;
+    const grants = (bits: number) => bits !== 0 && !(bits & CAPABILITY_BITS.deny);
+    if (grants(this.capabilities(mount))) return true;
+    for (const table of [this.exact, this.prefix]) {
+      for (const [path, bits] of table) if (path.startsWith(mount) && grants(bits)) return true;
+    }
+    const parts = mount.replace(/\/$/, '').split('/');
+    for (const [full, bits] of this.segment) {
+      const segments = full.split('/');
+      const reaches = parts.every((part, index) => {
+        const segment = segments[index];
+        if (segment === undefined) return false;
+        const globbed = index === segments.length - 1 && segment.endsWith('*') && part.startsWith(segment.slice(0, -1));
+        return segment === '+' || segment === part || globbed;
+      });
+      if (reaches && grants(bits)) return true;
+    }
+    return false;
+  }
+
   /** Whether the caller holds `sudo` on `path` (root always does). */
   hasSudo(path: string): boolean {
     if (this.isRoot) return true;

@@ -26,6 +26,8 @@ export interface MountInfo {
   uuid: string;
   accessor: string;
   config: Record<string, unknown>;
+  /** Engine options as `sys/mounts` shows them (the key/value engine's `version`). */
+  options?: Record<string, string> | null;
 }
 
 /** What a handler sees: the operation, its path captures and typed fields, the caller, its mount's storage. */
@@ -78,6 +80,8 @@ export interface LogicalResponse {
   raw?: RawBody;
   /** Also copy each `data` key to the top level, as the real service does for some `sys/` routes. */
   dataAtTopLevel?: boolean;
+  /** The envelope with another status (the key/value engine's 404 that still carries metadata). */
+  status?: number;
 }
 
 /** A handler returns nothing for "204, no body". */

@@ -37,7 +37,7 @@ export function sendLogical(reply: FastifyReply, response: LogicalResponse | und
     auth: response.auth ?? null,
   };
   const body = response.dataAtTopLevel && response.data ? { ...response.data, ...envelope } : envelope;
-  return send(reply, 200, body);
+  return send(reply, response.status ?? 200, body);
 }
 
 /** `{"errors": [...]}` with the status the real service uses; `[]` for a plain 404. */

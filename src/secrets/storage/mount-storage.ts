@@ -1,4 +1,4 @@
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { secretEntries } from '../../store/tables.js';
 import { prepared } from '../../store/prepared.js';
@@ -40,24 +40,28 @@ export class MountStorage {
   }
 
   /**
-   * Keys starting with `prefix`, exactly. SQLite's LIKE narrows the scan but ignores ASCII case,
-   * and two tokens' cubbyholes differ only by accessor, so the final test is done here.
+   * Keys starting with `prefix`, in order: a range on the (mount, key) primary key, so only those
+   * keys are read. Text compares bytewise, so `[prefix, prefix with its last character bumped)`
+   * holds exactly the keys that start with it (case included).
    */
-  private keysWithPrefix(prefix: string): string[] {
-    const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+  keys(prefix: string): string[] {
+    const inMount = eq(secretEntries.mountUuid, this.mountUuid);
+    const from = gte(secretEntries.key, prefix);
+    const last = prefix.codePointAt(prefix.length - 1);
+    const until = last === undefined ? undefined : lt(secretEntries.key, `${prefix.slice(0, -1)}${String.fromCodePoint(last + 1)}`);
     return this.db
       .select({ key: secretEntries.key })
       .from(secretEntries)
-      .where(and(eq(secretEntries.mountUuid, this.mountUuid), sql`${secretEntries.key} LIKE ${pattern} ESCAPE '\\'`))
+      .where(until ? and(inMount, from, until) : inMount)
+      .orderBy(asc(secretEntries.key))
       .all()
-      .map((row) => row.key)
-      .filter((key) => key.startsWith(prefix));
+      .map((row) => row.key);
   }
 
   /** Direct children of `prefix` (which ends in `/` or is empty), sorted; folders end in `/`. */
   list(prefix: string): string[] {
     const children = new Set<string>();
-    for (const key of this.keysWithPrefix(prefix)) {
+    for (const key of this.keys(prefix)) {
       const rest = key.slice(prefix.length);
       const slash = rest.indexOf('/');
       children.add(slash === -1 ? rest : rest.slice(0, slash + 1));
@@ -67,7 +71,7 @@ export class MountStorage {
 
   /** Removes every key under `prefix` (a token's cubbyhole when the token goes). */
   deletePrefix(prefix: string): void {
-    const keys = this.keysWithPrefix(prefix);
+    const keys = this.keys(prefix);
     if (keys.length > 0) this.db.delete(secretEntries).where(and(eq(secretEntries.mountUuid, this.mountUuid), inArray(secretEntries.key, keys))).run();
   }
 

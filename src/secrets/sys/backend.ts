@@ -2,6 +2,7 @@ import { ApiError } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
 import { parseBool } from '../framework/fields.js';
 import type { Backend, PathSpec } from '../framework/types.js';
+import { internalUiPaths } from './internal-ui.js';
 import { leasePaths } from './leases.js';
 import { managedKeyPaths } from './managed-keys.js';
 import { mountPaths } from './mounts.js';
@@ -64,7 +65,7 @@ const refuseHealthMethod = (): never => {
  * leases beside it), so each area's paths live with its logic.
  */
 export function systemBackend(context: SecretsContext): Backend {
-  return { type: 'system', paths: [...statusPaths(context), ...mountPaths(context), ...policyPaths(context), ...passwordPolicyPaths(context), ...leasePaths(context), ...managedKeyPaths(context)] };
+  return { type: 'system', paths: [...statusPaths(context), ...mountPaths(context), ...policyPaths(context), ...passwordPolicyPaths(context), ...leasePaths(context), ...managedKeyPaths(context), ...internalUiPaths(context)] };
 }
 
 function statusPaths(context: SecretsContext): PathSpec[] {

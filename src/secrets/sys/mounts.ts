@@ -88,6 +88,13 @@ export function mountInfoWire(mount: Pick<MountRow, 'accessor' | 'config' | 'des
   };
 }
 
+/** `kv-v1` and `kv-v2` are the key/value engine with its `version` option set, as in the real service. */
+function kvAlias(type: string, options: Record<string, string> | undefined): { type: string; options: Record<string, string> | null } {
+  const version = { 'kv-v1': '1', 'kv-v2': '2' }[type];
+  if (version) return { type: 'kv', options: { ...options, version } };
+  return { type, options: options ?? null };
+}
+
 /** `sys/mounts…` and `sys/remount`: the mount table. */
 export function mountPaths(context: SecretsContext): PathSpec[] {
   const { mounts, leases } = context;
@@ -156,7 +163,7 @@ export function mountPaths(context: SecretsContext): PathSpec[] {
           return { data: mountInfoWire(mount), dataAtTopLevel: true };
         },
         update: (request) => {
-          const type = request.fields.get<string | undefined>('type') ?? '';
+          const { type, options } = kvAlias(request.fields.get<string | undefined>('type') ?? '', request.fields.get('options'));
           if (!context.engines.has(type)) throw badRequest(`plugin not found in the catalog: ${type}`);
           const config = mergeConfig({}, request.fields.has('config') ? request.fields.get<Record<string, unknown>>('config') : {});
           mounts.enable({
@@ -164,7 +171,7 @@ export function mountPaths(context: SecretsContext): PathSpec[] {
             type,
             description: request.fields.get<string>('description'),
             config,
-            options: request.fields.has('options') ? request.fields.get<Record<string, string>>('options') : null,
+            options,
             local: request.fields.get<boolean>('local'),
             sealWrap: request.fields.get<boolean>('seal_wrap'),
           });

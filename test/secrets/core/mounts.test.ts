@@ -10,9 +10,10 @@ describe('mounts', () => {
   });
   afterAll(() => server.close());
 
-  it('has cubbyhole/, pki/ and database/ on a fresh start, plus the built-in trees', async () => {
+  it('has cubbyhole/, secret/ (kv v2), pki/ and database/ on a fresh start, plus the built-in trees', async () => {
     const reply = await v1(server, 'GET', 'sys/mounts');
-    expect(Object.keys(reply.body.data)).toEqual(['cubbyhole/', 'database/', 'identity/', 'pki/', 'sys/']);
+    expect(Object.keys(reply.body.data)).toEqual(['cubbyhole/', 'database/', 'identity/', 'pki/', 'secret/', 'sys/']);
+    expect(reply.body.data['secret/']).toMatchObject({ type: 'kv', options: { version: '2' } });
     expect(reply.body['cubbyhole/']).toMatchObject({ type: 'cubbyhole', local: true, description: 'per-token private secret storage' });
     expect(reply.body.data['pki/']).toMatchObject({ type: 'pki', config: { default_lease_ttl: 0, max_lease_ttl: 0, force_no_cache: false } });
   });

@@ -15,7 +15,10 @@ const PATHS = [
   'sys/leases/revoke-prefix/x', 'sys/revoke-prefix/',
   'auth/token/create', 'auth/token/create-orphan', 'auth/token/lookup', 'auth/token/lookup-self', 'auth/token/lookup-accessor', 'auth/token/renew',
   'auth/token/renew-self', 'auth/token/revoke', 'auth/token/revoke-accessor', 'auth/token/revoke-orphan', 'auth/token/accessors',
-  'cubbyhole', 'cubbyhole/fuzz', 'cubbyhole/fuzz/a', 'pki/ca', 'database/creds/x', 'nomount/x', 'sys/nothing', 'auth/token/nothing', 'auth/other/x', '',
+  'cubbyhole', 'cubbyhole/fuzz', 'cubbyhole/fuzz/a', 'secret', 'secret/fuzz', 'secret/config', 'secret/data/fuzz', 'secret/metadata/fuzz',
+  'secret/metadata', 'secret/delete/fuzz', 'secret/undelete/fuzz', 'secret/destroy/fuzz', 'secret/subkeys/fuzz',
+  'sys/internal/ui/mounts/secret/x',
+  'pki/ca', 'database/creds/x', 'nomount/x', 'sys/nothing', 'auth/token/nothing', 'auth/other/x', '',
 ];
 
 const BODIES = [
@@ -32,9 +35,13 @@ const BODIES = [
   '{"type":"cubbyhole","description":null,"config":null,"local":null,"seal_wrap":null}',
   '{"increment":"99999999999999999999h"}',
   '{"ttl":1e308,"explicit_max_ttl":1e308,"period":1e308,"num_uses":1e308}',
+  '{"data":{"a":1},"options":{"cas":"x"}}',
+  '{"data":[1],"options":[2],"max_versions":-1,"delete_version_after":"x"}',
+  '{"data":{"a":1},"options":{"cas":1e308},"versions":[1e308,-1],"custom_metadata":[1],"cas_required":"maybe"}',
+  '{"versions":"a,b","custom_metadata":{"a":{"b":1},"":null},"max_versions":1e308}',
 ];
 
-const QUERIES = ['', '?list=true', '?list=x&help=1', '?a=1&a=2'];
+const QUERIES = ['', '?list=true', '?list=x&help=1', '?a=1&a=2', '?version=1e308&depth=x'];
 
 /** Methods whose requests carry a body here (Node frames bodies of other methods only when asked). */
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH']);

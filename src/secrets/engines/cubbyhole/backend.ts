@@ -1,5 +1,6 @@
 import { ApiError, badRequest, notFound } from '../../../core/errors.js';
 import type { EngineFactory } from '../../context.js';
+import { entryPathProblem, missingDataFields } from '../../framework/entries.js';
 import type { HandlerRequest, LogicalResponse } from '../../framework/types.js';
 
 /**
@@ -14,7 +15,7 @@ export const cubbyholeEngine: EngineFactory = () => ({
       pattern: ':path*',
       summary: 'Read, list, write and delete entries private to the calling token.',
       existenceCheck: (request) => {
-        const key = request.token && !pathProblem(request.path) ? `${request.token.accessor}/${request.path}` : undefined;
+        const key = request.token && !entryPathProblem(request.path) ? `${request.token.accessor}/${request.path}` : undefined;
         return key !== undefined && request.storage.get(key) !== undefined;
       },
       operations: {
@@ -25,7 +26,7 @@ export const cubbyholeEngine: EngineFactory = () => ({
         },
         list: (request) => {
           const folder = request.path.replace(/\/$/, '');
-          const problem = folder === '' ? undefined : pathProblem(folder);
+          const problem = folder === '' ? undefined : entryPathProblem(folder);
           if (problem) throw badRequest(problem);
           const keys = request.storage.list(`${accessorOf(request)}/${request.path}`);
           if (keys.length === 0) throw notFound();
@@ -48,28 +49,16 @@ function accessorOf(request: HandlerRequest): string {
   return request.token.accessor;
 }
 
-/** Why `path` cannot name an entry, if it cannot. */
-function pathProblem(path: string): string | undefined {
-  if (path === '') return 'missing path';
-  const segments = path.split('/');
-  if (segments.some((segment) => segment === '')) return `invalid path "${path}": empty segments are not allowed`;
-  if (segments.some((segment) => segment === '..' || segment === '.')) return `invalid path "${path}": "." and ".." segments are not allowed`;
-  return undefined;
-}
-
 /** `<accessor>/<path>`: the storage key of the caller's entry. */
 function ownerKey(request: HandlerRequest): string {
-  const problem = pathProblem(request.path);
+  const problem = entryPathProblem(request.path);
   if (problem) throw badRequest(problem);
   return `${accessorOf(request)}/${request.path}`;
 }
 
 function write(request: HandlerRequest): LogicalResponse | undefined {
   const key = ownerKey(request);
-  if (Object.keys(request.data).length === 0) {
-    // The real service fails this with a Go error, which clients see as a 500 with this text.
-    throw new ApiError(500, 'missing data fields', { messages: ['1 error occurred:\n\t* missing data fields\n\n'] });
-  }
+  if (Object.keys(request.data).length === 0) throw missingDataFields();
   request.storage.put(key, request.data);
   return undefined;
 }
