@@ -89,6 +89,31 @@ export function mountInfoWire(mount: Pick<MountRow, 'accessor' | 'config' | 'des
 }
 
 /** `kv-v1` and `kv-v2` are the key/value engine with its `version` option set, as in the real service. */
+/**
+ * Tuned options merge into the mount's: a given value replaces, an empty one removes (but for
+ * `version`). A kv mount's version only goes up, as the real service allows.
+ */
+function tunedOptions(mount: MountRow, given: Record<string, string>): { options: Record<string, string> | null; warnings: string[] } {
+  const warnings: string[] = [];
+  const wanted = given['version'];
+  if (wanted !== undefined && wanted !== '' && mount.type === 'kv') {
+    const current = Number(mount.options?.['version'] ?? '1') || 1;
+    const version = /^\s*\d+\s*$/.test(wanted) ? Number(wanted) : NaN;
+    if (Number.isNaN(version)) throw badRequest(`unable to parse options: invalid version ${JSON.stringify(wanted)}`);
+    if (version !== 1 && version !== 2) throw badRequest(`invalid version provided: ${version}`);
+    if (current > version) throw badRequest(`cannot downgrade mount from version ${current}`);
+    if (current < version) {
+      warnings.push(`Upgrading mount from version ${current} to version ${version}. This mount will be unavailable for a brief period and will resume service shortly.`);
+    }
+  }
+  const options: Record<string, string> = { ...mount.options };
+  for (const [key, value] of Object.entries(given)) {
+    if (value === '' && key !== 'version') delete options[key];
+    else options[key] = value;
+  }
+  return { options: Object.keys(options).length > 0 ? options : null, warnings };
+}
+
 function kvAlias(type: string, options: Record<string, string> | undefined): { type: string; options: Record<string, string> | null } {
   const version = { 'kv-v1': '1', 'kv-v2': '2' }[type];
   if (version) return { type: 'kv', options: { ...options, version } };
@@ -146,9 +171,14 @@ export function mountPaths(context: SecretsContext): PathSpec[] {
           const config = mergeConfig(mount.config, request.data);
           const patch: Parameters<typeof mounts.update>[1] = { config };
           if (request.fields.has('description')) patch.description = request.fields.get<string>('description');
-          if (request.fields.has('options')) patch.options = request.fields.get<Record<string, string>>('options');
+          let warnings: string[] = [];
+          if (request.fields.has('options')) {
+            const tuned = tunedOptions(mount, request.fields.get<Record<string, string>>('options') ?? {});
+            patch.options = tuned.options;
+            warnings = tuned.warnings;
+          }
           mounts.update(mount.path, patch);
-          return undefined;
+          return warnings.length > 0 ? { data: null, warnings } : undefined;
         },
       },
     },

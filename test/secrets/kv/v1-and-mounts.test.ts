@@ -63,12 +63,29 @@ describe('the key/value engine, version 1, and how kv mounts are enabled and des
     await v1(server, 'POST', 'sys/mounts/upgrade', { body: { type: 'kv', options: { version: '1' } } });
     await v1(server, 'POST', 'upgrade/app/db', { body: { password: 'p' } });
     await v1(server, 'POST', 'upgrade/top', { body: { n: 1 } });
-    expect((await v1(server, 'POST', 'sys/mounts/upgrade/tune', { body: { options: { version: '2' } } })).status).toBe(204);
+    const upgraded = await v1(server, 'POST', 'sys/mounts/upgrade/tune', { body: { options: { version: '2' } } });
+    expect(upgraded.status).toBe(200);
+    expect(upgraded.body.warnings).toEqual(['Upgrading mount from version 1 to version 2. This mount will be unavailable for a brief period and will resume service shortly.']);
     const read = await v1(server, 'GET', 'upgrade/data/app/db');
     expect(read.status).toBe(200);
     expect(read.body.data).toMatchObject({ data: { password: 'p' }, metadata: { version: 1 } });
     expect((await list(server, 'upgrade/metadata/')).body.data.keys).toEqual(['app/', 'top']);
     expect((await v1(server, 'GET', 'upgrade/top')).status).toBe(404);
+  });
+
+  it('merges tuned options, and never lets a version 2 mount go back to version 1', async () => {
+    expect((await v1(server, 'POST', 'sys/mounts/tuned', { body: { type: 'kv-v2' } })).status).toBe(204);
+    expect((await v1(server, 'POST', 'tuned/data/kept', { body: { data: { a: 1 } } })).status).toBe(200);
+    expect((await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { options: {} } })).status).toBe(204);
+    expect((await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { options: { extra: 'x' } } })).status).toBe(204);
+    expect((await v1(server, 'GET', 'sys/mounts/tuned/tune')).body.data.options).toEqual({ version: '2', extra: 'x' });
+    expect((await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { options: { extra: '' } } })).status).toBe(204);
+    const downgrade = await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { options: { version: '1' } } });
+    expect(downgrade.status).toBe(400);
+    expect(downgrade.body.errors).toEqual(['cannot downgrade mount from version 2']);
+    expect((await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { options: { version: '3' } } })).body.errors).toEqual(['invalid version provided: 3']);
+    expect((await v1(server, 'GET', 'sys/mounts/tuned/tune')).body.data.options).toEqual({ version: '2' });
+    expect((await v1(server, 'GET', 'tuned/data/kept')).body.data.data).toEqual({ a: 1 });
   });
 
   it('appears in the OpenAPI document at secret/ and every other kv mount', async () => {
