@@ -38,6 +38,8 @@ export interface HandlerRequest {
   /** The raw request data (body or query), for engines that store arbitrary keys. */
   data: Record<string, unknown>;
   token: TokenEntry | null;
+  /** The client's address, for CIDR bindings. */
+  clientAddress?: string | undefined;
   mount: MountInfo;
   storage: MountStorage;
 }

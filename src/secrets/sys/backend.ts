@@ -2,6 +2,8 @@ import { ApiError } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
 import { parseBool } from '../framework/fields.js';
 import type { Backend, PathSpec } from '../framework/types.js';
+import { authMountPaths } from './auth.js';
+import { capabilityPaths } from './capabilities.js';
 import { leasePaths } from './leases.js';
 import { managedKeyPaths } from './managed-keys.js';
 import { mountPaths } from './mounts.js';
@@ -64,7 +66,10 @@ const refuseHealthMethod = (): never => {
  * leases beside it), so each area's paths live with its logic.
  */
 export function systemBackend(context: SecretsContext): Backend {
-  return { type: 'system', paths: [...statusPaths(context), ...mountPaths(context), ...policyPaths(context), ...passwordPolicyPaths(context), ...leasePaths(context), ...managedKeyPaths(context)] };
+  const paths = [...statusPaths(context), ...mountPaths(context), ...policyPaths(context), ...passwordPolicyPaths(context), ...leasePaths(context), ...managedKeyPaths(context)];
+  // Auth methods and capabilities (issue 14) are kept apart from the line above to ease merges.
+  paths.push(...authMountPaths(context), ...capabilityPaths(context));
+  return { type: 'system', paths };
 }
 
 function statusPaths(context: SecretsContext): PathSpec[] {
