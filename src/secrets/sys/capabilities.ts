@@ -24,21 +24,21 @@ const LEADER = {
 export function capabilityPaths(context: SecretsContext): PathSpec[] {
   const { acl, tokens } = context;
 
-  /** Capability names on one path: `root` for root tokens, `deny` when nothing is granted. */
+  /** Capability names on one path: `root` for root tokens, `deny` when nothing (or a deny) is granted. */
   const capabilitiesOn = (token: TokenEntry, path: string): string[] => {
     const compiled = acl.aclFor(token);
     if (compiled.isRoot) return ['root'];
     const granted = compiled.capabilities(path.replace(/^\/+/, ''));
     if (granted === 0 || granted & CAPABILITY_BITS.deny) return ['deny'];
-    return CAPABILITY_ORDER.filter((name) => granted & CAPABILITY_BITS[name]);
+    // Reported in alphabetical order, as the real service sorts them.
+    return CAPABILITY_ORDER.filter((name) => granted & CAPABILITY_BITS[name]).sort();
   };
 
   /** One entry per path, plus `capabilities` when one path was asked (the older response shape). */
   const report = (token: TokenEntry, request: HandlerRequest): LogicalResponse => {
-    const paths = [
-      ...(request.fields.has('paths') ? request.fields.get<string[]>('paths') : []),
-      ...(request.fields.has('path') ? request.fields.get<string[]>('path') : []),
-    ];
+    // The CLI sends both names with the same path; `path` counts only when `paths` is empty.
+    const named = (field: string) => (request.fields.has(field) ? request.fields.get<string[]>(field) : []);
+    const paths = named('paths').length > 0 ? named('paths') : named('path');
     if (paths.length === 0) throw badRequest('missing paths');
     const data: Record<string, unknown> = Object.fromEntries(paths.map((path) => [path, capabilitiesOn(token, path)]));
     if (paths.length === 1) data['capabilities'] = data[paths[0] as string];
