@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { Runtime } from '../runtime.js';
 import { Authorizer } from './acl/authorizer.js';
+import { loginLimits } from './auth/login.js';
 import { AUTH_METHODS } from './auth/methods.js';
 import { PolicyStore } from './acl/policy-store.js';
 import type { EngineFactory, SecretsContext } from './context.js';
@@ -76,6 +77,7 @@ export function buildSecretsContext(
     leases,
     managedKeys,
   };
+  tokens.loginLimits = (token) => loginLimits(context, token);
   function backend(type: string): Backend | undefined {
     let found = built.get(type);
     if (!found) {

@@ -141,5 +141,14 @@ export const approleMethod: EngineFactory = (context) => {
       operations: { update: (request) => approleLogin(context, request) },
     },
   ];
-  return { type: 'approle', paths };
+  return {
+    type: 'approle',
+    paths,
+    renewLogin: (token, storage) => {
+      const name = token.meta?.['role_name'] ?? '';
+      const role = storage.get<RoleEntry>(`role/${name}`);
+      if (!role) throw badRequest(`role "${name}" does not exist during renewal`);
+      return role.settings;
+    },
+  };
 };

@@ -1,6 +1,7 @@
 import { ApiError, badRequest, notFound } from '../../core/errors.js';
 import type { EngineFactory } from '../context.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse } from '../framework/types.js';
+import { sanitizePolicies } from '../tokens/token-service.js';
 import { addressInCidrs } from './cidr.js';
 import { loginResponse } from './login.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
@@ -49,6 +50,15 @@ async function writeUser(request: HandlerRequest): Promise<LogicalResponse | und
 /** The `userpass` auth method: users with passwords, and the login that trades them for a token. */
 export const userpassMethod: EngineFactory = (context) => ({
   type: 'userpass',
+  // As the real method: a deleted user's tokens stop renewing, and so do they when its policies change.
+  renewLogin: (token, storage) => {
+    const user = storage.get<UserEntry>(`user/${token.meta?.['username'] ?? ''}`);
+    if (!user) throw badRequest('user no longer exists, not renewing');
+    if (sanitizePolicies(user.settings.policies, !user.settings.noDefaultPolicy).join() !== token.policies.join()) {
+      throw badRequest('policies have changed, not renewing');
+    }
+    return user.settings;
+  },
   paths: [
     {
       pattern: 'users',

@@ -1,5 +1,6 @@
 import type { DueSource } from '../../core/scheduler.js';
 import type { TokenEntry } from '../tokens/token-store.js';
+import type { TokenSettings } from '../auth/token-settings.js';
 import type { FieldData } from './fields.js';
 import type { MountStorage } from '../storage/mount-storage.js';
 import type { secretLeases } from '../../store/tables.js';
@@ -112,6 +113,11 @@ export interface Backend {
   revokeLease?: (lease: LeaseRecord, storage: MountStorage) => void | Promise<void>;
   /** Runs before a renewal is granted (renew statements, up to `expiresAt`); throwing refuses it with a 400. */
   renewLease?: (lease: LeaseRecord, storage: MountStorage, expiresAt: Date) => void | Promise<void>;
+  /**
+   * Auth methods: the current token settings for a token one of their logins issued, read at
+   * renewal; throwing refuses the renewal (the user or role is gone or its policies changed).
+   */
+  renewLogin?: (token: TokenEntry, storage: MountStorage) => TokenSettings;
   /** Timed work the engine owns (static-role rotations), registered with the scheduler at start. */
   dueSources?: readonly DueSource[];
   /** Releases what the engine holds open (connection pools) when the server closes. */

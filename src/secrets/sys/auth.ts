@@ -72,6 +72,8 @@ export function authMountPaths(context: SecretsContext): PathSpec[] {
     {
       pattern: 'auth/:path*/tune',
       summary: "An auth mount's token TTLs and listing visibility; writing changes them.",
+      // Root-protected, like everything under `sys/auth/` in the real service.
+      sudo: true,
       fields: TUNE_FIELDS,
       operations: {
         read: (request) => {
@@ -101,6 +103,7 @@ export function authMountPaths(context: SecretsContext): PathSpec[] {
     {
       pattern: 'auth/:path*',
       summary: 'Enable (POST), read or disable (DELETE) the auth method at a path.',
+      sudo: true,
       fields: ENABLE_FIELDS,
       operations: {
         read: (request) => {

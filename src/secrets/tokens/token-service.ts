@@ -104,6 +104,12 @@ export interface TokenDependencies {
  */
 export class TokenService {
   readonly store: TokenStore;
+  /**
+   * The current limits of the auth method that issued a login token (its user's or role's
+   * token_ttl, token_max_ttl and period within the mount's TTLs), read again at every renewal as
+   * the real service does; throws when the method refuses (the role is gone). Set by the plugin.
+   */
+  loginLimits?: (token: TokenEntry) => { ttl: number; maxTtl: number; period: number } | undefined;
 
   constructor(private readonly deps: TokenDependencies) {
     this.store = new TokenStore(deps.db, deps.clock);
@@ -242,15 +248,17 @@ export class TokenService {
     const now = this.deps.clock.nowMs();
     const warnings: string[] = [];
     let ttl: number;
-    if (token.periodSeconds > 0) {
-      ttl = token.periodSeconds;
+    const method = this.loginLimits?.(token);
+    const period = method ? method.period : token.periodSeconds;
+    if (period > 0) {
+      ttl = period;
     } else {
       // The tighter of the token's explicit maximum and its auth method's cap (login tokens).
-      const caps = [token.explicitMaxTtlSeconds, token.maxTtlSeconds].filter((cap) => cap > 0);
+      const caps = [token.explicitMaxTtlSeconds, method ? method.maxTtl : token.maxTtlSeconds].filter((cap) => cap > 0);
       const maxTtl = caps.length > 0 ? Math.min(...caps) : SYSTEM_MAX_TTL_SECONDS;
       const remainingMax = Math.floor((token.createdAt.getTime() + maxTtl * 1000 - now) / 1000);
       if (remainingMax <= 0) throw badRequest('past the max TTL, cannot renew');
-      const requested = increment && increment > 0 ? increment : token.ttlSeconds;
+      const requested = increment && increment > 0 ? increment : (method?.ttl ?? token.ttlSeconds);
       if (requested > remainingMax) warnings.push(cappedTtlWarning(requested, remainingMax));
       ttl = Math.min(requested, remainingMax);
     }

@@ -153,6 +153,21 @@ describe('approle', () => {
     expect(longer.body.errors).toEqual(["ttl cannot be longer than the role's secret_id_ttl"]);
   });
 
+  it("renews within the role's token_max_ttl, and not once the role is gone", async () => {
+    await role('renewing', { token_policies: 'worker', token_ttl: '10m', token_max_ttl: '15m' });
+    const secret = await secretId('renewing');
+    const { client_token: token } = (await login({ role_id: await roleId('renewing'), secret_id: secret.secret_id })).body.auth;
+    await advance(server, '9m');
+    const renewed = await v1(server, 'POST', 'auth/token/renew-self', { token, body: { increment: '1h' } });
+    expect(renewed.status).toBe(200);
+    expect(renewed.body.auth.lease_duration).toBeGreaterThanOrEqual(359);
+    expect(renewed.body.auth.lease_duration).toBeLessThanOrEqual(360);
+    await v1(server, 'DELETE', 'auth/approle/role/renewing');
+    const refused = await v1(server, 'POST', 'auth/token/renew-self', { token });
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors).toEqual(['role "renewing" does not exist during renewal']);
+  });
+
   it('checks CIDR bindings against the client address', async () => {
     await role('fenced', { token_policies: 'worker', secret_id_bound_cidrs: '10.0.0.0/8' });
     const fenced = await secretId('fenced');

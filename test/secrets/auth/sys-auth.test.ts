@@ -80,13 +80,19 @@ describe('sys/auth', () => {
     expect((await v1(server, 'DELETE', 'sys/auth/never-there')).status).toBe(204);
   });
 
-  it('is policy-controlled like every sys path', async () => {
-    await putPolicy(server, 'auth-reader', 'path "sys/auth" { capabilities = ["read"] }');
-    const { client_token: token } = await createToken(server, { policies: ['auth-reader'] });
+  it('lists under policy, and needs sudo below sys/auth/ as the real service does', async () => {
+    await putPolicy(server, 'auth-admin', 'path "sys/auth" { capabilities = ["read"] }\npath "sys/auth/*" { capabilities = ["create", "update", "read", "delete"] }');
+    await putPolicy(server, 'auth-sudo', 'path "sys/auth/*" { capabilities = ["create", "update", "read", "delete", "sudo"] }');
+    const { client_token: token } = await createToken(server, { policies: ['auth-admin'] });
     expect((await v1(server, 'GET', 'sys/auth', { token })).status).toBe(200);
     const denied = await v1(server, 'POST', 'sys/auth/mine', { token, body: { type: 'userpass' } });
     expect(denied.status).toBe(403);
     expect(denied.body.errors).toEqual(POLICY_DENIED);
+    expect((await v1(server, 'GET', 'sys/auth/token/tune', { token })).status).toBe(403);
+    const { client_token: sudo } = await createToken(server, { policies: ['auth-sudo'] });
+    expect((await v1(server, 'POST', 'sys/auth/mine', { token: sudo, body: { type: 'userpass' } })).status).toBe(204);
+    expect((await v1(server, 'GET', 'sys/auth/mine/tune', { token: sudo })).status).toBe(200);
+    expect((await v1(server, 'DELETE', 'sys/auth/mine', { token: sudo })).status).toBe(204);
   });
 });
 

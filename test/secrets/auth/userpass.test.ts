@@ -119,6 +119,27 @@ describe('userpass', () => {
     expect(gone.body.errors).toEqual(TOKEN_DENIED);
   });
 
+  it("renews within the user's current limits, and not once the user or its policies change", async () => {
+    await v1(server, 'POST', 'auth/userpass/users/hal', { body: { password: 'pw', token_policies: 'app', token_ttl: '10m', token_max_ttl: '1h' } });
+    const { client_token: token } = (await login('hal', 'pw')).body.auth;
+    // A lower token_max_ttl applies to tokens already out, at their next renewal.
+    await v1(server, 'POST', 'auth/userpass/users/hal', { body: { token_max_ttl: '20m', token_ttl: '5m' } });
+    await advance(server, '1m');
+    const renewed = await v1(server, 'POST', 'auth/token/renew-self', { token });
+    expect(renewed.body.auth.lease_duration).toBe(300);
+    const capped = await v1(server, 'POST', 'auth/token/renew-self', { token, body: { increment: '1h' } });
+    expect(capped.body.auth.lease_duration).toBeGreaterThanOrEqual(1138);
+    expect(capped.body.auth.lease_duration).toBeLessThanOrEqual(1140);
+
+    await v1(server, 'POST', 'auth/userpass/users/hal', { body: { token_policies: 'app,more' } });
+    const changed = await v1(server, 'POST', 'auth/token/renew-self', { token });
+    expect(changed.status).toBe(400);
+    expect(changed.body.errors).toEqual(['policies have changed, not renewing']);
+    await v1(server, 'DELETE', 'auth/userpass/users/hal');
+    const gone = await v1(server, 'POST', 'auth/token/renew', { body: { token } });
+    expect(gone.body.errors).toEqual(['user no longer exists, not renewing']);
+  });
+
   it('caps token TTLs at the mount max_lease_ttl after a tune', async () => {
     await v1(server, 'POST', 'sys/auth/capped', { body: { type: 'userpass', config: { default_lease_ttl: '5m', max_lease_ttl: '20m' } } });
     await v1(server, 'POST', 'auth/capped/users/fay', { body: { password: 'pw', token_max_ttl: '10h' } });
