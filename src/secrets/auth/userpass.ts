@@ -1,5 +1,6 @@
 import { ApiError, badRequest, notFound } from '../../core/errors.js';
 import type { EngineFactory } from '../context.js';
+import { FieldData } from '../framework/fields.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse } from '../framework/types.js';
 import { sanitizePolicies } from '../tokens/token-service.js';
 import { addressInCidrs } from './cidr.js';
@@ -16,7 +17,27 @@ interface UserEntry {
 const USERNAME = /^\w(?:[\w.@-]*\w)?$/;
 const USERNAME_FIELD: Record<string, FieldSpec> = { username: { type: 'string', description: 'Name of the user (in the URL; case-insensitive).' } };
 const PASSWORD_FIELD: Record<string, FieldSpec> = { password: { type: 'string', description: 'Password of the user.' } };
-const USER_FIELDS: Record<string, FieldSpec> = { ...USERNAME_FIELD, ...PASSWORD_FIELD, ...TOKEN_FIELDS };
+const USER_FIELDS: Record<string, FieldSpec> = {
+  ...USERNAME_FIELD,
+  ...PASSWORD_FIELD,
+  ...TOKEN_FIELDS,
+  ttl: { type: 'duration', description: 'Legacy name of token_ttl.' },
+  max_ttl: { type: 'duration', description: 'Legacy name of token_max_ttl.' },
+  bound_cidrs: { type: 'commaStringSlice', description: 'Legacy name of token_bound_cidrs.' },
+};
+
+/** The older field names, used when the `token_*` one is absent. */
+const LEGACY_FIELDS = [
+  ['ttl', 'token_ttl'],
+  ['max_ttl', 'token_max_ttl'],
+  ['bound_cidrs', 'token_bound_cidrs'],
+] as const;
+
+function withLegacyFields(request: HandlerRequest): HandlerRequest {
+  const data = { ...request.data };
+  for (const [legacy, current] of LEGACY_FIELDS) if (data[current] === undefined && data[legacy] !== undefined) data[current] = data[legacy];
+  return { ...request, fields: new FieldData(USER_FIELDS, { ...data, ...request.params }) };
+}
 
 /** Usernames are stored lower-cased, as the real service does, so `Bob` and `bob` are one user. */
 function userKey(request: HandlerRequest): string {
@@ -41,7 +62,7 @@ async function requiredPasswordHash(request: HandlerRequest): Promise<string> {
 async function writeUser(request: HandlerRequest): Promise<LogicalResponse | undefined> {
   const key = userKey(request);
   const current = request.storage.get<UserEntry>(key);
-  const settings = parseTokenSettings(request, current?.settings ?? DEFAULT_TOKEN_SETTINGS);
+  const settings = parseTokenSettings(withLegacyFields(request), current?.settings ?? DEFAULT_TOKEN_SETTINGS);
   const passwordHash = !current || request.fields.has('password') ? await requiredPasswordHash(request) : current.passwordHash;
   request.storage.put(key, { passwordHash, settings } satisfies UserEntry);
   return undefined;

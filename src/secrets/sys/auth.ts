@@ -38,7 +38,8 @@ function authConfig(base: Record<string, unknown>, input: Record<string, unknown
     else config['listing_visibility'] = visibility;
   }
   const tokenType = input['token_type'];
-  if (tokenType !== undefined && tokenType !== null && (typeof tokenType !== 'string' || !TOKEN_TYPES.has(tokenType))) {
+  // The CLI sends an empty token_type with every enable.
+  if (tokenType !== undefined && tokenType !== null && tokenType !== '' && (typeof tokenType !== 'string' || !TOKEN_TYPES.has(tokenType))) {
     throw badRequest(`token_type "${String(tokenType)}" is not supported by understudy; only service tokens are issued`);
   }
   return config;

@@ -56,6 +56,21 @@ describe('sys/auth', () => {
     expect(after.body.errors).toEqual(['no handler for route "auth/people/login/x". route entry not found.']);
   });
 
+  it('takes the body the official CLI sends with `auth enable`', async () => {
+    const body = {
+      type: 'approle',
+      description: '',
+      config: { default_lease_ttl: '', max_lease_ttl: '', force_no_cache: false, audit_non_hmac_request_keys: null, listing_visibility: '', token_type: '', plugin_version: '' },
+      local: false,
+      seal_wrap: false,
+      external_entropy_access: false,
+      options: {},
+    };
+    expect((await v1(server, 'POST', 'sys/auth/cli', { body })).status).toBe(204);
+    expect((await v1(server, 'GET', 'sys/auth/cli')).body.data).toMatchObject({ type: 'approle', config: { default_lease_ttl: 0, max_lease_ttl: 0 } });
+    expect((await v1(server, 'DELETE', 'sys/auth/cli')).status).toBe(204);
+  });
+
   it('refuses bad enables and tunes with the real errors', async () => {
     const cases: [string, string, Record<string, unknown>, string][] = [
       ['POST', 'sys/auth/k', { type: 'kv' }, 'plugin not found in the catalog: kv'],

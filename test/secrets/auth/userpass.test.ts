@@ -46,6 +46,12 @@ describe('userpass', () => {
     expect((await list(server, 'auth/userpass/users')).status).toBe(404);
   });
 
+  it('takes the legacy ttl, max_ttl and bound_cidrs fields', async () => {
+    await v1(server, 'POST', 'auth/userpass/users/old', { body: { password: 'pw', ttl: '7m', max_ttl: '9m', bound_cidrs: '127.0.0.1/32' } });
+    const read = await v1(server, 'GET', 'auth/userpass/users/old');
+    expect(read.body.data).toMatchObject({ token_ttl: 420, token_max_ttl: 540, token_bound_cidrs: ['127.0.0.1/32'] });
+  });
+
   it('refuses bad user writes with 400s that change nothing', async () => {
     const noPassword = await v1(server, 'POST', 'auth/userpass/users/bob', { body: { token_policies: 'app' } });
     expect(noPassword.status).toBe(400);
