@@ -15,7 +15,9 @@ export interface RoleEntry {
 }
 
 export const ROLE_NAME = /^\w(?:[\w.@-]*\w)?$/;
-export const ROLE_NAME_FIELD: Record<string, FieldSpec> = { role_name: { type: 'string', description: 'Name of the role (in the URL; case-insensitive).' } };
+export const ROLE_NAME_FIELD: Record<string, FieldSpec> = {
+  role_name: { type: 'string', description: 'Name of the role (in the URL; case-insensitive).' },
+};
 
 /** The storage key of a role; names are case-insensitive, as in the real service. */
 export function roleKey(request: HandlerRequest): string {
@@ -27,7 +29,8 @@ export function roleKey(request: HandlerRequest): string {
 /** The role named in the URL; a 404 with the real wording when there is none. */
 export function existingRole(request: HandlerRequest): RoleEntry {
   const role = request.storage.get<RoleEntry>(roleKey(request));
-  if (!role) throw new ApiError(404, 'role does not exist', { messages: [`role "${request.params['role_name']?.toLowerCase() ?? ''}" does not exist`] });
+  const name = request.params['role_name']?.toLowerCase() ?? '';
+  if (!role) throw new ApiError(404, 'role does not exist', { messages: [`role "${name}" does not exist`] });
   return role;
 }
 

@@ -32,7 +32,10 @@ const GENERATE_FIELDS: Record<string, FieldSpec> = {
   ttl: { type: 'duration', description: "Lifetime of this secret ID; at most the role's secret_id_ttl." },
 };
 const SECRET_ID_FIELD: Record<string, FieldSpec> = { ...ROLE_NAME_FIELD, secret_id: { type: 'string', description: 'The secret ID.' } };
-const ACCESSOR_FIELD: Record<string, FieldSpec> = { ...ROLE_NAME_FIELD, secret_id_accessor: { type: 'string', description: 'Accessor of the secret ID.' } };
+const ACCESSOR_FIELD: Record<string, FieldSpec> = {
+  ...ROLE_NAME_FIELD,
+  secret_id_accessor: { type: 'string', description: 'Accessor of the secret ID.' },
+};
 
 const secretIdKey = (role: string, secretId: string) => `secret_id/${role}/${sha256Hex(secretId)}`;
 const accessorKey = (role: string, accessor: string) => `accessor/${role}/${accessor}`;
@@ -110,12 +113,17 @@ class SecretIds {
       throw badRequest("num_uses cannot be higher than the role's secret_id_num_uses");
     }
     const ttl = fields.has('ttl') ? fields.get<number>('ttl') : role.secretIdTtl;
-    if (role.secretIdTtl > 0 && (ttl === 0 || ttl > role.secretIdTtl)) throw badRequest("ttl cannot be longer than the role's secret_id_ttl");
-    const cidrList = parseCidrs(fields.has('cidr_list') ? fields.get<string[]>('cidr_list') : [], 'cidr_list');
-    if (!cidrsWithin(cidrList, role.secretIdBoundCidrs)) {
-      throw badRequest('failed to verify the CIDR restrictions set on the secret ID: CIDR blocks on the secret ID must be within those of the role');
+    if (role.secretIdTtl > 0 && (ttl === 0 || ttl > role.secretIdTtl)) {
+      throw badRequest("ttl cannot be longer than the role's secret_id_ttl");
     }
-    const tokenBoundCidrs = parseCidrs(fields.has('token_bound_cidrs') ? fields.get<string[]>('token_bound_cidrs') : [], 'token_bound_cidrs');
+    const listField = (name: string) => parseCidrs(fields.has(name) ? fields.get<string[]>(name) : [], name);
+    const cidrList = listField('cidr_list');
+    if (!cidrsWithin(cidrList, role.secretIdBoundCidrs)) {
+      throw badRequest(
+        'failed to verify the CIDR restrictions set on the secret ID: CIDR blocks on the secret ID must be within those of the role',
+      );
+    }
+    const tokenBoundCidrs = listField('token_bound_cidrs');
     if (!cidrsWithin(tokenBoundCidrs, role.settings.boundCidrs)) {
       throw badRequest('failed to verify the token bound CIDR restrictions: they must be within the role\'s token_bound_cidrs');
     }
@@ -269,7 +277,9 @@ export function approleLogin(context: SecretsContext, request: HandlerRequest): 
     checkAddress(request, role.secretIdBoundCidrs, 'role');
     // A use is taken only by a login that gets this far; the last one removes the secret ID.
     if (entry.numUses === 1) store.remove(key, entry);
-    else if (entry.numUses > 1) request.storage.put(key, { ...entry, numUses: entry.numUses - 1, lastUpdatedTime: context.clock.now().toISOString() });
+    else if (entry.numUses > 1) {
+      request.storage.put(key, { ...entry, numUses: entry.numUses - 1, lastUpdatedTime: context.clock.now().toISOString() });
+    }
     metadata = { ...entry.metadata };
     if (entry.tokenBoundCidrs.length > 0) tokenBoundCidrs = entry.tokenBoundCidrs;
   } else {

@@ -44,7 +44,7 @@ function writeRole(request: HandlerRequest): LogicalResponse | undefined {
     settings: DEFAULT_TOKEN_SETTINGS,
   };
   if (fields.has('bind_secret_id')) role.bindSecretId = fields.get<boolean>('bind_secret_id');
-  const cidrField = fields.has('secret_id_bound_cidrs') ? 'secret_id_bound_cidrs' : fields.has('bound_cidr_list') ? 'bound_cidr_list' : undefined;
+  const cidrField = ['secret_id_bound_cidrs', 'bound_cidr_list'].find((name) => fields.has(name));
   if (cidrField) role.secretIdBoundCidrs = parseCidrs(fields.get<string[]>(cidrField), cidrField);
   if (fields.has('secret_id_num_uses')) role.secretIdNumUses = fields.get<number>('secret_id_num_uses');
   if (role.secretIdNumUses < 0) throw badRequest('secret_id_num_uses cannot be negative');

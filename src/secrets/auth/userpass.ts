@@ -15,7 +15,9 @@ interface UserEntry {
 }
 
 const USERNAME = /^\w(?:[\w.@-]*\w)?$/;
-const USERNAME_FIELD: Record<string, FieldSpec> = { username: { type: 'string', description: 'Name of the user (in the URL; case-insensitive).' } };
+const USERNAME_FIELD: Record<string, FieldSpec> = {
+  username: { type: 'string', description: 'Name of the user (in the URL; case-insensitive).' },
+};
 const PASSWORD_FIELD: Record<string, FieldSpec> = { password: { type: 'string', description: 'Password of the user.' } };
 const USER_FIELDS: Record<string, FieldSpec> = {
   ...USERNAME_FIELD,
@@ -35,7 +37,9 @@ const LEGACY_FIELDS = [
 
 function withLegacyFields(request: HandlerRequest): HandlerRequest {
   const data = { ...request.data };
-  for (const [legacy, current] of LEGACY_FIELDS) if (data[current] === undefined && data[legacy] !== undefined) data[current] = data[legacy];
+  for (const [legacy, current] of LEGACY_FIELDS) {
+    if (data[current] === undefined && data[legacy] !== undefined) data[current] = data[legacy];
+  }
   return { ...request, fields: new FieldData(USER_FIELDS, { ...data, ...request.params }) };
 }
 
@@ -107,7 +111,11 @@ export const userpassMethod: EngineFactory = (context) => ({
     {
       pattern: 'users/:username/policies',
       summary: "Change a user's token policies.",
-      fields: { ...USERNAME_FIELD, token_policies: TOKEN_FIELDS['token_policies'] as FieldSpec, policies: TOKEN_FIELDS['policies'] as FieldSpec },
+      fields: {
+        ...USERNAME_FIELD,
+        token_policies: TOKEN_FIELDS['token_policies'] as FieldSpec,
+        policies: TOKEN_FIELDS['policies'] as FieldSpec,
+      },
       operations: {
         update: (request) => {
           const { key, user } = existingUser(request);

@@ -21,7 +21,12 @@ export interface MountKind {
   accessorPrefix: string;
 }
 
-export const SECRET_MOUNTS: MountKind = { table: mounts, reserved: ['sys/', 'auth/', 'identity/', 'audit/'], permanent: ['cubbyhole/'], accessorPrefix: '' };
+export const SECRET_MOUNTS: MountKind = {
+  table: mounts,
+  reserved: ['sys/', 'auth/', 'identity/', 'audit/'],
+  permanent: ['cubbyhole/'],
+  accessorPrefix: '',
+};
 export const AUTH_MOUNTS: MountKind = {
   // Same columns, another name: drizzle's type carries the name, so the cast only renames it.
   table: authMounts as unknown as typeof mounts,

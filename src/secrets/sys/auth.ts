@@ -33,7 +33,9 @@ function authConfig(base: Record<string, unknown>, input: Record<string, unknown
   const config = mergeConfig(base, input);
   const visibility = input['listing_visibility'];
   if (visibility !== undefined && visibility !== null) {
-    if (typeof visibility !== 'string' || !LISTING_VISIBILITY.has(visibility)) throw badRequest(`invalid listing_visibility ${String(visibility)}`);
+    if (typeof visibility !== 'string' || !LISTING_VISIBILITY.has(visibility)) {
+      throw badRequest(`invalid listing_visibility ${String(visibility)}`);
+    }
     if (visibility === '') delete config['listing_visibility'];
     else config['listing_visibility'] = visibility;
   }
@@ -67,7 +69,10 @@ export function authMountPaths(context: SecretsContext): PathSpec[] {
       pattern: 'auth',
       summary: 'Every enabled auth method, keyed by path (token/ always).',
       operations: {
-        read: () => ({ data: Object.fromEntries(authMounts.all().map((mount) => [mount.path, authMountWire(mount)])), dataAtTopLevel: true }),
+        read: () => {
+          const data = Object.fromEntries(authMounts.all().map((mount) => [mount.path, authMountWire(mount)]));
+          return { data, dataAtTopLevel: true };
+        },
       },
     },
     {
