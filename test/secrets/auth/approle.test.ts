@@ -121,6 +121,24 @@ describe('approle', () => {
     expect(badMeta.status).toBe(400);
   });
 
+  it('issues tokens with token_num_uses, revoked after their last use', async () => {
+    await role('limited', { token_policies: 'worker', token_num_uses: 2 });
+    const secret = await secretId('limited');
+    const reply = await login({ role_id: await roleId('limited'), secret_id: secret.secret_id });
+    expect(reply.body.auth.num_uses).toBe(2);
+    const token = reply.body.auth.client_token as string;
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token })).body.data.num_uses).toBe(1);
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token })).status).toBe(200);
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token })).status).toBe(403);
+    // DELETE works on the destroy paths as well as POST (its fields travel in the query).
+    const other = await secretId('limited');
+    const destroyed = await v1(server, 'DELETE', `auth/approle/role/limited/secret-id/destroy?secret_id=${other.secret_id}`);
+    expect(destroyed.status).toBe(204);
+    const lookup = await v1(server, 'POST', 'auth/approle/role/limited/secret-id/lookup', { body: { secret_id: other.secret_id } });
+    expect(lookup.status).toBe(204);
+    expect((await v1(server, 'POST', 'auth/approle/role/limited/secret-id/destroy', { body: {} })).body.errors).toEqual(['missing secret_id']);
+  });
+
   it('registers custom secret IDs once', async () => {
     await role('custom', { token_policies: 'worker' });
     const first = await v1(server, 'POST', 'auth/approle/role/custom/custom-secret-id', { body: { secret_id: 'my-secret' } });

@@ -81,6 +81,7 @@ describe('sys/auth', () => {
       ['POST', 'sys/auth/ghost/tune', { max_lease_ttl: '1h' }, 'cannot fetch sysview for path "auth/ghost/"'],
       ['GET', 'sys/auth/ghost/tune', {}, 'cannot fetch sysview for path "auth/ghost/"'],
       ['DELETE', 'sys/auth/token', {}, 'token credential backend cannot be disabled'],
+      ['GET', 'sys/auth/ghost', {}, 'No auth engine at auth/ghost/'],
     ];
     for (const [method, path, body, error] of cases) {
       const reply = await v1(server, method, path, method === 'POST' ? { body } : {});

@@ -46,6 +46,17 @@ describe('userpass', () => {
     expect((await list(server, 'auth/userpass/users')).status).toBe(404);
   });
 
+  it('changes a user\'s policies on the policies path', async () => {
+    await v1(server, 'POST', 'auth/userpass/users/pol', { body: { password: 'pw', token_policies: 'app' } });
+    expect((await v1(server, 'POST', 'auth/userpass/users/pol/policies', { body: { token_policies: 'app,ops' } })).status).toBe(204);
+    expect((await v1(server, 'GET', 'auth/userpass/users/pol')).body.data.token_policies).toEqual(['app', 'ops']);
+    expect((await login('pol', 'pw')).body.auth.policies).toEqual(['app', 'default', 'ops']);
+    const both = await v1(server, 'POST', 'auth/userpass/users/pol/policies', { body: { token_policies: 'a', policies: 'b' } });
+    expect(both.body.errors).toEqual(['"token_policies" and "policies" cannot both be given']);
+    const missing = await v1(server, 'POST', 'auth/userpass/users/ghost/policies', { body: { token_policies: 'a' } });
+    expect(missing.body.errors).toEqual(['username does not exist: ghost']);
+  });
+
   it('takes the legacy ttl, max_ttl and bound_cidrs fields', async () => {
     await v1(server, 'POST', 'auth/userpass/users/old', { body: { password: 'pw', ttl: '7m', max_ttl: '9m', bound_cidrs: '127.0.0.1/32' } });
     const read = await v1(server, 'GET', 'auth/userpass/users/old');
