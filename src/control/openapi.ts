@@ -163,5 +163,10 @@ function secretsPaths(runtime: Runtime): Record<string, Record<string, Json>> {
     const at = mounts.filter((mount) => mount.type === type).map((mount) => mount.path);
     for (const prefix of at.length > 0 ? at : [`${type}/`]) describeBackend(paths, prefix, backend);
   }
+  const methods = context.authMounts.all();
+  for (const [type, factory] of context.authMethods) {
+    const at = methods.filter((mount) => mount.type === type).map((mount) => mount.path);
+    for (const prefix of at.length > 0 ? at : [`${type}/`]) describeBackend(paths, `auth/${prefix}`, factory(context));
+  }
   return paths;
 }

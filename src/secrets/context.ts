@@ -13,6 +13,10 @@ export type EngineFactory = (context: SecretsContext) => Backend;
 /** Everything the secrets tree's backends are built from. */
 export interface SecretsContext extends Runtime {
   readonly mounts: MountTable;
+  /** Enabled auth methods (`sys/auth`), paths relative to `auth/`. */
+  readonly authMounts: MountTable;
+  /** Auth methods that can be enabled, by type (`userpass`, `approle`). */
+  readonly authMethods: ReadonlyMap<string, EngineFactory>;
   /** Engines that can be mounted, by type (`cubbyhole`, `pki`, `database`, …). */
   readonly engines: ReadonlyMap<string, EngineFactory>;
   /** The built backend of an engine type (cached), for routing and for lease revocation. */

@@ -2,6 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { Runtime } from '../runtime.js';
 import { Authorizer } from './acl/authorizer.js';
+import { loginLimits } from './auth/login.js';
+import { AUTH_METHODS } from './auth/methods.js';
 import { PolicyStore } from './acl/policy-store.js';
 import type { EngineFactory, SecretsContext } from './context.js';
 import { cubbyholeEngine } from './engines/cubbyhole/backend.js';
@@ -13,7 +15,7 @@ import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
 import { LeaseManager } from './leases/lease-manager.js';
 import { managedKeyService } from './managed-keys/types.js';
-import { MountTable } from './mounts/mount-table.js';
+import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
 import { SecretsRouter } from './router.js';
 import { TokenService } from './tokens/token-service.js';
 
@@ -52,6 +54,7 @@ export function buildSecretsContext(
   const { db } = runtime.store;
   const built = new Map<string, Backend>();
   const mounts = new MountTable(db, runtime.clock);
+  const authMounts = new MountTable(db, runtime.clock, AUTH_MOUNTS);
   const policies = new PolicyStore(db, runtime.clock);
   const leases = new LeaseManager({ db, clock: runtime.clock, scheduler: runtime.scheduler, log: runtime.log, backend: (type) => backend(type) });
   const tokens = new TokenService({
@@ -63,11 +66,24 @@ export function buildSecretsContext(
     policyExists: (name) => policies.exists(name),
   });
   const managedKeys = managedKeyService(runtime, mounts, localBaseUrl);
-  const context: SecretsContext = { ...runtime, mounts, engines, backend, policies, acl: new Authorizer(policies), tokens, leases, managedKeys };
+  const context: SecretsContext = {
+    ...runtime,
+    mounts,
+    authMounts,
+    authMethods: AUTH_METHODS,
+    engines,
+    backend,
+    policies,
+    acl: new Authorizer(policies),
+    tokens,
+    leases,
+    managedKeys,
+  };
+  tokens.loginLimits = (token) => loginLimits(context, token);
   function backend(type: string): Backend | undefined {
     let found = built.get(type);
     if (!found) {
-      const factory = engines.get(type);
+      const factory = engines.get(type) ?? AUTH_METHODS.get(type);
       if (!factory) return undefined;
       found = factory(context);
       built.set(type, found);

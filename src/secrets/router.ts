@@ -1,5 +1,6 @@
 import { ApiError } from '../core/errors.js';
 import { PERMISSION_DENIED } from './acl/authorizer.js';
+import { addressInCidrs } from './auth/cidr.js';
 import type { SecretsContext } from './context.js';
 import { FieldData } from './framework/fields.js';
 import { PathTable, type PathMatch } from './framework/paths.js';
@@ -17,6 +18,8 @@ export interface LogicalRequest {
   path: string;
   data: Record<string, unknown>;
   clientToken: string | undefined;
+  /** The client's address (token and secret ID CIDR bindings check it). */
+  clientAddress?: string;
 }
 
 const multierror = (message: string) => [`1 error occurred:\n\t* ${message}\n\n`];
@@ -65,6 +68,12 @@ export class SecretsRouter {
   private resolve(path: string): Route | undefined {
     const builtIn = this.builtIns.find(({ prefix }) => `${path}/`.startsWith(prefix));
     if (builtIn) return builtIn.route;
+    // Auth methods live in their own table, with paths relative to `auth/`.
+    if (path.startsWith('auth/')) {
+      const method = this.context.authMounts.longestPrefix(path.slice('auth/'.length));
+      const table = method && this.tableFor(method.type);
+      return method && table ? { mount: { ...method, path: `auth/${method.path}` }, table } : undefined;
+    }
     const mount = this.context.mounts.longestPrefix(path);
     if (!mount) return undefined;
     const table = this.tableFor(mount.type);
@@ -80,6 +89,8 @@ export class SecretsRouter {
     const match = route?.table.match(listPath);
 
     let token = tokens.store.lookup(request.clientToken) ?? null;
+    // A token bound to addresses is no token at all from anywhere else.
+    if (token?.boundCidrs?.length && !addressInCidrs(request.clientAddress, token.boundCidrs)) token = null;
     const handlerRequest = (operation: Operation): HandlerRequest => ({
       operation,
       path: listPath,
@@ -87,6 +98,7 @@ export class SecretsRouter {
       fields: new FieldData(match?.spec.fields ?? {}, { ...request.data, ...match?.params }),
       data: request.data,
       token,
+      clientAddress: request.clientAddress,
       mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },
       storage: new MountStorage(db, route?.mount.uuid ?? ''),
     });

@@ -13,7 +13,7 @@ import { seedSettings } from '../platform/admin/service.js';
 import { OrganizationService } from '../platform/organizations/service.js';
 import * as organizationsRepo from '../platform/organizations/repo.js';
 import { PolicyStore } from '../secrets/acl/policy-store.js';
-import { MountTable } from '../secrets/mounts/mount-table.js';
+import { AUTH_MOUNTS, MountTable } from '../secrets/mounts/mount-table.js';
 import { TokenStore } from '../secrets/tokens/token-store.js';
 import type { Db, Tx } from '../store/store.js';
 import { platformTokens, teams, users } from '../store/tables.js';
@@ -112,6 +112,8 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
   // Every server has a cubbyhole; the seed file adds the rest (by default `pki/` and `database/`).
   mounts.ensure({ path: 'cubbyhole/', type: 'cubbyhole', description: 'per-token private secret storage', local: true });
   for (const mount of seed.secrets?.mounts ?? []) mounts.ensure(mount);
+  // `auth/token/` is always enabled, as on every server.
+  new MountTable(tx, clock, AUTH_MOUNTS).ensure({ path: 'token/', type: 'token', description: 'token based credentials' });
   seedPolicies(tx, clock, seed.secrets?.policies ?? []);
   seedSecretsTokens(tx, clock, mounts.ofType('cubbyhole'), seed.secrets?.tokens ?? []);
 }

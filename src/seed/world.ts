@@ -116,6 +116,8 @@ export function seedSecretsTokens(tx: Tx, clock: Clock, cubbyholes: readonly Mou
         expiresAt: ttlSeconds > 0 ? new Date(now + ttlSeconds * 1000) : null,
         lastRenewalAt: null,
         periodSeconds: 0,
+        maxTtlSeconds: 0,
+        boundCidrs: null,
       } satisfies TokenEntry;
       store.insert(token);
     }

@@ -1,5 +1,6 @@
 import type { DueSource } from '../../core/scheduler.js';
 import type { TokenEntry } from '../tokens/token-store.js';
+import type { TokenSettings } from '../auth/token-settings.js';
 import type { FieldData } from './fields.js';
 import type { MountStorage } from '../storage/mount-storage.js';
 import type { secretLeases } from '../../store/tables.js';
@@ -40,6 +41,8 @@ export interface HandlerRequest {
   /** The raw request data (body or query), for engines that store arbitrary keys. */
   data: Record<string, unknown>;
   token: TokenEntry | null;
+  /** The client's address, for CIDR bindings. */
+  clientAddress?: string | undefined;
   mount: MountInfo;
   storage: MountStorage;
 }
@@ -114,6 +117,11 @@ export interface Backend {
   revokeLease?: (lease: LeaseRecord, storage: MountStorage) => void | Promise<void>;
   /** Runs before a renewal is granted (renew statements, up to `expiresAt`); throwing refuses it with a 400. */
   renewLease?: (lease: LeaseRecord, storage: MountStorage, expiresAt: Date) => void | Promise<void>;
+  /**
+   * Auth methods: the current token settings for a token one of their logins issued, read at
+   * renewal; throwing refuses the renewal (the user or role is gone or its policies changed).
+   */
+  renewLogin?: (token: TokenEntry, storage: MountStorage) => TokenSettings;
   /** Timed work the engine owns (static-role rotations), registered with the scheduler at start. */
   dueSources?: readonly DueSource[];
   /** Releases what the engine holds open (connection pools) when the server closes. */

@@ -116,5 +116,5 @@ export function toLogicalRequest(request: FastifyRequest): LogicalRequest {
   const operation = operationOf(request);
   const path = logicalPath(request);
   const data = HAS_BODY.has(operation) ? bodyData(request) : operation === 'list' ? {} : queryData(request);
-  return { operation, path: path.replace(/^\/+/, ''), data, clientToken: clientToken(request) };
+  return { operation, path: path.replace(/^\/+/, ''), data, clientToken: clientToken(request), clientAddress: request.ip };
 }

@@ -4,14 +4,36 @@ import { badRequest } from '../../core/errors.js';
 import { base62, uuid } from '../../core/ids.js';
 import type { DbOrTx } from '../../store/store.js';
 import { prepared } from '../../store/prepared.js';
-import { mounts } from '../../store/tables.js';
+import { authMounts, mounts } from '../../store/tables.js';
 
 export type MountRow = typeof mounts.$inferSelect;
 
-/** Paths that belong to the server itself: nothing can be mounted at or under them. */
-const PROTECTED_PREFIXES = ['sys/', 'auth/', 'identity/', 'audit/'];
-/** Mounts that exist on every server and cannot be disabled or moved. */
-const PERMANENT_MOUNTS = ['cubbyhole/'];
+/**
+ * The two mount tables: secrets engines (`sys/mounts`) and auth methods (`sys/auth`, paths relative
+ * to `auth/`). `reserved`: paths that belong to the server itself; `permanent`: mounts every server has.
+ */
+export interface MountKind {
+  /** Both tables have the same columns (mountColumns), so one set of queries serves both. */
+  table: typeof mounts;
+  reserved: readonly string[];
+  permanent: readonly string[];
+  /** Accessors read `<prefix><type>_<random>`: `auth_userpass_1a2b3c4d` for auth methods. */
+  accessorPrefix: string;
+}
+
+export const SECRET_MOUNTS: MountKind = {
+  table: mounts,
+  reserved: ['sys/', 'auth/', 'identity/', 'audit/'],
+  permanent: ['cubbyhole/'],
+  accessorPrefix: '',
+};
+export const AUTH_MOUNTS: MountKind = {
+  // Same columns, another name: drizzle's type carries the name, so the cast only renames it.
+  table: authMounts as unknown as typeof mounts,
+  reserved: [],
+  permanent: ['token/'],
+  accessorPrefix: 'auth_',
+};
 
 /** Normalises a mount path to `a/b/` form. */
 export function mountPath(path: string): string {
@@ -34,26 +56,32 @@ export interface EnableMountInput {
   sealWrap?: boolean;
 }
 
-/** Every request resolves its mount from this list, so the statement is built once. */
-const allMounts = prepared((db) => db.select().from(mounts).orderBy(asc(mounts.path)).prepare());
+/** Every request resolves its mount from these lists, so the statements are built once. */
+const allSecretMounts = prepared((db) => db.select().from(mounts).orderBy(asc(mounts.path)).prepare());
+const allAuthMounts = prepared((db) => db.select().from(authMounts).orderBy(asc(authMounts.path)).prepare());
 
 /** Mounted engines, read from the store on each lookup so every request sees the current table. */
 export class MountTable {
+  private readonly table: typeof mounts;
+
   constructor(
     private readonly db: DbOrTx,
     private readonly clock: Clock,
-  ) {}
+    private readonly kind: MountKind = SECRET_MOUNTS,
+  ) {
+    this.table = kind.table;
+  }
 
   all(): MountRow[] {
-    return allMounts(this.db).all();
+    return (this.kind === AUTH_MOUNTS ? allAuthMounts : allSecretMounts)(this.db).all();
   }
 
   get(path: string): MountRow | undefined {
-    return this.db.select().from(mounts).where(eq(mounts.path, mountPath(path))).get();
+    return this.db.select().from(this.table).where(eq(this.table.path, mountPath(path))).get();
   }
 
   ofType(type: string): MountRow[] {
-    return this.db.select().from(mounts).where(eq(mounts.type, type)).all();
+    return this.db.select().from(this.table).where(eq(this.table.type, type)).all();
   }
 
   /** The mount whose path is the longest prefix of `requestPath`. */
@@ -68,7 +96,7 @@ export class MountTable {
   /** Why `path` cannot take a new mount, if it cannot: reserved, taken, or nested with another mount. */
   private conflict(path: string): string | undefined {
     if (!isValidMountPath(path)) return `invalid mount path "${path}"`;
-    if (PROTECTED_PREFIXES.some((prefix) => path.startsWith(prefix))) return `cannot mount "${path}"`;
+    if (this.kind.reserved.some((prefix) => path.startsWith(prefix))) return `cannot mount "${path}"`;
     const clash = this.all().find((mount) => mount.path.startsWith(path) || path.startsWith(mount.path));
     return clash ? `path is already in use at ${clash.path}` : undefined;
   }
@@ -82,7 +110,7 @@ export class MountTable {
       path,
       type: input.type,
       description: input.description ?? '',
-      accessor: `${input.type}_${base62(8).toLowerCase()}`,
+      accessor: `${this.kind.accessorPrefix}${input.type}_${base62(8).toLowerCase()}`,
       uuid: uuid(),
       config: input.config ?? {},
       options: input.options ?? null,
@@ -90,7 +118,7 @@ export class MountTable {
       sealWrap: input.sealWrap ?? false,
       createdAt: this.clock.now(),
     };
-    this.db.insert(mounts).values(row).run();
+    this.db.insert(this.table).values(row).run();
     return row;
   }
 
@@ -107,17 +135,17 @@ export class MountTable {
   /** Refuses to disable or move the mounts every server has. */
   assertRemovable(path: string, verb: 'unmount' | 'remount'): void {
     const normalized = mountPath(path);
-    if (PERMANENT_MOUNTS.includes(normalized) || PROTECTED_PREFIXES.some((prefix) => normalized.startsWith(prefix))) {
+    if (this.kind.permanent.includes(normalized) || this.kind.reserved.some((prefix) => normalized.startsWith(prefix))) {
       throw badRequest(`cannot ${verb} "${normalized}"`);
     }
   }
 
   remove(path: string): void {
-    this.db.delete(mounts).where(eq(mounts.path, mountPath(path))).run();
+    this.db.delete(this.table).where(eq(this.table.path, mountPath(path))).run();
   }
 
   update(path: string, patch: Partial<Pick<MountRow, 'config' | 'description' | 'options'>>): void {
-    this.db.update(mounts).set(patch).where(eq(mounts.path, mountPath(path))).run();
+    this.db.update(this.table).set(patch).where(eq(this.table.path, mountPath(path))).run();
   }
 
   /** Moves a mount; its data stays with it, since storage is keyed by the mount's uuid. */
@@ -126,12 +154,12 @@ export class MountTable {
     if (!source) throw badRequest(`no matching mount at "${mountPath(from)}"`);
     const target = mountPath(to);
     if (!isValidMountPath(target)) throw badRequest(`invalid mount path "${target}"`);
-    if (PROTECTED_PREFIXES.some((prefix) => target.startsWith(prefix)) || PERMANENT_MOUNTS.includes(target)) {
+    if (this.kind.reserved.some((prefix) => target.startsWith(prefix)) || this.kind.permanent.includes(target)) {
       throw badRequest(`cannot remount to destination "${target}"`);
     }
     const clash = this.all().find((mount) => mount.path !== source.path && (mount.path.startsWith(target) || target.startsWith(mount.path)));
     if (clash || target === source.path) throw badRequest(`path is already in use at ${clash?.path ?? target}`);
-    this.db.update(mounts).set({ path: target }).where(eq(mounts.path, source.path)).run();
+    this.db.update(this.table).set({ path: target }).where(eq(this.table.path, source.path)).run();
     return { ...source, path: target };
   }
 }

@@ -2,6 +2,8 @@ import { ApiError } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
 import { parseBool } from '../framework/fields.js';
 import type { Backend, PathSpec } from '../framework/types.js';
+import { authMountPaths } from './auth.js';
+import { capabilityPaths } from './capabilities.js';
 import { internalUiPaths } from './internal-ui.js';
 import { leasePaths } from './leases.js';
 import { managedKeyPaths } from './managed-keys.js';
@@ -65,7 +67,20 @@ const refuseHealthMethod = (): never => {
  * leases beside it), so each area's paths live with its logic.
  */
 export function systemBackend(context: SecretsContext): Backend {
-  return { type: 'system', paths: [...statusPaths(context), ...mountPaths(context), ...policyPaths(context), ...passwordPolicyPaths(context), ...leasePaths(context), ...managedKeyPaths(context), ...internalUiPaths(context)] };
+  return {
+    type: 'system',
+    paths: [
+      ...statusPaths(context),
+      ...mountPaths(context),
+      ...authMountPaths(context),
+      ...policyPaths(context),
+      ...capabilityPaths(context),
+      ...passwordPolicyPaths(context),
+      ...leasePaths(context),
+      ...managedKeyPaths(context),
+      ...internalUiPaths(context),
+    ],
+  };
 }
 
 function statusPaths(context: SecretsContext): PathSpec[] {

@@ -43,7 +43,7 @@ function ttlSetting(name: string, value: unknown): number {
 }
 
 /** `config` (on enable) or top-level tune fields, validated and merged over `base`. */
-function mergeConfig(base: Record<string, unknown>, input: Record<string, unknown>): Record<string, unknown> {
+export function mergeConfig(base: Record<string, unknown>, input: Record<string, unknown>): Record<string, unknown> {
   const config = { ...base };
   for (const name of ['default_lease_ttl', 'max_lease_ttl'] as const) {
     if (input[name] !== undefined && input[name] !== null) config[name] = ttlSetting(name, input[name]);

@@ -36,6 +36,7 @@ export function tokenLookupData(token: TokenEntry, store: TokenStore): Record<st
     }
   }
   if (token.periodSeconds > 0) data.period = token.periodSeconds;
+  if (token.boundCidrs?.length) data.bound_cidrs = token.boundCidrs;
   return data;
 }
 

@@ -5,7 +5,8 @@ import type { DueSource, Scheduler } from '../../core/scheduler.js';
 import type { DbOrTx } from '../../store/store.js';
 import type { AuthBlock } from '../framework/types.js';
 import type { LeaseManager } from '../leases/lease-manager.js';
-import { cappedTtlWarning, SYSTEM_DEFAULT_TTL_SECONDS, SYSTEM_MAX_TTL_SECONDS } from '../leases/ttl.js';
+import { cappedTtlWarning, effectiveTtls, SYSTEM_DEFAULT_TTL_SECONDS, SYSTEM_MAX_TTL_SECONDS } from '../leases/ttl.js';
+import type { TokenSettings } from '../auth/token-settings.js';
 import type { MountTable } from '../mounts/mount-table.js';
 import { MountStorage } from '../storage/mount-storage.js';
 import { tokenKey, TokenStore, USES_EXHAUSTED, type TokenEntry } from './token-store.js';
@@ -24,6 +25,18 @@ export interface CreateTokenInput {
   displayName?: string;
   numUses?: number;
   type?: string;
+}
+
+/** A token a login issues: the auth method's settings, bounded by its mount's TTLs. */
+export interface LoginTokenInput {
+  /** `auth/userpass/login/bob`: recorded as the token's path (and how disabling the mount finds it). */
+  requestPath: string;
+  /** The mount's `config` (default_lease_ttl, max_lease_ttl). */
+  mountConfig: Record<string, unknown>;
+  /** `userpass-bob`: the mount path's name, then the method's display name when it has one. */
+  displayName: string;
+  meta: Record<string, string>;
+  settings: TokenSettings;
 }
 
 export interface CreateContext {
@@ -91,6 +104,12 @@ export interface TokenDependencies {
  */
 export class TokenService {
   readonly store: TokenStore;
+  /**
+   * The current limits of the auth method that issued a login token (its user's or role's
+   * token_ttl, token_max_ttl and period within the mount's TTLs), read again at every renewal as
+   * the real service does; throws when the method refuses (the role is gone). Set by the plugin.
+   */
+  loginLimits?: (token: TokenEntry) => { ttl: number; maxTtl: number; period: number } | undefined;
 
   constructor(private readonly deps: TokenDependencies) {
     this.store = new TokenStore(deps.db, deps.clock);
@@ -139,10 +158,64 @@ export class TokenService {
       expiresAt: ttl > 0 ? new Date(now + ttl * 1000) : null,
       lastRenewalAt: null,
       periodSeconds: input.period ?? 0,
+      maxTtlSeconds: 0,
+      boundCidrs: null,
     };
     this.store.insert(token);
     if (token.expiresAt) this.deps.scheduler.poke();
     return { token, warnings };
+  }
+
+  /**
+   * Issues the token of a successful login: an orphan with the method's policies and metadata.
+   * Its TTL is `token_ttl` (else the mount default), its cap `token_max_ttl` (else the mount
+   * maximum), never above the mount maximum; a period replaces both, as for periodic tokens.
+   */
+  issueLogin(input: LoginTokenInput): { token: TokenEntry; ttl: number; warnings: string[] } {
+    const { settings } = input;
+    const mount = effectiveTtls(input.mountConfig);
+    const warnings: string[] = [];
+    let maxTtl = settings.maxTtl > 0 ? Math.min(settings.maxTtl, mount.maxTtl) : mount.maxTtl;
+    if (settings.explicitMaxTtl > 0) maxTtl = Math.min(maxTtl, settings.explicitMaxTtl);
+    let ttl = settings.period > 0 ? settings.period : settings.ttl > 0 ? settings.ttl : mount.defaultTtl;
+    if (settings.explicitMaxTtl > 0 && ttl > settings.explicitMaxTtl) ttl = settings.explicitMaxTtl;
+    if (settings.period === 0 && ttl > maxTtl) {
+      warnings.push(cappedTtlWarning(ttl, maxTtl));
+      ttl = maxTtl;
+    }
+    const now = this.deps.clock.nowMs();
+    const secret = `hvs.${base62(24)}`;
+    const token: TokenEntry = {
+      id: tokenKey(secret),
+      secret,
+      accessor: base62(24),
+      parentId: null,
+      policies: sanitizePolicies(settings.policies, !settings.noDefaultPolicy),
+      displayName: input.displayName.replace(/[^a-zA-Z0-9-]/g, '-'),
+      meta: Object.keys(input.meta).length > 0 ? input.meta : null,
+      path: input.requestPath,
+      numUses: settings.numUses,
+      orphan: true,
+      renewable: true,
+      ttlSeconds: ttl,
+      explicitMaxTtlSeconds: settings.explicitMaxTtl,
+      createdAt: new Date(now),
+      expiresAt: new Date(now + ttl * 1000),
+      lastRenewalAt: null,
+      periodSeconds: settings.period,
+      maxTtlSeconds: settings.period > 0 ? 0 : maxTtl,
+      boundCidrs: settings.boundCidrs.length > 0 ? settings.boundCidrs : null,
+    };
+    this.store.insert(token);
+    this.deps.scheduler.poke();
+    return { token, ttl, warnings };
+  }
+
+  /** Revokes every token a login under `pathPrefix` (`auth/userpass/`) issued, with their children. */
+  async revokeIssuedUnder(pathPrefix: string): Promise<number> {
+    const issued = this.store.withPathPrefix(pathPrefix);
+    for (const token of issued) if (this.store.get(token.id)) await this.revokeTree(token);
+    return issued.length;
   }
 
   /** The requested TTL, bounded by the explicit max and the system max; 0 (never) only for root. */
@@ -175,13 +248,17 @@ export class TokenService {
     const now = this.deps.clock.nowMs();
     const warnings: string[] = [];
     let ttl: number;
-    if (token.periodSeconds > 0) {
-      ttl = token.periodSeconds;
+    const method = this.loginLimits?.(token);
+    const period = method ? method.period : token.periodSeconds;
+    if (period > 0) {
+      ttl = period;
     } else {
-      const maxTtl = token.explicitMaxTtlSeconds || SYSTEM_MAX_TTL_SECONDS;
+      // The tighter of the token's explicit maximum and its auth method's cap (login tokens).
+      const caps = [token.explicitMaxTtlSeconds, method ? method.maxTtl : token.maxTtlSeconds].filter((cap) => cap > 0);
+      const maxTtl = caps.length > 0 ? Math.min(...caps) : SYSTEM_MAX_TTL_SECONDS;
       const remainingMax = Math.floor((token.createdAt.getTime() + maxTtl * 1000 - now) / 1000);
       if (remainingMax <= 0) throw badRequest('past the max TTL, cannot renew');
-      const requested = increment && increment > 0 ? increment : token.ttlSeconds;
+      const requested = increment && increment > 0 ? increment : (method?.ttl ?? token.ttlSeconds);
       if (requested > remainingMax) warnings.push(cappedTtlWarning(requested, remainingMax));
       ttl = Math.min(requested, remainingMax);
     }

@@ -61,6 +61,17 @@ export class TokenStore {
     return this.db.select().from(secretTokens).where(eq(secretTokens.accessor, accessor)).get();
   }
 
+  /** Tokens whose path starts with `prefix` (those a login under an auth mount issued). */
+  withPathPrefix(prefix: string): TokenEntry[] {
+    const pattern = `${prefix.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    return this.db
+      .select()
+      .from(secretTokens)
+      .where(sql`${secretTokens.path} LIKE ${pattern} ESCAPE '\\'`)
+      .all()
+      .filter((token) => token.path.startsWith(prefix));
+  }
+
   accessors(): string[] {
     return this.db.select({ accessor: secretTokens.accessor }).from(secretTokens).orderBy(asc(secretTokens.accessor)).all().map((row) => row.accessor);
   }
@@ -116,6 +127,8 @@ export class TokenStore {
       expiresAt: null,
       lastRenewalAt: null,
       periodSeconds: 0,
+      maxTtlSeconds: 0,
+      boundCidrs: null,
     };
     this.insert(entry);
     return entry;

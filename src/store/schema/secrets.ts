@@ -27,12 +27,16 @@ export const secretTokens = sqliteTable(
     lastRenewalAt: integer('last_renewal_at', { mode: 'timestamp_ms' }),
     /** Periodic tokens renew to this many seconds and have no maximum; 0 for ordinary tokens. */
     periodSeconds: integer('period_seconds').notNull().default(0),
+    /** Cap on the token's life from the auth method that issued it (token_max_ttl, mount max); 0: the system's. */
+    maxTtlSeconds: integer('max_ttl_seconds').notNull().default(0),
+    /** Addresses the token may be used from (`token_bound_cidrs` of a login); null: anywhere. */
+    boundCidrs: text('bound_cidrs', { mode: 'json' }).$type<string[] | null>(),
   },
   (t) => [index('secret_tokens_parent').on(t.parentId), index('secret_tokens_expiry').on(t.expiresAt)],
 );
 
-/** Mounted engines; `path` always ends in `/`. */
-export const mounts = sqliteTable('mounts', {
+/** The columns of a mount table (secrets engines here, auth methods in `auth_mounts`). */
+export const mountColumns = () => ({
   path: text('path').primaryKey(),
   type: text('type').notNull(),
   description: text('description').notNull().default(''),
@@ -44,6 +48,12 @@ export const mounts = sqliteTable('mounts', {
   sealWrap: integer('seal_wrap', { mode: 'boolean' }).notNull().default(false),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
 });
+
+/** Mounted engines; `path` always ends in `/`. */
+export const mounts = sqliteTable('mounts', mountColumns());
+
+/** Enabled auth methods; `path` is relative to `auth/` (`userpass/`) and always ends in `/`. */
+export const authMounts = sqliteTable('auth_mounts', mountColumns());
 
 /**
  * Each mount's private key/value storage, keyed by the mount's uuid so a remount keeps data and a

@@ -1,0 +1,44 @@
+import type { SecretsContext } from '../context.js';
+import type { HandlerRequest, LogicalResponse } from '../framework/types.js';
+import { effectiveTtls } from '../leases/ttl.js';
+import { MountStorage } from '../storage/mount-storage.js';
+import type { TokenEntry } from '../tokens/token-store.js';
+import type { TokenSettings } from './token-settings.js';
+
+/**
+ * The answer to a successful login: a new token from the method's settings, recorded with the
+ * login path (`auth/userpass/login/bob`) and named after the mount (`userpass-bob`).
+ */
+export function loginResponse(
+  context: SecretsContext,
+  request: HandlerRequest,
+  login: { settings: TokenSettings; meta: Record<string, string>; displayName?: string },
+): LogicalResponse {
+  const mountName = request.mount.path.replace(/^auth\//, '').replace(/\/$/, '').replace(/\//g, '-');
+  const { token, ttl, warnings } = context.tokens.issueLogin({
+    requestPath: `${request.mount.path}${request.path}`,
+    mountConfig: request.mount.config,
+    displayName: login.displayName ? `${mountName}-${login.displayName}` : mountName,
+    meta: login.meta,
+    settings: login.settings,
+  });
+  return { data: null, auth: context.tokens.authBlock(token, ttl), warnings };
+}
+
+/**
+ * A login token's limits as its auth method sets them now: the user's or role's settings within
+ * the mount's TTLs. Undefined for tokens no auth method issued (or whose method is gone).
+ */
+export function loginLimits(context: SecretsContext, token: TokenEntry): { ttl: number; maxTtl: number; period: number } | undefined {
+  if (!token.path.startsWith('auth/') || token.path.startsWith('auth/token/')) return undefined;
+  const mount = context.authMounts.longestPrefix(token.path.slice('auth/'.length));
+  const renewLogin = mount && context.backend(mount.type)?.renewLogin;
+  if (!mount || !renewLogin) return undefined;
+  const settings = renewLogin(token, new MountStorage(context.store.db, mount.uuid));
+  const ttls = effectiveTtls(mount.config);
+  return {
+    ttl: settings.ttl > 0 ? Math.min(settings.ttl, ttls.maxTtl) : ttls.defaultTtl,
+    maxTtl: settings.maxTtl > 0 ? Math.min(settings.maxTtl, ttls.maxTtl) : ttls.maxTtl,
+    period: settings.period,
+  };
+}
