@@ -79,7 +79,9 @@ function unrouted(request: FastifyRequest, reply: FastifyReply): void {
     sendSecretsError(reply, new ApiError(405, 'unsupported method', { messages: [] }));
     return;
   }
-  reply.code(404).send({ error: `no route for ${request.method} ${request.url.split('?')[0]}; the APIs live under /api/v2, /v1 and /_emulator` });
+  reply
+    .code(404)
+    .send({ error: `no route for ${request.method} ${request.url.split('?')[0]}; the APIs live under /api/v2, /v1 and /_emulator` });
 }
 
 /**

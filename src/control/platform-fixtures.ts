@@ -48,7 +48,11 @@ function settingsChanges(body: Body): OrganizationSettings {
   }
   if ('entitlements' in body) {
     const given = body['entitlements'];
-    const valid = typeof given === 'object' && given !== null && !Array.isArray(given) && Object.values(given).every((value) => typeof value === 'boolean' || typeof value === 'number');
+    const valid =
+      typeof given === 'object' &&
+      given !== null &&
+      !Array.isArray(given) &&
+      Object.values(given).every((value) => typeof value === 'boolean' || typeof value === 'number');
     if (!valid) throw new ApiError(400, '"entitlements" must be an object of booleans and numbers, e.g. {"run-tasks": false}');
     changes.entitlements = given as Record<string, boolean | number>;
   }
@@ -113,12 +117,23 @@ export async function platformFixtureRoutes(app: FastifyInstance, runtime: Runti
   }));
 
   // Many workspaces in one transaction, through the same row defaults as the API's create.
-  app.post('/organizations/:org/workspaces/bulk', guarded(async (request, reply) => {
-    const organization = organizationNamed(organizations, (request.params as { org: string }).org);
-    const names = bulkNames(objectBody(request), 'ws');
-    const at = workspaces.createMany(organization, names);
-    return reply.code(201).send({ organization: organization.name, created: names.length, first: names[0], last: names[names.length - 1], 'created-at': isoTimestamp(at) });
-  }));
+  app.post(
+    '/organizations/:org/workspaces/bulk',
+    guarded(async (request, reply) => {
+      const organization = organizationNamed(organizations, (request.params as { org: string }).org);
+      const names = bulkNames(objectBody(request), 'ws');
+      const at = workspaces.createMany(organization, names);
+      return reply
+        .code(201)
+        .send({
+          organization: organization.name,
+          created: names.length,
+          first: names[0],
+          last: names[names.length - 1],
+          'created-at': isoTimestamp(at),
+        });
+    }),
+  );
 
   // What earlier triggers delivered and what the receivers answered, newest first.
   app.get('/run-tasks/:id/deliveries', guarded(async (request) => {

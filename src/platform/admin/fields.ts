@@ -27,8 +27,18 @@ export type Field = FieldCommon &
     | { kind: 'string'; default: string | null; oneOf?: readonly string[]; duration?: boolean }
   );
 
-const bool = (name: string, value: boolean, extra: FieldCommon | object = {}): Field => ({ name, kind: 'boolean', default: value, ...extra });
-const str = (name: string, value: string | null = '', extra: Partial<Extract<Field, { kind: 'string' }>> = {}): Field => ({ name, kind: 'string', default: value, ...extra });
+const bool = (name: string, value: boolean, extra: FieldCommon | object = {}): Field => ({
+  name,
+  kind: 'boolean',
+  default: value,
+  ...extra,
+});
+const str = (name: string, value: string | null = '', extra: Partial<Extract<Field, { kind: 'string' }>> = {}): Field => ({
+  name,
+  kind: 'string',
+  default: value,
+  ...extra,
+});
 const upstream = { upstreamOnly: true };
 
 export const SUPPORT_EMAIL_DEFAULT = 'support@hashicorp.com';

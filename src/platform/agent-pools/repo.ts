@@ -34,7 +34,13 @@ function allowsWorkspaceNamed(db: DbOrTx, organizationId: string, name: string) 
   return inArray(agentPools.id, pools);
 }
 
-export function listAgentPools(db: DbOrTx, organizationId: string, filter: AgentPoolFilter, offset: number, limit: number): { rows: AgentPoolRow[]; total: number } {
+export function listAgentPools(
+  db: DbOrTx,
+  organizationId: string,
+  filter: AgentPoolFilter,
+  offset: number,
+  limit: number,
+): { rows: AgentPoolRow[]; total: number } {
   const where = and(
     eq(agentPools.organizationId, organizationId),
     filter.query ? containsIgnoringCase(agentPools.name, filter.query) : undefined,
@@ -91,5 +97,8 @@ export function setPoolWorkspaces(db: DbOrTx, poolId: string, kind: PoolWorkspac
   db.delete(agentPoolWorkspaces).where(and(eq(agentPoolWorkspaces.poolId, poolId), eq(agentPoolWorkspaces.kind, kind))).run();
   const unique = [...new Set(workspaceIds)];
   // A body may name any number of workspaces; slices keep each statement within SQLite's limits.
-  for (const slice of inSlices(unique)) db.insert(agentPoolWorkspaces).values(slice.map((workspaceId) => ({ poolId, workspaceId, kind }))).run();
+  for (const slice of inSlices(unique))
+    db.insert(agentPoolWorkspaces)
+      .values(slice.map((workspaceId) => ({ poolId, workspaceId, kind })))
+      .run();
 }

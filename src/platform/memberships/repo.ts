@@ -40,11 +40,24 @@ function conditions(organizationId: string, filter: MembershipFilter, withStatus
   return and(...parts);
 }
 
-export function listMemberships(db: DbOrTx, organizationId: string, filter: MembershipFilter, offset: number, limit: number): { rows: MembershipWithUser[]; total: number } {
+export function listMemberships(
+  db: DbOrTx,
+  organizationId: string,
+  filter: MembershipFilter,
+  offset: number,
+  limit: number,
+): { rows: MembershipWithUser[]; total: number } {
   const where = conditions(organizationId, filter, true);
   const total = unfiltered(filter)
-    ? (filter.status ? listCount(db, `memberships:${filter.status}`, organizationId) : statusCounts(db, organizationId, filter).total)
-    : (db.select({ n: count() }).from(organizationMemberships).innerJoin(users, eq(users.id, organizationMemberships.userId)).where(where).get()?.n ?? 0);
+    ? filter.status
+      ? listCount(db, `memberships:${filter.status}`, organizationId)
+      : statusCounts(db, organizationId, filter).total
+    : (db
+        .select({ n: count() })
+        .from(organizationMemberships)
+        .innerJoin(users, eq(users.id, organizationMemberships.userId))
+        .where(where)
+        .get()?.n ?? 0);
   const window = readWindow({ offset, size: limit }, total);
   if (window.limit === 0) return { rows: [], total };
   const order = window.backwards
@@ -58,13 +71,23 @@ export function listMemberships(db: DbOrTx, organizationId: string, filter: Memb
         db
           .select({ id: organizationMemberships.id })
           .from(organizationMemberships)
-          .where(and(eq(organizationMemberships.organizationId, organizationId), filter.status ? eq(organizationMemberships.status, filter.status) : undefined))
+          .where(
+            and(
+              eq(organizationMemberships.organizationId, organizationId),
+              filter.status ? eq(organizationMemberships.status, filter.status) : undefined,
+            ),
+          )
           .orderBy(...order)
           .limit(window.limit)
           .offset(window.offset),
       )
     : where;
-  const query = db.select({ membership: organizationMemberships, user: users }).from(organizationMemberships).innerJoin(users, eq(users.id, organizationMemberships.userId)).where(pageWhere).orderBy(...order);
+  const query = db
+    .select({ membership: organizationMemberships, user: users })
+    .from(organizationMemberships)
+    .innerJoin(users, eq(users.id, organizationMemberships.userId))
+    .where(pageWhere)
+    .orderBy(...order);
   const rows = unfiltered(filter) ? query.all() : query.limit(window.limit).offset(window.offset).all();
   return { rows: window.backwards ? rows.reverse() : rows, total };
 }
@@ -75,7 +98,11 @@ function unfiltered(filter: MembershipFilter): boolean {
 }
 
 /** How many memberships match the filter in each status (the status filter itself is not applied). */
-export function statusCounts(db: DbOrTx, organizationId: string, filter: MembershipFilter): { total: number; active: number; invited: number } {
+export function statusCounts(
+  db: DbOrTx,
+  organizationId: string,
+  filter: MembershipFilter,
+): { total: number; active: number; invited: number } {
   if (unfiltered(filter)) {
     const active = listCount(db, 'memberships:active', organizationId);
     const invited = listCount(db, 'memberships:invited', organizationId);
@@ -95,7 +122,14 @@ export function statusCounts(db: DbOrTx, organizationId: string, filter: Members
 
 export function listMembershipsOfUser(db: DbOrTx, userId: string, offset: number, limit: number): { rows: MembershipRow[]; total: number } {
   const where = eq(organizationMemberships.userId, userId);
-  const rows = db.select().from(organizationMemberships).where(where).orderBy(asc(organizationMemberships.createdAt), asc(organizationMemberships.id)).limit(limit).offset(offset).all();
+  const rows = db
+    .select()
+    .from(organizationMemberships)
+    .where(where)
+    .orderBy(asc(organizationMemberships.createdAt), asc(organizationMemberships.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
   const total = db.select({ n: count() }).from(organizationMemberships).where(where).get()?.n ?? 0;
   return { rows, total };
 }

@@ -23,7 +23,12 @@ export function findOrganizationById(db: DbOrTx, id: string): OrganizationRow | 
   return byId(db).get({ id });
 }
 
-export function listOrganizations(db: DbOrTx, ids: string[] | 'all', offset: number, limit: number): { rows: OrganizationRow[]; total: number } {
+export function listOrganizations(
+  db: DbOrTx,
+  ids: string[] | 'all',
+  offset: number,
+  limit: number,
+): { rows: OrganizationRow[]; total: number } {
   const where = ids === 'all' ? undefined : inArray(organizations.id, ids);
   const rows = db.select().from(organizations).where(where).orderBy(asc(organizations.name)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(organizations).where(where).get()?.n ?? 0;
@@ -48,7 +53,10 @@ export function insertOwnersTeam(db: DbOrTx, row: Omit<typeof teams.$inferInsert
   db.insert(teams).values({ ...row, name: 'owners', isOwners: true, visibility: 'secret' }).run();
 }
 
-export function addActiveMember(db: DbOrTx, args: { membershipId: string; organizationId: string; userId: string; teamId: string; at: Date }): void {
+export function addActiveMember(
+  db: DbOrTx,
+  args: { membershipId: string; organizationId: string; userId: string; teamId: string; at: Date },
+): void {
   db.insert(organizationMemberships)
     .values({ id: args.membershipId, organizationId: args.organizationId, userId: args.userId, status: 'active', createdAt: args.at })
     .onConflictDoUpdate({ target: [organizationMemberships.organizationId, organizationMemberships.userId], set: { status: 'active' } })

@@ -21,7 +21,14 @@ export function listRunTasks(db: DbOrTx, organizationId: string, offset: number,
   const window = readWindow({ offset, size: limit }, total);
   if (window.limit === 0) return { rows: [], total };
   const order = window.backwards ? [desc(runTasks.createdAt), desc(runTasks.id)] : [asc(runTasks.createdAt), asc(runTasks.id)];
-  const rows = db.select().from(runTasks).where(eq(runTasks.organizationId, organizationId)).orderBy(...order).limit(window.limit).offset(window.offset).all();
+  const rows = db
+    .select()
+    .from(runTasks)
+    .where(eq(runTasks.organizationId, organizationId))
+    .orderBy(...order)
+    .limit(window.limit)
+    .offset(window.offset)
+    .all();
   return { rows: window.backwards ? rows.reverse() : rows, total };
 }
 

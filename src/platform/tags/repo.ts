@@ -84,11 +84,20 @@ export interface OrganizationTagFilter {
   excludeTaggableId?: string;
 }
 
-export function listOrganizationTags(db: DbOrTx, organizationId: string, filter: OrganizationTagFilter, offset: number, limit: number): { rows: CountedTag[]; total: number } {
+export function listOrganizationTags(
+  db: DbOrTx,
+  organizationId: string,
+  filter: OrganizationTagFilter,
+  offset: number,
+  limit: number,
+): { rows: CountedTag[]; total: number } {
   const conditions: (SQL | undefined)[] = [eq(tags.organizationId, organizationId)];
   if (filter.query) conditions.push(containsIgnoringCase(tags.name, filter.query));
   if (filter.excludeTaggableId) {
-    const onTaggable = db.select({ id: workspaceTags.tagId }).from(workspaceTags).where(eq(workspaceTags.workspaceId, filter.excludeTaggableId));
+    const onTaggable = db
+      .select({ id: workspaceTags.tagId })
+      .from(workspaceTags)
+      .where(eq(workspaceTags.workspaceId, filter.excludeTaggableId));
     conditions.push(notInArray(tags.id, onTaggable));
   }
   const where = and(...conditions);
@@ -106,7 +115,13 @@ export function listOrganizationTags(db: DbOrTx, organizationId: string, filter:
 }
 
 /** One workspace's tags in insertion order, optionally only those whose name contains `name`. */
-export function listWorkspaceTags(db: DbOrTx, workspaceId: string, name: string | undefined, offset: number, limit: number): { rows: CountedTag[]; total: number } {
+export function listWorkspaceTags(
+  db: DbOrTx,
+  workspaceId: string,
+  name: string | undefined,
+  offset: number,
+  limit: number,
+): { rows: CountedTag[]; total: number } {
   const where = and(eq(workspaceTags.workspaceId, workspaceId), name ? containsIgnoringCase(tags.name, name) : undefined);
   const rows = db
     .select({ tag: tags, instanceCount })
@@ -124,7 +139,12 @@ export function listWorkspaceTags(db: DbOrTx, workspaceId: string, name: string 
 
 /** Ids of the tags a workspace carries (to clean up after the workspace is deleted). */
 export function tagIdsOfWorkspace(db: DbOrTx, workspaceId: string): string[] {
-  return db.select({ id: workspaceTags.tagId }).from(workspaceTags).where(eq(workspaceTags.workspaceId, workspaceId)).all().map((row) => row.id);
+  return db
+    .select({ id: workspaceTags.tagId })
+    .from(workspaceTags)
+    .where(eq(workspaceTags.workspaceId, workspaceId))
+    .all()
+    .map((row) => row.id);
 }
 
 /** Removes the tags from every workspace and from the organization. */

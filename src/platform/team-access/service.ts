@@ -61,7 +61,14 @@ export class TeamAccessService {
       throw unprocessable('the team already has access to this workspace; update that access instead', '/data/relationships/team/data/id');
     }
     const customPermissions = this.custom(access, attributes, null);
-    const row: TeamWorkspaceRow = { id: newId('tws'), teamId, workspaceId: located.workspace.id, access, customPermissions, createdAt: this.clock.now() };
+    const row: TeamWorkspaceRow = {
+      id: newId('tws'),
+      teamId,
+      workspaceId: located.workspace.id,
+      access,
+      customPermissions,
+      createdAt: this.clock.now(),
+    };
     repo.insertTeamWorkspace(this.db, row);
     return row;
   }

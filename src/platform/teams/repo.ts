@@ -29,7 +29,13 @@ export interface TeamFilter {
   names?: string[];
 }
 
-export function listTeams(db: DbOrTx, organizationId: string, filter: TeamFilter, offset: number, limit: number): { rows: TeamRow[]; total: number } {
+export function listTeams(
+  db: DbOrTx,
+  organizationId: string,
+  filter: TeamFilter,
+  offset: number,
+  limit: number,
+): { rows: TeamRow[]; total: number } {
   const conditions: (SQL | undefined)[] = [eq(teams.organizationId, organizationId)];
   if (filter.secretTeamsVisible !== 'all') {
     conditions.push(or(eq(teams.visibility, 'organization'), inArray(teams.id, [...filter.secretTeamsVisible])));

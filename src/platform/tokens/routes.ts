@@ -16,7 +16,10 @@ const TOKEN_TYPES = ['authentication-tokens', 'authentication-token'];
 
 const TOKEN_BODY = optionalResourceBody(TOKEN_TYPES, {
   allowEmptyType: true,
-  attributes: { description: Attr.string('at most 255 characters (not on organization tokens)'), 'expired-at': Attr.string('ISO 8601 timestamp') },
+  attributes: {
+    description: Attr.string('at most 255 characters (not on organization tokens)'),
+    'expired-at': Attr.string('ISO 8601 timestamp'),
+  },
 });
 const byUser = params('userId');
 const byTeam = params('teamId');
@@ -63,7 +66,11 @@ export async function tokenRoutes(app: PlatformApp, context: PlatformContext): P
   // The team token: one per team; POST replaces it.
   app.post('/teams/:teamId/authentication-token', { schema: { params: byTeam, body: TOKEN_BODY } }, async (request, reply) => {
     const { team } = teams.visible(request.principal, request.params.teamId, 'update-api-token');
-    const issued = service.replaceOwnedToken(request.principal, { kind: 'team', teamId: team.id }, readInput(request.body, { description: true }));
+    const issued = service.replaceOwnedToken(
+      request.principal,
+      { kind: 'team', teamId: team.id },
+      readInput(request.body, { description: true }),
+    );
     return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
   });
 
@@ -79,16 +86,24 @@ export async function tokenRoutes(app: PlatformApp, context: PlatformContext): P
   });
 
   // The organization token: one per organization; POST replaces it.
-  app.post('/organizations/:organization/authentication-token', { schema: { params: byOrganization, body: TOKEN_BODY } }, async (request, reply) => {
-    const organization = service.tokenOrganization(request.principal, request.params.organization);
-    const owner = { kind: 'organization' as const, organizationId: organization.id };
-    const issued = service.replaceOwnedToken(request.principal, owner, readInput(request.body, { description: false }));
-    return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
-  });
+  app.post(
+    '/organizations/:organization/authentication-token',
+    { schema: { params: byOrganization, body: TOKEN_BODY } },
+    async (request, reply) => {
+      const organization = service.tokenOrganization(request.principal, request.params.organization);
+      const owner = { kind: 'organization' as const, organizationId: organization.id };
+      const issued = service.replaceOwnedToken(request.principal, owner, readInput(request.body, { description: false }));
+      return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
+    },
+  );
 
   app.get('/organizations/:organization/authentication-token', { schema: { params: byOrganization } }, async (request, reply) => {
     const organization = service.tokenOrganization(request.principal, request.params.organization);
-    return sendDocument(reply, 200, singleDocument(tokenResource(service.ownedToken({ kind: 'organization', organizationId: organization.id }))));
+    return sendDocument(
+      reply,
+      200,
+      singleDocument(tokenResource(service.ownedToken({ kind: 'organization', organizationId: organization.id }))),
+    );
   });
 
   app.delete('/organizations/:organization/authentication-token', { schema: { params: byOrganization } }, async (request, reply) => {

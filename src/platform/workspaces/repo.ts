@@ -119,7 +119,13 @@ const ORDER: Record<WorkspaceSort, SQL> = {
 };
 
 /** One page of a filtered, sorted list and the total, in two indexed queries. */
-export function listWorkspaces(db: DbOrTx, where: SQL | undefined, sort: WorkspaceSort, offset: number, limit: number): { rows: WorkspaceRow[]; total: number } {
+export function listWorkspaces(
+  db: DbOrTx,
+  where: SQL | undefined,
+  sort: WorkspaceSort,
+  offset: number,
+  limit: number,
+): { rows: WorkspaceRow[]; total: number } {
   // Names are unique per organization, so they settle ties in the timestamp orders deterministically.
   const order = sort === 'name' || sort === '-name' ? [ORDER[sort]] : [ORDER[sort], asc(workspaces.name)];
   const rows = db.select().from(workspaces).where(where).orderBy(...order).limit(limit).offset(offset).all();

@@ -48,7 +48,8 @@ const GET = Buffer.from('GET', 'latin1');
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 /** The header names that decide framing or must be dropped, by length (no two share one). */
 const WANTED_BY_LENGTH: (string | undefined)[] = [];
-for (const name of ['content-length', 'transfer-encoding', 'upgrade', 'connection', LIST_MARKER_HEADER]) WANTED_BY_LENGTH[name.length] = name;
+for (const name of ['content-length', 'transfer-encoding', 'upgrade', 'connection', LIST_MARKER_HEADER])
+  WANTED_BY_LENGTH[name.length] = name;
 
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ +\S+ +HTTP\/\d\.\d$/;
 const CHUNK_SIZE = /^([0-9A-Fa-f]+)[ \t]*(?:;.*)?$/;

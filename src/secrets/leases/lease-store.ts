@@ -51,11 +51,21 @@ export class LeaseStore {
 
   idsOfTokens(tokenIds: string[]): string[] {
     if (tokenIds.length === 0) return [];
-    return this.db.select({ id: secretLeases.id }).from(secretLeases).where(inArray(secretLeases.tokenId, tokenIds)).all().map((row) => row.id);
+    return this.db
+      .select({ id: secretLeases.id })
+      .from(secretLeases)
+      .where(inArray(secretLeases.tokenId, tokenIds))
+      .all()
+      .map((row) => row.id);
   }
 
   idsOfMount(mountUuid: string): string[] {
-    return this.db.select({ id: secretLeases.id }).from(secretLeases).where(eq(secretLeases.mountUuid, mountUuid)).all().map((row) => row.id);
+    return this.db
+      .select({ id: secretLeases.id })
+      .from(secretLeases)
+      .where(eq(secretLeases.mountUuid, mountUuid))
+      .all()
+      .map((row) => row.id);
   }
 
   /** Moves leases to a new mount path (remount keeps leases, under their new ids). */

@@ -129,7 +129,9 @@ export class MountTable {
     if (PROTECTED_PREFIXES.some((prefix) => target.startsWith(prefix)) || PERMANENT_MOUNTS.includes(target)) {
       throw badRequest(`cannot remount to destination "${target}"`);
     }
-    const clash = this.all().find((mount) => mount.path !== source.path && (mount.path.startsWith(target) || target.startsWith(mount.path)));
+    const clash = this.all().find(
+      (mount) => mount.path !== source.path && (mount.path.startsWith(target) || target.startsWith(mount.path)),
+    );
     if (clash || target === source.path) throw badRequest(`path is already in use at ${clash?.path ?? target}`);
     this.db.update(mounts).set({ path: target }).where(eq(mounts.path, source.path)).run();
     return { ...source, path: target };

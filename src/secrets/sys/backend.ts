@@ -64,7 +64,17 @@ const refuseHealthMethod = (): never => {
  * leases beside it), so each area's paths live with its logic.
  */
 export function systemBackend(context: SecretsContext): Backend {
-  return { type: 'system', paths: [...statusPaths(context), ...mountPaths(context), ...policyPaths(context), ...passwordPolicyPaths(context), ...leasePaths(context), ...managedKeyPaths(context)] };
+  return {
+    type: 'system',
+    paths: [
+      ...statusPaths(context),
+      ...mountPaths(context),
+      ...policyPaths(context),
+      ...passwordPolicyPaths(context),
+      ...leasePaths(context),
+      ...managedKeyPaths(context),
+    ],
+  };
 }
 
 function statusPaths(context: SecretsContext): PathSpec[] {
@@ -88,7 +98,9 @@ function statusPaths(context: SecretsContext): PathSpec[] {
         // A handler of its own in the real service: no token is looked at, for any method.
         unauthenticated: ['read', 'list', 'create', 'update', 'delete', 'patch'],
         operations: {
-          read: (request) => ({ raw: { status: healthStatus(request.data), contentType: 'application/json', body: `${JSON.stringify(healthBody())}\n` } }),
+          read: (request) => ({
+            raw: { status: healthStatus(request.data), contentType: 'application/json', body: `${JSON.stringify(healthBody())}\n` },
+          }),
           list: refuseHealthMethod,
           update: refuseHealthMethod,
           delete: refuseHealthMethod,

@@ -123,7 +123,12 @@ export function tokenBackend(context: SecretsContext): Backend {
   const lookupSelf = (request: HandlerRequest): LogicalResponse => ({ data: tokenLookupData(caller(request), tokens.store) });
 
   const paths: PathSpec[] = [
-    { pattern: 'create', summary: 'Create a child token (or an orphan, with sudo).', fields: CREATE_FIELDS, operations: { update: create(false) } },
+    {
+      pattern: 'create',
+      summary: 'Create a child token (or an orphan, with sudo).',
+      fields: CREATE_FIELDS,
+      operations: { update: create(false) },
+    },
     { pattern: 'create-orphan', summary: 'Create a token without a parent.', fields: CREATE_FIELDS, operations: { update: create(true) } },
     { pattern: 'lookup-self', summary: "The calling token's properties.", operations: { read: lookupSelf, update: lookupSelf } },
     {
@@ -149,12 +154,19 @@ export function tokenBackend(context: SecretsContext): Backend {
         },
       },
     },
-    { pattern: 'renew-self', summary: 'Extend the calling token.', fields: INCREMENT_FIELD, operations: { update: (request) => renew(caller(request), request) } },
+    {
+      pattern: 'renew-self',
+      summary: 'Extend the calling token.',
+      fields: INCREMENT_FIELD,
+      operations: { update: (request) => renew(caller(request), request) },
+    },
     {
       pattern: 'renew',
       summary: 'Extend a token.',
       fields: { ...TOKEN_FIELD, ...INCREMENT_FIELD },
-      operations: { update: (request) => renew(liveToken(request.fields.get<string | undefined>('token'), badRequest('missing token ID')), request) },
+      operations: {
+        update: (request) => renew(liveToken(request.fields.get<string | undefined>('token'), badRequest('missing token ID')), request),
+      },
     },
     {
       pattern: 'revoke-self',
@@ -198,7 +210,8 @@ export function tokenBackend(context: SecretsContext): Backend {
       // Not root-protected in the table: the handler checks sudo itself and answers a 400.
       operations: {
         update: async (request) => {
-          if (!acl.hasSudo(caller(request), 'auth/token/revoke-orphan')) throw badRequest('root or sudo privileges required to revoke and orphan');
+          if (!acl.hasSudo(caller(request), 'auth/token/revoke-orphan'))
+            throw badRequest('root or sudo privileges required to revoke and orphan');
           const token = tokens.store.bySecret(namedToken(request));
           if (token) await tokens.revokeOrphan(token);
           return undefined;

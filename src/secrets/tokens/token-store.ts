@@ -62,7 +62,12 @@ export class TokenStore {
   }
 
   accessors(): string[] {
-    return this.db.select({ accessor: secretTokens.accessor }).from(secretTokens).orderBy(asc(secretTokens.accessor)).all().map((row) => row.accessor);
+    return this.db
+      .select({ accessor: secretTokens.accessor })
+      .from(secretTokens)
+      .orderBy(asc(secretTokens.accessor))
+      .all()
+      .map((row) => row.accessor);
   }
 
   insert(entry: TokenEntry): void {

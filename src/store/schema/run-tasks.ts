@@ -31,7 +31,10 @@ export const runTasks = sqliteTable(
     createdAt: createdAt(),
   },
   // The second index is the list's order, so a page is read off it instead of sorting every task.
-  (t) => [uniqueIndex('run_tasks_org_name').on(t.organizationId, t.name), index('run_tasks_org_created').on(t.organizationId, t.createdAt, t.id)],
+  (t) => [
+    uniqueIndex('run_tasks_org_name').on(t.organizationId, t.name),
+    index('run_tasks_org_created').on(t.organizationId, t.createdAt, t.id),
+  ],
 );
 
 /** A run task attached to a workspace; deleting either side removes the attachment. */

@@ -53,7 +53,8 @@ function nameAllowed(role: Role, name: string): boolean {
   if (role.allow_any_name) return true;
 
   if (role.allow_localhost && !isWildcard) {
-    if (name === 'localhost' || name === 'localdomain' || (isEmail && (emailDomain === 'localhost' || emailDomain === 'localdomain'))) return true;
+    if (name === 'localhost' || name === 'localdomain' || (isEmail && (emailDomain === 'localhost' || emailDomain === 'localdomain')))
+      return true;
     if (role.allow_subdomains && (reduced.endsWith('.localhost') || reduced.endsWith('.localdomain'))) return true;
   }
 
@@ -78,7 +79,8 @@ export function parseOtherSans(entries: string[]): Map<string, string[]> | strin
     const colon = rest.indexOf(':');
     if (colon === -1) return `could not parse requested other SAN: expected a colon in other SAN "${entry}"`;
     const type = rest.slice(0, colon).toUpperCase();
-    if (type !== 'UTF8' && type !== 'UTF-8') return `could not parse requested other SAN: only UTF8 other SAN types are currently supported, got "${rest.slice(0, colon)}"`;
+    if (type !== 'UTF8' && type !== 'UTF-8')
+      return `could not parse requested other SAN: only UTF8 other SAN types are currently supported, got "${rest.slice(0, colon)}"`;
     if (!/^\d+(\.\d+)+$/.test(oid)) return `could not parse requested other SAN: invalid OID "${oid}"`;
     parsed.set(oid, [...(parsed.get(oid) ?? []), rest.slice(colon + 1)]);
   }
