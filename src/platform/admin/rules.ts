@@ -117,7 +117,8 @@ export function checkSettings(name: SettingsName, settings: Record<string, unkno
       const cloudC = CLOUD_C.every((key) => filled(settings[key]));
       if (!cloudA && !cloudB && !cloudC) {
         throw unprocessable(
-          'enabling cost estimation needs one complete credential set: both cloud-a keys, cloud-b credentials that are a JSON service-account key, or all four cloud-c values',
+          'enabling cost estimation needs one complete credential set: both cloud-a keys, ' +
+            'cloud-b credentials that are a JSON service-account key, or all four cloud-c values',
           pointer('enabled'),
         );
       }

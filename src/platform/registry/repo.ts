@@ -51,7 +51,8 @@ function filterWhere(filter: ModuleFilter): SQL | undefined {
   }
   if (filter.withOkVersion) {
     parts.push(
-      sql`EXISTS (SELECT 1 FROM ${registryModuleVersions} WHERE ${registryModuleVersions.moduleId} = ${registryModules.id} AND ${registryModuleVersions.status} = 'ok')`,
+      sql`EXISTS (SELECT 1 FROM ${registryModuleVersions}
+        WHERE ${registryModuleVersions.moduleId} = ${registryModules.id} AND ${registryModuleVersions.status} = 'ok')`,
     );
   }
   return and(...parts);

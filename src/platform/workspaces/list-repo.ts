@@ -86,7 +86,8 @@ function nameShape(shape: Shape, filter: WorkspaceFilter): void {
 
 function tagShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
   const tagged = (names: string[]) =>
-    `SELECT wt.workspace_id FROM workspace_tags wt JOIN tags t ON t.id = wt.tag_id WHERE t.organization_id = ? AND t.name IN (${names.map(() => '?').join(', ')})`;
+    'SELECT wt.workspace_id FROM workspace_tags wt JOIN tags t ON t.id = wt.tag_id ' +
+    `WHERE t.organization_id = ? AND t.name IN (${names.map(() => '?').join(', ')})`;
   const wanted = [...new Set(filter.tags ?? [])];
   if (wanted.length > 0) {
     shape.where.push(`w.id IN (${tagged(wanted)} GROUP BY wt.workspace_id HAVING count(*) = ?)`);
@@ -168,9 +169,9 @@ function readWindow(
     );
     params.push(...from.key);
   }
-  const text = `SELECT w.rowid AS r, ${columns.map((column) => `w.${column}`).join(', ')} FROM ${shape.from} WHERE ${where.join(' AND ')} ORDER BY ${columns
-    .map((column) => `w.${column} ${direction}`)
-    .join(', ')} LIMIT ? OFFSET ?`;
+  const selected = columns.map((column) => `w.${column}`).join(', ');
+  const order = columns.map((column) => `w.${column} ${direction}`).join(', ');
+  const text = `SELECT w.rowid AS r, ${selected} FROM ${shape.from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`;
   const rows = preparedSql(sqlite, text).raw().all(...params, window.limit, window.offset) as (string | number)[][];
   return backwards ? rows.reverse() : rows;
 }

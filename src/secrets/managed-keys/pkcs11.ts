@@ -44,7 +44,8 @@ function libraryPath(params: KeyParams, libraries: ReadonlyMap<string, string>):
   if (path === undefined) {
     const known = [...libraries.keys()];
     throw new KmsError(
-      `unknown library "${name}": not a kms_library of this server (${known.length > 0 ? `known: ${known.join(', ')}` : 'none configured'})`,
+      `unknown library "${name}": not a kms_library of this server ` +
+        `(${known.length > 0 ? `known: ${known.join(', ')}` : 'none configured'})`,
     );
   }
   return path;

@@ -203,7 +203,8 @@ export class ManagedKeys {
     if (!record) throw badRequest(`no managed key found with ${reference.id ? 'id' : 'name'} "${label}"`);
     if (!record.any_mount && !this.listedBy(mount.config, record)) {
       throw badRequest(
-        `managed key "${record.name}" is not allowed on mount ${mount.path}: set any_mount on the key or list it in the mount's allowed_managed_keys`,
+        `managed key "${record.name}" is not allowed on mount ${mount.path}: ` +
+          "set any_mount on the key or list it in the mount's allowed_managed_keys",
       );
     }
     const signer = await this.open(record);

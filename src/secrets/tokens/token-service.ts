@@ -151,7 +151,8 @@ export class TokenService {
     const period = input.period ?? 0;
     if (explicitMaxTtl > SYSTEM_MAX_TTL_SECONDS && !period) {
       warnings.push(
-        `Explicit max TTL of ${explicitMaxTtl} seconds is greater than system/mount allowed value; value is being capped to ${SYSTEM_MAX_TTL_SECONDS} seconds`,
+        `Explicit max TTL of ${explicitMaxTtl} seconds is greater than system/mount allowed value; ` +
+          `value is being capped to ${SYSTEM_MAX_TTL_SECONDS} seconds`,
       );
       explicitMaxTtl = SYSTEM_MAX_TTL_SECONDS;
     }

@@ -99,7 +99,8 @@ export function resolveNames(role: Role, fields: FieldData, csr: ParsedCsr | und
     cn = fields.get<string>('common_name');
     if (cn === '' && role.require_cn) {
       throw badRequest(
-        'the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false',
+        'the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, ' +
+          'unless "require_cn" is set to false',
       );
     }
   }
@@ -237,11 +238,14 @@ export function resolveValidity(
   if (ca && notAfter.getTime() > ca.notAfter.getTime()) {
     if (!allowPastCa) {
       throw badRequest(
-        `cannot satisfy request, as TTL would result in notAfter ${rfc3339Nano(notAfter)} that is beyond the expiration of the CA certificate at ${rfc3339Nano(ca.notAfter)}`,
+        `cannot satisfy request, as TTL would result in notAfter ${rfc3339Nano(notAfter)} ` +
+          `that is beyond the expiration of the CA certificate at ${rfc3339Nano(ca.notAfter)}`,
       );
     }
     warnings.push(
-      `The expiration time for the signed certificate is after the CA's expiration time. If the new certificate is not treated as a root, validation paths with the certificate past the issuing CA's expiration time will fail.`,
+      "The expiration time for the signed certificate is after the CA's expiration time. " +
+        'If the new certificate is not treated as a root, ' +
+        "validation paths with the certificate past the issuing CA's expiration time will fail.",
     );
   }
   return { notBefore: new Date(now.getTime() - role.not_before_duration * 1000), notAfter, warnings };

@@ -12,7 +12,8 @@ const { parentPort } = require('node:worker_threads');
 const { generateKeyPairSync } = require('node:crypto');
 parentPort.on('message', (spec) => {
   const options = spec.type === 'rsa' ? { modulusLength: spec.bits, publicExponent: 0x10001 } : { namedCurve: spec.curve };
-  const { privateKey } = generateKeyPairSync(spec.type, { ...options, privateKeyEncoding: { type: 'pkcs8', format: 'der' }, publicKeyEncoding: { type: 'spki', format: 'der' } });
+  const encodings = { privateKeyEncoding: { type: 'pkcs8', format: 'der' }, publicKeyEncoding: { type: 'spki', format: 'der' } };
+  const { privateKey } = generateKeyPairSync(spec.type, { ...options, ...encodings });
   const copy = new Uint8Array(privateKey);
   parentPort.postMessage(copy, [copy.buffer]);
 });

@@ -133,7 +133,9 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
               return {
                 data: null,
                 warnings: [
-                  `Refusing to generate a root certificate over an existing root certificate. If you really want to destroy the original root certificate, please issue a delete against ${request.mount.path} root.`,
+                  'Refusing to generate a root certificate over an existing root certificate. ' +
+                    'If you really want to destroy the original root certificate, ' +
+                    `please issue a delete against ${request.mount.path} root.`,
                 ],
               };
             }
@@ -194,7 +196,8 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             const warnings =
               maxPath === 0
                 ? [
-                    'Max path length of the generated certificate is zero. This certificate cannot be used to issue intermediate CA certificates.',
+                    'Max path length of the generated certificate is zero. ' +
+                      'This certificate cannot be used to issue intermediate CA certificates.',
                   ]
                 : [];
             return { data, ...(warnings.length > 0 ? { warnings } : {}) };
