@@ -35,7 +35,9 @@ export const scenarios: Scenario[] = [
   {
     name: SHOW,
     setup: async (target) => {
-      const created = await call(target, 'POST', '/api/v2/organizations/understudy/workspaces', { data: { type: 'workspaces', attributes: { name: 'bench-show' } } });
+      const created = await call(target, 'POST', '/api/v2/organizations/understudy/workspaces', {
+        data: { type: 'workspaces', attributes: { name: 'bench-show' } },
+      });
       return { path: `/api/v2/workspaces/${created.data.id}`, headers: headers(target) };
     },
   },
