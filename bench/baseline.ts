@@ -109,5 +109,5 @@ const { port } = app.server.address() as { port: number };
 process.stdout.write(`ready ${port}\n`);
 
 process.once('SIGTERM', () => {
-  app.close().then(() => process.exit(0));
+  void app.close().then(() => process.exit(0));
 });

@@ -1,5 +1,6 @@
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
+import { textOf } from './core/json.js';
 
 interface RequestLog {
   msg?: unknown;
@@ -16,7 +17,10 @@ function requestLine(log: Record<string, unknown>, messageKey: string): string {
   if (req?.method !== undefined) parts.push(req.method, req.url);
   if (res?.statusCode !== undefined)
     parts.push(res.statusCode, typeof responseTime === 'number' ? `in ${responseTime.toFixed(1)} ms` : undefined);
-  return parts.filter((part) => part !== undefined && part !== null).join(' ');
+  return parts
+    .filter((part) => part !== undefined && part !== null)
+    .map((part) => textOf(part))
+    .join(' ');
 }
 
 /**

@@ -22,7 +22,7 @@ const SECRETS_CATCH_ALL = '/v1/*';
 // Keys our schemas carry for validation only (see platform/jsonapi/validation.ts).
 const VALIDATION_ONLY = new Set(['errorMessage', 'optionalBody']);
 const forDocument = (schema: unknown): unknown =>
-  JSON.parse(JSON.stringify(schema, (key, value) => (VALIDATION_ONLY.has(key) ? undefined : value)));
+  JSON.parse(JSON.stringify(schema, (key, value: unknown) => (VALIDATION_ONLY.has(key) ? undefined : value))) as unknown;
 
 /** Documented only (the routes send pre-serialized documents, so no response schema is compiled). */
 const PLATFORM_RESPONSES = {
@@ -75,12 +75,12 @@ export async function registerOpenApi(fastify: FastifyInstance, runtime: Runtime
         described['produces'] = ['application/vnd.api+json'];
         described['response'] = PLATFORM_RESPONSES;
       }
-      return { schema: described as never, url };
+      return { schema: described, url };
     },
     transformObject: (documents) => {
       const document = ('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as OpenApiObject;
       document.paths = { ...document.paths, ...secretsPaths(runtime) };
-      return document as never;
+      return document;
     },
   });
   return routes;

@@ -110,7 +110,7 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
   const engineBackends = [...context.engines.keys()].map((type) => context.backend(type));
   for (const source of engineBackends.flatMap((backend) => backend?.dueSources ?? [])) runtime.scheduler.register(source);
   app.addHook('onClose', async () => {
-    await Promise.all(engineBackends.map((backend) => backend?.close?.()));
+    await Promise.all(engineBackends.map(async (backend) => backend?.close?.()));
   });
 
   // Bodies are parsed by the logical layer, which must produce the real service's exact errors.

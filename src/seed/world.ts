@@ -96,7 +96,7 @@ export function seedSecretsTokens(tx: Tx, clock: Clock, cubbyholes: readonly Mou
     let token = store.bySecret(spec.id);
     if (!token) {
       if (spec.accessor && store.byAccessor(spec.accessor)) throw new SeedError(`${where}: accessor ${spec.accessor} is already taken`);
-      let ttlSeconds = 0;
+      let ttlSeconds: number;
       try {
         ttlSeconds = spec.ttl === undefined ? 0 : Math.floor(parseDurationMs(spec.ttl) / 1000);
       } catch (error) {

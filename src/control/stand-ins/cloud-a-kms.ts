@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Runtime } from '../../runtime.js';
 import { MountStorage } from '../../secrets/storage/mount-storage.js';
 import { generatePrivateKeyPem } from './keys.js';
+import { textOf } from '../../core/json.js';
 
 /**
  * A stand-in for cloud provider A's key service (its JSON protocol, `X-Amz-Target:
@@ -94,7 +95,7 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
   const storage = () => new MountStorage(runtime.store.db, STORAGE);
 
   const keyOf = (keyIdInput: unknown): StoredKey => {
-    const keyId = String(keyIdInput ?? '');
+    const keyId = textOf(keyIdInput);
     if (keyId === '') throw new KmsFault('ValidationException', 'KeyId is required');
     const aliasName = /(?:^|:)(alias\/.+)$/.exec(keyId)?.[1];
     const id = aliasName !== undefined ? storage().get<string>(aliasKey(aliasName)) : (/key\/([^/]+)$/.exec(keyId)?.[1] ?? keyId);
@@ -104,10 +105,10 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
     return key;
   };
 
-  const operations: Record<string, (body: Record<string, unknown>, region: string) => Promise<unknown> | unknown> = {
+  const operations: Record<string, (body: Record<string, unknown>, region: string) => unknown> = {
     CreateKey: async (body, region) => {
-      const keySpec = String(body['KeySpec'] ?? body['CustomerMasterKeySpec'] ?? 'SYMMETRIC_DEFAULT');
-      const usage = String(body['KeyUsage'] ?? 'ENCRYPT_DECRYPT');
+      const keySpec = textOf(body['KeySpec'] ?? body['CustomerMasterKeySpec'], 'SYMMETRIC_DEFAULT');
+      const usage = textOf(body['KeyUsage'], 'ENCRYPT_DECRYPT');
       const spec = SPECS[keySpec];
       if (!spec || usage !== 'SIGN_VERIFY') {
         throw new KmsFault(
@@ -119,7 +120,7 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
         keyId: randomUUID(),
         region,
         keySpec,
-        description: String(body['Description'] ?? ''),
+        description: textOf(body['Description']),
         created: Math.floor(runtime.clock.nowMs() / 1000),
         privatePem: await generatePrivateKeyPem(spec.generate),
       };
@@ -127,7 +128,7 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
       return { KeyMetadata: metadata(key) };
     },
     CreateAlias: (body) => {
-      const aliasName = String(body['AliasName'] ?? '');
+      const aliasName = textOf(body['AliasName']);
       if (!/^alias\/[a-zA-Z0-9/_-]+$/.test(aliasName) || aliasName.startsWith('alias/aws/')) {
         throw new KmsFault(
           'ValidationException',
@@ -155,12 +156,12 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
     },
     Sign: (body) => {
       const key = keyOf(body['KeyId']);
-      const algorithm = String(body['SigningAlgorithm'] ?? '');
+      const algorithm = textOf(body['SigningAlgorithm']);
       if (!(SPECS[key.keySpec]?.algorithms ?? []).includes(algorithm)) {
         throw new KmsFault('InvalidKeyUsageException', `You cannot use the signing algorithm ${algorithm} with a ${key.keySpec} key`);
       }
       if ((body['MessageType'] ?? 'RAW') !== 'RAW') throw new KmsFault('ValidationException', 'the stand-in signs RAW messages only');
-      const message = Buffer.from(String(body['Message'] ?? ''), 'base64');
+      const message = Buffer.from(textOf(body['Message']), 'base64');
       if (message.length === 0 || message.length > MAX_RAW_MESSAGE)
         throw new KmsFault('ValidationException', `Message must be 1 to ${MAX_RAW_MESSAGE} bytes`);
       const { hash, options } = signingParameters(algorithm);

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Runtime } from '../../runtime.js';
 import { MountStorage } from '../../secrets/storage/mount-storage.js';
 import { generatePrivateKeyPem } from './keys.js';
+import { textOf } from '../../core/json.js';
 
 /**
  * A stand-in for cloud provider C's key vault REST API, enough for managed keys: create an RSA
@@ -111,7 +112,7 @@ export async function cloudCKeyVaultStandIn(app: FastifyInstance, runtime: Runti
 
   app.post<Named>('/keys/:name/create', { onRequest: challenge }, async (request, reply) => {
     const body = request.body ?? {};
-    const kty = String(body['kty'] ?? '');
+    const kty = textOf(body['kty']);
     if (kty !== 'RSA' && kty !== 'RSA-HSM') return vaultError(reply, 400, 'BadParameter', `the stand-in keeps RSA keys only, not "${kty}"`);
     const bits = Number(body['key_size'] ?? 2048);
     if (![2048, 3072, 4096].includes(bits)) return vaultError(reply, 400, 'BadParameter', `key_size ${bits} is not supported`);
@@ -141,9 +142,9 @@ export async function cloudCKeyVaultStandIn(app: FastifyInstance, runtime: Runti
     if (!found) return notFound(reply, request.params.name);
     if (!found.key.keyOps.includes('sign')) return vaultError(reply, 403, 'Forbidden', 'Operation sign is not permitted on this key.');
     const body = request.body ?? {};
-    const digestSpec = DIGESTS[String(body['alg'] ?? '')];
+    const digestSpec = DIGESTS[textOf(body['alg'])];
     if (!digestSpec) return vaultError(reply, 400, 'BadParameter', `the stand-in signs with ${Object.keys(DIGESTS).join(', ')} only`);
-    const digest = Buffer.from(String(body['value'] ?? ''), 'base64url');
+    const digest = Buffer.from(textOf(body['value']), 'base64url');
     if (digest.length !== digestSpec.length)
       return vaultError(reply, 400, 'BadParameter', `the digest must be ${digestSpec.length} bytes for ${String(body['alg'])}`);
     const signature = privateEncrypt(

@@ -83,7 +83,7 @@ export function requireCertificate(value: unknown, name: string): void {
 }
 
 function requireHttpsUrl(value: unknown, name: string): void {
-  let ok = false;
+  let ok: boolean;
   try {
     ok = typeof value === 'string' && new URL(value).protocol === 'https:';
   } catch {

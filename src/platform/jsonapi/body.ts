@@ -32,7 +32,7 @@ export function readResource(body: unknown, types: readonly string[], options: {
   if (id !== undefined && id !== null && typeof id !== 'string') throw invalid('data.id must be a string', '/data/id');
   return {
     ...(typeof id === 'string' ? { id } : {}),
-    type: type as string,
+    type,
     attributes: canonicalKeys(attributes),
     relationships,
   };

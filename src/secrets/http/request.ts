@@ -28,7 +28,7 @@ function queryData(request: FastifyRequest): Record<string, unknown> {
   for (const [key, value] of queryOf(request)) {
     if (key === 'help' || key === 'list') continue;
     const previous = data[key];
-    data[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
+    data[key] = previous === undefined ? value : Array.isArray(previous) ? [...(previous as unknown[]), value] : [previous, value];
   }
   return data;
 }
@@ -43,8 +43,8 @@ function bodyData(request: FastifyRequest): Record<string, unknown> {
   const contentType = String(request.headers['content-type'] ?? '');
   const trimmed = raw.trimStart();
   if (contentType.startsWith('application/x-www-form-urlencoded') && !trimmed.startsWith('{') && !trimmed.startsWith('[')) {
-    const data: Record<string, unknown> = {};
-    for (const [key, value] of new URLSearchParams(raw)) data[key] = data[key] === undefined ? value : `${String(data[key])},${value}`;
+    const data: Record<string, string> = {};
+    for (const [key, value] of new URLSearchParams(raw)) data[key] = data[key] === undefined ? value : `${data[key]},${value}`;
     return data;
   }
   let parsed: unknown;

@@ -8,6 +8,7 @@ import { mountPaths } from './mounts.js';
 import { passwordPolicyPaths } from './password-policies.js';
 import { policyPaths } from './policies.js';
 import type { SecretsContext } from '../context.js';
+import { textOf } from '../../core/json.js';
 
 /** The version string reported by health: a secrets-API version real tools accept, tagged with ours. */
 export const SECRETS_API_VERSION = `1.15.0+understudy.${VERSION}`;
@@ -23,8 +24,8 @@ const healthError = (status: number) => new ApiError(status, 'bad health request
 
 /** A query parameter's first value, as the real service reads it. */
 function firstValue(value: unknown): string | undefined {
-  const first = Array.isArray(value) ? value[0] : value;
-  return first === undefined ? undefined : String(first);
+  const first: unknown = Array.isArray(value) ? value[0] : value;
+  return first === undefined ? undefined : textOf(first);
 }
 
 /**

@@ -5,6 +5,7 @@ import { effectiveTtls } from '../leases/ttl.js';
 import { mountPath, type MountRow } from '../mounts/mount-table.js';
 import { MountStorage } from '../storage/mount-storage.js';
 import { parseDurationSeconds } from '../../core/duration.js';
+import { textOf } from '../../core/json.js';
 
 /** Entries the listing always shows: the server's own trees, which are not in the mount table. */
 const BUILT_IN_MOUNTS: { path: string; type: string; description: string; accessor: string; uuid: string }[] = [
@@ -60,7 +61,10 @@ function mergeConfig(base: Record<string, unknown>, input: Record<string, unknow
   if (keys !== undefined && keys !== null) {
     config['allowed_managed_keys'] = Array.isArray(keys)
       ? keys.map(String)
-      : String(keys).split(',').map((key) => key.trim()).filter((key) => key !== '');
+      : textOf(keys)
+          .split(',')
+          .map((key) => key.trim())
+          .filter((key) => key !== '');
   }
   const max = Number(config['max_lease_ttl'] ?? 0);
   const fallbackDefault = Number(config['default_lease_ttl'] ?? 0);

@@ -13,6 +13,7 @@ const patch = (world: World, id: string, attributes: Record<string, unknown>) =>
   platform(world.server, 'PATCH', `/workspaces/${id}`, { body: { data: { type: 'workspaces', attributes } } });
 
 /** 422 with a pointer at the attribute at fault. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
 function expectInvalid(response: { status: number; body: any }, pointer: string) {
   expect(response.status).toBe(422);
   expect(response.body.errors[0].source.pointer).toBe(pointer);

@@ -23,7 +23,7 @@ export async function reachable(peer: 'PostgreSQL' | 'MariaDB', probe: () => Pro
     return true;
   } catch (error) {
     const line = `${peer} is not reachable (${(error as Error).message}); ${HOW}`;
-    if (process.env.CI) throw new Error(`CI is set: ${line}`);
+    if (process.env.CI) throw new Error(`CI is set: ${line}`, { cause: error });
     console.warn(`skipping the ${peer} database-engine tests: ${line}`);
     return false;
   }

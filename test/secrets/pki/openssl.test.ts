@@ -69,7 +69,7 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI hierarchies verified by Ope
   for (const kind of ['rsa', 'ec'] as const) {
     it(`verifies a ${kind.toUpperCase()} leaf via its intermediate to the root with the asked-for extensions, and revokes it`, async () => {
       const { root, int, rootCert, intermediate, leaf } = await hierarchy(kind);
-      const rootFile = files.path(`${kind}-root.pem`, rootCert.certificate as string);
+      const rootFile = files.path(`${kind}-root.pem`, rootCert.certificate);
       const intFile = files.path(`${kind}-int.pem`, intermediate);
       const leafFile = files.path(`${kind}-leaf.pem`, leaf.certificate);
       expect(openssl(['verify', '-CAfile', rootFile, '-untrusted', intFile, leafFile]).output).toContain(': OK');

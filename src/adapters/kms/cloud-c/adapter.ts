@@ -126,6 +126,7 @@ export class CloudCKeyVaultAdapter implements KmsAdapter<CloudCConfig> {
   }
 
   async close(): Promise<void> {
-    this.clients.clear();
+    // Its SDK clients hold no sockets to close; each cached promise was awaited by the call that made it.
+    void this.clients.clear();
   }
 }

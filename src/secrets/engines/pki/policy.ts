@@ -14,7 +14,7 @@ const WILDCARD_LABEL = /^([a-zA-Z0-9-]*\*[a-zA-Z0-9-]*)$/;
 
 /** A host name after IDNA conversion, or undefined when it is not one. */
 export function asciiHostname(name: string): string | undefined {
-  const converted = /^[\x00-\x7f]*$/.test(name) ? name : domainToASCII(name);
+  const converted = /^\p{ASCII}*$/u.test(name) ? name : domainToASCII(name);
   return converted !== '' && HOSTNAME.test(converted) ? converted : undefined;
 }
 
