@@ -118,6 +118,13 @@ describe('database engine without a database', () => {
     expect((await bad({ db_name: 'offline', username: 'app' })).body.errors).toEqual([
       'rotation_period is required to create static accounts',
     ]);
+    expect((await bad({ db_name: 'offline', username: 'app', rotation_period: '4s' })).body.errors).toEqual([
+      'rotation_period must be 5 seconds or more',
+    ]);
+    expect(
+      (await v1(server, 'POST', 'database/static-roles/web', { body: { db_name: 'offline', username: 'app', rotation_period: 60 } })).body
+        .errors,
+    ).toEqual(['Role and Static Role names must be unique']);
     // Creation rotates the password at once; with the database down it fails and stores nothing.
     const down = await bad({ db_name: 'offline', username: 'app', rotation_period: 60 });
     expect(down.status).toBe(400);
@@ -200,4 +207,3 @@ describe('database engine without a database', () => {
     expect((await v1(server, 'GET', 'sys/policies/password/xyz')).status).toBe(404);
   });
 });
-
