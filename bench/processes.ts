@@ -155,7 +155,7 @@ export async function startBaseline(): Promise<{ baseUrl: string; stop(): Promis
   const child = start(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'baseline.ts')], { cwd: ROOT, env: process.env });
   try {
     const match = await waitForOutput(child, /^ready (\d+)$/m);
-    return { baseUrl: `http://127.0.0.1:${match[1]}`, stop: child.stop };
+    return { baseUrl: `http://127.0.0.1:${match[1]}`, stop: () => child.stop() };
   } catch (error) {
     await child.stop();
     throw error;

@@ -60,7 +60,8 @@ async function main(): Promise<void> {
   // Only the banner goes to stdout (logs go to stderr), so `npm start | grep ^export` is clean.
   process.stdout.write(
     [
-      `understudy ${VERSION} ready on ${address} in ${elapsed} ms (dialect ${config.dialect}, edition ${config.edition}, store ${app.runtime.store.ephemeral ? ':memory:' : app.runtime.store.location})`,
+      `understudy ${VERSION} ready on ${address} in ${elapsed} ms (dialect ${config.dialect}, edition ${config.edition}, ` +
+        `store ${app.runtime.store.ephemeral ? ':memory:' : app.runtime.store.location})`,
       `export TFE_ADDRESS=${address}`,
       `export TFE_TOKEN=${config.adminToken}`,
       `export VAULT_ADDR=${address}`,

@@ -5,3 +5,9 @@
 export function parseJson(text: string): unknown {
   return JSON.parse(text, (key, value: unknown) => (key === '__proto__' ? undefined : value));
 }
+
+/** A decoded JSON value as text: strings as they are, other values as JSON (never `[object Object]`), none as `fallback`. */
+export function textOf(value: unknown, fallback = ''): string {
+  if (value === undefined || value === null) return fallback;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

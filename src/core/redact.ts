@@ -10,16 +10,19 @@ export const REDACTED = '[redacted]';
 export function redactUrl(url: string): string {
   const query = url.indexOf('?');
   if (query === -1) return url;
-  const pairs = url.slice(query + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    if (equals === -1) return pair;
-    let name = pair.slice(0, equals);
-    try {
-      name = decodeURIComponent(name.replace(/\+/g, ' '));
-    } catch {
-      // A malformed escape is still a name to check as written.
-    }
-    return SECRET_PARAMETER.test(name) ? `${pair.slice(0, equals)}=${REDACTED}` : pair;
-  });
+  const pairs = url
+    .slice(query + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals === -1) return pair;
+      let name = pair.slice(0, equals);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // A malformed escape is still a name to check as written.
+      }
+      return SECRET_PARAMETER.test(name) ? `${pair.slice(0, equals)}=${REDACTED}` : pair;
+    });
   return `${url.slice(0, query)}?${pairs.join('&')}`;
 }

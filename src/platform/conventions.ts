@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import { parseJson } from '../core/json.js';
 import { rateLimitHook } from './admin/rate-limit.js';
@@ -38,7 +38,7 @@ function parseBody(_request: FastifyRequest, body: string, done: (error: Error |
  * The platform's bearer-token rule as one hook: every route not marked `config: { public: true }`
  * needs a valid token, and the request carries its principal.
  */
-export function platformAuthentication(context: PlatformContext): onRequestHookHandler {
+export function platformAuthentication(context: PlatformContext): onRequestAsyncHookHandler {
   return async function authenticatePlatformRequest(request) {
     if (request.routeOptions.config.public) return;
     request.principal = authenticate(context.store.db, context.clock, bearerToken(request.headers.authorization));

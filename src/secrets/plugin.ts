@@ -40,8 +40,16 @@ function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: Fas
 /** Where this server answers on loopback (the built-in key-service stand-ins are reached there). */
 function localBaseUrl(app: FastifyInstance): string {
   const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('the server is not listening, so the built-in stand-ins cannot be reached');
-  const host = address.family === 'IPv6' ? (address.address === '::' ? '[::1]' : `[${address.address}]`) : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  if (address === null || typeof address === 'string')
+    throw new Error('the server is not listening, so the built-in stand-ins cannot be reached');
+  const host =
+    address.family === 'IPv6'
+      ? address.address === '::'
+        ? '[::1]'
+        : `[${address.address}]`
+      : address.address === '0.0.0.0'
+        ? '127.0.0.1'
+        : address.address;
   return `http://${host}:${address.port}`;
 }
 
@@ -56,7 +64,13 @@ export function buildSecretsContext(
   const mounts = new MountTable(db, runtime.clock);
   const authMounts = new MountTable(db, runtime.clock, AUTH_MOUNTS);
   const policies = new PolicyStore(db, runtime.clock);
-  const leases = new LeaseManager({ db, clock: runtime.clock, scheduler: runtime.scheduler, log: runtime.log, backend: (type) => backend(type) });
+  const leases = new LeaseManager({
+    db,
+    clock: runtime.clock,
+    scheduler: runtime.scheduler,
+    log: runtime.log,
+    backend: (type) => backend(type),
+  });
   const tokens = new TokenService({
     db,
     clock: runtime.clock,
@@ -104,7 +118,7 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
   const engineBackends = [...context.engines.keys()].map((type) => context.backend(type));
   for (const source of engineBackends.flatMap((backend) => backend?.dueSources ?? [])) runtime.scheduler.register(source);
   app.addHook('onClose', async () => {
-    await Promise.all(engineBackends.map((backend) => backend?.close?.()));
+    await Promise.all(engineBackends.map(async (backend) => backend?.close?.()));
   });
 
   // Bodies are parsed by the logical layer, which must produce the real service's exact errors.

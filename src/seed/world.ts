@@ -23,7 +23,13 @@ import type { SeedRunTaskSpec, SeedSecretsTokenSpec, SeedWorkspaceSpec } from '.
  * policies, tokens with fixed values and their cubbyhole entries. Like the rest of the seed, each
  * only adds what is missing, so applying a seed twice changes nothing.
  */
-export function seedWorkspaces(tx: Tx, clock: Clock, edition: Edition, organization: OrganizationRow, specs: readonly SeedWorkspaceSpec[]): void {
+export function seedWorkspaces(
+  tx: Tx,
+  clock: Clock,
+  edition: Edition,
+  organization: OrganizationRow,
+  specs: readonly SeedWorkspaceSpec[],
+): void {
   const tags = new TagService(clock);
   for (const spec of specs) {
     const where = `seed organization ${organization.name}, workspace ${spec.name}`;
@@ -45,7 +51,12 @@ export function seedWorkspaces(tx: Tx, clock: Clock, edition: Edition, organizat
       insertWorkspace(tx, workspace);
     }
     // Adding a tag the workspace carries is a no-op, so tags listed later in the file are added.
-    tags.add(tx, organization.id, workspace.id, (spec.tags ?? []).map((name, index) => ({ name, pointer: `/tags/${index}` })));
+    tags.add(
+      tx,
+      organization.id,
+      workspace.id,
+      (spec.tags ?? []).map((name, index) => ({ name, pointer: `/tags/${index}` })),
+    );
   }
 }
 
@@ -90,7 +101,7 @@ export function seedSecretsTokens(tx: Tx, clock: Clock, cubbyholes: readonly Mou
     let token = store.bySecret(spec.id);
     if (!token) {
       if (spec.accessor && store.byAccessor(spec.accessor)) throw new SeedError(`${where}: accessor ${spec.accessor} is already taken`);
-      let ttlSeconds = 0;
+      let ttlSeconds: number;
       try {
         ttlSeconds = spec.ttl === undefined ? 0 : Math.floor(parseDurationMs(spec.ttl) / 1000);
       } catch (error) {

@@ -22,7 +22,12 @@ describe('a real client: node-vault with userpass and approle', () => {
 
     const app = client();
     const login = await app.userpassLogin({ username: 'nina', password: 'pw' });
-    expect(login.auth).toMatchObject({ policies: ['default', 'reader'], metadata: { username: 'nina' }, lease_duration: 3600, renewable: true });
+    expect(login.auth).toMatchObject({
+      policies: ['default', 'reader'],
+      metadata: { username: 'nina' },
+      lease_duration: 3600,
+      renewable: true,
+    });
     // userpassLogin makes the client adopt the new token.
     expect(app.token).toBe(login.auth.client_token);
     await app.write('cubbyhole/n', { v: '1' });
@@ -41,13 +46,22 @@ describe('a real client: node-vault with userpass and approle', () => {
     // node-vault sends only the fields it knows: the legacy `policies`, which lands in token_policies.
     await root.addApproleRole({ role_name: 'svc', policies: 'reader', secret_id_num_uses: 3 });
     expect((await root.approleRoles()).data.keys).toEqual(['svc']);
-    expect((await root.getApproleRole({ role_name: 'svc' })).data).toMatchObject({ token_policies: ['reader'], policies: ['reader'], secret_id_num_uses: 3 });
+    expect((await root.getApproleRole({ role_name: 'svc' })).data).toMatchObject({
+      token_policies: ['reader'],
+      policies: ['reader'],
+      secret_id_num_uses: 3,
+    });
     const roleId = (await root.getApproleRoleId({ role_name: 'svc' })).data.role_id as string;
     const secret = (await root.getApproleRoleSecret({ role_name: 'svc', metadata: '{"env":"ci"}' })).data;
     // node-vault lists with the LIST method.
     expect((await root.approleSecretAccessors({ role_name: 'svc' })).data.keys).toEqual([secret.secret_id_accessor]);
-    expect((await root.approleSecretLookup({ role_name: 'svc', secret_id: secret.secret_id })).data).toMatchObject({ metadata: { env: 'ci' }, secret_id_num_uses: 3 });
-    expect((await root.approleSecretAccessorLookup({ role_name: 'svc', secret_id_accessor: secret.secret_id_accessor })).data.secret_id_num_uses).toBe(3);
+    expect((await root.approleSecretLookup({ role_name: 'svc', secret_id: secret.secret_id })).data).toMatchObject({
+      metadata: { env: 'ci' },
+      secret_id_num_uses: 3,
+    });
+    expect(
+      (await root.approleSecretAccessorLookup({ role_name: 'svc', secret_id_accessor: secret.secret_id_accessor })).data.secret_id_num_uses,
+    ).toBe(3);
 
     const app = client();
     const login = await app.approleLogin({ role_id: roleId, secret_id: secret.secret_id });

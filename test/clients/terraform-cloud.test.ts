@@ -35,7 +35,8 @@ interface Run {
 function terraform(directory: string, baseUrl: string, ...args: string[]): Promise<Run> {
   writeFileSync(
     join(directory, 'understudy.tfrc'),
-    `host "understudy.test" {\n  services = { "tfe.v2" = "${baseUrl}/api/v2/" }\n}\ncredentials "understudy.test" {\n  token = "${ADMIN_TOKEN}"\n}\n`,
+    `host "understudy.test" {\n  services = { "tfe.v2" = "${baseUrl}/api/v2/" }\n}\n` +
+      `credentials "understudy.test" {\n  token = "${ADMIN_TOKEN}"\n}\n`,
   );
   const env = { ...process.env, TF_CLI_CONFIG_FILE: join(directory, 'understudy.tfrc'), CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
   return new Promise((done) => {
@@ -55,7 +56,8 @@ describe.skipIf(version === null)('the terraform CLI cloud backend', () => {
     try {
       writeFileSync(
         join(directory, 'main.tf'),
-        'terraform {\n  cloud {\n    hostname     = "understudy.test"\n    organization = "understudy"\n    workspaces { name = "from-terraform" }\n  }\n}\noutput "greeting" { value = "hello" }\n',
+        'terraform {\n  cloud {\n    hostname     = "understudy.test"\n    organization = "understudy"\n' +
+          '    workspaces { name = "from-terraform" }\n  }\n}\noutput "greeting" { value = "hello" }\n',
       );
       const init = await terraform(directory, server.baseUrl, 'init', '-input=false');
       expect(init.stderr).toBe('');
@@ -81,7 +83,11 @@ describe.skipIf(version === null)('the terraform CLI cloud backend', () => {
     const server = await startServer();
     const directory = mkdtempSync(join(tmpdir(), 'understudy-terraform-'));
     try {
-      writeFileSync(join(directory, 'main.tf'), 'terraform {\n  cloud {\n    hostname     = "understudy.test"\n    organization = "nowhere"\n    workspaces { name = "w" }\n  }\n}\n');
+      writeFileSync(
+        join(directory, 'main.tf'),
+        'terraform {\n  cloud {\n    hostname     = "understudy.test"\n    organization = "nowhere"\n' +
+          '    workspaces { name = "w" }\n  }\n}\n',
+      );
       const init = await terraform(directory, server.baseUrl, 'init', '-input=false');
       expect(init.status).toBe(1);
       expect(init.stderr).toContain('organization "nowhere" at host understudy.test not found');

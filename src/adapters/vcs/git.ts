@@ -32,11 +32,14 @@ export class GitCli implements GitSource {
         // `--` keeps a URL that starts with a dash from being read as an option.
         await run('git', ['clone', '--bare', '--quiet', '--', url, 'repo.git'], { cwd: dir, env, timeout: this.timeoutMs });
       } catch (error) {
-        throw new GitError(`git clone failed: ${String((error as { stderr?: unknown }).stderr ?? (error as Error).message).trim()}`);
+        throw new GitError(`git clone failed: ${((error as { stderr?: string }).stderr ?? (error as Error).message).trim()}`);
       }
       const repo = join(dir, 'repo.git');
       const { stdout } = await run('git', ['-C', repo, 'tag', '--list'], { env, timeout: this.timeoutMs });
-      const tags = stdout.split('\n').map((line) => line.trim()).filter((tag) => tag !== '' && wanted(tag));
+      const tags = stdout
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((tag) => tag !== '' && wanted(tag));
       const out: TaggedArchive[] = [];
       for (const tag of tags) {
         const archived = await run('git', ['-C', repo, 'archive', '--format=tar.gz', `refs/tags/${tag}`], {

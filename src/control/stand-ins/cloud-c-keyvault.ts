@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Runtime } from '../../runtime.js';
 import { MountStorage } from '../../secrets/storage/mount-storage.js';
 import { generatePrivateKeyPem } from './keys.js';
+import { textOf } from '../../core/json.js';
 
 /**
  * A stand-in for cloud provider C's key vault REST API, enough for managed keys: create an RSA
@@ -36,7 +37,8 @@ const DIGESTS: Record<string, { length: number; prefix: string }> = {
   RS512: { length: 64, prefix: '3051300d060960864801650304020305000440' },
 };
 
-const vaultError = (reply: FastifyReply, status: number, code: string, message: string) => reply.code(status).send({ error: { code, message } });
+const vaultError = (reply: FastifyReply, status: number, code: string, message: string) =>
+  reply.code(status).send({ error: { code, message } });
 
 const originOf = (request: FastifyRequest) => `${request.protocol}://${request.headers.host ?? '127.0.0.1'}`;
 
@@ -57,14 +59,19 @@ export async function cloudCKeyVaultStandIn(app: FastifyInstance, runtime: Runti
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
 
-  app.post<{ Params: { tenant: string }; Body: Record<string, string> | null }>(`${TOKEN_PREFIX}/:tenant/oauth2/v2.0/token`, async (request, reply) => {
-    const form = request.body ?? {};
-    if (form['grant_type'] !== 'client_credentials') return reply.code(400).send({ error: 'unsupported_grant_type', error_description: 'only client_credentials' });
-    if (!form['client_id'] || !form['client_secret']) return reply.code(401).send({ error: 'invalid_client', error_description: 'client_id and client_secret are required' });
-    const token = `stand-in.${randomBytes(24).toString('base64url')}`;
-    tokens.set(token, Date.now() + TOKEN_LIFETIME_SECONDS * 1000);
-    return { token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS, ext_expires_in: TOKEN_LIFETIME_SECONDS, access_token: token };
-  });
+  app.post<{ Params: { tenant: string }; Body: Record<string, string> | null }>(
+    `${TOKEN_PREFIX}/:tenant/oauth2/v2.0/token`,
+    async (request, reply) => {
+      const form = request.body ?? {};
+      if (form['grant_type'] !== 'client_credentials')
+        return reply.code(400).send({ error: 'unsupported_grant_type', error_description: 'only client_credentials' });
+      if (!form['client_id'] || !form['client_secret'])
+        return reply.code(401).send({ error: 'invalid_client', error_description: 'client_id and client_secret are required' });
+      const token = `stand-in.${randomBytes(24).toString('base64url')}`;
+      tokens.set(token, Date.now() + TOKEN_LIFETIME_SECONDS * 1000);
+      return { token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS, ext_expires_in: TOKEN_LIFETIME_SECONDS, access_token: token };
+    },
+  );
 
   /** Every vault request needs a token the stand-in issued; otherwise the provider's challenge. */
   const challenge = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -82,7 +89,13 @@ export async function cloudCKeyVaultStandIn(app: FastifyInstance, runtime: Runti
     const jwk = createPublicKey(version.privatePem).export({ format: 'jwk' });
     return {
       key: { kid: `${originOf(request)}/keys/${key.name}/${version.version}`, kty: 'RSA', key_ops: key.keyOps, n: jwk.n, e: jwk.e },
-      attributes: { enabled: true, created: version.created, updated: version.created, recoveryLevel: 'Recoverable+Purgeable', recoverableDays: 90 },
+      attributes: {
+        enabled: true,
+        created: version.created,
+        updated: version.created,
+        recoveryLevel: 'Recoverable+Purgeable',
+        recoverableDays: 90,
+      },
       tags: {},
     };
   };
@@ -99,7 +112,7 @@ export async function cloudCKeyVaultStandIn(app: FastifyInstance, runtime: Runti
 
   app.post<Named>('/keys/:name/create', { onRequest: challenge }, async (request, reply) => {
     const body = request.body ?? {};
-    const kty = String(body['kty'] ?? '');
+    const kty = textOf(body['kty']);
     if (kty !== 'RSA' && kty !== 'RSA-HSM') return vaultError(reply, 400, 'BadParameter', `the stand-in keeps RSA keys only, not "${kty}"`);
     const bits = Number(body['key_size'] ?? 2048);
     if (![2048, 3072, 4096].includes(bits)) return vaultError(reply, 400, 'BadParameter', `key_size ${bits} is not supported`);
@@ -129,10 +142,11 @@ export async function cloudCKeyVaultStandIn(app: FastifyInstance, runtime: Runti
     if (!found) return notFound(reply, request.params.name);
     if (!found.key.keyOps.includes('sign')) return vaultError(reply, 403, 'Forbidden', 'Operation sign is not permitted on this key.');
     const body = request.body ?? {};
-    const digestSpec = DIGESTS[String(body['alg'] ?? '')];
+    const digestSpec = DIGESTS[textOf(body['alg'])];
     if (!digestSpec) return vaultError(reply, 400, 'BadParameter', `the stand-in signs with ${Object.keys(DIGESTS).join(', ')} only`);
-    const digest = Buffer.from(String(body['value'] ?? ''), 'base64url');
-    if (digest.length !== digestSpec.length) return vaultError(reply, 400, 'BadParameter', `the digest must be ${digestSpec.length} bytes for ${String(body['alg'])}`);
+    const digest = Buffer.from(textOf(body['value']), 'base64url');
+    if (digest.length !== digestSpec.length)
+      return vaultError(reply, 400, 'BadParameter', `the digest must be ${digestSpec.length} bytes for ${String(body['alg'])}`);
     const signature = privateEncrypt(
       { key: createPrivateKey(found.version.privatePem), padding: constants.RSA_PKCS1_PADDING },
       Buffer.concat([Buffer.from(digestSpec.prefix, 'hex'), digest]),

@@ -34,7 +34,8 @@ function readField(attributes: Attributes, field: Field): unknown {
         try {
           parseDurationMs(value);
         } catch (error) {
-          if (error instanceof DurationError) throw unprocessable(`${field.name} must be a duration such as "2h" or "30m"`, pointer(field.name));
+          if (error instanceof DurationError)
+            throw unprocessable(`${field.name} must be a duration such as "2h" or "30m"`, pointer(field.name));
           throw error;
         }
       }
@@ -82,7 +83,7 @@ export function requireCertificate(value: unknown, name: string): void {
 }
 
 function requireHttpsUrl(value: unknown, name: string): void {
-  let ok = false;
+  let ok: boolean;
   try {
     ok = typeof value === 'string' && new URL(value).protocol === 'https:';
   } catch {
@@ -116,7 +117,8 @@ export function checkSettings(name: SettingsName, settings: Record<string, unkno
       const cloudC = CLOUD_C.every((key) => filled(settings[key]));
       if (!cloudA && !cloudB && !cloudC) {
         throw unprocessable(
-          'enabling cost estimation needs one complete credential set: both cloud-a keys, cloud-b credentials that are a JSON service-account key, or all four cloud-c values',
+          'enabling cost estimation needs one complete credential set: both cloud-a keys, ' +
+            'cloud-b credentials that are a JSON service-account key, or all four cloud-c values',
           pointer('enabled'),
         );
       }
@@ -135,7 +137,8 @@ export function checkSettings(name: SettingsName, settings: Record<string, unkno
       if (settings['enabled'] !== true) return;
       requireFilled(settings, ['host', 'sender'], 'when mail is enabled');
       if (typeof settings['port'] !== 'number') throw unprocessable("port can't be blank when mail is enabled", pointer('port'));
-      if (!/^[^@\s]+@[^@\s]+$/.test(settings['sender'] as string)) throw unprocessable('sender must be an email address', pointer('sender'));
+      if (!/^[^@\s]+@[^@\s]+$/.test(settings['sender'] as string))
+        throw unprocessable('sender must be an email address', pointer('sender'));
       if (settings['auth'] !== 'none') requireFilled(settings, ['username', 'password'], `when auth is ${String(settings['auth'])}`);
       return;
     }

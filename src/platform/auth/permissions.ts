@@ -126,7 +126,8 @@ export interface OrganizationGrants {
  * | destroy                     | read + manage-teams; never the owners team                               |
  * | update-membership           | read + manage-membership (owners team: + manage-owners-team)             |
  * | update-organization-access  | read + manage-organization-access; never the owners team (it holds all)  |
- * | update-api-token            | read + manage-teams (owners team: + manage-owners-team), or a user member of a team that allows member token management |
+ * | update-api-token            | read + manage-teams (owners team: + manage-owners-team), or a user member   |
+ * |                             | of a team that allows member token management                            |
  */
 export const TEAM_PERMISSIONS = [
   'read',
@@ -165,7 +166,12 @@ const membershipStatus = prepared((db) =>
   db
     .select({ status: organizationMemberships.status })
     .from(organizationMemberships)
-    .where(and(eq(organizationMemberships.organizationId, sql.placeholder('organizationId')), eq(organizationMemberships.userId, sql.placeholder('userId'))))
+    .where(
+      and(
+        eq(organizationMemberships.organizationId, sql.placeholder('organizationId')),
+        eq(organizationMemberships.userId, sql.placeholder('userId')),
+      ),
+    )
     .prepare(),
 );
 const teamsOfUserInOrganization = prepared((db) =>

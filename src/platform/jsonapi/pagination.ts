@@ -21,7 +21,7 @@ type Query = Record<string, unknown>;
 function positiveInteger(query: Query, parameter: string): number | undefined {
   const raw = query[parameter];
   if (raw === undefined || raw === '') return undefined;
-  const text = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+  const text: unknown = Array.isArray(raw) ? raw[raw.length - 1] : raw;
   if (typeof text !== 'string' || !/^\d+$/.test(text) || Number(text) < 1) {
     throw badRequest(`${parameter} must be a positive integer`, { title: 'bad request', parameter });
   }

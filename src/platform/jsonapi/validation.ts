@@ -27,7 +27,7 @@ const compiled = new WeakMap<object, Checker>();
 function checkerFor(schema: TSchema): Checker {
   let checker = compiled.get(schema);
   if (!checker) {
-    checker = Compile(schema) as unknown as Checker;
+    checker = Compile(schema);
     compiled.set(schema, checker);
   }
   return checker;

@@ -8,7 +8,6 @@ import type { PlatformApp, PlatformContext } from '../context.js';
 import { entitlementSetResource, organizationResource } from './resource.js';
 import { OrganizationService } from './service.js';
 
-
 /** No organization endpoint offers an include; asking for one is the 400 clients match on. */
 const NO_INCLUDES: readonly string[] = [];
 

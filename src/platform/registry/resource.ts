@@ -13,8 +13,12 @@ export interface ModuleView {
   baseUrl: string;
 }
 
-export function moduleSelfLink(module: Pick<ModuleRow, 'registryName' | 'namespace' | 'name' | 'provider'>, organizationName: string): string {
-  return `/api/v2/organizations/${organizationName}/registry-modules/${module.registryName}/${module.namespace}/${module.name}/${module.provider}`;
+export function moduleSelfLink(
+  module: Pick<ModuleRow, 'registryName' | 'namespace' | 'name' | 'provider'>,
+  organizationName: string,
+): string {
+  const { registryName, namespace, name, provider } = module;
+  return `/api/v2/organizations/${organizationName}/registry-modules/${registryName}/${namespace}/${name}/${provider}`;
 }
 
 export const webhookPath = (moduleId: string, secret: string) => `/api/registry/webhooks/${moduleId}/${secret}`;

@@ -43,12 +43,16 @@ export async function subscriptionRoutes(app: PlatformApp, context: PlatformCont
     return sendDocument(reply, 200, listDocument(request, { items, total: sets.length, page }));
   });
 
-  app.post('/admin/organizations/:org/subscription', { ...adminOnly, schema: { params: byOrganization, body: SUBSCRIPTION_BODY } }, async (request, reply) => {
-    const input = readResource(request.body, ['subscription', 'subscriptions']);
-    const featureSetId = relationshipId(input.relationships, 'feature-set', 'feature-sets');
-    const { organization, featureSet } = service.subscribe(request.principal, request.params.org, featureSetId, input.attributes);
-    return sendDocument(reply, 201, singleDocument(subscriptionResource(organization, featureSet)));
-  });
+  app.post(
+    '/admin/organizations/:org/subscription',
+    { ...adminOnly, schema: { params: byOrganization, body: SUBSCRIPTION_BODY } },
+    async (request, reply) => {
+      const input = readResource(request.body, ['subscription', 'subscriptions']);
+      const featureSetId = relationshipId(input.relationships, 'feature-set', 'feature-sets');
+      const { organization, featureSet } = service.subscribe(request.principal, request.params.org, featureSetId, input.attributes);
+      return sendDocument(reply, 201, singleDocument(subscriptionResource(organization, featureSet)));
+    },
+  );
 
   app.get('/organizations/:org/subscription', { schema: { params: byOrganization } }, async (request, reply) => {
     const organization = organizations.visible(request.principal, request.params.org);

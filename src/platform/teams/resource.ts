@@ -1,4 +1,3 @@
-import { isoTimestamp } from '../../core/clock.js';
 import type { OrganizationAccess } from '../../store/tables.js';
 import { ORGANIZATION_ACCESS_FLAGS, type TeamPermission } from '../auth/permissions.js';
 import type { TeamRow, UserRow } from '../auth/principal.js';

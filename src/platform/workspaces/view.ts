@@ -41,13 +41,24 @@ export const WORKSPACE_INCLUDES = [
  * Renders workspaces of one organization for one caller: tags and access levels are loaded for
  * the whole page in one query each, so a page costs the same whatever its size.
  */
-export function renderWorkspaces(db: DbOrTx, scope: CallerScope, organization: OrganizationRow, rows: readonly WorkspaceRow[], options: RenderOptions): ResourceObject[] {
+export function renderWorkspaces(
+  db: DbOrTx,
+  scope: CallerScope,
+  organization: OrganizationRow,
+  rows: readonly WorkspaceRow[],
+  options: RenderOptions,
+): ResourceObject[] {
   const ids = rows.map((row) => row.id);
   const tags = tagsOfWorkspaces(db, ids);
   const levels = new WorkspacePermissions(db).levels(scope, ids);
   return rows.map((workspace) =>
     workspaceResource(
-      { workspace, organization, tags: tags.get(workspace.id) ?? [], permissions: permissionFlags(levels.get(workspace.id) ?? null, scope.grants) },
+      {
+        workspace,
+        organization,
+        tags: tags.get(workspace.id) ?? [],
+        permissions: permissionFlags(levels.get(workspace.id) ?? null, scope.grants),
+      },
       options,
     ),
   );

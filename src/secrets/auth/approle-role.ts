@@ -33,4 +33,3 @@ export function existingRole(request: HandlerRequest): RoleEntry {
   if (!role) throw new ApiError(404, 'role does not exist', { messages: [`role "${name}" does not exist`] });
   return role;
 }
-

@@ -53,7 +53,7 @@ function parseMetadata(value: unknown): Record<string, string> {
   if (parsed === undefined || parsed === null) return {};
   const entries = typeof parsed === 'object' && !Array.isArray(parsed) ? Object.entries(parsed) : undefined;
   if (!entries?.every(([, entry]) => typeof entry === 'string')) throw badRequest('failed to parse metadata: values must be strings');
-  return Object.fromEntries(entries) as Record<string, string>;
+  return Object.fromEntries(entries);
 }
 
 /** Secret IDs and their accessors, with expiry read from the clock (an expired one is gone). */
@@ -125,7 +125,7 @@ class SecretIds {
     }
     const tokenBoundCidrs = listField('token_bound_cidrs');
     if (!cidrsWithin(tokenBoundCidrs, role.settings.boundCidrs)) {
-      throw badRequest('failed to verify the token bound CIDR restrictions: they must be within the role\'s token_bound_cidrs');
+      throw badRequest("failed to verify the token bound CIDR restrictions: they must be within the role's token_bound_cidrs");
     }
     const now = this.context.clock.nowMs();
     const entry: SecretIdEntry = {

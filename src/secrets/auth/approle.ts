@@ -5,7 +5,7 @@ import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../fr
 import { existingRole, ROLE_NAME, ROLE_NAME_FIELD, roleKey, type RoleEntry } from './approle-role.js';
 import { parseCidrs } from './cidr.js';
 import { approleLogin, secretIdPaths } from './approle-secret-ids.js';
-import { DEFAULT_TOKEN_SETTINGS, parseTokenSettings, TOKEN_FIELDS, tokenSettingsWire, type TokenSettings } from './token-settings.js';
+import { DEFAULT_TOKEN_SETTINGS, parseTokenSettings, TOKEN_FIELDS, tokenSettingsWire } from './token-settings.js';
 
 const ROLE_FIELDS: Record<string, FieldSpec> = {
   ...ROLE_NAME_FIELD,

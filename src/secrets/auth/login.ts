@@ -14,7 +14,10 @@ export function loginResponse(
   request: HandlerRequest,
   login: { settings: TokenSettings; meta: Record<string, string>; displayName?: string },
 ): LogicalResponse {
-  const mountName = request.mount.path.replace(/^auth\//, '').replace(/\/$/, '').replace(/\//g, '-');
+  const mountName = request.mount.path
+    .replace(/^auth\//, '')
+    .replace(/\/$/, '')
+    .replace(/\//g, '-');
   const { token, ttl, warnings } = context.tokens.issueLogin({
     requestPath: `${request.mount.path}${request.path}`,
     mountConfig: request.mount.config,

@@ -28,7 +28,7 @@ function queryData(request: FastifyRequest): Record<string, unknown> {
   for (const [key, value] of queryOf(request)) {
     if (key === 'help' || key === 'list') continue;
     const previous = data[key];
-    data[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value];
+    data[key] = previous === undefined ? value : Array.isArray(previous) ? [...(previous as unknown[]), value] : [previous, value];
   }
   return data;
 }
@@ -43,8 +43,8 @@ function bodyData(request: FastifyRequest): Record<string, unknown> {
   const contentType = String(request.headers['content-type'] ?? '');
   const trimmed = raw.trimStart();
   if (contentType.startsWith('application/x-www-form-urlencoded') && !trimmed.startsWith('{') && !trimmed.startsWith('[')) {
-    const data: Record<string, unknown> = {};
-    for (const [key, value] of new URLSearchParams(raw)) data[key] = data[key] === undefined ? value : `${String(data[key])},${value}`;
+    const data: Record<string, string> = {};
+    for (const [key, value] of new URLSearchParams(raw)) data[key] = data[key] === undefined ? value : `${data[key]},${value}`;
     return data;
   }
   let parsed: unknown;
@@ -66,7 +66,9 @@ function checkPatchContentType(request: FastifyRequest): void {
   const mediaType = header.split(';')[0]?.trim().toLowerCase() ?? '';
   if (mediaType === '') throw badRequest('mime: no media type');
   if (mediaType !== MERGE_PATCH) {
-    throw new ApiError(415, 'unsupported media type', { messages: [`PATCH requires Content-Type of ${MERGE_PATCH}, provided ${mediaType}`] });
+    throw new ApiError(415, 'unsupported media type', {
+      messages: [`PATCH requires Content-Type of ${MERGE_PATCH}, provided ${mediaType}`],
+    });
   }
 }
 

@@ -14,7 +14,7 @@ import { DEFAULT_HOLD_LIMIT, ListMethodRewriter } from './list-method.js';
 export function createServerWithListMethod(handler: RequestListener, fastifyOptions: Record<string, unknown> = {}): Server {
   const httpOptions = (fastifyOptions.http ?? {}) as ServerOptions;
   const server = createServer(httpOptions, handler);
-  const number = (name: string) => (typeof fastifyOptions[name] === 'number' ? (fastifyOptions[name] as number) : undefined);
+  const number = (name: string) => (typeof fastifyOptions[name] === 'number' ? fastifyOptions[name] : undefined);
   server.keepAliveTimeout = number('keepAliveTimeout') ?? server.keepAliveTimeout;
   server.requestTimeout = number('requestTimeout') ?? server.requestTimeout;
   server.setTimeout(number('connectionTimeout') ?? 0);

@@ -32,5 +32,8 @@ export function goDuration(seconds: number): string {
 
 /** The warning the real service adds when a requested TTL is cut down to the maximum. */
 export function cappedTtlWarning(requestedSeconds: number, maxSeconds: number): string {
-  return `TTL of "${goDuration(requestedSeconds)}" exceeded the effective max_ttl of "${goDuration(maxSeconds)}"; TTL value is capped accordingly`;
+  return (
+    `TTL of "${goDuration(requestedSeconds)}" exceeded the effective max_ttl of "${goDuration(maxSeconds)}"; ` +
+    'TTL value is capped accordingly'
+  );
 }

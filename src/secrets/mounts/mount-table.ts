@@ -43,7 +43,13 @@ export function mountPath(path: string): string {
 
 /** A normalised path (`a/b/`) with no empty, `.` or `..` segment: one requests can address. */
 function isValidMountPath(path: string): boolean {
-  return path !== '/' && !path.split('/').slice(0, -1).some((segment) => segment === '' || segment === '.' || segment === '..');
+  return (
+    path !== '/' &&
+    !path
+      .split('/')
+      .slice(0, -1)
+      .some((segment) => segment === '' || segment === '.' || segment === '..')
+  );
 }
 
 export interface EnableMountInput {
@@ -77,7 +83,11 @@ export class MountTable {
   }
 
   get(path: string): MountRow | undefined {
-    return this.db.select().from(this.table).where(eq(this.table.path, mountPath(path))).get();
+    return this.db
+      .select()
+      .from(this.table)
+      .where(eq(this.table.path, mountPath(path)))
+      .get();
   }
 
   ofType(type: string): MountRow[] {
@@ -141,11 +151,18 @@ export class MountTable {
   }
 
   remove(path: string): void {
-    this.db.delete(this.table).where(eq(this.table.path, mountPath(path))).run();
+    this.db
+      .delete(this.table)
+      .where(eq(this.table.path, mountPath(path)))
+      .run();
   }
 
   update(path: string, patch: Partial<Pick<MountRow, 'config' | 'description' | 'options'>>): void {
-    this.db.update(this.table).set(patch).where(eq(this.table.path, mountPath(path))).run();
+    this.db
+      .update(this.table)
+      .set(patch)
+      .where(eq(this.table.path, mountPath(path)))
+      .run();
   }
 
   /** Moves a mount; its data stays with it, since storage is keyed by the mount's uuid. */
@@ -157,7 +174,9 @@ export class MountTable {
     if (this.kind.reserved.some((prefix) => target.startsWith(prefix)) || this.kind.permanent.includes(target)) {
       throw badRequest(`cannot remount to destination "${target}"`);
     }
-    const clash = this.all().find((mount) => mount.path !== source.path && (mount.path.startsWith(target) || target.startsWith(mount.path)));
+    const clash = this.all().find(
+      (mount) => mount.path !== source.path && (mount.path.startsWith(target) || target.startsWith(mount.path)),
+    );
     if (clash || target === source.path) throw badRequest(`path is already in use at ${clash?.path ?? target}`);
     this.db.update(this.table).set({ path: target }).where(eq(this.table.path, source.path)).run();
     return { ...source, path: target };

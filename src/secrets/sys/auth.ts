@@ -1,4 +1,5 @@
 import { badRequest } from '../../core/errors.js';
+import { textOf } from '../../core/json.js';
 import type { SecretsContext } from '../context.js';
 import type { FieldSpec, HandlerRequest, PathSpec } from '../framework/types.js';
 import { effectiveTtls } from '../leases/ttl.js';
@@ -34,7 +35,7 @@ function authConfig(base: Record<string, unknown>, input: Record<string, unknown
   const visibility = input['listing_visibility'];
   if (visibility !== undefined && visibility !== null) {
     if (typeof visibility !== 'string' || !LISTING_VISIBILITY.has(visibility)) {
-      throw badRequest(`invalid listing_visibility ${String(visibility)}`);
+      throw badRequest(`invalid listing_visibility ${textOf(visibility)}`);
     }
     if (visibility === '') delete config['listing_visibility'];
     else config['listing_visibility'] = visibility;
@@ -42,7 +43,7 @@ function authConfig(base: Record<string, unknown>, input: Record<string, unknown
   const tokenType = input['token_type'];
   // The CLI sends an empty token_type with every enable.
   if (tokenType !== undefined && tokenType !== null && tokenType !== '' && (typeof tokenType !== 'string' || !TOKEN_TYPES.has(tokenType))) {
-    throw badRequest(`token_type "${String(tokenType)}" is not supported by understudy; only service tokens are issued`);
+    throw badRequest(`token_type "${textOf(tokenType)}" is not supported by understudy; only service tokens are issued`);
   }
   return config;
 }

@@ -1,5 +1,6 @@
 import { ApiError } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
+import { textOf } from '../../core/json.js';
 import { parseBool } from '../framework/fields.js';
 import type { Backend, PathSpec } from '../framework/types.js';
 import { authMountPaths } from './auth.js';
@@ -26,8 +27,8 @@ const healthError = (status: number) => new ApiError(status, 'bad health request
 
 /** A query parameter's first value, as the real service reads it. */
 function firstValue(value: unknown): string | undefined {
-  const first = Array.isArray(value) ? value[0] : value;
-  return first === undefined ? undefined : String(first);
+  const first: unknown = Array.isArray(value) ? value[0] : value;
+  return first === undefined ? undefined : textOf(first);
 }
 
 /**
@@ -98,54 +99,55 @@ function statusPaths(context: SecretsContext): PathSpec[] {
     cluster_id: clusterId,
   });
   return [
-      {
-        pattern: 'health',
-        summary: 'Health of the server; bare body, status by state (always active here). Only GET and HEAD.',
-        // A handler of its own in the real service: no token is looked at, for any method.
-        unauthenticated: ['read', 'list', 'create', 'update', 'delete', 'patch'],
-        operations: {
-          read: (request) => ({ raw: { status: healthStatus(request.data), contentType: 'application/json', body: `${JSON.stringify(healthBody())}\n` } }),
-          list: refuseHealthMethod,
-          update: refuseHealthMethod,
-          delete: refuseHealthMethod,
-          patch: refuseHealthMethod,
-        },
+    {
+      pattern: 'health',
+      summary: 'Health of the server; bare body, status by state (always active here). Only GET and HEAD.',
+      // A handler of its own in the real service: no token is looked at, for any method.
+      unauthenticated: ['read', 'list', 'create', 'update', 'delete', 'patch'],
+      operations: {
+        read: (request) => ({
+          raw: { status: healthStatus(request.data), contentType: 'application/json', body: `${JSON.stringify(healthBody())}\n` },
+        }),
+        list: refuseHealthMethod,
+        update: refuseHealthMethod,
+        delete: refuseHealthMethod,
+        patch: refuseHealthMethod,
       },
-      {
-        pattern: 'init',
-        summary: 'Whether the server is initialized; it always is.',
-        unauthenticated: ['read'],
-        operations: { read: () => ({ raw: { status: 200, contentType: 'application/json', body: '{"initialized":true}\n' } }) },
+    },
+    {
+      pattern: 'init',
+      summary: 'Whether the server is initialized; it always is.',
+      unauthenticated: ['read'],
+      operations: { read: () => ({ raw: { status: 200, contentType: 'application/json', body: '{"initialized":true}\n' } }) },
+    },
+    {
+      pattern: 'seal-status',
+      summary: 'Seal status; always initialized and unsealed.',
+      unauthenticated: ['read'],
+      operations: {
+        read: () => ({
+          raw: {
+            status: 200,
+            contentType: 'application/json',
+            body: `${JSON.stringify({
+              type: 'shamir',
+              initialized: true,
+              sealed: false,
+              t: 1,
+              n: 1,
+              progress: 0,
+              nonce: '',
+              version: SECRETS_API_VERSION,
+              build_date: '',
+              migration: false,
+              cluster_name: CLUSTER_NAME,
+              cluster_id: clusterId,
+              recovery_seal: false,
+              storage_type: 'understudy',
+            })}\n`,
+          },
+        }),
       },
-      {
-        pattern: 'seal-status',
-        summary: 'Seal status; always initialized and unsealed.',
-        unauthenticated: ['read'],
-        operations: {
-          read: () => ({
-            raw: {
-              status: 200,
-              contentType: 'application/json',
-              body: `${JSON.stringify({
-                type: 'shamir',
-                initialized: true,
-                sealed: false,
-                t: 1,
-                n: 1,
-                progress: 0,
-                nonce: '',
-                version: SECRETS_API_VERSION,
-                build_date: '',
-                migration: false,
-                cluster_name: CLUSTER_NAME,
-                cluster_id: clusterId,
-                recovery_seal: false,
-                storage_type: 'understudy',
-              })}\n`,
-            },
-          }),
-        },
-      },
+    },
   ];
 }
-

@@ -224,7 +224,8 @@ export class TokenService {
     const period = input.period ?? 0;
     if (explicitMaxTtl > SYSTEM_MAX_TTL_SECONDS && !period) {
       warnings.push(
-        `Explicit max TTL of ${explicitMaxTtl} seconds is greater than system/mount allowed value; value is being capped to ${SYSTEM_MAX_TTL_SECONDS} seconds`,
+        `Explicit max TTL of ${explicitMaxTtl} seconds is greater than system/mount allowed value; ` +
+          `value is being capped to ${SYSTEM_MAX_TTL_SECONDS} seconds`,
       );
       explicitMaxTtl = SYSTEM_MAX_TTL_SECONDS;
     }
@@ -337,7 +338,13 @@ export class TokenService {
             }
             const revoked = this.store.tree(current).length;
             await this.revokeTree(current);
-            return { at: new Date(at).toISOString(), kind: 'token-expiry', subject, outcome: 'done', detail: `revoked ${revoked} token(s)` };
+            return {
+              at: new Date(at).toISOString(),
+              kind: 'token-expiry',
+              subject,
+              outcome: 'done',
+              detail: `revoked ${revoked} token(s)`,
+            };
           },
         };
       },

@@ -33,7 +33,12 @@ export function moduleFiles(label: string): Entry[] {
     { name: 'README.md', content: `# greeting\n\nSays ${label}.\n` },
     {
       name: 'main.tf',
-      content: `variable "who" {\n  type        = string\n  description = "whom to greet"\n}\n\nvariable "punctuation" {\n  type    = string\n  default = "!"\n}\n\noutput "greeting" {\n  value       = "${label} \${var.who}\${var.punctuation}"\n  description = "the greeting"\n}\n\nterraform {\n  required_providers {\n    random = {\n      source  = "hashicorp/random"\n      version = ">= 3.0"\n    }\n  }\n}\n`,
+      content:
+        'variable "who" {\n  type        = string\n  description = "whom to greet"\n}\n\n' +
+        'variable "punctuation" {\n  type    = string\n  default = "!"\n}\n\n' +
+        `output "greeting" {\n  value       = "${label} \${var.who}\${var.punctuation}"\n  description = "the greeting"\n}\n\n` +
+        'terraform {\n  required_providers {\n    random = {\n' +
+        '      source  = "hashicorp/random"\n      version = ">= 3.0"\n    }\n  }\n}\n',
     },
     { name: 'modules/inner/main.tf', content: 'output "inner" {\n  value = "inner"\n}\n' },
     { name: 'examples/basic/main.tf', content: 'module "greeting" {\n  source = "../.."\n  who    = "world"\n}\n' },

@@ -21,7 +21,9 @@ describe('approle', () => {
   const login = (body: Record<string, unknown>) => v1(server, 'POST', 'auth/approle/login', { token: null, body });
 
   it('creates, reads, lists and deletes roles with the real fields', async () => {
-    expect((await role('Web', { token_policies: 'worker', token_ttl: '20m', token_max_ttl: '30m', secret_id_ttl: '10m' })).status).toBe(204);
+    expect((await role('Web', { token_policies: 'worker', token_ttl: '20m', token_max_ttl: '30m', secret_id_ttl: '10m' })).status).toBe(
+      204,
+    );
     const read = await v1(server, 'GET', 'auth/approle/role/web');
     expect(read.body.data).toEqual({
       bind_secret_id: true,
@@ -53,7 +55,9 @@ describe('approle', () => {
   it('refuses bad role writes', async () => {
     expect((await role('loose', { bind_secret_id: false })).body.errors).toEqual(['at least one constraint should be enabled on the role']);
     expect((await role('neg', { secret_id_num_uses: -1 })).body.errors).toEqual(['secret_id_num_uses cannot be negative']);
-    expect((await role('cidr', { secret_id_bound_cidrs: 'nonsense' })).body.errors).toEqual(['invalid CIDR block "nonsense" in secret_id_bound_cidrs']);
+    expect((await role('cidr', { secret_id_bound_cidrs: 'nonsense' })).body.errors).toEqual([
+      'invalid CIDR block "nonsense" in secret_id_bound_cidrs',
+    ]);
     expect((await role('num', { token_num_uses: 'many' })).status).toBe(400);
     for (const name of ['loose', 'neg', 'cidr', 'num']) expect((await v1(server, 'GET', `auth/approle/role/${name}`)).status).toBe(404);
     const missing = await v1(server, 'POST', 'auth/approle/role/ghost/secret-id', { body: {} });
@@ -79,7 +83,12 @@ describe('approle', () => {
     expect(secret).toMatchObject({ secret_id_ttl: 0, secret_id_num_uses: 0 });
     const reply = await login({ role_id: await roleId('app'), secret_id: secret.secret_id });
     expect(reply.status).toBe(200);
-    expect(reply.body.auth).toMatchObject({ policies: ['default', 'worker'], metadata: { host: 'ci-1', role_name: 'app' }, lease_duration: 1200, renewable: true });
+    expect(reply.body.auth).toMatchObject({
+      policies: ['default', 'worker'],
+      metadata: { host: 'ci-1', role_name: 'app' },
+      lease_duration: 1200,
+      renewable: true,
+    });
     const token = reply.body.auth.client_token as string;
     const self = await v1(server, 'GET', 'auth/token/lookup-self', { token });
     expect(self.body.data).toMatchObject({ path: 'auth/approle/login', display_name: 'approle', meta: { host: 'ci-1', role_name: 'app' } });
@@ -101,16 +110,34 @@ describe('approle', () => {
     expect(keys).toEqual([first.secret_id_accessor, second.secret_id_accessor].sort());
 
     const lookup = await v1(server, 'POST', 'auth/approle/role/ops/secret-id/lookup', { body: { secret_id: first.secret_id } });
-    expect(lookup.body.data).toMatchObject({ metadata: { team: 'ops' }, secret_id_accessor: first.secret_id_accessor, secret_id_num_uses: 5, secret_id_ttl: 0, cidr_list: [] });
+    expect(lookup.body.data).toMatchObject({
+      metadata: { team: 'ops' },
+      secret_id_accessor: first.secret_id_accessor,
+      secret_id_num_uses: 5,
+      secret_id_ttl: 0,
+      cidr_list: [],
+    });
     expect(lookup.body.data.expiration_time).toBe('0001-01-01T00:00:00Z');
     expect(lookup.text).not.toContain(first.secret_id);
-    const byAccessor = await v1(server, 'POST', 'auth/approle/role/ops/secret-id-accessor/lookup', { body: { secret_id_accessor: second.secret_id_accessor } });
+    const byAccessor = await v1(server, 'POST', 'auth/approle/role/ops/secret-id-accessor/lookup', {
+      body: { secret_id_accessor: second.secret_id_accessor },
+    });
     expect(byAccessor.body.data.secret_id_num_uses).toBe(2);
 
-    expect((await v1(server, 'POST', 'auth/approle/role/ops/secret-id/destroy', { body: { secret_id: first.secret_id } })).status).toBe(204);
+    expect((await v1(server, 'POST', 'auth/approle/role/ops/secret-id/destroy', { body: { secret_id: first.secret_id } })).status).toBe(
+      204,
+    );
     expect((await v1(server, 'POST', 'auth/approle/role/ops/secret-id/lookup', { body: { secret_id: first.secret_id } })).status).toBe(204);
-    expect((await v1(server, 'POST', 'auth/approle/role/ops/secret-id-accessor/destroy', { body: { secret_id_accessor: second.secret_id_accessor } })).status).toBe(204);
-    const missing = await v1(server, 'POST', 'auth/approle/role/ops/secret-id-accessor/lookup', { body: { secret_id_accessor: second.secret_id_accessor } });
+    expect(
+      (
+        await v1(server, 'POST', 'auth/approle/role/ops/secret-id-accessor/destroy', {
+          body: { secret_id_accessor: second.secret_id_accessor },
+        })
+      ).status,
+    ).toBe(204);
+    const missing = await v1(server, 'POST', 'auth/approle/role/ops/secret-id-accessor/lookup', {
+      body: { secret_id_accessor: second.secret_id_accessor },
+    });
     expect(missing.status).toBe(404);
     expect(missing.body.errors).toEqual([`failed to find accessor entry for secret_id_accessor: "${second.secret_id_accessor}"`]);
     expect((await list(server, 'auth/approle/role/ops/secret-id')).status).toBe(404);
@@ -136,7 +163,9 @@ describe('approle', () => {
     expect(destroyed.status).toBe(204);
     const lookup = await v1(server, 'POST', 'auth/approle/role/limited/secret-id/lookup', { body: { secret_id: other.secret_id } });
     expect(lookup.status).toBe(204);
-    expect((await v1(server, 'POST', 'auth/approle/role/limited/secret-id/destroy', { body: {} })).body.errors).toEqual(['missing secret_id']);
+    expect((await v1(server, 'POST', 'auth/approle/role/limited/secret-id/destroy', { body: {} })).body.errors).toEqual([
+      'missing secret_id',
+    ]);
   });
 
   it('registers custom secret IDs once', async () => {
@@ -146,7 +175,9 @@ describe('approle', () => {
     const again = await v1(server, 'POST', 'auth/approle/role/custom/custom-secret-id', { body: { secret_id: 'my-secret' } });
     expect(again.body.errors).toEqual(['SecretID is already registered']);
     expect((await login({ role_id: await roleId('custom'), secret_id: 'my-secret' })).status).toBe(200);
-    expect((await v1(server, 'POST', 'auth/approle/role/custom/custom-secret-id', { body: {} })).body.errors).toEqual(['missing secret_id']);
+    expect((await v1(server, 'POST', 'auth/approle/role/custom/custom-secret-id', { body: {} })).body.errors).toEqual([
+      'missing secret_id',
+    ]);
   });
 
   it('counts secret ID uses and expires secret IDs and tokens on the clock', async () => {
@@ -163,9 +194,13 @@ describe('approle', () => {
     const token = (await login({ role_id: id, secret_id: timed.secret_id })).body.auth.client_token as string;
     await advance(server, '6m');
     expect((await v1(server, 'GET', 'auth/token/lookup-self', { token })).status).toBe(403);
-    expect((await v1(server, 'POST', 'auth/approle/role/timed/secret-id/lookup', { body: { secret_id: timed.secret_id } })).status).toBe(200);
+    expect((await v1(server, 'POST', 'auth/approle/role/timed/secret-id/lookup', { body: { secret_id: timed.secret_id } })).status).toBe(
+      200,
+    );
     await advance(server, '5m');
-    expect((await v1(server, 'POST', 'auth/approle/role/timed/secret-id/lookup', { body: { secret_id: timed.secret_id } })).status).toBe(204);
+    expect((await v1(server, 'POST', 'auth/approle/role/timed/secret-id/lookup', { body: { secret_id: timed.secret_id } })).status).toBe(
+      204,
+    );
     expect((await login({ role_id: id, secret_id: timed.secret_id })).body.errors).toEqual(['invalid role or secret ID']);
     const longer = await v1(server, 'POST', 'auth/approle/role/timed/secret-id', { body: { ttl: '1h' } });
     expect(longer.body.errors).toEqual(["ttl cannot be longer than the role's secret_id_ttl"]);
@@ -195,7 +230,12 @@ describe('approle', () => {
     const outside = await v1(server, 'POST', 'auth/approle/role/fenced/secret-id', { body: { cidr_list: '192.168.0.0/16' } });
     expect(outside.status).toBe(400);
 
-    await role('local', { token_policies: 'worker', secret_id_bound_cidrs: '127.0.0.0/8,::1/128', token_bound_cidrs: '10.9.9.9/32', bind_secret_id: false });
+    await role('local', {
+      token_policies: 'worker',
+      secret_id_bound_cidrs: '127.0.0.0/8,::1/128',
+      token_bound_cidrs: '10.9.9.9/32',
+      bind_secret_id: false,
+    });
     const noSecret = await login({ role_id: await roleId('local') });
     expect(noSecret.status).toBe(200);
     // The token is bound to an address this client does not have, so it is no token here.
@@ -208,7 +248,8 @@ describe('approle', () => {
     await v1(server, 'POST', 'auth/second/role/r', { body: { token_policies: 'worker,spawn' } });
     const id = (await v1(server, 'GET', 'auth/second/role/r/role-id')).body.data.role_id as string;
     const secret = (await v1(server, 'POST', 'auth/second/role/r/secret-id', { body: {} })).body.data.secret_id as string;
-    const token = (await v1(server, 'POST', 'auth/second/login', { token: null, body: { role_id: id, secret_id: secret } })).body.auth.client_token as string;
+    const token = (await v1(server, 'POST', 'auth/second/login', { token: null, body: { role_id: id, secret_id: secret } })).body.auth
+      .client_token as string;
     const child = await v1(server, 'POST', 'auth/token/create', { token, body: { policies: 'worker' } });
     expect(child.status).toBe(200);
     expect((await v1(server, 'DELETE', 'sys/auth/second')).status).toBe(204);

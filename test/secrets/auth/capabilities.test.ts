@@ -8,7 +8,11 @@ describe('sys/capabilities, sys/leader and sys/seal-status', () => {
   let accessor: string;
   beforeAll(async () => {
     server = await startServer();
-    await putPolicy(server, 'mixed', 'path "secret/app/*" { capabilities = ["read", "list", "create"] }\npath "sys/mounts" { capabilities = ["deny"] }');
+    await putPolicy(
+      server,
+      'mixed',
+      'path "secret/app/*" { capabilities = ["read", "list", "create"] }\npath "sys/mounts" { capabilities = ["deny"] }',
+    );
     ({ client_token: token, accessor } = await createToken(server, { policies: ['mixed'] }));
   });
   afterAll(() => server.close());
@@ -34,7 +38,9 @@ describe('sys/capabilities, sys/leader and sys/seal-status', () => {
     const byAccessor = await v1(server, 'POST', 'sys/capabilities-accessor', { body: { accessor, paths: ['sys/mounts'] } });
     expect(byAccessor.body.data.capabilities).toEqual(['deny']);
     expect((await v1(server, 'POST', 'sys/capabilities', { body: { token: 'nope', paths: 'x' } })).body.errors).toEqual(['invalid token']);
-    expect((await v1(server, 'POST', 'sys/capabilities-accessor', { body: { accessor: 'nope', paths: 'x' } })).body.errors).toEqual(['invalid accessor']);
+    expect((await v1(server, 'POST', 'sys/capabilities-accessor', { body: { accessor: 'nope', paths: 'x' } })).body.errors).toEqual([
+      'invalid accessor',
+    ]);
     // Asking about other tokens is itself policy-controlled.
     expect((await v1(server, 'POST', 'sys/capabilities', { token, body: { token, paths: 'x' } })).status).toBe(403);
   });

@@ -66,7 +66,11 @@ print(json.dumps({
     "denied": denied,
     "bad_login": bad_login,
     "role": role,
-    "secret": {"ttl": secret["secret_id_ttl"], "accessor_listed": accessors == [secret["secret_id_accessor"]], "metadata": looked["metadata"]},
+    "secret": {
+        "ttl": secret["secret_id_ttl"],
+        "accessor_listed": accessors == [secret["secret_id_accessor"]],
+        "metadata": looked["metadata"],
+    },
     "approle": approle["auth"],
     "me": {"path": me["path"], "meta": me["meta"], "policies": me["policies"]},
     "caps": caps,
@@ -94,7 +98,12 @@ describe.skipIf(!interpreter && !process.env.CI)('a real client: hvac with auth 
     expect(result.users).toEqual(['ana']);
     expect(result.user).toMatchObject({ token_policies: ['app'], policies: ['app'] });
     expect(result.user.password).toBeUndefined();
-    expect(result.login).toMatchObject({ policies: ['app', 'default'], metadata: { username: 'ana' }, lease_duration: 1800, renewable: true });
+    expect(result.login).toMatchObject({
+      policies: ['app', 'default'],
+      metadata: { username: 'ana' },
+      lease_duration: 1800,
+      renewable: true,
+    });
     expect(result.note).toEqual({ value: 'x' });
     expect(result.policies).toEqual(expect.arrayContaining(['app', 'default']));
     expect(result.denied).toContain('permission denied');

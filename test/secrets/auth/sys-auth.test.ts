@@ -30,10 +30,16 @@ describe('sys/auth', () => {
   });
 
   it('enables, reads, tunes and disables a method', async () => {
-    const enabled = await v1(server, 'POST', 'sys/auth/people', { body: { type: 'userpass', description: 'humans', config: { default_lease_ttl: '1h', listing_visibility: 'unauth' } } });
+    const enabled = await v1(server, 'POST', 'sys/auth/people', {
+      body: { type: 'userpass', description: 'humans', config: { default_lease_ttl: '1h', listing_visibility: 'unauth' } },
+    });
     expect(enabled.status).toBe(204);
     const listed = (await v1(server, 'GET', 'sys/auth')).body.data['people/'];
-    expect(listed).toMatchObject({ type: 'userpass', description: 'humans', config: { default_lease_ttl: 3600, listing_visibility: 'unauth' } });
+    expect(listed).toMatchObject({
+      type: 'userpass',
+      description: 'humans',
+      config: { default_lease_ttl: 3600, listing_visibility: 'unauth' },
+    });
     expect(listed.accessor).toMatch(/^auth_userpass_/);
 
     const tune = await v1(server, 'GET', 'sys/auth/people/tune');
@@ -45,7 +51,10 @@ describe('sys/auth', () => {
       token_type: 'default-service',
       listing_visibility: 'unauth',
     });
-    expect((await v1(server, 'POST', 'sys/auth/people/tune', { body: { max_lease_ttl: '2h', listing_visibility: 'hidden', description: 'h' } })).status).toBe(204);
+    expect(
+      (await v1(server, 'POST', 'sys/auth/people/tune', { body: { max_lease_ttl: '2h', listing_visibility: 'hidden', description: 'h' } }))
+        .status,
+    ).toBe(204);
     const tuned = (await v1(server, 'GET', 'sys/auth/people/tune')).body.data;
     expect(tuned).toMatchObject({ max_lease_ttl: 7200, default_lease_ttl: 3600, listing_visibility: 'hidden', description: 'h' });
 
@@ -60,14 +69,25 @@ describe('sys/auth', () => {
     const body = {
       type: 'approle',
       description: '',
-      config: { default_lease_ttl: '', max_lease_ttl: '', force_no_cache: false, audit_non_hmac_request_keys: null, listing_visibility: '', token_type: '', plugin_version: '' },
+      config: {
+        default_lease_ttl: '',
+        max_lease_ttl: '',
+        force_no_cache: false,
+        audit_non_hmac_request_keys: null,
+        listing_visibility: '',
+        token_type: '',
+        plugin_version: '',
+      },
       local: false,
       seal_wrap: false,
       external_entropy_access: false,
       options: {},
     };
     expect((await v1(server, 'POST', 'sys/auth/cli', { body })).status).toBe(204);
-    expect((await v1(server, 'GET', 'sys/auth/cli')).body.data).toMatchObject({ type: 'approle', config: { default_lease_ttl: 0, max_lease_ttl: 0 } });
+    expect((await v1(server, 'GET', 'sys/auth/cli')).body.data).toMatchObject({
+      type: 'approle',
+      config: { default_lease_ttl: 0, max_lease_ttl: 0 },
+    });
     expect((await v1(server, 'DELETE', 'sys/auth/cli')).status).toBe(204);
   });
 
@@ -76,7 +96,12 @@ describe('sys/auth', () => {
       ['POST', 'sys/auth/k', { type: 'kv' }, 'plugin not found in the catalog: kv'],
       ['POST', 'sys/auth/tok', { type: 'token' }, 'token credential backend cannot be instantiated'],
       ['POST', 'sys/auth/token', { type: 'userpass' }, 'path is already in use at token/'],
-      ['POST', 'sys/auth/bad', { type: 'userpass', config: { default_lease_ttl: 'soon' } }, 'Field validation failed: error converting input "soon" for field "default_lease_ttl": expected a duration'],
+      [
+        'POST',
+        'sys/auth/bad',
+        { type: 'userpass', config: { default_lease_ttl: 'soon' } },
+        'Field validation failed: error converting input "soon" for field "default_lease_ttl": expected a duration',
+      ],
       ['POST', 'sys/auth/bad', { type: 'userpass', config: { listing_visibility: 'public' } }, 'invalid listing_visibility public'],
       ['POST', 'sys/auth/ghost/tune', { max_lease_ttl: '1h' }, 'cannot fetch sysview for path "auth/ghost/"'],
       ['GET', 'sys/auth/ghost/tune', {}, 'cannot fetch sysview for path "auth/ghost/"'],
@@ -89,7 +114,9 @@ describe('sys/auth', () => {
       expect(reply.body.errors, path).toEqual([error]);
     }
     await v1(server, 'POST', 'sys/auth/nested', { body: { type: 'approle' } });
-    expect((await v1(server, 'POST', 'sys/auth/nested/deeper', { body: { type: 'approle' } })).body.errors).toEqual(['path is already in use at nested/']);
+    expect((await v1(server, 'POST', 'sys/auth/nested/deeper', { body: { type: 'approle' } })).body.errors).toEqual([
+      'path is already in use at nested/',
+    ]);
     const bigDefault = await v1(server, 'POST', 'sys/auth/nested/tune', { body: { default_lease_ttl: '2h', max_lease_ttl: '1h' } });
     expect(bigDefault.status).toBe(400);
     expect(Object.keys((await v1(server, 'GET', 'sys/auth')).body.data).sort()).toEqual(['nested/', 'token/']);
@@ -97,7 +124,11 @@ describe('sys/auth', () => {
   });
 
   it('lists under policy, and needs sudo below sys/auth/ as the real service does', async () => {
-    await putPolicy(server, 'auth-admin', 'path "sys/auth" { capabilities = ["read"] }\npath "sys/auth/*" { capabilities = ["create", "update", "read", "delete"] }');
+    await putPolicy(
+      server,
+      'auth-admin',
+      'path "sys/auth" { capabilities = ["read"] }\npath "sys/auth/*" { capabilities = ["create", "update", "read", "delete"] }',
+    );
     await putPolicy(server, 'auth-sudo', 'path "sys/auth/*" { capabilities = ["create", "update", "read", "delete", "sudo"] }');
     const { client_token: token } = await createToken(server, { policies: ['auth-admin'] });
     expect((await v1(server, 'GET', 'sys/auth', { token })).status).toBe(200);

@@ -11,7 +11,8 @@ describe('userpass', () => {
   });
   afterAll(() => server.close());
 
-  const login = (username: string, password: string) => v1(server, 'POST', `auth/userpass/login/${username}`, { token: null, body: { password } });
+  const login = (username: string, password: string) =>
+    v1(server, 'POST', `auth/userpass/login/${username}`, { token: null, body: { password } });
 
   it('creates, reads, lists, updates and deletes users; the password never comes back', async () => {
     const created = await v1(server, 'POST', 'auth/userpass/users/Alice', {
@@ -46,7 +47,7 @@ describe('userpass', () => {
     expect((await list(server, 'auth/userpass/users')).status).toBe(404);
   });
 
-  it('changes a user\'s policies on the policies path', async () => {
+  it("changes a user's policies on the policies path", async () => {
     await v1(server, 'POST', 'auth/userpass/users/pol', { body: { password: 'pw', token_policies: 'app' } });
     expect((await v1(server, 'POST', 'auth/userpass/users/pol/policies', { body: { token_policies: 'app,ops' } })).status).toBe(204);
     expect((await v1(server, 'GET', 'auth/userpass/users/pol')).body.data.token_policies).toEqual(['app', 'ops']);
@@ -58,7 +59,9 @@ describe('userpass', () => {
   });
 
   it('takes the legacy ttl, max_ttl and bound_cidrs fields', async () => {
-    await v1(server, 'POST', 'auth/userpass/users/old', { body: { password: 'pw', ttl: '7m', max_ttl: '9m', bound_cidrs: '127.0.0.1/32' } });
+    await v1(server, 'POST', 'auth/userpass/users/old', {
+      body: { password: 'pw', ttl: '7m', max_ttl: '9m', bound_cidrs: '127.0.0.1/32' },
+    });
     const read = await v1(server, 'GET', 'auth/userpass/users/old');
     expect(read.body.data).toMatchObject({ token_ttl: 420, token_max_ttl: 540, token_bound_cidrs: ['127.0.0.1/32'] });
   });
@@ -81,7 +84,9 @@ describe('userpass', () => {
   });
 
   it('logs in with the real auth block; the token carries the path, policies and metadata', async () => {
-    await v1(server, 'POST', 'auth/userpass/users/carol', { body: { password: 'secret', token_policies: 'app', token_ttl: '30m', token_max_ttl: '1h' } });
+    await v1(server, 'POST', 'auth/userpass/users/carol', {
+      body: { password: 'secret', token_policies: 'app', token_ttl: '30m', token_max_ttl: '1h' },
+    });
     const reply = await login('Carol', 'secret');
     expect(reply.status).toBe(200);
     expect(reply.body.auth).toMatchObject({
@@ -97,7 +102,12 @@ describe('userpass', () => {
     expect(token).toMatch(/^hvs\./);
 
     const self = await v1(server, 'GET', 'auth/token/lookup-self', { token });
-    expect(self.body.data).toMatchObject({ path: 'auth/userpass/login/Carol', display_name: 'userpass-carol', meta: { username: 'carol' }, policies: ['app', 'default'] });
+    expect(self.body.data).toMatchObject({
+      path: 'auth/userpass/login/Carol',
+      display_name: 'userpass-carol',
+      meta: { username: 'carol' },
+      policies: ['app', 'default'],
+    });
     const byRoot = await v1(server, 'POST', 'auth/token/lookup', { body: { token } });
     expect(byRoot.body.data.accessor).toBe(reply.body.auth.accessor);
 
@@ -137,7 +147,9 @@ describe('userpass', () => {
   });
 
   it("renews within the user's current limits, and not once the user or its policies change", async () => {
-    await v1(server, 'POST', 'auth/userpass/users/hal', { body: { password: 'pw', token_policies: 'app', token_ttl: '10m', token_max_ttl: '1h' } });
+    await v1(server, 'POST', 'auth/userpass/users/hal', {
+      body: { password: 'pw', token_policies: 'app', token_ttl: '10m', token_max_ttl: '1h' },
+    });
     const { client_token: token } = (await login('hal', 'pw')).body.auth;
     // A lower token_max_ttl applies to tokens already out, at their next renewal.
     await v1(server, 'POST', 'auth/userpass/users/hal', { body: { token_max_ttl: '20m', token_ttl: '5m' } });

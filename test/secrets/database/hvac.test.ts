@@ -16,7 +16,8 @@ role, user = os.environ["ROLE"], os.environ["STATIC_USER"]
 db.configure(name="pg", plugin_name="postgresql-database-plugin", allowed_roles=["*"],
              connection_url=os.environ["URL"], username=os.environ["ADMIN"], password=os.environ["ADMIN_PASSWORD"])
 db.create_role(name=role, db_name="pg", default_ttl="5m", max_ttl="1h",
-               creation_statements=["CREATE ROLE \\"{{name}}\\" WITH LOGIN PASSWORD '{{password}}' VALID UNTIL '{{expiration}}'; GRANT SELECT ON widgets TO \\"{{name}}\\";"])
+               creation_statements=["CREATE ROLE \\"{{name}}\\" WITH LOGIN PASSWORD '{{password}}' VALID UNTIL '{{expiration}}'; "
+                                    "GRANT SELECT ON widgets TO \\"{{name}}\\";"])
 creds = db.generate_credentials(name=role)
 db.create_static_role(name=role + "s", db_name="pg", username=user, rotation_statements=[], rotation_period=3600)
 static = db.get_static_credentials(name=role + "s")["data"]
@@ -70,7 +71,11 @@ describe.skipIf(!up || (!hvacInterpreter && !process.env.CI))('a real client: hv
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const result = JSON.parse(run.stdout);
-    expect(result.connection).toMatchObject({ plugin_name: 'postgresql-database-plugin', allowed_roles: ['*'], connection_details: { username: admin } });
+    expect(result.connection).toMatchObject({
+      plugin_name: 'postgresql-database-plugin',
+      allowed_roles: ['*'],
+      connection_details: { username: admin },
+    });
     expect(result.connection.connection_details.password).toBeUndefined();
     expect(result.roles).toEqual([id]);
     expect(result.static_roles).toEqual([`${id}s`]);

@@ -65,7 +65,9 @@ describe('the key/value engine, version 1, and how kv mounts are enabled and des
     await v1(server, 'POST', 'upgrade/top', { body: { n: 1 } });
     const upgraded = await v1(server, 'POST', 'sys/mounts/upgrade/tune', { body: { options: { version: '2' } } });
     expect(upgraded.status).toBe(200);
-    expect(upgraded.body.warnings).toEqual(['Upgrading mount from version 1 to version 2. This mount will be unavailable for a brief period and will resume service shortly.']);
+    expect(upgraded.body.warnings).toEqual([
+      'Upgrading mount from version 1 to version 2. This mount will be unavailable for a brief period and will resume service shortly.',
+    ]);
     const read = await v1(server, 'GET', 'upgrade/data/app/db');
     expect(read.status).toBe(200);
     expect(read.body.data).toMatchObject({ data: { password: 'p' }, metadata: { version: 1 } });
@@ -83,7 +85,9 @@ describe('the key/value engine, version 1, and how kv mounts are enabled and des
     const downgrade = await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { options: { version: '1' } } });
     expect(downgrade.status).toBe(400);
     expect(downgrade.body.errors).toEqual(['cannot downgrade mount from version 2']);
-    expect((await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { options: { version: '3' } } })).body.errors).toEqual(['invalid version provided: 3']);
+    expect((await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { options: { version: '3' } } })).body.errors).toEqual([
+      'invalid version provided: 3',
+    ]);
     expect((await v1(server, 'GET', 'sys/mounts/tuned/tune')).body.data.options).toEqual({ version: '2' });
     expect((await v1(server, 'GET', 'tuned/data/kept')).body.data.data).toEqual({ a: 1 });
   });

@@ -176,7 +176,7 @@ describe('the key/value engine, version 2 (secret/)', () => {
     expect(Object.keys((await v1(server, 'GET', 'secret/metadata/ten')).body.data.versions)).toHaveLength(10);
   });
 
-  it('describes a version\'s shape (subkeys) without its values', async () => {
+  it("describes a version's shape (subkeys) without its values", async () => {
     await v1(server, 'POST', 'secret/data/shape', { body: { data: { a: 1, b: { c: 'x', d: { e: true } }, list: [1, 2] } } });
     const all = await v1(server, 'GET', 'secret/subkeys/shape');
     expect(all.body.data).toEqual({

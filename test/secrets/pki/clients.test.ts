@@ -13,11 +13,14 @@ import json, os, hvac
 
 client = hvac.Client(url=os.environ["VAULT_ADDR"], token=os.environ["VAULT_TOKEN"])
 client.sys.enable_secrets_engine(backend_type="pki", path="hvac-pki", config={"max_lease_ttl": "87600h"})
-root = client.secrets.pki.generate_root(type="internal", common_name="hvac Root", extra_params={"ttl": "8760h", "key_type": "ec"}, mount_point="hvac-pki")
+root = client.secrets.pki.generate_root(type="internal", common_name="hvac Root",
+                                       extra_params={"ttl": "8760h", "key_type": "ec"}, mount_point="hvac-pki")
 client.secrets.pki.set_urls({"crl_distribution_points": [os.environ["VAULT_ADDR"] + "/v1/hvac-pki/crl"]}, mount_point="hvac-pki")
-client.secrets.pki.create_or_update_role("web", extra_params={"allowed_domains": ["example.com"], "allow_subdomains": True, "key_type": "ec"}, mount_point="hvac-pki")
+client.secrets.pki.create_or_update_role("web", mount_point="hvac-pki",
+                                        extra_params={"allowed_domains": ["example.com"], "allow_subdomains": True, "key_type": "ec"})
 role = client.secrets.pki.read_role("web", mount_point="hvac-pki")["data"]
-issued = client.secrets.pki.generate_certificate("web", common_name="hvac.example.com", extra_params={"ttl": "1h"}, mount_point="hvac-pki")["data"]
+issued = client.secrets.pki.generate_certificate("web", common_name="hvac.example.com", extra_params={"ttl": "1h"},
+                                                 mount_point="hvac-pki")["data"]
 listed = client.secrets.pki.list_certificates(mount_point="hvac-pki")["data"]["keys"]
 revoked = client.secrets.pki.revoke_certificate(issued["serial_number"], mount_point="hvac-pki")["data"]
 crl = client.secrets.pki.read_crl(mount_point="hvac-pki")
@@ -28,7 +31,8 @@ try:
     client.secrets.pki.generate_certificate("web", common_name="evil.org", mount_point="hvac-pki")
 except hvac.exceptions.InvalidRequest as error:
     denied = str(error)
-print(json.dumps({"root": root["data"]["certificate"], "role": role, "issued": issued, "listed": listed, "revoked": revoked, "crl": crl, "ca": ca, "fetched": fetched, "denied": denied}))
+print(json.dumps({"root": root["data"]["certificate"], "role": role, "issued": issued, "listed": listed, "revoked": revoked,
+                  "crl": crl, "ca": ca, "fetched": fetched, "denied": denied}))
 `;
 
 describe('PKI with real clients', () => {
@@ -58,7 +62,15 @@ describe('PKI with real clients', () => {
     if (hasOpenssl) {
       const text = openssl(['crl', '-noout', '-text'], result.crl).output;
       expect(text).toContain((result.issued.serial_number as string).replace(/:/g, '').toUpperCase());
-      const check = openssl(['verify', '-crl_check', '-CAfile', files.path('hvac-root.pem', result.root), '-CRLfile', files.path('hvac.crl', result.crl), files.path('hvac-leaf.pem', result.issued.certificate)]);
+      const check = openssl([
+        'verify',
+        '-crl_check',
+        '-CAfile',
+        files.path('hvac-root.pem', result.root),
+        '-CRLfile',
+        files.path('hvac.crl', result.crl),
+        files.path('hvac-leaf.pem', result.issued.certificate),
+      ]);
       expect(check.output).toContain('certificate revoked');
     }
   });
@@ -75,9 +87,19 @@ describe('PKI with real clients', () => {
     expect(revoked.data.revocation_time).toBeGreaterThan(0);
     const crl = await client.read('nv-pki/cert/crl');
     expect(crl.data.certificate).toMatch(/^-----BEGIN X509 CRL-----/);
-    await expect(client.write('nv-pki/issue/web', { common_name: 'evil.org' })).rejects.toThrow('common name evil.org not allowed by this role');
+    await expect(client.write('nv-pki/issue/web', { common_name: 'evil.org' })).rejects.toThrow(
+      'common name evil.org not allowed by this role',
+    );
     if (hasOpenssl) {
-      const check = openssl(['verify', '-crl_check', '-CAfile', files.path('nv-root.pem', root.data.certificate), '-CRLfile', files.path('nv.crl', crl.data.certificate), files.path('nv-leaf.pem', issued.data.certificate)]);
+      const check = openssl([
+        'verify',
+        '-crl_check',
+        '-CAfile',
+        files.path('nv-root.pem', root.data.certificate),
+        '-CRLfile',
+        files.path('nv.crl', crl.data.certificate),
+        files.path('nv-leaf.pem', issued.data.certificate),
+      ]);
       expect(check.output).toContain('certificate revoked');
     }
   });

@@ -217,7 +217,7 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI with a CA key in the cloud 
   it('generates an intermediate CSR in the key service, has another mount sign it, then issues through it', async () => {
     await mountPki(server, 'kms-parent');
     const root = await generateRoot(server, 'kms-parent', { common_name: 'Parent Root', key_type: 'ec' });
-    const rootFile = files.path('parent-root.pem', root.certificate as string);
+    const rootFile = files.path('parent-root.pem', root.certificate);
     await mountPki(server, 'kms-int');
     const body = { common_name: 'KMS Intermediate', managed_key_name: 'kms-open' };
     const generated = await v1(server, 'POST', 'kms-int/intermediate/generate/kms', { body });

@@ -89,7 +89,7 @@ export class Pkcs11Adapter implements KmsAdapter<Pkcs11Config> {
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       handle.pending.set(id, { resolve, reject });
-      handle.worker.postMessage({ ...request, id } as WorkerRequest);
+      handle.worker.postMessage({ ...request, id });
     });
   }
 

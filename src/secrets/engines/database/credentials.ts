@@ -17,7 +17,8 @@ const pad = (value: number) => String(value).padStart(2, '0');
 
 /** `{{expiration}}`: Go's `2006-01-02 15:04:05-0700`, in UTC. */
 export function formatExpiration(at: Date): string {
-  return `${at.getUTCFullYear()}-${pad(at.getUTCMonth() + 1)}-${pad(at.getUTCDate())} ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}:${pad(at.getUTCSeconds())}+0000`;
+  const date = `${at.getUTCFullYear()}-${pad(at.getUTCMonth() + 1)}-${pad(at.getUTCDate())}`;
+  return `${date} ${pad(at.getUTCHours())}:${pad(at.getUTCMinutes())}:${pad(at.getUTCSeconds())}+0000`;
 }
 
 /** `allowed_roles` matching: exact names, `*`, and globs with `*`. */
@@ -25,7 +26,12 @@ export function roleAllowed(allowed: readonly string[], role: string): boolean {
   return allowed.some((pattern) => {
     if (pattern === '*' || pattern === role) return true;
     if (!pattern.includes('*')) return false;
-    const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const regex = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     return regex.test(role);
   });
 }

@@ -2,6 +2,7 @@ import { badRequest } from '../../../core/errors.js';
 import type { ConnectionSettings, SqlPlugin, SqlPluginType } from '../../../adapters/sql/plugin.js';
 import { SQL_PLUGINS } from '../../../adapters/sql/registry.js';
 import type { ConnectionConfig } from './store.js';
+import { textOf } from '../../../core/json.js';
 
 /** The plugin type of `name`, or the 400 that names the supported ones. */
 export function pluginType(name: string): SqlPluginType {
@@ -10,7 +11,7 @@ export function pluginType(name: string): SqlPluginType {
   return found;
 }
 
-const text = (value: unknown): string => (typeof value === 'string' ? value : value === undefined || value === null ? '' : String(value));
+const text = (value: unknown): string => textOf(value);
 
 function settingsOf(details: Record<string, unknown>): ConnectionSettings {
   const max = Number(details['max_open_connections']);

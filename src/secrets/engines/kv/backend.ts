@@ -45,29 +45,31 @@ export const kvEngine: EngineFactory = (context) => {
   const v2 = v2Handlers(context.clock);
   const upgraded = new Set<string>();
 
-  const dispatch = (operation: Operation, versioned: Handler | undefined, catchAll: boolean): Handler => async (request) => {
-    if (!isVersioned(request)) {
-      // v1 entries written now are upgraded if the mount is tuned to version 2 again.
-      upgraded.delete(request.mount.uuid);
-      const plain = V1_OPERATIONS[operation];
-      if (!plain) throw UNSUPPORTED_OPERATION;
-      return plain(request);
-    }
-    if (!upgraded.has(request.mount.uuid)) {
-      upgradeV1Entries(request.storage, context.clock.now());
-      upgraded.add(request.mount.uuid);
-    }
-    if (!versioned) {
-      if (catchAll || operation === 'list') return invalidPath(request);
-      throw UNSUPPORTED_OPERATION;
-    }
-    try {
-      return await versioned(request);
-    } catch (error) {
-      if (error instanceof DeletedVersion) return error.response;
-      throw error;
-    }
-  };
+  const dispatch =
+    (operation: Operation, versioned: Handler | undefined, catchAll: boolean): Handler =>
+    async (request) => {
+      if (!isVersioned(request)) {
+        // v1 entries written now are upgraded if the mount is tuned to version 2 again.
+        upgraded.delete(request.mount.uuid);
+        const plain = V1_OPERATIONS[operation];
+        if (!plain) throw UNSUPPORTED_OPERATION;
+        return plain(request);
+      }
+      if (!upgraded.has(request.mount.uuid)) {
+        upgradeV1Entries(request.storage, context.clock.now());
+        upgraded.add(request.mount.uuid);
+      }
+      if (!versioned) {
+        if (catchAll || operation === 'list') return invalidPath(request);
+        throw UNSUPPORTED_OPERATION;
+      }
+      try {
+        return await versioned(request);
+      } catch (error) {
+        if (error instanceof DeletedVersion) return error.response;
+        throw error;
+      }
+    };
 
   /** A v2 endpoint; its operations also answer as plain entries on a v1 mount. */
   const endpoint = (

@@ -29,25 +29,25 @@ function entryTtl(data: Record<string, unknown>): number | undefined {
 }
 
 export const v1 = {
-  exists(request: HandlerRequest): boolean {
+  exists: (request: HandlerRequest): boolean => {
     return entryPathProblem(request.path) === undefined && request.storage.get(`${V1_PREFIX}${request.path}`) !== undefined;
   },
 
-  read(request: HandlerRequest): LogicalResponse {
+  read: (request: HandlerRequest): LogicalResponse => {
     const data = request.storage.get<Record<string, unknown>>(entryKey(request.path));
     if (data === undefined) throw notFound();
     const ttl = entryTtl(data) ?? effectiveTtls(request.mount.config).defaultTtl;
     return { data, lease: { leaseId: '', durationSeconds: ttl, renewable: false } };
   },
 
-  write(request: HandlerRequest): undefined {
+  write: (request: HandlerRequest): undefined => {
     const key = entryKey(request.path);
     if (Object.keys(request.data).length === 0) throw missingDataFields();
     request.storage.put(key, request.data);
     return undefined;
   },
 
-  list(request: HandlerRequest): LogicalResponse {
+  list: (request: HandlerRequest): LogicalResponse => {
     const folder = request.path.replace(/\/$/, '');
     const problem = folder === '' ? undefined : entryPathProblem(folder);
     if (problem) throw badRequest(problem);
@@ -56,7 +56,7 @@ export const v1 = {
     return { data: { keys } };
   },
 
-  delete(request: HandlerRequest): undefined {
+  delete: (request: HandlerRequest): undefined => {
     request.storage.delete(entryKey(request.path));
     return undefined;
   },

@@ -1,4 +1,5 @@
 import { badRequest } from '../../../core/errors.js';
+import { textOf } from '../../../core/json.js';
 import { multierrorText } from '../../acl/policy.js';
 import { FieldData } from '../../framework/fields.js';
 import type { HandlerRequest } from '../../framework/types.js';
@@ -43,7 +44,7 @@ export function customMetadata(raw: Record<string, unknown>, dropNulls: boolean)
     if (value !== null && typeof value === 'object') {
       throw badRequest(`${CUSTOM_PREFIX}: '${key}' expected type 'string', got unconvertible type`);
     }
-    pairs[key] = value === null ? '' : String(value);
+    pairs[key] = textOf(value);
   }
   const count = Object.keys(pairs).length;
   if (count > 64) throw badRequest(multierrorText([`${CUSTOM_PREFIX}: payload must contain at most 64 keys, provided ${count}`]));
@@ -70,7 +71,10 @@ export function versionList(request: HandlerRequest): number[] {
   const raw = request.data['versions'];
   const items: unknown[] =
     typeof raw === 'string'
-      ? raw.split(',').map((item) => item.trim()).filter((item) => item !== '')
+      ? raw
+          .split(',')
+          .map((item) => item.trim())
+          .filter((item) => item !== '')
       : Array.isArray(raw)
         ? raw
         : raw === undefined || raw === null

@@ -267,4 +267,3 @@ export function v2Handlers(clock: Clock) {
     },
   };
 }
-

@@ -12,7 +12,8 @@ const { parentPort } = require('node:worker_threads');
 const { generateKeyPairSync } = require('node:crypto');
 parentPort.on('message', (spec) => {
   const options = spec.type === 'rsa' ? { modulusLength: spec.bits, publicExponent: 0x10001 } : { namedCurve: spec.curve };
-  const { privateKey } = generateKeyPairSync(spec.type, { ...options, privateKeyEncoding: { type: 'pkcs8', format: 'der' }, publicKeyEncoding: { type: 'spki', format: 'der' } });
+  const encodings = { privateKeyEncoding: { type: 'pkcs8', format: 'der' }, publicKeyEncoding: { type: 'spki', format: 'der' } };
+  const { privateKey } = generateKeyPairSync(spec.type, { ...options, ...encodings });
   const copy = new Uint8Array(privateKey);
   parentPort.postMessage(copy, [copy.buffer]);
 });
@@ -71,10 +72,12 @@ export class KeyPool {
   async take(spec: KeySpec): Promise<KeyObject> {
     const pooled = this.ready.get(specId(spec))?.shift();
     this.warm(spec);
-    const der = pooled ?? (await new Promise<Uint8Array>((resolve, reject) => {
-      this.urgent.push({ spec, resolve, reject });
-      this.dispatch();
-    }));
+    const der =
+      pooled ??
+      (await new Promise<Uint8Array>((resolve, reject) => {
+        this.urgent.push({ spec, resolve, reject });
+        this.dispatch();
+      }));
     return createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
   }
 

@@ -23,7 +23,6 @@ export interface ManagedKeyRef {
 /** The mount a CA belongs to, read when signing so a changed `allowed_managed_keys` applies at once. */
 export type MountLookup = () => Pick<MountInfo, 'path' | 'config'> | undefined;
 
-
 /** The managed key a `kms` generate request names: `managed_key_name` or `managed_key_id`, exactly one. */
 export function managedKeyReference(fields: FieldData): { name?: string; id?: string } {
   const name = fields.get<string>('managed_key_name').trim();

@@ -33,7 +33,18 @@ import { exportPrivateKey, resolveKeySpec, samePublicKey, storeKey, type KeyType
 import { ManagedCaSigner, managedKeyReference } from './managed-signer.js';
 import { csrOrThrow } from './paths-certs.js';
 import { LocalSigner, type CaSigner } from './signer.js';
-import { altNamesExtension, authorityKeyId, basicConstraints, keyIdentifier, pemBlocks, randomSerial, signCertificate, signCsr, signTbsCertificate, toPem } from './x509.js';
+import {
+  altNamesExtension,
+  authorityKeyId,
+  basicConstraints,
+  keyIdentifier,
+  pemBlocks,
+  randomSerial,
+  signCertificate,
+  signCsr,
+  signTbsCertificate,
+  toPem,
+} from './x509.js';
 
 const GENERATE_TYPES = ['internal', 'exported', 'kms'];
 
@@ -135,7 +146,11 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             if (readBundle(request.storage)?.certificate) {
               return {
                 data: null,
-                warnings: [`Refusing to generate a root certificate over an existing root certificate. If you really want to destroy the original root certificate, please issue a delete against ${request.mount.path} root.`],
+                warnings: [
+                  'Refusing to generate a root certificate over an existing root certificate. ' +
+                    'If you really want to destroy the original root certificate, ' +
+                    `please issue a delete against ${request.mount.path} root.`,
+                ],
               };
             }
             const type = generationType(request);
@@ -157,12 +172,31 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
               permittedDnsDomains: request.fields.get<string[]>('permitted_dns_domains'),
               storage: request.storage,
             });
-            const der = await signCertificate({ serial, subject: names.subject, issuer: names.subject, notBefore: validity.notBefore, notAfter: validity.notAfter, publicKey: signer.publicKey, extensions }, signer);
+            const der = await signCertificate(
+              {
+                serial,
+                subject: names.subject,
+                issuer: names.subject,
+                notBefore: validity.notBefore,
+                notAfter: validity.notAfter,
+                publicKey: signer.publicKey,
+                extensions,
+              },
+              signer,
+            );
             const ca = describeCa(toPem(der, 'CERTIFICATE'), [], signer);
             await installCa(engine, request, ca, key.stored, true);
             // The root's lease ends with its validity; its revocation marks the root revoked.
             const seconds = Math.max(1, Math.floor((validity.notAfter.getTime() - now.getTime()) / 1000));
-            engine.context.leases.create({ mount: request.mount, path: `root/generate/${type}`, tokenId: null, ttl: seconds, maxTtl: seconds, renewable: false, revokeData: { root_serial: ca.serial } });
+            engine.context.leases.create({
+              mount: request.mount,
+              path: `root/generate/${type}`,
+              tokenId: null,
+              ttl: seconds,
+              maxTtl: seconds,
+              renewable: false,
+              revokeData: { root_serial: ca.serial },
+            });
             const data = certificateData({
               format: request.fields.get<string>('format'),
               privateKeyFormat: request.fields.get<string>('private_key_format'),
@@ -173,7 +207,13 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
               privateKey: type === 'exported' ? key.local : undefined,
               withChain: false,
             });
-            const warnings = maxPath === 0 ? ['Max path length of the generated certificate is zero. This certificate cannot be used to issue intermediate CA certificates.'] : [];
+            const warnings =
+              maxPath === 0
+                ? [
+                    'Max path length of the generated certificate is zero. ' +
+                      'This certificate cannot be used to issue intermediate CA certificates.',
+                  ]
+                : [];
             return { data, ...(warnings.length > 0 ? { warnings } : {}) };
           }),
       },
@@ -192,7 +232,11 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
     {
       pattern: 'root/sign-intermediate',
       summary: 'Sign an intermediate CA from its CSR.',
-      fields: { ...CA_FIELDS, csr: { type: 'string', default: '', description: 'PEM CSR' }, use_csr_values: { type: 'bool', default: false, description: 'take subject and SANs from the CSR' } },
+      fields: {
+        ...CA_FIELDS,
+        csr: { type: 'string', default: '', description: 'PEM CSR' },
+        use_csr_values: { type: 'bool', default: false, description: 'take subject and SANs from the CSR' },
+      },
       operations: {
         update: async (request) => {
           checkFormat(request.fields);
@@ -215,8 +259,27 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             storage: request.storage,
           });
           const subject = useCsrValues ? csr.subject : names.subject;
-          const der = await signCertificate({ serial, subject, issuer: ca.subject, notBefore: validity.notBefore, notAfter: validity.notAfter, publicKey: csr.publicKey, extensions }, ca.signer);
-          const data = certificateData({ format: request.fields.get<string>('format'), privateKeyFormat: 'der', der, serial, notAfter: validity.notAfter, ca, withChain: true });
+          const der = await signCertificate(
+            {
+              serial,
+              subject,
+              issuer: ca.subject,
+              notBefore: validity.notBefore,
+              notAfter: validity.notAfter,
+              publicKey: csr.publicKey,
+              extensions,
+            },
+            ca.signer,
+          );
+          const data = certificateData({
+            format: request.fields.get<string>('format'),
+            privateKeyFormat: 'der',
+            der,
+            serial,
+            notAfter: validity.notAfter,
+            ca,
+            withChain: true,
+          });
           storeCert(request.storage, data.serial_number as string, toPem(der, 'CERTIFICATE'), validity.notAfter.getTime());
           return { data, ...(validity.warnings.length > 0 ? { warnings: validity.warnings } : {}) };
         },
@@ -233,7 +296,8 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
           if (!pem) throw badRequest('no certificate found in input');
           const certificate = parseCertificate(pem);
           const tbs = certificate.tbsCertificate;
-          if (!Buffer.from(AsnConvert.serialize(tbs.issuer)).equals(Buffer.from(AsnConvert.serialize(tbs.subject)))) throw badRequest('given certificate is not self-issued');
+          if (!Buffer.from(AsnConvert.serialize(tbs.issuer)).equals(Buffer.from(AsnConvert.serialize(tbs.subject))))
+            throw badRequest('given certificate is not self-issued');
           if (!isCaCertificate(pem)) throw badRequest('given certificate is not a CA certificate');
           const ca = loadCa(engine, { storage: request.storage, mountUuid: request.mount.uuid });
           tbs.issuer = ca.subject;
@@ -298,7 +362,8 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             if (!samePublicKey(new X509Certificate(pem).publicKey, signer.publicKey)) {
               throw badRequest('the given certificate does not match the stored private key');
             }
-            if (!isCaCertificate(pem)) throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
+            if (!isCaCertificate(pem))
+              throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
             const key = { privateKey: bundle.privateKey, managedKey: bundle.managedKey };
             await installCa(engine, request, describeCa(pem, chain, signer), key, true);
             return undefined;
@@ -326,9 +391,14 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             }
             const pem = certificates.find((candidate) => new X509Certificate(candidate).checkPrivateKey(key));
             if (!pem) throw badRequest('the private key in the PEM bundle does not match any certificate in it');
-            if (!isCaCertificate(pem)) throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
+            if (!isCaCertificate(pem))
+              throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
             // Uploaded CAs are not listed under certs/, as upstream.
-            const ca = describeCa(pem, certificates.filter((item) => item !== pem), new LocalSigner(key));
+            const ca = describeCa(
+              pem,
+              certificates.filter((item) => item !== pem),
+              new LocalSigner(key),
+            );
             await installCa(engine, request, ca, { privateKey: storeKey(key) }, false);
             return undefined;
           }),
@@ -336,4 +406,3 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
     },
   ];
 }
-
