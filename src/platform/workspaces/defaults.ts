@@ -49,6 +49,7 @@ export function defaultWorkspaceRow(db: DbOrTx, organizationId: string, name: st
     lockedBy: null,
     lockReason: null,
     sshKeyId: null,
+    projectId: null,
     resourceCount: 0,
     createdAt: at,
     updatedAt: at,

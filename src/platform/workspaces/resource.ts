@@ -9,6 +9,7 @@ import type { TagRow } from '../tags/repo.js';
 import { DEFAULT_AGENT_POOL_ID } from '../organizations/repo.js';
 import { organizationServiceAccount } from '../users/service.js';
 import type { WorkspaceRow } from './repo.js';
+import { defaultProjectId } from '../projects/repo.js';
 
 /** What a workspace's wire form needs besides its row; loaded per page, never per row. */
 export interface WorkspaceView {
@@ -149,7 +150,7 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
       'remote-state-consumers': { links: { related: `${base}/relationships/remote-state-consumers` } },
       ...(workspace.sshKeyId ? { 'ssh-key': { data: { id: workspace.sshKeyId, type: 'ssh-keys' }, links: { related: `/api/v2/ssh-keys/${workspace.sshKeyId}` } } } : {}),
       'locked-by': lockedByRelationship(workspace, organization),
-      project: { data: null },
+      project: { data: { id: workspace.projectId ?? defaultProjectId(organization.id), type: 'projects' } },
       tags: { data: view.tags.map((tag) => ({ id: tag.id, type: 'tags' })) },
       ...(hosted ? { 'current-assessment-result': { data: null } } : {}),
     },

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { PlatformApp, PlatformContext } from '../context.js';
-import { readIdentifierList, readResource } from '../jsonapi/body.js';
+import { readIdentifierList, readResource, relationshipId } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent } from '../jsonapi/documents.js';
 import { Included } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
@@ -31,7 +31,8 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     const input = readResource(request.body, ['workspaces']);
     const tagsRelationship = input.relationships['tags'];
     const tags = tagsRelationship === undefined ? [] : tagReferences(readIdentifierList(tagsRelationship, 'tags'), '/data/relationships/tags/data');
-    const located = service.create(request.principal, request.params.org, readWorkspaceSettings(input.attributes, context.config.edition), tags);
+    const project = relationshipId(input.relationships, 'project', 'projects');
+    const located = service.create(request.principal, request.params.org, readWorkspaceSettings(input.attributes, context.config.edition), tags, project);
     return sendDocument(reply, 201, workspaceDocument(context, request, located, include));
   });
 
@@ -55,7 +56,8 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     const include = workspaceInclude(request);
     service.require(located, 'can-update');
     const input = readResource(request.body, ['workspaces']);
-    return workspaceDocument(context, request, service.update(located, readWorkspaceSettings(input.attributes, context.config.edition)), include);
+    const project = relationshipId(input.relationships, 'project', 'projects');
+    return workspaceDocument(context, request, service.update(located, readWorkspaceSettings(input.attributes, context.config.edition), project), include);
   };
   app.patch<ById>('/workspaces/:id', { schema: { ...show, body: WORKSPACE_BODY } }, async (request, reply) => sendDocument(reply, 200, update(request, byId(request))));
   app.patch<ByName>('/organizations/:org/workspaces/:name', { schema: { ...showByName, body: WORKSPACE_BODY } }, async (request, reply) => sendDocument(reply, 200, update(request, byName(request))));

@@ -13,6 +13,8 @@ import { TeamService } from '../teams/service.js';
 import { findUserById } from '../users/repo.js';
 import { userResource } from '../users/resource.js';
 import { organizationServiceAccount } from '../users/service.js';
+import { includeProjects } from '../projects/include.js';
+import { defaultProjectId } from '../projects/repo.js';
 import type { WorkspaceRow } from './repo.js';
 import { workspaceResource, type RenderOptions } from './resource.js';
 
@@ -66,6 +68,9 @@ export function includeForWorkspaces(
   if (rows.length === 0) return;
   if (include.has('organization')) {
     included.add(organizationResource(organization, new Permissions(db).organization(principal, organization)));
+  }
+  if (include.has('project')) {
+    includeProjects(db, principal, organization, rows.map((row) => row.projectId ?? defaultProjectId(organization.id)), included);
   }
   if (include.has('locked_by')) {
     for (const { lockedBy } of rows) {

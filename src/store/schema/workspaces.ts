@@ -60,6 +60,24 @@ export const sshKeys = sqliteTable(
   (t) => [index('ssh_keys_org').on(t.organizationId)],
 );
 
+/**
+ * Projects group workspaces. Every organization has a default project whose id derives from the
+ * organization's (see platform/projects), so rendering a workspace never looks it up.
+ */
+export const projects = sqliteTable(
+  'projects',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    isDefault: integer('is_default', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [uniqueIndex('projects_org_name').on(t.organizationId, t.name), index('projects_org_lower_name').on(t.organizationId, sql`lower(name)`)],
+);
+
 export const workspaces = sqliteTable(
   'workspaces',
   {
@@ -91,6 +109,8 @@ export const workspaces = sqliteTable(
     sourceUrl: text('source_url'),
     lockedBy: text('locked_by', { mode: 'json' }).$type<WorkspaceLocker>(),
     lockReason: text('lock_reason'),
+    /** null: the organization's default project (rows from before projects existed, bulk fixtures). */
+    projectId: text('project_id').references(() => projects.id),
     sshKeyId: text('ssh_key_id').references(() => sshKeys.id, { onDelete: 'set null' }),
     resourceCount: integer('resource_count').notNull().default(0),
     createdAt: createdAt(),
@@ -109,6 +129,7 @@ export const workspaces = sqliteTable(
     index('workspaces_org_lower_name').on(t.organizationId, sql`lower(name)`),
     index('workspaces_agent_pool').on(t.agentPoolId),
     index('workspaces_ssh_key').on(t.sshKeyId),
+    index('workspaces_project').on(t.projectId),
   ],
 );
 
