@@ -62,6 +62,7 @@ CREATE TABLE `projects` (
 CREATE UNIQUE INDEX `projects_org_name` ON `projects` (`organization_id`,`name`);--> statement-breakpoint
 CREATE INDEX `projects_org_lower_name` ON `projects` (`organization_id`,lower(name));--> statement-breakpoint
 ALTER TABLE `workspaces` ADD `project_id` text REFERENCES projects(id);--> statement-breakpoint
+ALTER TABLE `workspaces` ADD `current_state_version_id` text;--> statement-breakpoint
 CREATE INDEX `workspaces_project` ON `workspaces` (`project_id`);--> statement-breakpoint
 INSERT INTO `projects` (`id`, `organization_id`, `name`, `description`, `is_default`, `created_at`, `updated_at`)
   SELECT 'prj-' || substr(`id`, 5), `id`, 'Default Project', NULL, 1, `created_at`, `created_at` FROM `organizations`;

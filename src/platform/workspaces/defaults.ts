@@ -50,6 +50,7 @@ export function defaultWorkspaceRow(db: DbOrTx, organizationId: string, name: st
     lockReason: null,
     sshKeyId: null,
     projectId: null,
+    currentStateVersionId: null,
     resourceCount: 0,
     createdAt: at,
     updatedAt: at,

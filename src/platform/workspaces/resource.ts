@@ -19,6 +19,8 @@ export interface WorkspaceView {
   tags: readonly TagRow[];
   /** The permissions of the caller the response is for. */
   permissions: Record<WorkspacePermission, boolean>;
+  /** The outputs of the current state version, in state order. */
+  outputIds: readonly string[];
 }
 
 export interface RenderOptions {
@@ -144,8 +146,11 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
       'current-configuration-version': { data: null },
       'current-run': { data: null },
       'latest-run': { data: null },
-      'current-state-version': { data: null },
-      outputs: { data: [] },
+      'current-state-version': {
+        data: workspace.currentStateVersionId ? { id: workspace.currentStateVersionId, type: 'state-versions' } : null,
+        links: { related: `${base}/current-state-version` },
+      },
+      outputs: { data: view.outputIds.map((id) => ({ id, type: 'workspace-outputs' })), links: { related: `${base}/current-state-version-outputs` } },
       readme: { data: null },
       'remote-state-consumers': { links: { related: `${base}/relationships/remote-state-consumers` } },
       ...(workspace.sshKeyId ? { 'ssh-key': { data: { id: workspace.sshKeyId, type: 'ssh-keys' }, links: { related: `/api/v2/ssh-keys/${workspace.sshKeyId}` } } } : {}),

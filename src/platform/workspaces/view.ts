@@ -15,7 +15,11 @@ import { userResource } from '../users/resource.js';
 import { organizationServiceAccount } from '../users/service.js';
 import { includeProjects } from '../projects/include.js';
 import { defaultProjectId } from '../projects/repo.js';
+import { outputsOf } from '../state-versions/repo.js';
+import { workspaceOutputResource } from '../state-versions/resource.js';
 import type { WorkspaceRow } from './repo.js';
+
+const currentStateVersionIds = (rows: readonly WorkspaceRow[]) => rows.flatMap((row) => (row.currentStateVersionId ? [row.currentStateVersionId] : []));
 import { workspaceResource, type RenderOptions } from './resource.js';
 
 /**
@@ -47,12 +51,12 @@ export function renderWorkspaces(db: DbOrTx, scope: CallerScope, organization: O
   const ids = rows.map((row) => row.id);
   const tags = tagsOfWorkspaces(db, ids);
   const levels = new WorkspacePermissions(db).levels(scope, ids);
-  return rows.map((workspace) =>
-    workspaceResource(
-      { workspace, organization, tags: tags.get(workspace.id) ?? [], permissions: permissionFlags(levels.get(workspace.id) ?? null, scope.grants) },
-      options,
-    ),
-  );
+  const outputs = outputsOf(db, currentStateVersionIds(rows));
+  return rows.map((workspace) => {
+    const permissions = permissionFlags(levels.get(workspace.id) ?? null, scope.grants);
+    const outputIds = (workspace.currentStateVersionId ? (outputs.get(workspace.currentStateVersionId) ?? []) : []).map((output) => output.id);
+    return workspaceResource({ workspace, organization, tags: tags.get(workspace.id) ?? [], permissions, outputIds }, options);
+  });
 }
 
 /** Adds what `include` asks for to `included`; targets that understudy does not model add nothing. */
@@ -68,6 +72,9 @@ export function includeForWorkspaces(
   if (rows.length === 0) return;
   if (include.has('organization')) {
     included.add(organizationResource(organization, new Permissions(db).organization(principal, organization)));
+  }
+  if (include.has('outputs')) {
+    for (const list of outputsOf(db, currentStateVersionIds(rows)).values()) included.add(...list.map(workspaceOutputResource));
   }
   if (include.has('project')) {
     includeProjects(db, principal, organization, rows.map((row) => row.projectId ?? defaultProjectId(organization.id)), included);

@@ -111,6 +111,8 @@ export const workspaces = sqliteTable(
     lockReason: text('lock_reason'),
     /** null: the organization's default project (rows from before projects existed, bulk fixtures). */
     projectId: text('project_id').references(() => projects.id),
+    /** The latest finalized state version (kept here so a page of workspaces renders without looking it up). */
+    currentStateVersionId: text('current_state_version_id'),
     sshKeyId: text('ssh_key_id').references(() => sshKeys.id, { onDelete: 'set null' }),
     resourceCount: integer('resource_count').notNull().default(0),
     createdAt: createdAt(),

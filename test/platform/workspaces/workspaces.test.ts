@@ -79,7 +79,7 @@ describe('workspaces', () => {
         readme: { data: null },
         'remote-state-consumers': { links: { related: `/api/v2/workspaces/${body.data.id}/relationships/remote-state-consumers` } },
         'locked-by': { data: null },
-        project: { data: null },
+        project: { data: { id: expect.stringMatching(/^prj-/), type: 'projects' } },
       });
       expect(body.data.relationships['ssh-key']).toBeUndefined();
     });

@@ -1,0 +1,66 @@
+import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
+import { prepared } from '../../store/prepared.js';
+import type { DbOrTx } from '../../store/store.js';
+import { stateVersionOutputs, stateVersions } from '../../store/tables.js';
+import { updateRows } from '../../store/update.js';
+
+export type StateVersionRow = typeof stateVersions.$inferSelect;
+export type StateVersionOutputRow = typeof stateVersionOutputs.$inferSelect;
+
+const byId = prepared((db) => db.select().from(stateVersions).where(eq(stateVersions.id, sql.placeholder('id'))).prepare());
+
+export function findStateVersion(db: DbOrTx, id: string): StateVersionRow | undefined {
+  return byId(db).get({ id });
+}
+
+export function insertStateVersion(db: DbOrTx, row: StateVersionRow): void {
+  db.insert(stateVersions).values(row).run();
+}
+
+export function updateStateVersion(db: DbOrTx, id: string, changes: Partial<StateVersionRow>): void {
+  updateRows(db, stateVersions, changes, eq(stateVersions.id, id));
+}
+
+/** The next creation sequence number of a workspace's state versions. */
+export function nextSequence(db: DbOrTx, workspaceId: string): number {
+  return (db.select({ n: max(stateVersions.sequence) }).from(stateVersions).where(eq(stateVersions.workspaceId, workspaceId)).get()?.n ?? 0) + 1;
+}
+
+/** Pending versions a newer one supersedes: they can no longer be finalized. */
+export function discardPending(db: DbOrTx, workspaceId: string): void {
+  updateRows(db, stateVersions, { status: 'discarded', uploadSecret: null, jsonUploadSecret: null }, and(eq(stateVersions.workspaceId, workspaceId), eq(stateVersions.status, 'pending')));
+}
+
+export function hasPending(db: DbOrTx, workspaceId: string): boolean {
+  return db.select({ id: stateVersions.id }).from(stateVersions).where(and(eq(stateVersions.workspaceId, workspaceId), eq(stateVersions.status, 'pending'))).limit(1).get() !== undefined;
+}
+
+/** One page of a workspace's versions, newest first, and the total. */
+export function listStateVersions(db: DbOrTx, workspaceId: string, offset: number, limit: number): { rows: StateVersionRow[]; total: number } {
+  const where = eq(stateVersions.workspaceId, workspaceId);
+  const rows = db.select().from(stateVersions).where(where).orderBy(desc(stateVersions.sequence)).limit(limit).offset(offset).all();
+  const total = db.select({ n: count() }).from(stateVersions).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+
+export function insertOutputs(db: DbOrTx, rows: StateVersionOutputRow[]): void {
+  if (rows.length > 0) db.insert(stateVersionOutputs).values(rows).run();
+}
+
+export function findOutput(db: DbOrTx, id: string): StateVersionOutputRow | undefined {
+  return db.select().from(stateVersionOutputs).where(eq(stateVersionOutputs.id, id)).get();
+}
+
+/** The outputs of each of `stateVersionIds`, in state order (one query for a page). */
+export function outputsOf(db: DbOrTx, stateVersionIds: readonly string[]): Map<string, StateVersionOutputRow[]> {
+  const result = new Map<string, StateVersionOutputRow[]>(stateVersionIds.map((id) => [id, []]));
+  if (stateVersionIds.length === 0) return result;
+  const rows = db
+    .select()
+    .from(stateVersionOutputs)
+    .where(inArray(stateVersionOutputs.stateVersionId, [...new Set(stateVersionIds)]))
+    .orderBy(stateVersionOutputs.stateVersionId, stateVersionOutputs.position)
+    .all();
+  for (const row of rows) result.get(row.stateVersionId)?.push(row);
+  return result;
+}
