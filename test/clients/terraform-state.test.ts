@@ -101,6 +101,9 @@ describe.skipIf(version === null)('terraform apply with a cloud block keeps its 
     const first = await stateVersions(server, 'e2e');
     expect(first.map((version) => version.attributes.status)).toEqual(first.map(() => 'finalized'));
     expect(first[0]?.attributes.serial).toBe(state.serial);
+    // Newer CLIs upload the raw and the JSON state through the links the create response gave.
+    const shown = await platform(server, 'GET', `/state-versions/${first[0]?.id}`);
+    expect(shown.body.data.attributes['hosted-json-state-download-url']).toMatch(/\/_archivist\/v1\/object\/download\//);
 
     writeFileSync(join(dir, 'main.tf'), configuration('name = "e2e"', 'hello again'));
     const second = await terraform(dir, server.baseUrl, 'apply', '-auto-approve', '-input=false');
@@ -146,9 +149,7 @@ describe.skipIf(version === null)('terraform apply with a cloud block keeps its 
     expect((await workspace(server, 'interrupted')).data.attributes.locked).toBe(false);
   });
 
-  it('creates the workspace in the project the cloud block names, and applies there', async () => {
-    const created = await platform(server, 'POST', '/organizations/understudy/projects', { body: { data: { type: 'projects', attributes: { name: 'platform-team' } } } });
-    expect(created.status).toBe(201);
+  it('creates the project the cloud block names, puts the workspace there, and applies there', async () => {
     const dir = directory();
     writeFileSync(join(dir, 'main.tf'), configuration('\n      name    = "in-project"\n      project = "platform-team"\n    ', 'projects'));
     const init = await terraform(dir, server.baseUrl, 'init', '-input=false');
@@ -158,8 +159,10 @@ describe.skipIf(version === null)('terraform apply with a cloud block keeps its 
     expect(apply.stderr).toBe('');
     expect(apply.status).toBe(0);
 
+    const projects = await platform(server, 'GET', '/organizations/understudy/projects?filter[names]=platform-team');
+    expect(projects.body.data).toHaveLength(1);
     const found = await workspace(server, 'in-project');
-    expect(found.data.relationships.project.data.id).toBe(created.body.data.id);
+    expect(found.data.relationships.project.data.id).toBe(projects.body.data[0].id);
     expect(found.data.attributes.locked).toBe(false);
     expect((await terraform(dir, server.baseUrl, 'output', '-raw', 'greeting')).stdout).toBe('projects');
   });
