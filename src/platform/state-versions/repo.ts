@@ -1,4 +1,4 @@
-import { and, count, desc, eq, inArray, max, sql } from 'drizzle-orm';
+import { count, desc, eq, inArray, max, sql } from 'drizzle-orm';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { stateVersionOutputs, stateVersions } from '../../store/tables.js';
@@ -26,13 +26,10 @@ export function nextSequence(db: DbOrTx, workspaceId: string): number {
   return (db.select({ n: max(stateVersions.sequence) }).from(stateVersions).where(eq(stateVersions.workspaceId, workspaceId)).get()?.n ?? 0) + 1;
 }
 
-/** Pending versions a newer one supersedes: they can no longer be finalized. */
-export function discardPending(db: DbOrTx, workspaceId: string): void {
-  updateRows(db, stateVersions, { status: 'discarded', uploadSecret: null, jsonUploadSecret: null }, and(eq(stateVersions.workspaceId, workspaceId), eq(stateVersions.status, 'pending')));
-}
-
-export function hasPending(db: DbOrTx, workspaceId: string): boolean {
-  return db.select({ id: stateVersions.id }).from(stateVersions).where(and(eq(stateVersions.workspaceId, workspaceId), eq(stateVersions.status, 'pending'))).limit(1).get() !== undefined;
+/** Whether the workspace's newest version still waits for its upload (the lock then stays). */
+export function latestIsPending(db: DbOrTx, workspaceId: string): boolean {
+  const latest = db.select({ status: stateVersions.status }).from(stateVersions).where(eq(stateVersions.workspaceId, workspaceId)).orderBy(desc(stateVersions.sequence)).limit(1).get();
+  return latest?.status === 'pending';
 }
 
 /** One page of a workspace's versions, newest first, and the total. */

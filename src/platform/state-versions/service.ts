@@ -37,7 +37,7 @@ const md5Hex = (data: Buffer) => createHash('md5').update(data).digest('hex');
  * State versions. Creating one needs the workspace locked by the caller (as `terraform apply`
  * holds it); the serial never goes backwards and the lineage stays the same unless forced. The
  * state arrives in the request or through a one-time upload link; until then the version is
- * `pending` and not current. Finalizing records outputs and the resource count and makes the
+ * `pending` and not current (several may be pending at once). Finalizing records outputs and the resource count and makes the
  * version the workspace's current one, in one transaction.
  */
 export class StateVersionService {
@@ -122,7 +122,6 @@ export class StateVersionService {
       createdAt: this.clock.now(),
     };
     this.db.transaction((tx) => {
-      repo.discardPending(tx, located.workspace.id);
       version.sequence = repo.nextSequence(tx, located.workspace.id);
       repo.insertStateVersion(tx, version);
       if (input.state) this.finalize(tx, version, input.state);
@@ -153,6 +152,10 @@ export class StateVersionService {
       value: output.value,
     }));
     repo.insertOutputs(tx, outputs);
+    // Uploads may finish out of order; an older version finalized late does not displace a newer current one.
+    const currentId = workspacesRepo.findWorkspace(tx, version.workspaceId)?.currentStateVersionId;
+    const current = currentId ? repo.findStateVersion(tx, currentId) : undefined;
+    if (current && current.sequence > version.sequence) return;
     const at = this.clock.now();
     workspacesRepo.updateWorkspace(tx, version.workspaceId, {
       currentStateVersionId: version.id,
@@ -215,7 +218,6 @@ export class StateVersionService {
       createdAt: this.clock.now(),
     };
     this.db.transaction((tx) => {
-      repo.discardPending(tx, located.workspace.id);
       version.sequence = repo.nextSequence(tx, located.workspace.id);
       repo.insertStateVersion(tx, version);
       this.finalize(tx, version, state);

@@ -7,7 +7,7 @@ import { findTeam } from '../teams/repo.js';
 import { findUserById } from '../users/repo.js';
 import { organizationServiceAccount } from '../users/service.js';
 import { findOrganizationById } from '../organizations/repo.js';
-import { hasPending } from '../state-versions/repo.js';
+import { latestIsPending } from '../state-versions/repo.js';
 import * as repo from './repo.js';
 import type { Located, WorkspaceService } from './service.js';
 
@@ -54,7 +54,7 @@ export class WorkspaceLocks {
     const holder = located.workspace.lockedBy;
     if (!holder) throw conflict('Unable to unlock workspace: the workspace is not locked');
     // The real client retries on this text: its state upload may still be on its way.
-    if (hasPending(this.db, located.workspace.id)) throw conflict('Unable to unlock workspace: the latest state version is still pending');
+    if (latestIsPending(this.db, located.workspace.id)) throw conflict('Unable to unlock workspace: the latest state version is still pending');
     const caller = lockerOf(principal);
     if (holder.kind !== caller.kind || holder.id !== caller.id) {
       throw conflict(`Unable to unlock workspace: the workspace is locked by ${lockerName(this.db, holder)}`);

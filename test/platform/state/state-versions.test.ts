@@ -19,7 +19,7 @@ describe('state versions', () => {
   const lock = (token?: string) => platform(world.server, 'POST', `/workspaces/${workspace}/actions/lock`, { ...(token ? { token } : {}) });
   const unlock = (token?: string) => platform(world.server, 'POST', `/workspaces/${workspace}/actions/unlock`, { ...(token ? { token } : {}) });
   const create = (body: unknown, token?: string) => platform(world.server, 'POST', `/workspaces/${workspace}/state-versions`, { body, ...(token ? { token } : {}) });
-  const put = (url: string, body: Buffer) => fetch(url, { method: 'PUT', body, headers: { 'content-type': 'application/octet-stream' } });
+  const put = (url: string, body: Buffer) => fetch(url, { method: 'PUT', body: new Uint8Array(body), headers: { 'content-type': 'application/octet-stream' } });
 
   beforeAll(async () => {
     world = await startWorld();
@@ -124,6 +124,19 @@ describe('state versions', () => {
     expect(Buffer.from(await download.arrayBuffer()).equals(state)).toBe(true);
     const json = await fetch(shown.body.data.attributes['hosted-json-state-download-url']);
     expect(await json.json()).toEqual({ format_version: '1.0' });
+    expect((await unlock()).status).toBe(200);
+  });
+
+  it('keeps several uploads pending at once; one finalized late does not displace a newer current version', async () => {
+    await lock();
+    const older = stateFile(1, LINEAGE);
+    const newer = stateFile(2, LINEAGE, { greeting: 'newer' });
+    const first = await create(createBody({ serial: 1, lineage: LINEAGE, md5: md5(older) }));
+    const second = await create(createBody({ serial: 2, lineage: LINEAGE, md5: md5(newer) }));
+    expect((await put(second.body.data.attributes['hosted-state-upload-url'], newer)).status).toBe(200);
+    expect((await put(first.body.data.attributes['hosted-state-upload-url'], older)).status).toBe(200);
+    const current = await platform(world.server, 'GET', `/workspaces/${workspace}/current-state-version`);
+    expect(current.body.data.id).toBe(second.body.data.id);
     expect((await unlock()).status).toBe(200);
   });
 
