@@ -5,6 +5,7 @@ import { sqliteOf, type Db } from '../../store/store.js';
 import { workspaces } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
 import { ListAnchors, type SortKey } from '../list-anchors.js';
+import { defaultProjectId } from '../projects/repo.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
 
 /**
@@ -101,6 +102,14 @@ function tagShape(shape: Shape, organizationId: string, filter: WorkspaceFilter)
   }
 }
 
+/** `filter[project][id]`; rows without a project belong to the organization's default one. */
+function projectShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
+  if (!filter.projectId) return;
+  shape.where.push(filter.projectId === defaultProjectId(organizationId) ? '(w.project_id = ? OR w.project_id IS NULL)' : 'w.project_id = ?');
+  shape.params.push(filter.projectId);
+  shape.anchorable = false;
+}
+
 function shapeOf(organizationId: string, readable: ReadableSet, filter: WorkspaceFilter): Shape | undefined {
   const shape: Shape = { where: [], params: [], anchorable: true, label: JSON.stringify([filter.name ?? '', filter.wildcardName ?? '']), from: 'workspaces w' };
   if (!readable.all) {
@@ -111,6 +120,7 @@ function shapeOf(organizationId: string, readable: ReadableSet, filter: Workspac
   }
   nameShape(shape, filter);
   tagShape(shape, organizationId, filter);
+  projectShape(shape, organizationId, filter);
   // With a narrower index condition present, the organization is checked per row ("+" keeps
   // SQLite from walking the organization's whole index instead).
   const narrowed = shape.from === 'workspaces w' && shape.where.some((part) => part.includes('workspace_names'));

@@ -58,6 +58,8 @@ export interface WorkspaceFilter {
   tags?: string[];
   /** Workspaces carrying none of these tags. */
   excludeTags?: string[];
+  /** Workspaces of this project (`filter[project][id]`; the list endpoint only). */
+  projectId?: string;
 }
 
 /** A LIKE pattern matching `text` literally, with `\` as the escape character. */
@@ -106,6 +108,7 @@ export function workspaceConditions(db: DbOrTx, organizationId: string, readable
   }
   const unwanted = [...new Set(filter.excludeTags ?? [])];
   if (unwanted.length > 0) conditions.push(notInArray(workspaces.id, taggedWith(organizationId, unwanted)(db)));
+
   return and(...conditions);
 }
 

@@ -36,7 +36,7 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     return sendDocument(reply, 201, workspaceDocument(context, request, located, include));
   });
 
-  const listSchema = listQuery({ includes: WORKSPACE_INCLUDES, filters: ['search[name]', 'search[wildcard-name]', 'search[tags]', 'search[exclude-tags]', 'sort'] });
+  const listSchema = listQuery({ includes: WORKSPACE_INCLUDES, filters: ['search[name]', 'search[wildcard-name]', 'search[tags]', 'search[exclude-tags]', 'filter[project][id]', 'sort'] });
   app.get('/organizations/:org/workspaces', { schema: { params: params('org'), querystring: listSchema } }, async (request, reply) => {
     const query = request.query;
     const include = workspaceInclude(request);

@@ -74,6 +74,9 @@ describe('projects', () => {
     expect(workspace.body.data.relationships.project.data).toEqual({ id: project, type: 'projects' });
     expect(workspace.body.included[0]).toMatchObject({ id: project, attributes: { name: 'apps' } });
     expect((await platform(world.server, 'DELETE', `/projects/${project}`)).status).toBe(409);
+    const listed = await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?filter[project][id]=${project}`);
+    expect(listed.body.data.map((item: { attributes: { name: string } }) => item.attributes.name)).toEqual(['in-apps']);
+    expect(listed.body.meta.pagination['total-count']).toBe(1);
 
     const other = await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
       body: { data: { type: 'workspaces', attributes: { name: 'bad-project' }, relationships: relationships('prj-unknown') } },
@@ -84,7 +87,11 @@ describe('projects', () => {
       body: { data: { type: 'workspaces', attributes: {}, relationships: relationships(null) } },
     });
     expect(moved.status).toBe(200);
-    expect(moved.body.data.relationships.project.data.id).not.toBe(project);
+    const defaultProject = moved.body.data.relationships.project.data.id as string;
+    expect(defaultProject).not.toBe(project);
+    const inDefault = await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?filter[project][id]=${defaultProject}&page[size]=100`);
+    expect(inDefault.body.data.map((item: { attributes: { name: string } }) => item.attributes.name)).toContain('in-apps');
+    expect((await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?filter[project][id]=${project}`)).body.data).toEqual([]);
     expect((await platform(world.server, 'DELETE', `/projects/${project}`)).status).toBe(204);
   });
 
