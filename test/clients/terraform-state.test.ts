@@ -40,7 +40,11 @@ async function workspace(server: TestServer, name: string) {
 }
 
 async function stateVersions(server: TestServer, name: string) {
-  const { status, body } = await platform(server, 'GET', `/state-versions?filter[workspace][name]=${name}&filter[organization][name]=understudy`);
+  const { status, body } = await platform(
+    server,
+    'GET',
+    `/state-versions?filter[workspace][name]=${name}&filter[organization][name]=understudy`,
+  );
   expect(status).toBe(200);
   return body.data as { id: string; attributes: { serial: number; status: string } }[];
 }
@@ -83,7 +87,9 @@ describe.skipIf(version === null)('terraform apply with a cloud block keeps its 
     expect(after.data.attributes.locked).toBe(false);
     expect(after.data.attributes['resource-count']).toBe(2);
     expect(after.data.relationships['current-state-version'].data.id).toMatch(/^sv-/);
-    const outputs = Object.fromEntries((after.included as { attributes: { name: string; value: unknown } }[]).map((o) => [o.attributes.name, o.attributes.value]));
+    const outputs = Object.fromEntries(
+      (after.included as { attributes: { name: string; value: unknown } }[]).map((o) => [o.attributes.name, o.attributes.value]),
+    );
     expect(outputs).toEqual({ greeting: 'hello', items: ['item-alpha', 'item-beta'], secret: null });
 
     const output = await terraform(dir, server.baseUrl, 'output', '-json');
@@ -95,7 +101,12 @@ describe.skipIf(version === null)('terraform apply with a cloud block keeps its 
 
     const pull = await terraform(dir, server.baseUrl, 'state', 'pull');
     expect(pull.status).toBe(0);
-    const state = JSON.parse(pull.stdout) as { serial: number; lineage: string; resources: { type: string }[]; outputs: Record<string, { value: unknown }> };
+    const state = JSON.parse(pull.stdout) as {
+      serial: number;
+      lineage: string;
+      resources: { type: string }[];
+      outputs: Record<string, { value: unknown }>;
+    };
     expect(state.resources.map((resource) => resource.type)).toEqual(['terraform_data']);
     expect(state.outputs['greeting']?.value).toBe('hello');
     const first = await stateVersions(server, 'e2e');

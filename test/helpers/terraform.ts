@@ -54,5 +54,9 @@ export function terraform(directory: string, baseUrl: string, ...args: string[])
 
 /** Starts the CLI without waiting (to interrupt it). */
 export function startTerraform(directory: string, baseUrl: string, ...args: string[]): ChildProcess {
-  return spawn('terraform', [...args, '-no-color'], { cwd: directory, env: cliEnvironment(directory, baseUrl, ADMIN_TOKEN), stdio: 'ignore' });
+  return spawn('terraform', [...args, '-no-color'], {
+    cwd: directory,
+    env: cliEnvironment(directory, baseUrl, ADMIN_TOKEN),
+    stdio: 'ignore',
+  });
 }

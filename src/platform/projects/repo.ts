@@ -13,7 +13,13 @@ export function defaultProjectId(organizationId: string): string {
 
 export const DEFAULT_PROJECT_NAME = 'Default Project';
 
-const byId = prepared((db) => db.select().from(projects).where(eq(projects.id, sql.placeholder('id'))).prepare());
+const byId = prepared((db) =>
+  db
+    .select()
+    .from(projects)
+    .where(eq(projects.id, sql.placeholder('id')))
+    .prepare(),
+);
 const byName = prepared((db) =>
   db
     .select()
@@ -31,7 +37,13 @@ export function findProjectByName(db: DbOrTx, organizationId: string, name: stri
 }
 
 export function findProjects(db: DbOrTx, ids: readonly string[]): ProjectRow[] {
-  return ids.length === 0 ? [] : db.select().from(projects).where(inArray(projects.id, [...new Set(ids)])).all();
+  return ids.length === 0
+    ? []
+    : db
+        .select()
+        .from(projects)
+        .where(inArray(projects.id, [...new Set(ids)]))
+        .all();
 }
 
 export function insertProject(db: DbOrTx, row: ProjectRow): void {
@@ -40,7 +52,15 @@ export function insertProject(db: DbOrTx, row: ProjectRow): void {
 
 /** The organization's default project row (organization creation and the seed call this). */
 export function insertDefaultProject(db: DbOrTx, organizationId: string, at: Date): void {
-  insertProject(db, { id: defaultProjectId(organizationId), organizationId, name: DEFAULT_PROJECT_NAME, description: null, isDefault: true, createdAt: at, updatedAt: at });
+  insertProject(db, {
+    id: defaultProjectId(organizationId),
+    organizationId,
+    name: DEFAULT_PROJECT_NAME,
+    description: null,
+    isDefault: true,
+    createdAt: at,
+    updatedAt: at,
+  });
 }
 
 export function updateProject(db: DbOrTx, id: string, changes: Partial<ProjectRow>): void {
@@ -67,9 +87,16 @@ export interface ProjectFilter {
 }
 
 /** One page of the organization's projects by name, and the total. */
-export function listProjects(db: DbOrTx, organizationId: string, filter: ProjectFilter, offset: number, limit: number): { rows: ProjectRow[]; total: number } {
+export function listProjects(
+  db: DbOrTx,
+  organizationId: string,
+  filter: ProjectFilter,
+  offset: number,
+  limit: number,
+): { rows: ProjectRow[]; total: number } {
   const conditions: SQL[] = [eq(projects.organizationId, organizationId)];
-  if (filter.q) conditions.push(sql`lower(${projects.name}) LIKE ${`%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`);
+  if (filter.q)
+    conditions.push(sql`lower(${projects.name}) LIKE ${`%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`);
   if (filter.names && filter.names.length > 0) conditions.push(inArray(projects.name, filter.names));
   const where = and(...conditions);
   const rows = db.select().from(projects).where(where).orderBy(asc(projects.name)).limit(limit).offset(offset).all();

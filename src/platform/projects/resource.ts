@@ -4,7 +4,11 @@ import type { ResourceObject } from '../jsonapi/types.js';
 import type { ProjectRow } from './repo.js';
 
 /** The `projects` resource; `permissions` are the caller's, from the organization grants. */
-export function projectResource(project: ProjectRow, organizationName: string, grants: ReadonlySet<OrganizationPermission>): ResourceObject {
+export function projectResource(
+  project: ProjectRow,
+  organizationName: string,
+  grants: ReadonlySet<OrganizationPermission>,
+): ResourceObject {
   const manage = grants.has('manage-projects');
   return {
     id: project.id,

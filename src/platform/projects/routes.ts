@@ -22,14 +22,24 @@ function readProjectInput(body: unknown): ProjectInput {
 export async function projectRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = new ProjectService(context.store.db, context.clock);
 
-  app.get('/organizations/:org/projects', { schema: { params: params('org'), querystring: listQuery({ filters: ['q', 'filter[names]'] }) } }, async (request, reply) => {
-    const page = readPage(request.query);
-    const q = queryList(request.query, 'q').join(',');
-    const names = queryList(request.query, 'filter[names]');
-    const { organization, grants, rows, total } = service.list(request.principal, request.params.org, { ...(q ? { q } : {}), names }, page.offset, page.size);
-    const items = rows.map((row) => projectResource(row, organization.name, grants));
-    return sendDocument(reply, 200, listDocument(request, { items, total, page }));
-  });
+  app.get(
+    '/organizations/:org/projects',
+    { schema: { params: params('org'), querystring: listQuery({ filters: ['q', 'filter[names]'] }) } },
+    async (request, reply) => {
+      const page = readPage(request.query);
+      const q = queryList(request.query, 'q').join(',');
+      const names = queryList(request.query, 'filter[names]');
+      const { organization, grants, rows, total } = service.list(
+        request.principal,
+        request.params.org,
+        { ...(q ? { q } : {}), names },
+        page.offset,
+        page.size,
+      );
+      const items = rows.map((row) => projectResource(row, organization.name, grants));
+      return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+    },
+  );
 
   app.post('/organizations/:org/projects', { schema: { params: params('org'), body: PROJECT_BODY } }, async (request, reply) => {
     const { project, organization, grants } = service.create(request.principal, request.params.org, readProjectInput(request.body));

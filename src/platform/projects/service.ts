@@ -57,7 +57,10 @@ export class ProjectService {
 
   private checkName(organizationId: string, name: string, except?: string): void {
     if (!NAME_PATTERN.test(name)) {
-      throw unprocessable('name must be 3 to 40 letters, numbers, spaces, hyphens or underscores, without leading or trailing spaces', '/data/attributes/name');
+      throw unprocessable(
+        'name must be 3 to 40 letters, numbers, spaces, hyphens or underscores, without leading or trailing spaces',
+        '/data/attributes/name',
+      );
     }
     const existing = repo.findProjectByName(this.db, organizationId, name);
     if (existing && existing.id !== except) throw unprocessable('name has already been taken', '/data/attributes/name');
@@ -97,7 +100,8 @@ export class ProjectService {
   destroy(located: LocatedProject): void {
     if (!located.grants.has('manage-projects')) throw NOT_FOUND;
     if (located.project.isDefault) throw conflict('The default project cannot be deleted');
-    if (repo.holdsWorkspaces(this.db, located.project)) throw conflict('Project cannot be deleted while it contains workspaces; move or delete them first');
+    if (repo.holdsWorkspaces(this.db, located.project))
+      throw conflict('Project cannot be deleted while it contains workspaces; move or delete them first');
     repo.deleteProject(this.db, located.project.id);
   }
 }
@@ -109,6 +113,7 @@ export class ProjectService {
 export function projectForWorkspace(db: DbOrTx, organizationId: string, id: string | null | undefined): string {
   if (id === null || id === undefined) return repo.defaultProjectId(organizationId);
   const project = repo.findProject(db, id);
-  if (!project || project.organizationId !== organizationId) throw unprocessable('the project does not exist in this organization', '/data/relationships/project/data/id');
+  if (!project || project.organizationId !== organizationId)
+    throw unprocessable('the project does not exist in this organization', '/data/relationships/project/data/id');
   return project.id;
 }

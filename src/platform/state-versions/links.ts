@@ -29,7 +29,10 @@ export function readUploadToken(token: string): { stateVersionId: string; kind: 
 const signers = new WeakMap<Clock, DownloadLinks>();
 
 /** Self-authorizing, short-lived download links: the state version, what to download, expiry, signature. */
-export function stateDownloadLinks(clock: Clock): { path(id: string, kind: StateKind): string; verify(token: string): { stateVersionId: string; kind: StateKind } | null } {
+export function stateDownloadLinks(clock: Clock): {
+  path(id: string, kind: StateKind): string;
+  verify(token: string): { stateVersionId: string; kind: StateKind } | null;
+} {
   let links = signers.get(clock);
   if (!links) {
     links = new DownloadLinks(clock);

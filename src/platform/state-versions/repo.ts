@@ -7,7 +7,13 @@ import { updateRows } from '../../store/update.js';
 export type StateVersionRow = typeof stateVersions.$inferSelect;
 export type StateVersionOutputRow = typeof stateVersionOutputs.$inferSelect;
 
-const byId = prepared((db) => db.select().from(stateVersions).where(eq(stateVersions.id, sql.placeholder('id'))).prepare());
+const byId = prepared((db) =>
+  db
+    .select()
+    .from(stateVersions)
+    .where(eq(stateVersions.id, sql.placeholder('id')))
+    .prepare(),
+);
 
 export function findStateVersion(db: DbOrTx, id: string): StateVersionRow | undefined {
   return byId(db).get({ id });
@@ -23,17 +29,34 @@ export function updateStateVersion(db: DbOrTx, id: string, changes: Partial<Stat
 
 /** The next creation sequence number of a workspace's state versions. */
 export function nextSequence(db: DbOrTx, workspaceId: string): number {
-  return (db.select({ n: max(stateVersions.sequence) }).from(stateVersions).where(eq(stateVersions.workspaceId, workspaceId)).get()?.n ?? 0) + 1;
+  return (
+    (db
+      .select({ n: max(stateVersions.sequence) })
+      .from(stateVersions)
+      .where(eq(stateVersions.workspaceId, workspaceId))
+      .get()?.n ?? 0) + 1
+  );
 }
 
 /** Whether the workspace's newest version still waits for its upload (the lock then stays). */
 export function latestIsPending(db: DbOrTx, workspaceId: string): boolean {
-  const latest = db.select({ status: stateVersions.status }).from(stateVersions).where(eq(stateVersions.workspaceId, workspaceId)).orderBy(desc(stateVersions.sequence)).limit(1).get();
+  const latest = db
+    .select({ status: stateVersions.status })
+    .from(stateVersions)
+    .where(eq(stateVersions.workspaceId, workspaceId))
+    .orderBy(desc(stateVersions.sequence))
+    .limit(1)
+    .get();
   return latest?.status === 'pending';
 }
 
 /** One page of a workspace's versions, newest first, and the total. */
-export function listStateVersions(db: DbOrTx, workspaceId: string, offset: number, limit: number): { rows: StateVersionRow[]; total: number } {
+export function listStateVersions(
+  db: DbOrTx,
+  workspaceId: string,
+  offset: number,
+  limit: number,
+): { rows: StateVersionRow[]; total: number } {
   const where = eq(stateVersions.workspaceId, workspaceId);
   const rows = db.select().from(stateVersions).where(where).orderBy(desc(stateVersions.sequence)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(stateVersions).where(where).get()?.n ?? 0;

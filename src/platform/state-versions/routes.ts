@@ -42,7 +42,12 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
   const signer = stateDownloadLinks(context.clock);
   const byId = (request: FastifyRequest<ById>) => service.workspaces.locate(request.principal, request.params.id);
 
-  const render = (request: FastifyRequest, version: StateVersionRow, located: Located, secrets: { state: string; json: string } | null = null) => {
+  const render = (
+    request: FastifyRequest,
+    version: StateVersionRow,
+    located: Located,
+    secrets: { state: string; json: string } | null = null,
+  ) => {
     const origin = requestUrl(request).origin;
     const finalized = version.status === 'finalized';
     const links: StateVersionLinks = {
@@ -122,14 +127,22 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
     return sendDocument(reply, 200, listDocument(request, { items, total: all.length, page }));
   });
 
-  app.get<ById>('/workspaces/:id/current-state-version-outputs', { schema: { params: params('id'), querystring: outputList } }, async (request, reply) => {
-    const page = readPage(request.query as Record<string, unknown>);
-    const version = service.current(byId(request));
-    const all = service.outputs(version.id);
-    const items = all.slice(page.offset, page.offset + page.size).map((output) => stateVersionOutputResource(output, false));
-    // The CLI falls back to downloading the whole state when this says the outputs are incomplete.
-    return sendDocument(reply, 200, listDocument(request, { items, total: all.length, page }, { meta: { 'has-incomplete-state': false } }));
-  });
+  app.get<ById>(
+    '/workspaces/:id/current-state-version-outputs',
+    { schema: { params: params('id'), querystring: outputList } },
+    async (request, reply) => {
+      const page = readPage(request.query as Record<string, unknown>);
+      const version = service.current(byId(request));
+      const all = service.outputs(version.id);
+      const items = all.slice(page.offset, page.offset + page.size).map((output) => stateVersionOutputResource(output, false));
+      // The CLI falls back to downloading the whole state when this says the outputs are incomplete.
+      return sendDocument(
+        reply,
+        200,
+        listDocument(request, { items, total: all.length, page }, { meta: { 'has-incomplete-state': false } }),
+      );
+    },
+  );
 
   app.get<ById>('/state-version-outputs/:id', { schema: { params: params('id') } }, async (request, reply) => {
     const output = service.output(request.principal, request.params.id);

@@ -77,7 +77,8 @@ export class StateVersionService {
     const holder = located.workspace.lockedBy;
     const caller = lockerOf(principal);
     if (!holder) throw conflict('The workspace must be locked by the caller to create a state version; it is not locked');
-    if (holder.kind !== caller.kind || holder.id !== caller.id) throw conflict('The workspace is locked by someone else; only the lock holder creates state versions');
+    if (holder.kind !== caller.kind || holder.id !== caller.id)
+      throw conflict('The workspace is locked by someone else; only the lock holder creates state versions');
   }
 
   private checkAgainstCurrent(located: Located, serial: number, lineage: string | undefined, force: boolean): void {
@@ -95,7 +96,8 @@ export class StateVersionService {
   create(located: Located, principal: Principal, input: CreateStateVersion): CreatedStateVersion {
     this.workspaces.require(located, 'can-create-state-versions');
     this.requireLockedByCaller(located, principal);
-    if (!/^[0-9a-f]{32}$/i.test(input.md5)) throw unprocessable('md5 must be the 32 hexadecimal digits of the state\'s MD5 sum', '/data/attributes/md5');
+    if (!/^[0-9a-f]{32}$/i.test(input.md5))
+      throw unprocessable("md5 must be the 32 hexadecimal digits of the state's MD5 sum", '/data/attributes/md5');
     this.checkAgainstCurrent(located, input.serial, input.lineage, input.force);
     if (input.state && md5Hex(input.state) !== input.md5.toLowerCase()) {
       throw unprocessable('md5 does not match the MD5 sum of the state', '/data/attributes/md5');
@@ -179,7 +181,8 @@ export class StateVersionService {
       repo.updateStateVersion(this.db, version.id, { jsonState: body, jsonUploadSecret: null });
       return;
     }
-    if (md5Hex(body) !== version.md5) throw unprocessable('the uploaded state does not match the md5 given when the state version was created');
+    if (md5Hex(body) !== version.md5)
+      throw unprocessable('the uploaded state does not match the md5 given when the state version was created');
     const parsed = parseState(body, '/');
     if (parsed.serial !== null && parsed.serial !== version.serial) {
       throw unprocessable(`the uploaded state has serial ${parsed.serial}, not the state version's ${version.serial}`);
@@ -204,7 +207,10 @@ export class StateVersionService {
     this.requireLockedByCaller(located, principal);
     const target = repo.findStateVersion(this.db, targetId);
     if (!target || target.workspaceId !== located.workspace.id || target.status !== 'finalized' || !target.state) {
-      throw unprocessable('rollback-state-version must be a finalized state version of this workspace', '/data/relationships/rollback-state-version/data/id');
+      throw unprocessable(
+        'rollback-state-version must be a finalized state version of this workspace',
+        '/data/relationships/rollback-state-version/data/id',
+      );
     }
     const state = target.state;
     const version: StateVersionRow = {

@@ -33,7 +33,14 @@ export function deleteVariable(db: DbOrTx, id: string): void {
 /** One page of a workspace's variables in creation order, and the total. */
 export function listVariables(db: DbOrTx, workspaceId: string, offset: number, limit: number): { rows: VariableRow[]; total: number } {
   const where = eq(workspaceVariables.workspaceId, workspaceId);
-  const rows = db.select().from(workspaceVariables).where(where).orderBy(asc(workspaceVariables.createdAt), asc(sql`rowid`)).limit(limit).offset(offset).all();
+  const rows = db
+    .select()
+    .from(workspaceVariables)
+    .where(where)
+    .orderBy(asc(workspaceVariables.createdAt), asc(sql`rowid`))
+    .limit(limit)
+    .offset(offset)
+    .all();
   const total = db.select({ n: count() }).from(workspaceVariables).where(where).get()?.n ?? 0;
   return { rows, total };
 }

@@ -18,7 +18,10 @@ export function variableResource(variable: VariableRow): ResourceObject {
       'version-id': variable.versionId,
     },
     relationships: {
-      configurable: { data: { id: variable.workspaceId, type: 'workspaces' }, links: { related: `/api/v2/workspaces/${variable.workspaceId}` } },
+      configurable: {
+        data: { id: variable.workspaceId, type: 'workspaces' },
+        links: { related: `/api/v2/workspaces/${variable.workspaceId}` },
+      },
     },
     links: { self: `/api/v2/workspaces/${variable.workspaceId}/vars/${variable.id}` },
   };

@@ -58,8 +58,10 @@ export async function variableRoutes(app: PlatformApp, context: PlatformContext)
   };
   /** The workspace the legacy list and create name with `filter[organization][name]` and `filter[workspace][name]`. */
   const byFilter = (principal: Principal, filters: { organization?: string | undefined; workspace?: string | undefined }) => {
-    if (!filters.organization) throw badRequest('filter[organization][name] is required', { title: 'bad request', parameter: 'filter[organization][name]' });
-    if (!filters.workspace) throw badRequest('filter[workspace][name] is required', { title: 'bad request', parameter: 'filter[workspace][name]' });
+    if (!filters.organization)
+      throw badRequest('filter[organization][name] is required', { title: 'bad request', parameter: 'filter[organization][name]' });
+    if (!filters.workspace)
+      throw badRequest('filter[workspace][name] is required', { title: 'bad request', parameter: 'filter[workspace][name]' });
     return service.workspaces.locateByName(principal, filters.organization, filters.workspace);
   };
 
@@ -73,10 +75,18 @@ export async function variableRoutes(app: PlatformApp, context: PlatformContext)
   app.get<ByVariable>('/workspaces/:id/vars/:var', { schema: { params: params('id', 'var') } }, async (request, reply) =>
     sendDocument(reply, 200, singleDocument(variableResource(service.find(byId(request), request.params.var)))),
   );
-  app.patch<ByVariable>('/workspaces/:id/vars/:var', { schema: { params: params('id', 'var'), body: VARIABLE_BODY } }, async (request, reply) => {
-    const located = byId(request);
-    return sendDocument(reply, 200, singleDocument(variableResource(service.update(located, request.params.var, readVariableInput(request.body)))));
-  });
+  app.patch<ByVariable>(
+    '/workspaces/:id/vars/:var',
+    { schema: { params: params('id', 'var'), body: VARIABLE_BODY } },
+    async (request, reply) => {
+      const located = byId(request);
+      return sendDocument(
+        reply,
+        200,
+        singleDocument(variableResource(service.update(located, request.params.var, readVariableInput(request.body)))),
+      );
+    },
+  );
   app.delete<ByVariable>('/workspaces/:id/vars/:var', { schema: { params: params('id', 'var') } }, async (request, reply) => {
     service.destroy(byId(request), request.params.var);
     return sendNoContent(reply);
@@ -91,7 +101,8 @@ export async function variableRoutes(app: PlatformApp, context: PlatformContext)
   app.post('/vars', { schema: { body: VARIABLE_BODY } }, async (request, reply) => {
     const body = request.body as { filter?: { organization?: { name?: unknown }; workspace?: { name?: unknown } } };
     const input = readResource(request.body, ['vars']);
-    const workspaceId = relationshipId(input.relationships, 'workspace', 'workspaces') ?? relationshipId(input.relationships, 'configurable', 'workspaces');
+    const workspaceId =
+      relationshipId(input.relationships, 'workspace', 'workspaces') ?? relationshipId(input.relationships, 'configurable', 'workspaces');
     const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
     const located = workspaceId
       ? service.workspaces.locate(request.principal, workspaceId)
@@ -100,7 +111,11 @@ export async function variableRoutes(app: PlatformApp, context: PlatformContext)
   });
   app.patch('/vars/:id', { schema: { params: params('id'), body: VARIABLE_BODY } }, async (request, reply) => {
     const located = service.locateVariable(request.principal, request.params.id);
-    return sendDocument(reply, 200, singleDocument(variableResource(service.update(located, request.params.id, readVariableInput(request.body)))));
+    return sendDocument(
+      reply,
+      200,
+      singleDocument(variableResource(service.update(located, request.params.id, readVariableInput(request.body)))),
+    );
   });
   app.delete('/vars/:id', { schema: { params: params('id') } }, async (request, reply) => {
     service.destroy(service.locateVariable(request.principal, request.params.id), request.params.id);

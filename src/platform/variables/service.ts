@@ -58,7 +58,10 @@ export class VariableService {
 
   private check(located: Located, variable: Pick<VariableRow, 'key' | 'category' | 'hcl'>, except?: string): void {
     if (!KEY_PATTERNS[variable.category].test(variable.key)) {
-      throw unprocessable(`key "${variable.key}" is not a valid ${variable.category === 'env' ? 'environment' : 'terraform'} variable name`, `${POINTER}/key`);
+      throw unprocessable(
+        `key "${variable.key}" is not a valid ${variable.category === 'env' ? 'environment' : 'terraform'} variable name`,
+        `${POINTER}/key`,
+      );
     }
     if (variable.hcl && variable.category === 'env') throw unprocessable('hcl is only valid for terraform variables', `${POINTER}/hcl`);
     const existing = repo.findVariableByKey(this.db, located.workspace.id, variable.category, variable.key);
@@ -89,7 +92,8 @@ export class VariableService {
   update(located: Located, id: string, input: VariableInput): VariableRow {
     this.workspaces.require(located, 'can-update-variable');
     const current = this.find(located, id);
-    if (current.sensitive && input.sensitive === false) throw unprocessable('a sensitive variable cannot be made non-sensitive', `${POINTER}/sensitive`);
+    if (current.sensitive && input.sensitive === false)
+      throw unprocessable('a sensitive variable cannot be made non-sensitive', `${POINTER}/sensitive`);
     const changes: Partial<VariableRow> = Object.fromEntries(
       Object.entries({
         key: input.key,

@@ -105,7 +105,8 @@ function tagShape(shape: Shape, organizationId: string, filter: WorkspaceFilter)
 /** `filter[project][id]`; rows without a project belong to the organization's default one. */
 function projectShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
   if (!filter.projectId) return;
-  shape.where.push(filter.projectId === defaultProjectId(organizationId) ? '(w.project_id = ? OR w.project_id IS NULL)' : 'w.project_id = ?');
+  const inDefault = filter.projectId === defaultProjectId(organizationId);
+  shape.where.push(inDefault ? '(w.project_id = ? OR w.project_id IS NULL)' : 'w.project_id = ?');
   shape.params.push(filter.projectId);
   shape.anchorable = false;
 }

@@ -54,7 +54,9 @@ export class WorkspaceLocks {
     const holder = located.workspace.lockedBy;
     if (!holder) throw conflict('Unable to unlock workspace: the workspace is not locked');
     // The real client retries on this text: its state upload may still be on its way.
-    if (latestIsPending(this.db, located.workspace.id)) throw conflict('Unable to unlock workspace: the latest state version is still pending');
+    if (latestIsPending(this.db, located.workspace.id)) {
+      throw conflict('Unable to unlock workspace: the latest state version is still pending');
+    }
     const caller = lockerOf(principal);
     if (holder.kind !== caller.kind || holder.id !== caller.id) {
       throw conflict(`Unable to unlock workspace: the workspace is locked by ${lockerName(this.db, holder)}`);

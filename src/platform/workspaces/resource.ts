@@ -150,7 +150,10 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
         data: workspace.currentStateVersionId ? { id: workspace.currentStateVersionId, type: 'state-versions' } : null,
         links: { related: `${base}/current-state-version` },
       },
-      outputs: { data: view.outputIds.map((id) => ({ id, type: 'workspace-outputs' })), links: { related: `${base}/current-state-version-outputs` } },
+      outputs: {
+        data: view.outputIds.map((id) => ({ id, type: 'workspace-outputs' })),
+        links: { related: `${base}/current-state-version-outputs` },
+      },
       readme: { data: null },
       'remote-state-consumers': { links: { related: `${base}/relationships/remote-state-consumers` } },
       ...(workspace.sshKeyId ? { 'ssh-key': { data: { id: workspace.sshKeyId, type: 'ssh-keys' }, links: { related: `/api/v2/ssh-keys/${workspace.sshKeyId}` } } } : {}),

@@ -32,11 +32,13 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     const tagsRelationship = input.relationships['tags'];
     const tags = tagsRelationship === undefined ? [] : tagReferences(readIdentifierList(tagsRelationship, 'tags'), '/data/relationships/tags/data');
     const project = relationshipId(input.relationships, 'project', 'projects');
-    const located = service.create(request.principal, request.params.org, readWorkspaceSettings(input.attributes, context.config.edition), tags, project);
+    const settings = readWorkspaceSettings(input.attributes, context.config.edition);
+    const located = service.create(request.principal, request.params.org, settings, tags, project);
     return sendDocument(reply, 201, workspaceDocument(context, request, located, include));
   });
 
-  const listSchema = listQuery({ includes: WORKSPACE_INCLUDES, filters: ['search[name]', 'search[wildcard-name]', 'search[tags]', 'search[exclude-tags]', 'filter[project][id]', 'sort'] });
+  const filters = ['search[name]', 'search[wildcard-name]', 'search[tags]', 'search[exclude-tags]', 'filter[project][id]', 'sort'] as const;
+  const listSchema = listQuery({ includes: WORKSPACE_INCLUDES, filters });
   app.get('/organizations/:org/workspaces', { schema: { params: params('org'), querystring: listSchema } }, async (request, reply) => {
     const query = request.query;
     const include = workspaceInclude(request);
@@ -57,7 +59,8 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     service.require(located, 'can-update');
     const input = readResource(request.body, ['workspaces']);
     const project = relationshipId(input.relationships, 'project', 'projects');
-    return workspaceDocument(context, request, service.update(located, readWorkspaceSettings(input.attributes, context.config.edition), project), include);
+    const settings = readWorkspaceSettings(input.attributes, context.config.edition);
+    return workspaceDocument(context, request, service.update(located, settings, project), include);
   };
   app.patch<ById>('/workspaces/:id', { schema: { ...show, body: WORKSPACE_BODY } }, async (request, reply) => sendDocument(reply, 200, update(request, byId(request))));
   app.patch<ByName>('/organizations/:org/workspaces/:name', { schema: { ...showByName, body: WORKSPACE_BODY } }, async (request, reply) => sendDocument(reply, 200, update(request, byName(request))));

@@ -106,7 +106,13 @@ export class WorkspaceService {
   }
 
   /** `projectId` is `relationships.project`: absent or null puts the workspace in the default project. */
-  create(principal: Principal, organizationName: string, settings: WorkspaceSettingsInput, tags: TagReference[], projectId?: string | null): Located {
+  create(
+    principal: Principal,
+    organizationName: string,
+    settings: WorkspaceSettingsInput,
+    tags: TagReference[],
+    projectId?: string | null,
+  ): Located {
     const { organization, scope } = this.creatable(principal, organizationName);
     if (settings.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
     this.checkNameFree(organization.id, settings.name);

@@ -19,7 +19,8 @@ import { outputsOf } from '../state-versions/repo.js';
 import { workspaceOutputResource } from '../state-versions/resource.js';
 import type { WorkspaceRow } from './repo.js';
 
-const currentStateVersionIds = (rows: readonly WorkspaceRow[]) => rows.flatMap((row) => (row.currentStateVersionId ? [row.currentStateVersionId] : []));
+const currentStateVersionIds = (rows: readonly WorkspaceRow[]) =>
+  rows.flatMap((row) => (row.currentStateVersionId ? [row.currentStateVersionId] : []));
 import { workspaceResource, type RenderOptions } from './resource.js';
 
 /**
@@ -54,7 +55,8 @@ export function renderWorkspaces(db: DbOrTx, scope: CallerScope, organization: O
   const outputs = outputsOf(db, currentStateVersionIds(rows));
   return rows.map((workspace) => {
     const permissions = permissionFlags(levels.get(workspace.id) ?? null, scope.grants);
-    const outputIds = (workspace.currentStateVersionId ? (outputs.get(workspace.currentStateVersionId) ?? []) : []).map((output) => output.id);
+    const current = workspace.currentStateVersionId;
+    const outputIds = (current ? (outputs.get(current) ?? []) : []).map((output) => output.id);
     return workspaceResource({ workspace, organization, tags: tags.get(workspace.id) ?? [], permissions, outputIds }, options);
   });
 }

@@ -16,7 +16,9 @@ export const stateVersions = sqliteTable(
   'state_versions',
   {
     id: text('id').primaryKey(),
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
     /** Creation order within the workspace: the current version is the highest finalized one. */
     sequence: integer('sequence').notNull(),
     serial: integer('serial').notNull(),
@@ -62,7 +64,9 @@ export const workspaceVariables = sqliteTable(
   'workspace_variables',
   {
     id: text('id').primaryKey(),
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
     key: text('key').notNull(),
     value: text('value').notNull(),
     description: text('description'),

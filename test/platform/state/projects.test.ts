@@ -7,7 +7,10 @@ const projectBody = (attributes: Record<string, unknown>) => ({ data: { type: 'p
 describe('projects', () => {
   let world: World;
   const create = (name: string, token?: string) =>
-    platform(world.server, 'POST', `/organizations/${ORG}/projects`, { body: projectBody({ name, description: `about ${name}` }), ...(token ? { token } : {}) });
+    platform(world.server, 'POST', `/organizations/${ORG}/projects`, {
+      body: projectBody({ name, description: `about ${name}` }),
+      ...(token ? { token } : {}),
+    });
 
   beforeAll(async () => {
     world = await startWorld();
@@ -19,10 +22,14 @@ describe('projects', () => {
     expect(organization.status).toBe(200);
     const relationship = organization.body.data.relationships['default-project'].data;
     expect(relationship).toEqual({ id: expect.stringMatching(/^prj-/), type: 'projects' });
-    expect(organization.body.included).toEqual([expect.objectContaining({ id: relationship.id, type: 'projects', attributes: expect.objectContaining({ name: 'Default Project' }) })]);
+    expect(organization.body.included).toEqual([
+      expect.objectContaining({ id: relationship.id, type: 'projects', attributes: expect.objectContaining({ name: 'Default Project' }) }),
+    ]);
     expect((await platform(world.server, 'GET', `/organizations/${ORG}?include=nope`)).status).toBe(400);
 
-    const workspace = await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'in-default' } } } });
+    const workspace = await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+      body: { data: { type: 'workspaces', attributes: { name: 'in-default' } } },
+    });
     expect(workspace.body.data.relationships.project.data.id).toBe(relationship.id);
     const deleted = await platform(world.server, 'DELETE', `/projects/${relationship.id}`);
     expect(deleted.status).toBe(409);
@@ -42,7 +49,9 @@ describe('projects', () => {
     expect((await create(' padded ')).status).toBe(422);
     expect((await create('x'.repeat(41))).status).toBe(422);
     expect((await platform(world.server, 'POST', `/organizations/${ORG}/projects`, { body: projectBody({}) })).status).toBe(422);
-    expect((await platform(world.server, 'POST', '/organizations/missing/projects', { body: projectBody({ name: 'abc' }) })).status).toBe(404);
+    expect((await platform(world.server, 'POST', '/organizations/missing/projects', { body: projectBody({ name: 'abc' }) })).status).toBe(
+      404,
+    );
 
     const renamed = await platform(world.server, 'PATCH', `/projects/${id}`, { body: projectBody({ name: 'network team' }) });
     expect(renamed.status).toBe(200);
@@ -89,7 +98,11 @@ describe('projects', () => {
     expect(moved.status).toBe(200);
     const defaultProject = moved.body.data.relationships.project.data.id as string;
     expect(defaultProject).not.toBe(project);
-    const inDefault = await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?filter[project][id]=${defaultProject}&page[size]=100`);
+    const inDefault = await platform(
+      world.server,
+      'GET',
+      `/organizations/${ORG}/workspaces?filter[project][id]=${defaultProject}&page[size]=100`,
+    );
     expect(inDefault.body.data.map((item: { attributes: { name: string } }) => item.attributes.name)).toContain('in-apps');
     expect((await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?filter[project][id]=${project}`)).body.data).toEqual([]);
     expect((await platform(world.server, 'DELETE', `/projects/${project}`)).status).toBe(204);
@@ -100,7 +113,14 @@ describe('projects', () => {
     expect((await platform(world.server, 'GET', `/projects/${id}`, { token: world.principals['member'] })).status).toBe(200);
     expect((await platform(world.server, 'GET', `/projects/${id}`, { token: world.principals['outsider'] })).status).toBe(404);
     expect((await create('by-member', world.principals['member'])).status).toBe(404);
-    expect((await platform(world.server, 'PATCH', `/projects/${id}`, { body: projectBody({ name: 'taken-over' }), token: world.principals['manager'] })).status).toBe(404);
+    expect(
+      (
+        await platform(world.server, 'PATCH', `/projects/${id}`, {
+          body: projectBody({ name: 'taken-over' }),
+          token: world.principals['manager'],
+        })
+      ).status,
+    ).toBe(404);
     expect((await platform(world.server, 'DELETE', `/projects/${id}`, { token: world.principals['member'] })).status).toBe(404);
   });
 

@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 
 /** A state file as terraform writes it (format 4), with `count` managed instances and a few outputs. */
 export function stateFile(serial: number, lineage: string, options: { count?: number; greeting?: string; padding?: number } = {}): Buffer {
-  const instances = Array.from({ length: options.count ?? 1 }, (_, index) => ({ index_key: index, schema_version: 0, attributes: { id: `id-${index}` } }));
+  const instances = Array.from({ length: options.count ?? 1 }, (_, index) => ({
+    index_key: index,
+    schema_version: 0,
+    attributes: { id: `id-${index}` },
+  }));
   const state = {
     version: 4,
     terraform_version: '1.11.4',
@@ -15,7 +19,13 @@ export function stateFile(serial: number, lineage: string, options: { count?: nu
     },
     resources: [
       { mode: 'managed', type: 'terraform_data', name: 'item', provider: 'provider["terraform.io/builtin/terraform"]', instances },
-      { mode: 'data', type: 'terraform_remote_state', name: 'other', provider: 'provider["terraform.io/builtin/terraform"]', instances: [{ attributes: {} }] },
+      {
+        mode: 'data',
+        type: 'terraform_remote_state',
+        name: 'other',
+        provider: 'provider["terraform.io/builtin/terraform"]',
+        instances: [{ attributes: {} }],
+      },
     ],
     check_results: null,
     ...(options.padding ? { padding: 'x'.repeat(options.padding) } : {}),

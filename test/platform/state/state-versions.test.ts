@@ -17,9 +17,12 @@ describe('state versions', () => {
   let name: string;
   let counter = 0;
   const lock = (token?: string) => platform(world.server, 'POST', `/workspaces/${workspace}/actions/lock`, { ...(token ? { token } : {}) });
-  const unlock = (token?: string) => platform(world.server, 'POST', `/workspaces/${workspace}/actions/unlock`, { ...(token ? { token } : {}) });
-  const create = (body: unknown, token?: string) => platform(world.server, 'POST', `/workspaces/${workspace}/state-versions`, { body, ...(token ? { token } : {}) });
-  const put = (url: string, body: Buffer) => fetch(url, { method: 'PUT', body: new Uint8Array(body), headers: { 'content-type': 'application/octet-stream' } });
+  const unlock = (token?: string) =>
+    platform(world.server, 'POST', `/workspaces/${workspace}/actions/unlock`, { ...(token ? { token } : {}) });
+  const create = (body: unknown, token?: string) =>
+    platform(world.server, 'POST', `/workspaces/${workspace}/state-versions`, { body, ...(token ? { token } : {}) });
+  const put = (url: string, body: Buffer) =>
+    fetch(url, { method: 'PUT', body: new Uint8Array(body), headers: { 'content-type': 'application/octet-stream' } });
 
   beforeAll(async () => {
     world = await startWorld();
@@ -44,7 +47,14 @@ describe('state versions', () => {
     const created = await create(inline(1));
     expect(created.status).toBe(201);
     const attributes = created.body.data.attributes;
-    expect(attributes).toMatchObject({ serial: 1, status: 'finalized', 'resource-count': 2, 'state-version': 4, 'terraform-version': '1.11.4', lineage: LINEAGE });
+    expect(attributes).toMatchObject({
+      serial: 1,
+      status: 'finalized',
+      'resource-count': 2,
+      'state-version': 4,
+      'terraform-version': '1.11.4',
+      lineage: LINEAGE,
+    });
     expect(attributes['hosted-state-upload-url']).toBeNull();
     expect(attributes['hosted-state-download-url']).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_archivist\/v1\/object\/download\//);
     expect(created.body.data.relationships.outputs.data).toHaveLength(3);
@@ -118,7 +128,12 @@ describe('state versions', () => {
     expect((await put(jsonUpload, Buffer.from('{"format_version":"1.0"}'))).status).toBe(404);
 
     const shown = await platform(world.server, 'GET', `/state-versions/${created.body.data.id}`);
-    expect(shown.body.data.attributes).toMatchObject({ status: 'finalized', 'resource-count': 4, 'hosted-state-upload-url': null, 'resources-processed': true });
+    expect(shown.body.data.attributes).toMatchObject({
+      status: 'finalized',
+      'resource-count': 4,
+      'hosted-state-upload-url': null,
+      'resources-processed': true,
+    });
     const download = await fetch(shown.body.data.attributes['hosted-state-download-url']);
     expect(download.status).toBe(200);
     expect(Buffer.from(await download.arrayBuffer()).equals(state)).toBe(true);
@@ -154,12 +169,18 @@ describe('state versions', () => {
     await lock();
     await create(inline(1));
     await create(inline(2));
-    const list = await platform(world.server, 'GET', `/state-versions?filter[workspace][name]=${name}&filter[organization][name]=${ORG}&page[size]=1`);
+    const list = await platform(
+      world.server,
+      'GET',
+      `/state-versions?filter[workspace][name]=${name}&filter[organization][name]=${ORG}&page[size]=1`,
+    );
     expect(list.status).toBe(200);
     expect(list.body.data.map((item: { attributes: { serial: number } }) => item.attributes.serial)).toEqual([2]);
     expect(list.body.meta.pagination['total-count']).toBe(2);
     expect((await platform(world.server, 'GET', `/state-versions?filter[workspace][name]=${name}`)).status).toBe(400);
-    expect((await platform(world.server, 'GET', `/state-versions?filter[workspace][name]=nope&filter[organization][name]=${ORG}`)).status).toBe(404);
+    expect(
+      (await platform(world.server, 'GET', `/state-versions?filter[workspace][name]=nope&filter[organization][name]=${ORG}`)).status,
+    ).toBe(404);
     expect((await platform(world.server, 'GET', '/state-versions/sv-missing')).status).toBe(404);
   });
 
@@ -186,14 +207,21 @@ describe('state versions', () => {
     await lock();
     const first = await create(inline(1));
     await create(inline(2));
-    const body = { data: { type: 'state-versions', relationships: { 'rollback-state-version': { data: { type: 'state-versions', id: first.body.data.id } } } } };
+    const body = {
+      data: {
+        type: 'state-versions',
+        relationships: { 'rollback-state-version': { data: { type: 'state-versions', id: first.body.data.id } } },
+      },
+    };
     const rolled = await platform(world.server, 'PATCH', `/workspaces/${workspace}/state-versions`, { body });
     expect(rolled.status).toBe(200);
     expect(rolled.body.data.id).not.toBe(first.body.data.id);
     expect(rolled.body.data.attributes).toMatchObject({ serial: 1, status: 'finalized' });
     const current = await platform(world.server, 'GET', `/workspaces/${workspace}/current-state-version`);
     expect(current.body.data.id).toBe(rolled.body.data.id);
-    const missing = { data: { type: 'state-versions', relationships: { 'rollback-state-version': { data: { type: 'state-versions', id: 'sv-nope' } } } } };
+    const missing = {
+      data: { type: 'state-versions', relationships: { 'rollback-state-version': { data: { type: 'state-versions', id: 'sv-nope' } } } },
+    };
     expect((await platform(world.server, 'PATCH', `/workspaces/${workspace}/state-versions`, { body: missing })).status).toBe(422);
     await unlock();
     expect((await platform(world.server, 'PATCH', `/workspaces/${workspace}/state-versions`, { body })).status).toBe(409);
@@ -203,9 +231,15 @@ describe('state versions', () => {
     await lock();
     const created = await create(inline(1));
     await unlock();
-    expect((await platform(world.server, 'GET', `/state-versions/${created.body.data.id}`, { token: world.principals['wsread'] })).status).toBe(200);
-    expect((await platform(world.server, 'GET', `/state-versions/${created.body.data.id}`, { token: world.principals['member'] })).status).toBe(404);
-    expect((await platform(world.server, 'GET', `/state-versions/${created.body.data.id}`, { token: world.principals['outsider'] })).status).toBe(404);
+    expect(
+      (await platform(world.server, 'GET', `/state-versions/${created.body.data.id}`, { token: world.principals['wsread'] })).status,
+    ).toBe(200);
+    expect(
+      (await platform(world.server, 'GET', `/state-versions/${created.body.data.id}`, { token: world.principals['member'] })).status,
+    ).toBe(404);
+    expect(
+      (await platform(world.server, 'GET', `/state-versions/${created.body.data.id}`, { token: world.principals['outsider'] })).status,
+    ).toBe(404);
     expect((await create(inline(2), world.principals['wsread'])).status).toBe(404);
     expect((await lock(world.principals['wswrite'])).status).toBe(200);
     expect((await create(inline(2), world.principals['wswrite'])).status).toBe(201);

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { platform } from '../../helpers/app.js';
 import { ORG, startWorld, workspaceWithLevels, type World } from '../workspaces/world.js';
 
-const varBody = (attributes: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ data: { type: 'vars', attributes, ...extra } });
+const varBody = (attributes: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  data: { type: 'vars', attributes, ...extra },
+});
 
 describe('workspace variables', () => {
   let world: World;
@@ -10,7 +12,8 @@ describe('workspace variables', () => {
   let name: string;
   let counter = 0;
   const path = (suffix = '') => `/workspaces/${workspace}/vars${suffix}`;
-  const create = (attributes: Record<string, unknown>, token?: string) => platform(world.server, 'POST', path(), { body: varBody(attributes), ...(token ? { token } : {}) });
+  const create = (attributes: Record<string, unknown>, token?: string) =>
+    platform(world.server, 'POST', path(), { body: varBody(attributes), ...(token ? { token } : {}) });
 
   beforeAll(async () => {
     world = await startWorld();
@@ -26,7 +29,14 @@ describe('workspace variables', () => {
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     expect(id).toMatch(/^var-/);
-    expect(created.body.data.attributes).toMatchObject({ key: 'region', value: 'eu-west-1', category: 'terraform', hcl: false, sensitive: false, description: 'where' });
+    expect(created.body.data.attributes).toMatchObject({
+      key: 'region',
+      value: 'eu-west-1',
+      category: 'terraform',
+      hcl: false,
+      sensitive: false,
+      description: 'where',
+    });
     expect(created.body.data.relationships.configurable.data).toEqual({ id: workspace, type: 'workspaces' });
     const version = created.body.data.attributes['version-id'] as string;
 
@@ -80,7 +90,9 @@ describe('workspace variables', () => {
     expect((await platform(world.server, 'GET', path(), { token: world.principals['wsread'] })).status).toBe(200);
     expect((await platform(world.server, 'GET', path(), { token: world.principals['member'] })).status).toBe(404);
     expect((await create({ key: 'by_reader', category: 'terraform' }, world.principals['wsread'])).status).toBe(404);
-    expect((await platform(world.server, 'PATCH', path(`/${id}`), { body: varBody({ value: 'w' }), token: world.principals['wsplan'] })).status).toBe(404);
+    expect(
+      (await platform(world.server, 'PATCH', path(`/${id}`), { body: varBody({ value: 'w' }), token: world.principals['wsplan'] })).status,
+    ).toBe(404);
     expect((await create({ key: 'by_writer', category: 'terraform' }, world.principals['wswrite'])).status).toBe(201);
     expect((await platform(world.server, 'DELETE', path(`/${id}`), { token: world.principals['wswrite'] })).status).toBe(204);
     expect((await platform(world.server, 'GET', '/workspaces/ws-missing/vars')).status).toBe(404);
@@ -88,7 +100,9 @@ describe('workspace variables', () => {
 
   it('answers the older /vars paths, which name the workspace by filter', async () => {
     const filter = { organization: { name: ORG }, workspace: { name } };
-    const created = await platform(world.server, 'POST', '/vars', { body: { ...varBody({ key: 'legacy', value: 'yes', category: 'terraform' }), filter } });
+    const created = await platform(world.server, 'POST', '/vars', {
+      body: { ...varBody({ key: 'legacy', value: 'yes', category: 'terraform' }), filter },
+    });
     expect(created.status).toBe(201);
     const id = created.body.data.id as string;
     const list = await platform(world.server, 'GET', `/vars?filter[organization][name]=${ORG}&filter[workspace][name]=${name}`);
