@@ -104,6 +104,8 @@ export class VariableService {
         sensitive: input.sensitive,
       }).filter(([, value]) => value !== undefined),
     );
+    // A PATCH that sets nothing changes nothing, not even the version id.
+    if (Object.keys(changes).length === 0) return current;
     const updated: VariableRow = { ...current, ...changes, versionId: newVersionId() };
     if (updated.key === '') throw unprocessable("key can't be blank", `${POINTER}/key`);
     this.check(located, updated, current.id);

@@ -301,7 +301,7 @@ describe('workspaces', () => {
       const types = shown.body.included.map((item: { type: string }) => item.type).sort();
       expect(types).toEqual(['organizations', 'users']);
       expect(shown.body.data.relationships['current-run']).toEqual({ data: null });
-      expect(shown.body.data.relationships.outputs).toEqual({ data: [] });
+      expect(shown.body.data.relationships.outputs.data).toEqual([]);
     });
 
     it('refuses include values outside the list with 400', async () => {
