@@ -1,4 +1,4 @@
-import { count, desc, eq, inArray, max, sql } from 'drizzle-orm';
+import { count, desc, eq, getTableColumns, inArray, max, sql } from 'drizzle-orm';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { stateVersionOutputs, stateVersions } from '../../store/tables.js';
@@ -6,17 +6,28 @@ import { updateRows } from '../../store/update.js';
 
 export type StateVersionRow = typeof stateVersions.$inferSelect;
 export type StateVersionOutputRow = typeof stateVersionOutputs.$inferSelect;
+/** A version without its (large) state blobs: what every read but a download needs. */
+export type StateVersionMeta = Omit<StateVersionRow, 'state' | 'jsonState'> & { hasJsonState: boolean };
+
+const { state: _state, jsonState: _jsonState, ...metaColumns } = getTableColumns(stateVersions);
+const META = { ...metaColumns, hasJsonState: sql<boolean>`${stateVersions.jsonState} IS NOT NULL`.mapWith(Boolean) };
 
 const byId = prepared((db) =>
   db
-    .select()
+    .select(META)
     .from(stateVersions)
     .where(eq(stateVersions.id, sql.placeholder('id')))
     .prepare(),
 );
 
-export function findStateVersion(db: DbOrTx, id: string): StateVersionRow | undefined {
+export function findStateVersion(db: DbOrTx, id: string): StateVersionMeta | undefined {
   return byId(db).get({ id });
+}
+
+/** The raw state or the JSON state of a version, for downloads and rollback. */
+export function stateData(db: DbOrTx, id: string, kind: 'state' | 'json'): Buffer | null {
+  const column = kind === 'state' ? stateVersions.state : stateVersions.jsonState;
+  return db.select({ data: column }).from(stateVersions).where(eq(stateVersions.id, id)).get()?.data ?? null;
 }
 
 export function insertStateVersion(db: DbOrTx, row: StateVersionRow): void {
@@ -56,9 +67,9 @@ export function listStateVersions(
   workspaceId: string,
   offset: number,
   limit: number,
-): { rows: StateVersionRow[]; total: number } {
+): { rows: StateVersionMeta[]; total: number } {
   const where = eq(stateVersions.workspaceId, workspaceId);
-  const rows = db.select().from(stateVersions).where(where).orderBy(desc(stateVersions.sequence)).limit(limit).offset(offset).all();
+  const rows = db.select(META).from(stateVersions).where(where).orderBy(desc(stateVersions.sequence)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(stateVersions).where(where).get()?.n ?? 0;
   return { rows, total };
 }

@@ -3,7 +3,7 @@ import type { ResourceObject } from '../jsonapi/types.js';
 import { organizationServiceAccount } from '../users/service.js';
 import type { OrganizationRow } from '../auth/principal.js';
 import { outputTypeName } from './state-file.js';
-import type { StateVersionOutputRow, StateVersionRow } from './repo.js';
+import type { StateVersionMeta, StateVersionOutputRow } from './repo.js';
 
 /** The links a version's wire form carries: absolute, as clients fetch them with a bare HTTP client. */
 export interface StateVersionLinks {
@@ -13,7 +13,7 @@ export interface StateVersionLinks {
   jsonUpload: string | null;
 }
 
-function createdBy(version: StateVersionRow, organization: OrganizationRow) {
+function createdBy(version: StateVersionMeta, organization: OrganizationRow) {
   const creator = version.createdBy;
   if (!creator) return { data: null };
   if (creator.kind === 'organization') return { data: { id: organizationServiceAccount(organization).id, type: 'users' } };
@@ -21,7 +21,7 @@ function createdBy(version: StateVersionRow, organization: OrganizationRow) {
 }
 
 export function stateVersionResource(
-  version: StateVersionRow,
+  version: StateVersionMeta,
   organization: OrganizationRow,
   outputs: readonly StateVersionOutputRow[],
   links: StateVersionLinks,

@@ -6,10 +6,12 @@ import { listDocument, requestUrl, sendDocument, singleDocument } from '../jsona
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
-import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
+import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
+import { Included, readInclude } from '../jsonapi/include.js';
+import type { ResourceObject } from '../jsonapi/types.js';
 import type { Located } from '../workspaces/service.js';
 import { stateDownloadLinks, uploadPath } from './links.js';
-import type { StateVersionRow } from './repo.js';
+import { outputsOf, type StateVersionMeta } from './repo.js';
 import { stateVersionOutputResource, stateVersionResource, type StateVersionLinks } from './resource.js';
 import { StateVersionService } from './service.js';
 
@@ -28,6 +30,10 @@ const CREATE_BODY = resourceBody(['state-versions'], {
 const ROLLBACK_BODY = resourceBody(['state-versions'], { relationships: ['rollback-state-version'] });
 
 type ById = { Params: { id: string } };
+type Secrets = { state: string; json: string };
+
+/** What a state version document can include (the real API's `created_by` and `run` have nothing to show here). */
+const STATE_VERSION_INCLUDES = ['outputs'] as const;
 
 function base64Attribute(attributes: Attributes, name: string): Buffer | undefined {
   const text = attributes.string(name) ?? undefined;
@@ -42,24 +48,37 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
   const signer = stateDownloadLinks(context.clock);
   const byId = (request: FastifyRequest<ById>) => service.workspaces.locate(request.principal, request.params.id);
 
-  const render = (
-    request: FastifyRequest,
-    version: StateVersionRow,
-    located: Located,
-    secrets: { state: string; json: string } | null = null,
-  ) => {
+  /**
+   * Versions of one workspace as a document: their outputs in one query, `include=outputs` from
+   * the same rows, and upload links only in the create response (the secrets exist only then).
+   */
+  const render = (request: FastifyRequest, versions: readonly StateVersionMeta[], located: Located, secrets: Secrets | null = null) => {
     const origin = requestUrl(request).origin;
-    const finalized = version.status === 'finalized';
-    const links: StateVersionLinks = {
-      download: finalized ? origin + signer.path(version.id, 'state') : null,
-      jsonDownload: finalized && version.jsonState ? origin + signer.path(version.id, 'json') : null,
-      upload: secrets && version.uploadSecret ? origin + uploadPath(version.id, 'state', secrets.state) : null,
-      jsonUpload: secrets && version.jsonUploadSecret ? origin + uploadPath(version.id, 'json', secrets.json) : null,
-    };
-    return stateVersionResource(version, located.organization, finalized ? service.outputs(version.id) : [], links);
+    const include = readInclude(request.query as Record<string, unknown>, STATE_VERSION_INCLUDES);
+    const outputs = outputsOf(context.store.db, versions.filter((version) => version.status === 'finalized').map((version) => version.id));
+    const included = new Included();
+    const items = versions.map((version) => {
+      const finalized = version.status === 'finalized';
+      const links: StateVersionLinks = {
+        download: finalized ? origin + signer.path(version.id, 'state') : null,
+        jsonDownload: finalized && version.hasJsonState ? origin + signer.path(version.id, 'json') : null,
+        upload: secrets && version.uploadSecret ? origin + uploadPath(version.id, 'state', secrets.state) : null,
+        jsonUpload: secrets && version.jsonUploadSecret ? origin + uploadPath(version.id, 'json', secrets.json) : null,
+      };
+      const own = outputs.get(version.id) ?? [];
+      if (include.has('outputs')) included.add(...own.map((output) => stateVersionOutputResource(output, false)));
+      return stateVersionResource(version, located.organization, own, links);
+    });
+    return { items, included };
+  };
+  const one = (request: FastifyRequest, version: StateVersionMeta, located: Located, secrets: Secrets | null = null) => {
+    const { items, included } = render(request, [version], located, secrets);
+    return singleDocument(items[0] as ResourceObject, included);
   };
 
   app.post<ById>('/workspaces/:id/state-versions', { schema: { params: params('id'), body: CREATE_BODY } }, async (request, reply) => {
+    // A bad include is refused before anything changes.
+    readInclude(request.query as Record<string, unknown>, STATE_VERSION_INCLUDES);
     const located = byId(request);
     service.workspaces.require(located, 'can-create-state-versions');
     const input = readResource(request.body, ['state-versions']);
@@ -80,20 +99,22 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
       ...(state ? { state } : {}),
       ...(jsonState ? { jsonState } : {}),
     });
-    return sendDocument(reply, 201, singleDocument(render(request, created.version, located, created.secrets)));
+    return sendDocument(reply, 201, one(request, created.version, located, created.secrets));
   });
 
   app.patch<ById>('/workspaces/:id/state-versions', { schema: { params: params('id'), body: ROLLBACK_BODY } }, async (request, reply) => {
+    // A bad include is refused before anything changes.
+    readInclude(request.query as Record<string, unknown>, STATE_VERSION_INCLUDES);
     const located = byId(request);
     service.workspaces.require(located, 'can-create-state-versions');
     const input = readResource(request.body, ['state-versions']);
     const target = relationshipId(input.relationships, 'rollback-state-version', 'state-versions');
     if (!target) throw unprocessable('relationships.rollback-state-version is required', '/data/relationships/rollback-state-version');
     const version = service.rollback(located, request.principal, target);
-    return sendDocument(reply, 200, singleDocument(render(request, version, located)));
+    return sendDocument(reply, 200, one(request, version, located));
   });
 
-  const listSchema = listQuery({ filters: ['filter[workspace][name]', 'filter[organization][name]'] });
+  const listSchema = listQuery({ includes: STATE_VERSION_INCLUDES, filters: ['filter[workspace][name]', 'filter[organization][name]'] });
   app.get('/state-versions', { schema: { querystring: listSchema } }, async (request, reply) => {
     const page = readPage(request.query);
     const [workspace] = queryList(request.query, 'filter[workspace][name]');
@@ -104,18 +125,19 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
     }
     const located = service.workspaces.locateByName(request.principal, organization, workspace);
     const { rows, total } = service.list(located, page.offset, page.size);
-    const items = rows.map((row) => render(request, row, located));
-    return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+    const { items, included } = render(request, rows, located);
+    return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
-  app.get<ById>('/state-versions/:id', { schema: { params: params('id') } }, async (request, reply) => {
+  const show = { params: params('id'), querystring: showQuery(STATE_VERSION_INCLUDES) };
+  app.get<ById>('/state-versions/:id', { schema: show }, async (request, reply) => {
     const { version, located } = service.locate(request.principal, request.params.id);
-    return sendDocument(reply, 200, singleDocument(render(request, version, located)));
+    return sendDocument(reply, 200, one(request, version, located));
   });
 
-  app.get<ById>('/workspaces/:id/current-state-version', { schema: { params: params('id') } }, async (request, reply) => {
+  app.get<ById>('/workspaces/:id/current-state-version', { schema: show }, async (request, reply) => {
     const located = byId(request);
-    return sendDocument(reply, 200, singleDocument(render(request, service.current(located), located)));
+    return sendDocument(reply, 200, one(request, service.current(located), located));
   });
 
   const outputList = listQuery();

@@ -12,7 +12,7 @@ import * as workspacesRepo from '../workspaces/repo.js';
 import { WorkspaceService, type Located } from '../workspaces/service.js';
 import { newUploadSecret, type StateKind } from './links.js';
 import * as repo from './repo.js';
-import type { StateVersionOutputRow, StateVersionRow } from './repo.js';
+import type { StateVersionMeta, StateVersionOutputRow, StateVersionRow } from './repo.js';
 import { parseState } from './state-file.js';
 
 export interface CreateStateVersion {
@@ -27,7 +27,7 @@ export interface CreateStateVersion {
 
 /** A new version and, while it waits for its upload, the one-time secrets of its upload links. */
 export interface CreatedStateVersion {
-  version: StateVersionRow;
+  version: StateVersionMeta;
   secrets: { state: string; json: string } | null;
 }
 
@@ -52,7 +52,7 @@ export class StateVersionService {
   }
 
   /** The version and its workspace, if the caller may read the workspace's state; 404 otherwise. */
-  locate(principal: Principal, id: string): { version: StateVersionRow; located: Located } {
+  locate(principal: Principal, id: string): { version: StateVersionMeta; located: Located } {
     const version = repo.findStateVersion(this.db, id);
     if (!version) throw NOT_FOUND;
     const located = this.workspaces.locate(principal, version.workspaceId);
@@ -60,7 +60,7 @@ export class StateVersionService {
     return { version, located };
   }
 
-  current(located: Located): StateVersionRow {
+  current(located: Located): StateVersionMeta {
     this.workspaces.require(located, 'can-read-state-versions');
     const id = located.workspace.currentStateVersionId;
     const version = id ? repo.findStateVersion(this.db, id) : undefined;
@@ -96,8 +96,9 @@ export class StateVersionService {
   create(located: Located, principal: Principal, input: CreateStateVersion): CreatedStateVersion {
     this.workspaces.require(located, 'can-create-state-versions');
     this.requireLockedByCaller(located, principal);
-    if (!/^[0-9a-f]{32}$/i.test(input.md5))
+    if (!/^[0-9a-f]{32}$/i.test(input.md5)) {
       throw unprocessable("md5 must be the 32 hexadecimal digits of the state's MD5 sum", '/data/attributes/md5');
+    }
     this.checkAgainstCurrent(located, input.serial, input.lineage, input.force);
     if (input.state && md5Hex(input.state) !== input.md5.toLowerCase()) {
       throw unprocessable('md5 does not match the MD5 sum of the state', '/data/attributes/md5');
@@ -128,12 +129,13 @@ export class StateVersionService {
       repo.insertStateVersion(tx, version);
       if (input.state) this.finalize(tx, version, input.state);
     });
-    const stored = repo.findStateVersion(this.db, version.id) ?? version;
+    const stored = repo.findStateVersion(this.db, version.id);
+    if (!stored) throw NOT_FOUND;
     return { version: stored, secrets: secrets && { state: secrets.state.secret, json: secrets.json.secret } };
   }
 
   /** Stores the raw state, its outputs and resource count, and makes the version current. */
-  private finalize(tx: DbOrTx, version: StateVersionRow, state: Buffer): void {
+  private finalize(tx: DbOrTx, version: Pick<StateVersionRow, 'id' | 'workspaceId' | 'sequence'>, state: Buffer): void {
     const parsed = parseState(state, '/');
     repo.updateStateVersion(tx, version.id, {
       status: 'finalized',
@@ -181,8 +183,9 @@ export class StateVersionService {
       repo.updateStateVersion(this.db, version.id, { jsonState: body, jsonUploadSecret: null });
       return;
     }
-    if (md5Hex(body) !== version.md5)
+    if (md5Hex(body) !== version.md5) {
       throw unprocessable('the uploaded state does not match the md5 given when the state version was created');
+    }
     const parsed = parseState(body, '/');
     if (parsed.serial !== null && parsed.serial !== version.serial) {
       throw unprocessable(`the uploaded state has serial ${parsed.serial}, not the state version's ${version.serial}`);
@@ -192,8 +195,7 @@ export class StateVersionService {
 
   /** The raw state (or JSON state) a download link names; 404 once it no longer exists. */
   download(stateVersionId: string, kind: StateKind): Buffer {
-    const version = repo.findStateVersion(this.db, stateVersionId);
-    const data = kind === 'state' ? version?.state : version?.jsonState;
+    const data = repo.stateData(this.db, stateVersionId, kind);
     if (!data) throw notFound('the download link is unknown or has expired');
     return data;
   }
@@ -202,22 +204,24 @@ export class StateVersionService {
    * Rollback: a new version with the contents of an earlier finalized one of the same workspace
    * becomes current. Like any new version it needs the caller's lock.
    */
-  rollback(located: Located, principal: Principal, targetId: string): StateVersionRow {
+  rollback(located: Located, principal: Principal, targetId: string): StateVersionMeta {
     this.workspaces.require(located, 'can-create-state-versions');
     this.requireLockedByCaller(located, principal);
     const target = repo.findStateVersion(this.db, targetId);
-    if (!target || target.workspaceId !== located.workspace.id || target.status !== 'finalized' || !target.state) {
+    const state = target?.status === 'finalized' ? repo.stateData(this.db, targetId, 'state') : null;
+    if (!target || target.workspaceId !== located.workspace.id || !state) {
       throw unprocessable(
         'rollback-state-version must be a finalized state version of this workspace',
         '/data/relationships/rollback-state-version/data/id',
       );
     }
-    const state = target.state;
+    const { hasJsonState: _hasJsonState, ...columns } = target;
     const version: StateVersionRow = {
-      ...target,
+      ...columns,
       id: newId('sv'),
       status: 'pending',
       state: null,
+      jsonState: repo.stateData(this.db, targetId, 'json'),
       uploadSecret: null,
       jsonUploadSecret: null,
       createdBy: lockerOf(principal),
@@ -228,7 +232,9 @@ export class StateVersionService {
       repo.insertStateVersion(tx, version);
       this.finalize(tx, version, state);
     });
-    return repo.findStateVersion(this.db, version.id) ?? version;
+    const stored = repo.findStateVersion(this.db, version.id);
+    if (!stored) throw NOT_FOUND;
+    return stored;
   }
 
   /** An output by id: readable with the workspace's state; the value of a sensitive one included. */
