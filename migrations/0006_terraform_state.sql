@@ -60,7 +60,6 @@ CREATE TABLE `projects` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `projects_org_name` ON `projects` (`organization_id`,`name`);--> statement-breakpoint
-CREATE INDEX `projects_org_lower_name` ON `projects` (`organization_id`,lower(name));--> statement-breakpoint
 ALTER TABLE `workspaces` ADD `project_id` text REFERENCES projects(id);--> statement-breakpoint
 ALTER TABLE `workspaces` ADD `current_state_version_id` text;--> statement-breakpoint
 CREATE INDEX `workspaces_project` ON `workspaces` (`project_id`);--> statement-breakpoint

@@ -75,10 +75,7 @@ export const projects = sqliteTable(
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
-  (t) => [
-    uniqueIndex('projects_org_name').on(t.organizationId, t.name),
-    index('projects_org_lower_name').on(t.organizationId, sql`lower(name)`),
-  ],
+  (t) => [uniqueIndex('projects_org_name').on(t.organizationId, t.name)],
 );
 
 export const workspaces = sqliteTable(

@@ -124,6 +124,17 @@ describe('projects', () => {
     expect((await platform(world.server, 'DELETE', `/projects/${id}`, { token: world.principals['member'] })).status).toBe(404);
   });
 
+  it('goes with its organization, workspaces in it included', async () => {
+    const org = { data: { type: 'organizations', attributes: { name: 'short-lived', email: 'owners@short-lived.test' } } };
+    expect((await platform(world.server, 'POST', '/organizations', { body: org })).status).toBe(201);
+    const project = await platform(world.server, 'POST', '/organizations/short-lived/projects', { body: projectBody({ name: 'doomed' }) });
+    const relationships = { project: { data: { type: 'projects', id: project.body.data.id } } };
+    const workspace = { data: { type: 'workspaces', attributes: { name: 'inside' }, relationships } };
+    expect((await platform(world.server, 'POST', '/organizations/short-lived/workspaces', { body: workspace })).status).toBe(201);
+    expect((await platform(world.server, 'DELETE', '/organizations/short-lived')).status).toBe(204);
+    expect((await platform(world.server, 'GET', `/projects/${project.body.data.id}`)).status).toBe(404);
+  });
+
   it('recreates the default projects on reset', async () => {
     expect((await control(world.server, 'POST', '/reset')).status).toBeLessThan(300);
     const organization = await platform(world.server, 'GET', `/organizations/understudy?include=default-project`);
