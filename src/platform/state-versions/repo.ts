@@ -24,6 +24,10 @@ export function findStateVersion(db: DbOrTx, id: string): StateVersionMeta | und
   return byId(db).get({ id });
 }
 
+export function findStateVersions(db: DbOrTx, ids: readonly string[]): StateVersionMeta[] {
+  return ids.length === 0 ? [] : db.select(META).from(stateVersions).where(inArray(stateVersions.id, [...new Set(ids)])).all();
+}
+
 /** The raw state or the JSON state of a version, for downloads and rollback. */
 export function stateData(db: DbOrTx, id: string, kind: 'state' | 'json'): Buffer | null {
   const column = kind === 'state' ? stateVersions.state : stateVersions.jsonState;

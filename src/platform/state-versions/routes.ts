@@ -10,9 +10,9 @@ import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/sch
 import { Included, readInclude } from '../jsonapi/include.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { Located } from '../workspaces/service.js';
-import { stateDownloadLinks, uploadPath } from './links.js';
-import { outputsOf, type StateVersionMeta } from './repo.js';
-import { stateVersionOutputResource, stateVersionResource, type StateVersionLinks } from './resource.js';
+import type { StateVersionMeta } from './repo.js';
+import { renderStateVersions, type UploadSecrets } from './render.js';
+import { stateVersionOutputResource } from './resource.js';
 import { StateVersionService } from './service.js';
 
 const CREATE_BODY = resourceBody(['state-versions'], {
@@ -30,7 +30,6 @@ const CREATE_BODY = resourceBody(['state-versions'], {
 const ROLLBACK_BODY = resourceBody(['state-versions'], { relationships: ['rollback-state-version'] });
 
 type ById = { Params: { id: string } };
-type Secrets = { state: string; json: string };
 
 /** What a state version document can include (the real API's `created_by` and `run` have nothing to show here). */
 const STATE_VERSION_INCLUDES = ['outputs'] as const;
@@ -45,33 +44,27 @@ function base64Attribute(attributes: Attributes, name: string): Buffer | undefin
 /** State versions and their outputs; the raw state travels through the object routes (object-routes.ts). */
 export async function stateVersionRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = new StateVersionService(context.store.db, context.clock, context.config.dialect);
-  const signer = stateDownloadLinks(context.clock);
   const byId = (request: FastifyRequest<ById>) => service.workspaces.locate(request.principal, request.params.id);
 
   /**
    * Versions of one workspace as a document: their outputs in one query, `include=outputs` from
    * the same rows, and upload links only in the create response (the secrets exist only then).
    */
-  const render = (request: FastifyRequest, versions: readonly StateVersionMeta[], located: Located, secrets: Secrets | null = null) => {
-    const origin = requestUrl(request).origin;
+  const render = (
+    request: FastifyRequest,
+    versions: readonly StateVersionMeta[],
+    located: Located,
+    secrets: UploadSecrets | null = null,
+  ) => {
     const include = readInclude(request.query as Record<string, unknown>, STATE_VERSION_INCLUDES);
-    const outputs = outputsOf(context.store.db, versions.filter((version) => version.status === 'finalized').map((version) => version.id));
+    const origin = requestUrl(request).origin;
+    const { items, outputs } = renderStateVersions(context.store.db, context.clock, origin, located.organization, versions, secrets);
     const included = new Included();
-    const items = versions.map((version) => {
-      const finalized = version.status === 'finalized';
-      const links: StateVersionLinks = {
-        download: finalized ? origin + signer.path(version.id, 'state') : null,
-        jsonDownload: finalized && version.hasJsonState ? origin + signer.path(version.id, 'json') : null,
-        upload: secrets && version.uploadSecret ? origin + uploadPath(version.id, 'state', secrets.state) : null,
-        jsonUpload: secrets && version.jsonUploadSecret ? origin + uploadPath(version.id, 'json', secrets.json) : null,
-      };
-      const own = outputs.get(version.id) ?? [];
-      if (include.has('outputs')) included.add(...own.map((output) => stateVersionOutputResource(output, false)));
-      return stateVersionResource(version, located.organization, own, links);
-    });
+    if (include.has('outputs'))
+      for (const own of outputs.values()) included.add(...own.map((output) => stateVersionOutputResource(output, false)));
     return { items, included };
   };
-  const one = (request: FastifyRequest, version: StateVersionMeta, located: Located, secrets: Secrets | null = null) => {
+  const one = (request: FastifyRequest, version: StateVersionMeta, located: Located, secrets: UploadSecrets | null = null) => {
     const { items, included } = render(request, [version], located, secrets);
     return singleDocument(items[0] as ResourceObject, included);
   };

@@ -21,7 +21,8 @@ export function workspaceDocument(context: PlatformContext, request: FastifyRequ
   const { db } = context.store;
   const data = renderWorkspaces(db, located.scope, located.organization, [located.workspace], renderOptions(context, request))[0] as ResourceObject;
   const included = new Included();
-  includeForWorkspaces(db, context.clock, request.principal, located.organization, [located.workspace], include, included);
+  const origin = requestUrl(request).origin;
+  includeForWorkspaces(db, context.clock, request.principal, located.organization, [located.workspace], include, included, origin);
   const extra = included.toArray();
   return extra ? { data, included: extra } : { data };
 }

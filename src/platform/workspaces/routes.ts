@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { readIdentifierList, readResource, relationshipId } from '../jsonapi/body.js';
-import { listDocument, sendDocument, sendNoContent } from '../jsonapi/documents.js';
+import { listDocument, requestUrl, sendDocument, sendNoContent } from '../jsonapi/documents.js';
 import { Included } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { listQuery, params, showQuery } from '../jsonapi/schemas.js';
@@ -46,7 +46,7 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     const { organization, scope, rows, total } = service.list(request.principal, request.params.org, readWorkspaceFilter(query), readWorkspaceSort(query), page);
     const items = renderWorkspaces(db, scope, organization, rows, renderOptions(context, request));
     const included = new Included();
-    includeForWorkspaces(db, context.clock, request.principal, organization, rows, include, included);
+    includeForWorkspaces(db, context.clock, request.principal, organization, rows, include, included, requestUrl(request).origin);
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 

@@ -15,7 +15,8 @@ import { userResource } from '../users/resource.js';
 import { organizationServiceAccount } from '../users/service.js';
 import { includeProjects } from '../projects/include.js';
 import { defaultProjectId } from '../projects/repo.js';
-import { outputsOf } from '../state-versions/repo.js';
+import { findStateVersions, outputsOf } from '../state-versions/repo.js';
+import { renderStateVersions } from '../state-versions/render.js';
 import { workspaceOutputResource } from '../state-versions/resource.js';
 import type { WorkspaceRow } from './repo.js';
 
@@ -25,8 +26,8 @@ import { workspaceResource, type RenderOptions } from './resource.js';
 
 /**
  * `include` values of the workspace GET endpoints: the spec's list plus what the real client
- * sends. Those whose targets do not exist in understudy (runs, configuration versions, outputs,
- * readmes, projects, state versions, tag bindings) are accepted and include nothing.
+ * sends. Those whose targets do not exist in understudy (runs, configuration versions, readmes,
+ * tag bindings) are accepted and include nothing.
  */
 export const WORKSPACE_INCLUDES = [
   'organization',
@@ -70,10 +71,16 @@ export function includeForWorkspaces(
   rows: readonly WorkspaceRow[],
   include: ReadonlySet<string>,
   included: Included,
+  /** `scheme://host` of the request: included state versions carry absolute download links. */
+  origin: string,
 ): void {
   if (rows.length === 0) return;
   if (include.has('organization')) {
     included.add(organizationResource(organization, new Permissions(db).organization(principal, organization)));
+  }
+  if (include.has('current-state-version')) {
+    const current = findStateVersions(db, currentStateVersionIds(rows));
+    included.add(...renderStateVersions(db, clock, origin, organization, current).items);
   }
   if (include.has('outputs')) {
     for (const list of outputsOf(db, currentStateVersionIds(rows)).values()) included.add(...list.map(workspaceOutputResource));

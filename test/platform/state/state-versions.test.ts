@@ -66,6 +66,11 @@ describe('state versions', () => {
     expect(shown.body.data.attributes['resource-count']).toBe(2);
     expect(shown.body.data.relationships['current-state-version'].data).toEqual({ id: created.body.data.id, type: 'state-versions' });
     expect(shown.body.data.relationships.outputs.data).toHaveLength(3);
+    const included = await platform(world.server, 'GET', `/workspaces/${workspace}?include=current-state-version`);
+    expect(included.body.included).toEqual([
+      expect.objectContaining({ id: created.body.data.id, type: 'state-versions', attributes: expect.objectContaining({ serial: 1 }) }),
+    ]);
+    expect(await (await fetch(included.body.included[0].attributes['hosted-state-download-url'])).json()).toMatchObject({ serial: 1 });
     expect((await unlock()).status).toBe(200);
   });
 
