@@ -60,8 +60,9 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
     const origin = requestUrl(request).origin;
     const { items, outputs } = renderStateVersions(context.store.db, context.clock, origin, located.organization, versions, secrets);
     const included = new Included();
-    if (include.has('outputs'))
+    if (include.has('outputs')) {
       for (const own of outputs.values()) included.add(...own.map((output) => stateVersionOutputResource(output, false)));
+    }
     return { items, included };
   };
   const one = (request: FastifyRequest, version: StateVersionMeta, located: Located, secrets: UploadSecrets | null = null) => {
