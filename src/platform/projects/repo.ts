@@ -3,6 +3,7 @@ import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { projects, workspaces } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
+import { likeLiteral } from '../workspaces/list-repo.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
@@ -95,8 +96,8 @@ export function listProjects(
   limit: number,
 ): { rows: ProjectRow[]; total: number } {
   const conditions: SQL[] = [eq(projects.organizationId, organizationId)];
-  if (filter.q)
-    conditions.push(sql`lower(${projects.name}) LIKE ${`%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`} ESCAPE '\\'`);
+  // LIKE is case-insensitive for ASCII in SQLite, as `q` is on the real service.
+  if (filter.q) conditions.push(sql`${projects.name} LIKE ${`%${likeLiteral(filter.q)}%`} ESCAPE '\\'`);
   if (filter.names && filter.names.length > 0) conditions.push(inArray(projects.name, filter.names));
   const where = and(...conditions);
   const rows = db.select().from(projects).where(where).orderBy(asc(projects.name)).limit(limit).offset(offset).all();

@@ -100,8 +100,9 @@ export class ProjectService {
   destroy(located: LocatedProject): void {
     if (!located.grants.has('manage-projects')) throw NOT_FOUND;
     if (located.project.isDefault) throw conflict('The default project cannot be deleted');
-    if (repo.holdsWorkspaces(this.db, located.project))
+    if (repo.holdsWorkspaces(this.db, located.project)) {
       throw conflict('Project cannot be deleted while it contains workspaces; move or delete them first');
+    }
     repo.deleteProject(this.db, located.project.id);
   }
 }
@@ -113,7 +114,8 @@ export class ProjectService {
 export function projectForWorkspace(db: DbOrTx, organizationId: string, id: string | null | undefined): string {
   if (id === null || id === undefined) return repo.defaultProjectId(organizationId);
   const project = repo.findProject(db, id);
-  if (!project || project.organizationId !== organizationId)
+  if (!project || project.organizationId !== organizationId) {
     throw unprocessable('the project does not exist in this organization', '/data/relationships/project/data/id');
+  }
   return project.id;
 }

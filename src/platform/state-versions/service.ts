@@ -77,8 +77,9 @@ export class StateVersionService {
     const holder = located.workspace.lockedBy;
     const caller = lockerOf(principal);
     if (!holder) throw conflict('The workspace must be locked by the caller to create a state version; it is not locked');
-    if (holder.kind !== caller.kind || holder.id !== caller.id)
+    if (holder.kind !== caller.kind || holder.id !== caller.id) {
       throw conflict('The workspace is locked by someone else; only the lock holder creates state versions');
+    }
   }
 
   private checkAgainstCurrent(located: Located, serial: number, lineage: string | undefined, force: boolean): void {

@@ -58,10 +58,12 @@ export async function variableRoutes(app: PlatformApp, context: PlatformContext)
   };
   /** The workspace the legacy list and create name with `filter[organization][name]` and `filter[workspace][name]`. */
   const byFilter = (principal: Principal, filters: { organization?: string | undefined; workspace?: string | undefined }) => {
-    if (!filters.organization)
+    if (!filters.organization) {
       throw badRequest('filter[organization][name] is required', { title: 'bad request', parameter: 'filter[organization][name]' });
-    if (!filters.workspace)
+    }
+    if (!filters.workspace) {
       throw badRequest('filter[workspace][name] is required', { title: 'bad request', parameter: 'filter[workspace][name]' });
+    }
     return service.workspaces.locateByName(principal, filters.organization, filters.workspace);
   };
 

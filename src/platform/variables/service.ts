@@ -92,8 +92,9 @@ export class VariableService {
   update(located: Located, id: string, input: VariableInput): VariableRow {
     this.workspaces.require(located, 'can-update-variable');
     const current = this.find(located, id);
-    if (current.sensitive && input.sensitive === false)
+    if (current.sensitive && input.sensitive === false) {
       throw unprocessable('a sensitive variable cannot be made non-sensitive', `${POINTER}/sensitive`);
+    }
     const changes: Partial<VariableRow> = Object.fromEntries(
       Object.entries({
         key: input.key,
