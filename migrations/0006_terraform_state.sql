@@ -60,6 +60,18 @@ CREATE TABLE `projects` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `projects_org_name` ON `projects` (`organization_id`,`name`);--> statement-breakpoint
+CREATE TABLE `team_projects` (
+	`id` text PRIMARY KEY NOT NULL,
+	`team_id` text NOT NULL,
+	`project_id` text NOT NULL,
+	`access` text NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`team_id`) REFERENCES `teams`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`project_id`) REFERENCES `projects`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `team_projects_team_project` ON `team_projects` (`team_id`,`project_id`);--> statement-breakpoint
+CREATE INDEX `team_projects_project` ON `team_projects` (`project_id`);--> statement-breakpoint
 ALTER TABLE `workspaces` ADD `project_id` text REFERENCES projects(id);--> statement-breakpoint
 ALTER TABLE `workspaces` ADD `current_state_version_id` text;--> statement-breakpoint
 CREATE INDEX `workspaces_project` ON `workspaces` (`project_id`);--> statement-breakpoint

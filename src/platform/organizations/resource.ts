@@ -2,7 +2,7 @@ import { isoTimestamp } from '../../core/clock.js';
 import type { OrganizationRow } from '../auth/principal.js';
 import type { OrganizationPermission } from '../auth/permissions.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import { defaultProjectId } from '../projects/repo.js';
+import { defaultProjectId } from '../projects/ids.js';
 import { DEFAULT_AGENT_POOL_ID } from './repo.js';
 import { ORGANIZATION_DEFAULTS } from './service.js';
 

@@ -4,15 +4,12 @@ import type { DbOrTx } from '../../store/store.js';
 import { projects, workspaces } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
 import { likeLiteral } from '../workspaces/list-repo.js';
+import { DEFAULT_PROJECT_NAME, defaultProjectId } from './ids.js';
+
+export { defaultProjectId } from './ids.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
-/** The default project's id follows from the organization's, so rendering a workspace never queries for it. */
-export function defaultProjectId(organizationId: string): string {
-  return `prj-${organizationId.replace(/^org-/, '')}`;
-}
-
-export const DEFAULT_PROJECT_NAME = 'Default Project';
 
 const byId = prepared((db) =>
   db

@@ -5,7 +5,7 @@ import { sqliteOf, type Db } from '../../store/store.js';
 import { workspaces } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
 import { ListAnchors, type SortKey } from '../list-anchors.js';
-import { defaultProjectId } from '../projects/repo.js';
+import { defaultProjectId } from '../projects/ids.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
 
 /**
@@ -115,8 +115,15 @@ function shapeOf(organizationId: string, readable: ReadableSet, filter: Workspac
   const shape: Shape = { where: [], params: [], anchorable: true, label: JSON.stringify([filter.name ?? '', filter.wildcardName ?? '']), from: 'workspaces w' };
   if (!readable.all) {
     if (readable.teamIds.length === 0) return undefined;
-    shape.where.push(`w.id IN (SELECT workspace_id FROM team_workspaces WHERE team_id IN (${readable.teamIds.map(() => '?').join(', ')}))`);
+    const granted = [`w.id IN (SELECT workspace_id FROM team_workspaces WHERE team_id IN (${readable.teamIds.map(() => '?').join(', ')}))`];
     shape.params.push(...readable.teamIds);
+    if (readable.projectIds.length > 0) {
+      granted.push(`w.project_id IN (${readable.projectIds.map(() => '?').join(', ')})`);
+      shape.params.push(...readable.projectIds);
+      // Rows without a project are in the default one.
+      if (readable.projectIds.includes(defaultProjectId(organizationId))) granted.push('w.project_id IS NULL');
+    }
+    shape.where.push(granted.length === 1 ? (granted[0] as string) : `(${granted.join(' OR ')})`);
     shape.anchorable = false;
   }
   nameShape(shape, filter);

@@ -14,7 +14,7 @@ import { findUserById } from '../users/repo.js';
 import { userResource } from '../users/resource.js';
 import { organizationServiceAccount } from '../users/service.js';
 import { includeProjects } from '../projects/include.js';
-import { defaultProjectId } from '../projects/repo.js';
+import { defaultProjectId } from '../projects/ids.js';
 import { findStateVersions, outputsOf } from '../state-versions/repo.js';
 import { renderStateVersions } from '../state-versions/render.js';
 import { workspaceOutputResource } from '../state-versions/resource.js';

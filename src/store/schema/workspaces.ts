@@ -78,6 +78,26 @@ export const projects = sqliteTable(
   (t) => [uniqueIndex('projects_org_name').on(t.organizationId, t.name)],
 );
 
+/**
+ * A team's access to every workspace of a project (`team-projects` on the wire). `maintain` and
+ * `admin` count as admin on those workspaces; the custom level is not modelled.
+ */
+export const teamProjects = sqliteTable(
+  'team_projects',
+  {
+    id: text('id').primaryKey(),
+    teamId: text('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    access: text('access', { enum: ['read', 'write', 'maintain', 'admin'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('team_projects_team_project').on(t.teamId, t.projectId), index('team_projects_project').on(t.projectId)],
+);
+
 export const workspaces = sqliteTable(
   'workspaces',
   {
