@@ -7,7 +7,12 @@ export const REDACTED = '[redacted]';
  * Paths whose next segment is itself a credential: self-authorizing upload and download links
  * (state objects, registry archives and uploads).
  */
-const LINK_PREFIXES = ['/_archivist/v1/object/upload/', '/_archivist/v1/object/download/', '/api/registry/uploads/v1/object/', '/api/registry/archives/'];
+const LINK_PREFIXES = [
+  '/_archivist/v1/object/upload/',
+  '/_archivist/v1/object/download/',
+  '/api/registry/uploads/v1/object/',
+  '/api/registry/archives/',
+];
 
 /** `path` with the credential segment of a self-authorizing link replaced. */
 function redactLink(path: string): string {
