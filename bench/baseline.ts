@@ -34,7 +34,8 @@ sqlite.exec(
 );
 const insertDoc = sqlite.prepare(`INSERT INTO docs VALUES (?, ?, NULL, ?, ?, '1.12.2', ${columns.map(() => '?').join(', ')})`);
 sqlite.transaction(() => {
-  for (let id = 1; id <= ROWS; id += 1) insertDoc.run(`doc-${id}`, `name-${id}`, Date.now(), Date.now(), ...columns.map((_, index) => (id + index) % 2));
+  for (let id = 1; id <= ROWS; id += 1)
+    insertDoc.run(`doc-${id}`, `name-${id}`, Date.now(), Date.now(), ...columns.map((_, index) => (id + index) % 2));
   sqlite.prepare('INSERT INTO tokens VALUES (?, ?, ?)').run('at-1', sha256(BASELINE_TOKEN), 'user-1');
 })();
 const tokenByHash = sqlite.prepare('SELECT id, user_id FROM tokens WHERE hash = ?');
@@ -55,11 +56,30 @@ function document(row: DocRow) {
   for (const column of columns.slice(0, 17)) permissions[`can-do-${column.replace('_', '-')}`] = row[column] === 1;
   attributes['permissions'] = permissions;
   const relationships: Record<string, unknown> = {};
-  for (const name of ['organization', 'agent-pool', 'current-configuration-version', 'current-run', 'latest-run', 'current-state-version', 'current-assessment-result', 'project', 'locked-by', 'readme']) {
+  for (const name of [
+    'organization',
+    'agent-pool',
+    'current-configuration-version',
+    'current-run',
+    'latest-run',
+    'current-state-version',
+    'current-assessment-result',
+    'project',
+    'locked-by',
+    'readme',
+  ]) {
     relationships[name] = { data: name === 'organization' ? { id: 'baseline', type: 'organizations' } : null };
   }
   relationships['tags'] = { data: [] };
-  return { data: { id: row.id, type: 'docs', attributes, relationships, links: { self: `/doc/${row.id}`, 'self-html': `/app/baseline/docs/${row.name}` } } };
+  return {
+    data: {
+      id: row.id,
+      type: 'docs',
+      attributes,
+      relationships,
+      links: { self: `/doc/${row.id}`, 'self-html': `/app/baseline/docs/${row.name}` },
+    },
+  };
 }
 
 const app = Fastify({ logger: false });

@@ -46,7 +46,12 @@ export function cost(label: string, row: string, reference: string, max: number)
 }
 
 function startUnder(command: string, maxMs: number): Goal {
-  return { label: `start to ready, ${command} (ms)`, target: `< ${maxMs}`, figure: ({ startMs }) => startMs.get(command), met: (figure) => figure < maxMs };
+  return {
+    label: `start to ready, ${command} (ms)`,
+    target: `< ${maxMs}`,
+    figure: ({ startMs }) => startMs.get(command),
+    met: (figure) => figure < maxMs,
+  };
 }
 
 function quotient(numerator: number | undefined, denominator: number | undefined): number | undefined {
@@ -54,7 +59,12 @@ function quotient(numerator: number | undefined, denominator: number | undefined
   return numerator / denominator;
 }
 
-export const POINT_READS = ['GET /api/v2/workspaces/:id', 'GET /api/v2/organizations/:org', 'GET /v1/cubbyhole/:path', 'GET /v1/auth/token/lookup-self'];
+export const POINT_READS = [
+  'GET /api/v2/workspaces/:id',
+  'GET /api/v2/organizations/:org',
+  'GET /v1/cubbyhole/:path',
+  'GET /v1/auth/token/lookup-self',
+];
 
 /** A list at two store sizes: the big one costs at most 1.3 times the small one. */
 export function flat(label: string, small: string, big: string): Goal {

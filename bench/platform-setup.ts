@@ -3,7 +3,13 @@ import type { BenchTarget } from './scenario.js';
 /** Helpers the platform scenarios share. */
 export const headers = (target: BenchTarget) => ({ authorization: `Bearer ${target.adminToken}`, accept: 'application/vnd.api+json' });
 
-export async function call(target: BenchTarget, method: string, path: string, body: unknown, jsonApi = true): Promise<{ data: { id: string } }> {
+export async function call(
+  target: BenchTarget,
+  method: string,
+  path: string,
+  body: unknown,
+  jsonApi = true,
+): Promise<{ data: { id: string } }> {
   const response = await fetch(target.baseUrl + path, {
     method,
     headers: { ...headers(target), 'content-type': jsonApi ? 'application/vnd.api+json' : 'application/json' },
@@ -19,6 +25,8 @@ export async function ensureOrganization(target: BenchTarget, name: string): Pro
   const found = await fetch(`${target.baseUrl}/api/v2/organizations/${name}`, { headers: headers(target) });
   await found.arrayBuffer();
   if (found.status === 200) return false;
-  await call(target, 'POST', '/api/v2/organizations', { data: { type: 'organizations', attributes: { name, email: `${name}@bench.test` } } });
+  await call(target, 'POST', '/api/v2/organizations', {
+    data: { type: 'organizations', attributes: { name, email: `${name}@bench.test` } },
+  });
   return true;
 }

@@ -50,7 +50,9 @@ interface Row {
 
 async function loadScenarios(): Promise<Scenario[]> {
   const dir = join(ROOT, 'bench', 'scenarios');
-  const files = readdirSync(dir).filter((file) => file.endsWith('.ts')).sort();
+  const files = readdirSync(dir)
+    .filter((file) => file.endsWith('.ts'))
+    .sort();
   const all: Scenario[] = [];
   for (const file of files) {
     const module = (await import(pathToFileURL(join(dir, file)).href)) as { scenarios?: unknown };
@@ -113,7 +115,11 @@ async function measure(name: string, baseUrl: string, request: BenchRequest, bas
 
 /** One request first: a scenario that answers 4xx/5xx would otherwise post a flattering figure. */
 async function preflight(baseUrl: string, request: BenchRequest): Promise<string | null> {
-  const response = await fetch(baseUrl + request.path, { method: request.method ?? 'GET', headers: request.headers ?? {}, body: (request.body ?? null) as BodyInit | null });
+  const response = await fetch(baseUrl + request.path, {
+    method: request.method ?? 'GET',
+    headers: request.headers ?? {},
+    body: (request.body ?? null) as BodyInit | null,
+  });
   const text = await response.text();
   if (response.status >= 400) return `preflight answered ${response.status}`;
   if (!request.followUp) return null;
@@ -159,7 +165,10 @@ interface GoalResult {
 }
 
 function evaluateGoals(rows: Row[], startMs: Map<string, number>): GoalResult[] {
-  const figures: Figures = { rps: new Map(rows.filter((row) => !row.failure).map((row) => [row.scenario, row.requestsPerSecond])), startMs };
+  const figures: Figures = {
+    rps: new Map(rows.filter((row) => !row.failure).map((row) => [row.scenario, row.requestsPerSecond])),
+    startMs,
+  };
   return allGoals().map((goal) => {
     const figure = goal.figure(figures);
     return { goal: goal.label, target: goal.target, figure: figure ?? null, met: figure === undefined ? null : goal.met(figure) };
@@ -178,7 +187,10 @@ function printGoals(results: GoalResult[]): void {
 
 function printColumns(header: string[], lines: string[][]): void {
   const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => (line[column] as string).length)));
-  const format = (cells: string[]) => cells.map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number))).join('  ');
+  const format = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number)))
+      .join('  ');
   console.log(format(header));
   console.log(widths.map((width) => '-'.repeat(width)).join('  '));
   for (const line of lines) console.log(format(line));
@@ -186,11 +198,16 @@ function printColumns(header: string[], lines: string[][]): void {
 
 async function main(): Promise<void> {
   const scenarios = await loadScenarios();
-  console.log(`bench: ${scenarios.length} scenario(s), ${settings.durationSeconds} s each after ${WARMUP_SECONDS} s warm-up, ${settings.connections} connection(s), node ${process.version}, ${cpus().length} cpu(s)`);
+  console.log(
+    `bench: ${scenarios.length} scenario(s), ${settings.durationSeconds} s each after ${WARMUP_SECONDS} s warm-up, ${settings.connections} connection(s), node ${process.version}, ${cpus().length} cpu(s)`,
+  );
 
   const startups = new Map<string, number[]>();
   const startMs = new Map<string, number>();
-  for (const [label, how] of [[START_NODE, 'node'], [START_NPM, 'npm']] as [string, StartCommand][]) {
+  for (const [label, how] of [
+    [START_NODE, 'node'],
+    [START_NPM, 'npm'],
+  ] as [string, StartCommand][]) {
     const samples: number[] = [];
     for (let run = 0; run < settings.starts; run += 1) samples.push(Math.round(await measureStartup(how)));
     startups.set(label, samples);
@@ -202,7 +219,14 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   try {
     rows.push(await measure(KV_BASELINE, baselineServer.baseUrl, { path: '/kv/4242' }, null));
-    rows.push(await measure(DOC_BASELINE, baselineServer.baseUrl, { path: '/doc/doc-4242', headers: { authorization: `Bearer ${BASELINE_TOKEN}` } }, null));
+    rows.push(
+      await measure(
+        DOC_BASELINE,
+        baselineServer.baseUrl,
+        { path: '/doc/doc-4242', headers: { authorization: `Bearer ${BASELINE_TOKEN}` } },
+        null,
+      ),
+    );
   } finally {
     await baselineServer.stop();
   }
@@ -230,7 +254,9 @@ async function main(): Promise<void> {
         rows.push(failedRow(scenario.name, `setup failed: ${(error as Error).message}`));
         world = undefined;
       } finally {
-        await scenario.teardown?.().catch((error: unknown) => console.error(`bench: teardown of ${scenario.name} failed: ${(error as Error).message}`));
+        await scenario
+          .teardown?.()
+          .catch((error: unknown) => console.error(`bench: teardown of ${scenario.name} failed: ${(error as Error).message}`));
       }
     }
   } finally {

@@ -18,7 +18,9 @@ const common = {
   sourcemap: true,
   logLevel: 'warning',
   // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none of its own.
-  banner: { js: "import { createRequire as __understudyCreateRequire } from 'node:module'; const require = __understudyCreateRequire(import.meta.url);" },
+  banner: {
+    js: "import { createRequire as __understudyCreateRequire } from 'node:module'; const require = __understudyCreateRequire(import.meta.url);",
+  },
 };
 await build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/main.js' });
 await build({ ...common, entryPoints: ['src/adapters/kms/pkcs11/worker.ts'], outfile: 'dist/pkcs11-worker.js' });

@@ -33,12 +33,7 @@ export interface App {
 }
 
 /** Header and body paths that carry secrets: never written to a log. */
-const REDACTED = [
-  'req.headers.authorization',
-  'req.headers["x-vault-token"]',
-  'req.headers["x-store-token"]',
-  'req.headers.cookie',
-];
+const REDACTED = ['req.headers.authorization', 'req.headers["x-vault-token"]', 'req.headers["x-store-token"]', 'req.headers.cookie'];
 
 export interface BuildOptions {
   /** Where logs go (the process writes them to stderr); `false` turns logging off (tests). */
@@ -81,7 +76,9 @@ function unrouted(request: FastifyRequest, reply: FastifyReply): void {
     sendSecretsError(reply, new ApiError(405, 'unsupported method', { messages: [] }));
     return;
   }
-  reply.code(404).send({ error: `no route for ${request.method} ${request.url.split('?')[0]}; the APIs live under /api/v2, /v1 and /_emulator` });
+  reply
+    .code(404)
+    .send({ error: `no route for ${request.method} ${request.url.split('?')[0]}; the APIs live under /api/v2, /v1 and /_emulator` });
 }
 
 /**

@@ -25,7 +25,10 @@ export const ConfigSchema = Type.Object({
   edition: Type.Union(EDITIONS.map((edition) => Type.Literal(edition))),
   logFormat: Type.Union(LOG_FORMATS.map((format) => Type.Literal(format))),
   /** Comma-separated browser origins allowed to call the server, or `*`; null: no CORS headers. */
-  corsOrigins: Type.Union([Type.String({ minLength: 1, pattern: '^(\\*|[a-zA-Z][a-zA-Z0-9+.-]*://[^,\\s/]+(\\s*,\\s*[a-zA-Z][a-zA-Z0-9+.-]*://[^,\\s/]+)*)$' }), Type.Null()]),
+  corsOrigins: Type.Union([
+    Type.String({ minLength: 1, pattern: '^(\\*|[a-zA-Z][a-zA-Z0-9+.-]*://[^,\\s/]+(\\s*,\\s*[a-zA-Z][a-zA-Z0-9+.-]*://[^,\\s/]+)*)$' }),
+    Type.Null(),
+  ]),
   smsApiUrl: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()]),
   mailTimeoutMs: Type.Integer({ minimum: 1, maximum: 600000 }),
   kmsLibraries: Type.String({ pattern: KMS_LIBRARIES_PATTERN }),
@@ -49,29 +52,131 @@ interface Variable {
 
 /** Every variable understudy reads. `.env.example` and the README list exactly these. */
 export const VARIABLES: readonly Variable[] = [
-  { name: 'UNDERSTUDY_HOST', key: 'host', default: '127.0.0.1', expects: 'a host name or address', meaning: 'address to bind (0.0.0.0 in the container)' },
-  { name: 'UNDERSTUDY_PORT', key: 'port', default: '8200', expects: 'an integer from 0 to 65535', meaning: 'port for every prefix (0 picks a free one)' },
-  { name: 'UNDERSTUDY_STORE', key: 'store', default: 'data/understudy.sqlite', expects: 'a file path or :memory:', meaning: 'SQLite file holding all state; :memory: is ephemeral' },
+  {
+    name: 'UNDERSTUDY_HOST',
+    key: 'host',
+    default: '127.0.0.1',
+    expects: 'a host name or address',
+    meaning: 'address to bind (0.0.0.0 in the container)',
+  },
+  {
+    name: 'UNDERSTUDY_PORT',
+    key: 'port',
+    default: '8200',
+    expects: 'an integer from 0 to 65535',
+    meaning: 'port for every prefix (0 picks a free one)',
+  },
+  {
+    name: 'UNDERSTUDY_STORE',
+    key: 'store',
+    default: 'data/understudy.sqlite',
+    expects: 'a file path or :memory:',
+    meaning: 'SQLite file holding all state; :memory: is ephemeral',
+  },
   { name: 'UNDERSTUDY_LOG_LEVEL', key: 'logLevel', default: 'info', expects: LOG_LEVELS.join(' | '), meaning: 'pino log level' },
-  { name: 'UNDERSTUDY_DIALECT', key: 'dialect', default: 'spec', expects: 'spec | upstream', meaning: 'identifiers in responses: the spec\'s neutral words or the real services\'' },
-  { name: 'UNDERSTUDY_SEED', key: 'seed', default: 'fixtures/default.json', expects: 'a path to a seed file', meaning: 'initial state of both APIs, restored by /_emulator/reset' },
-  { name: 'UNDERSTUDY_ADMIN_TOKEN', key: 'adminToken', default: 'understudy-admin-token', expects: 'at least 8 characters', meaning: 'platform API token of the seed\'s site administrator' },
-  { name: 'UNDERSTUDY_ROOT_TOKEN', key: 'rootToken', aliases: ['VAULT_DEV_ROOT_TOKEN_ID'], default: 'root', expects: 'a non-empty string', meaning: 'secrets API root token' },
-  { name: 'UNDERSTUDY_CONTROL_TOKEN', key: 'controlToken', default: null, expects: 'a non-empty string', meaning: 'when set, /_emulator requires it as a bearer token' },
-  { name: 'UNDERSTUDY_LOG_FORMAT', key: 'logFormat', default: 'auto', expects: LOG_FORMATS.join(' | '), meaning: 'log lines as JSON or pretty text; auto is pretty when stderr is a terminal' },
-  { name: 'UNDERSTUDY_CORS_ORIGINS', key: 'corsOrigins', default: null, expects: '* or comma-separated origins such as http://localhost:3000', meaning: 'browser origins allowed to call the APIs (CORS); unset allows none' },
-  { name: 'UNDERSTUDY_EDITION', key: 'edition', default: 'self-hosted', expects: 'self-hosted | hosted', meaning: 'which platform edition to stand in for (admin API on self-hosted; public registry on hosted)' },
-  { name: 'UNDERSTUDY_SMS_API_URL', key: 'smsApiUrl', default: null, expects: 'an http:// or https:// URL', meaning: 'base URL of an SMS messages API for admin SMS verification; unset keeps SMS in /_emulator/outbox' },
-  { name: 'UNDERSTUDY_MAIL_TIMEOUT_MS', key: 'mailTimeoutMs', default: '10000', expects: 'an integer from 1 to 600000', meaning: 'longest wait for the SMTP server (or SMS API) on an admin test message; past it, 504' },
-  { name: 'UNDERSTUDY_KMS_LIBRARIES', key: 'kmsLibraries', default: 'softhsm=/usr/lib/softhsm/libsofthsm2.so', expects: 'name=path pairs separated by commas', meaning: 'PKCS#11 libraries managed keys may name in `library` (the kms_library entries)' },
-  { name: 'UNDERSTUDY_PKI_KEY_POOL', key: 'pkiKeyPool', default: '20', expects: 'an integer from 0 to 1000', meaning: 'PKI keys kept pre-generated per key type and size (0: generate each on demand)' },
-  { name: 'UNDERSTUDY_PUBLIC_REGISTRY_URL', key: 'publicRegistryUrl', default: null, expects: 'an http(s) URL', meaning: 'modules.v1 base URL the public registry proxy (hosted edition) forwards to' },
-  { name: 'UNDERSTUDY_PUBLIC_REGISTRY_TOKEN', key: 'publicRegistryToken', default: null, expects: 'a non-empty string', meaning: 'bearer token sent to the public registry, when it needs one' },
+  {
+    name: 'UNDERSTUDY_DIALECT',
+    key: 'dialect',
+    default: 'spec',
+    expects: 'spec | upstream',
+    meaning: "identifiers in responses: the spec's neutral words or the real services'",
+  },
+  {
+    name: 'UNDERSTUDY_SEED',
+    key: 'seed',
+    default: 'fixtures/default.json',
+    expects: 'a path to a seed file',
+    meaning: 'initial state of both APIs, restored by /_emulator/reset',
+  },
+  {
+    name: 'UNDERSTUDY_ADMIN_TOKEN',
+    key: 'adminToken',
+    default: 'understudy-admin-token',
+    expects: 'at least 8 characters',
+    meaning: "platform API token of the seed's site administrator",
+  },
+  {
+    name: 'UNDERSTUDY_ROOT_TOKEN',
+    key: 'rootToken',
+    aliases: ['VAULT_DEV_ROOT_TOKEN_ID'],
+    default: 'root',
+    expects: 'a non-empty string',
+    meaning: 'secrets API root token',
+  },
+  {
+    name: 'UNDERSTUDY_CONTROL_TOKEN',
+    key: 'controlToken',
+    default: null,
+    expects: 'a non-empty string',
+    meaning: 'when set, /_emulator requires it as a bearer token',
+  },
+  {
+    name: 'UNDERSTUDY_LOG_FORMAT',
+    key: 'logFormat',
+    default: 'auto',
+    expects: LOG_FORMATS.join(' | '),
+    meaning: 'log lines as JSON or pretty text; auto is pretty when stderr is a terminal',
+  },
+  {
+    name: 'UNDERSTUDY_CORS_ORIGINS',
+    key: 'corsOrigins',
+    default: null,
+    expects: '* or comma-separated origins such as http://localhost:3000',
+    meaning: 'browser origins allowed to call the APIs (CORS); unset allows none',
+  },
+  {
+    name: 'UNDERSTUDY_EDITION',
+    key: 'edition',
+    default: 'self-hosted',
+    expects: 'self-hosted | hosted',
+    meaning: 'which platform edition to stand in for (admin API on self-hosted; public registry on hosted)',
+  },
+  {
+    name: 'UNDERSTUDY_SMS_API_URL',
+    key: 'smsApiUrl',
+    default: null,
+    expects: 'an http:// or https:// URL',
+    meaning: 'base URL of an SMS messages API for admin SMS verification; unset keeps SMS in /_emulator/outbox',
+  },
+  {
+    name: 'UNDERSTUDY_MAIL_TIMEOUT_MS',
+    key: 'mailTimeoutMs',
+    default: '10000',
+    expects: 'an integer from 1 to 600000',
+    meaning: 'longest wait for the SMTP server (or SMS API) on an admin test message; past it, 504',
+  },
+  {
+    name: 'UNDERSTUDY_KMS_LIBRARIES',
+    key: 'kmsLibraries',
+    default: 'softhsm=/usr/lib/softhsm/libsofthsm2.so',
+    expects: 'name=path pairs separated by commas',
+    meaning: 'PKCS#11 libraries managed keys may name in `library` (the kms_library entries)',
+  },
+  {
+    name: 'UNDERSTUDY_PKI_KEY_POOL',
+    key: 'pkiKeyPool',
+    default: '20',
+    expects: 'an integer from 0 to 1000',
+    meaning: 'PKI keys kept pre-generated per key type and size (0: generate each on demand)',
+  },
+  {
+    name: 'UNDERSTUDY_PUBLIC_REGISTRY_URL',
+    key: 'publicRegistryUrl',
+    default: null,
+    expects: 'an http(s) URL',
+    meaning: 'modules.v1 base URL the public registry proxy (hosted edition) forwards to',
+  },
+  {
+    name: 'UNDERSTUDY_PUBLIC_REGISTRY_TOKEN',
+    key: 'publicRegistryToken',
+    default: null,
+    expects: 'a non-empty string',
+    meaning: 'bearer token sent to the public registry, when it needs one',
+  },
 ];
 
 /** Variables whose value is a number. */
 const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'mailTimeoutMs', 'pkiKeyPool']);
-
 
 /** `UNDERSTUDY_KMS_LIBRARIES` as a map from library name to path. */
 export function kmsLibraryMap(text: string): Map<string, string> {

@@ -14,7 +14,8 @@ function requestLine(log: Record<string, unknown>, messageKey: string): string {
   const { reqId, req, res, responseTime } = log as RequestLog;
   const parts = [reqId, log[messageKey]];
   if (req?.method !== undefined) parts.push(req.method, req.url);
-  if (res?.statusCode !== undefined) parts.push(res.statusCode, typeof responseTime === 'number' ? `in ${responseTime.toFixed(1)} ms` : undefined);
+  if (res?.statusCode !== undefined)
+    parts.push(res.statusCode, typeof responseTime === 'number' ? `in ${responseTime.toFixed(1)} ms` : undefined);
   return parts.filter((part) => part !== undefined && part !== null).join(' ');
 }
 

@@ -3,7 +3,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, startServer, type TestServer } from './helpers/app.js';
 
 /** A raw request, so methods fetch refuses (PROPFIND) and malformed escapes reach the server as sent. */
-function raw(server: TestServer, method: string, path: string, headers: Record<string, string> = {}): Promise<{ status: number; type: string | undefined; body: string }> {
+function raw(
+  server: TestServer,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; type: string | undefined; body: string }> {
   return new Promise((done, fail) => {
     const outgoing = request(`${server.baseUrl}${path}`, { method, headers }, (response) => {
       let body = '';

@@ -36,7 +36,10 @@ async function asPostgres(database: string | undefined, queries: string[]): Prom
 let prepared = false;
 async function prepareDatabase(): Promise<void> {
   if (prepared) return;
-  await asPostgres(undefined, [`CREATE ROLE "${admin}" WITH LOGIN CREATEROLE PASSWORD '${adminPassword}'`, `CREATE DATABASE "${database}" OWNER "${admin}"`]);
+  await asPostgres(undefined, [
+    `CREATE ROLE "${admin}" WITH LOGIN CREATEROLE PASSWORD '${adminPassword}'`,
+    `CREATE DATABASE "${database}" OWNER "${admin}"`,
+  ]);
   await asPostgres(database, [
     `SET ROLE "${admin}"`,
     'CREATE TABLE widgets (id int primary key, name text)',

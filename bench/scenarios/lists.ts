@@ -30,14 +30,18 @@ const searchName = (kind: string) => `${kind} list ?q=0424 (100,000)`;
 export const scenarios: Scenario[] = KINDS.flatMap(({ kind, path, search }) => {
   const setupFor = (size: (typeof SIZES)[number]) => async (target: Parameters<Scenario['setup']>[0]) => {
     const org = `bench-${kind}-${size.count}`;
-    if (await ensureOrganization(target, org)) await call(target, 'POST', `/_emulator/organizations/${org}/${kind}/bulk`, { count: size.count, prefix: kind }, false);
+    if (await ensureOrganization(target, org))
+      await call(target, 'POST', `/_emulator/organizations/${org}/${kind}/bulk`, { count: size.count, prefix: kind }, false);
     return org;
   };
   const rows: Scenario[] = SIZES.flatMap((size) =>
     PAGES.map((page) => ({
       name: rowName(kind, page.label, size.label),
       world: `${kind}-${size.count}`,
-      setup: async (target) => ({ path: `${path(await setupFor(size)(target))}?page%5Bsize%5D=20&page%5Bnumber%5D=${page.number(size.count)}`, headers: headers(target) }),
+      setup: async (target) => ({
+        path: `${path(await setupFor(size)(target))}?page%5Bsize%5D=20&page%5Bnumber%5D=${page.number(size.count)}`,
+        headers: headers(target),
+      }),
     })),
   );
   if (search !== undefined) {
@@ -53,5 +57,6 @@ export const scenarios: Scenario[] = KINDS.flatMap(({ kind, path, search }) => {
 
 for (const { kind, search } of KINDS) {
   addGoals(...PAGES.map((page) => flat(`${kind}: ${page.label}`, rowName(kind, page.label, '100'), rowName(kind, page.label, '100,000'))));
-  if (search !== undefined) addGoals(cost(`${kind}: q search vs unfiltered page (100,000)`, searchName(kind), rowName(kind, 'page 1', '100,000'), 2));
+  if (search !== undefined)
+    addGoals(cost(`${kind}: q search vs unfiltered page (100,000)`, searchName(kind), rowName(kind, 'page 1', '100,000'), 2));
 }

@@ -24,7 +24,10 @@ function softHsm(): string | null {
   try {
     const dir = mkdtempSync(join(tmpdir(), 'understudy-bench-softhsm-'));
     mkdirSync(join(dir, 'tokens'));
-    writeFileSync(join(dir, 'softhsm2.conf'), `directories.tokendir = ${join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`);
+    writeFileSync(
+      join(dir, 'softhsm2.conf'),
+      `directories.tokendir = ${join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`,
+    );
     process.env.SOFTHSM2_CONF = join(dir, 'softhsm2.conf');
     execFileSync('softhsm2-util', ['--init-token', '--free', '--label', TOKEN, '--so-pin', '5678', '--pin', PIN], { stdio: 'ignore' });
     return null;
@@ -65,9 +68,33 @@ async function managedKey(target: BenchTarget, type: string, name: string, body:
   return { method: 'POST', path: `/v1/sys/managed-keys/${type}/${name}/test/sign`, headers: headers(target), body: '{}' };
 }
 
-const pkcs11Key = { library: 'softhsm', token_label: TOKEN, pin: PIN, mechanism: '0x1041', curve: 'P256', key_label: 'bench-ec', allow_generate_key: true };
-const kmsKey = { access_key: 'AKIDBENCH', secret_key: 'bench', key_type: 'ECDSA', curve: 'P256', kms_key: 'alias/bench', allow_generate_key: true };
-const vaultKey = { tenant_id: 't', client_id: 'c', client_secret: 's', vault_name: 'bench', key_name: 'bench', key_type: 'RSA', key_bits: 2048, allow_generate_key: true };
+const pkcs11Key = {
+  library: 'softhsm',
+  token_label: TOKEN,
+  pin: PIN,
+  mechanism: '0x1041',
+  curve: 'P256',
+  key_label: 'bench-ec',
+  allow_generate_key: true,
+};
+const kmsKey = {
+  access_key: 'AKIDBENCH',
+  secret_key: 'bench',
+  key_type: 'ECDSA',
+  curve: 'P256',
+  kms_key: 'alias/bench',
+  allow_generate_key: true,
+};
+const vaultKey = {
+  tenant_id: 't',
+  client_id: 'c',
+  client_secret: 's',
+  vault_name: 'bench',
+  key_name: 'bench',
+  key_type: 'RSA',
+  key_bits: 2048,
+  allow_generate_key: true,
+};
 
 /** The standing token for the key vault stand-in, as its token service issues it. */
 async function vaultCredential(target: BenchTarget) {
@@ -90,7 +117,10 @@ function softHsmKey() {
   const session = module.C_OpenSession(slot, pkcs11js.CKF_SERIAL_SESSION | pkcs11js.CKF_RW_SESSION);
   module.C_Login(session, pkcs11js.CKU_USER, PIN);
   const find = () => {
-    module.C_FindObjectsInit(session, [{ type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY }, { type: pkcs11js.CKA_LABEL, value: 'bench-ec' }]);
+    module.C_FindObjectsInit(session, [
+      { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PRIVATE_KEY },
+      { type: pkcs11js.CKA_LABEL, value: 'bench-ec' },
+    ]);
     const key = module.C_FindObjects(session);
     module.C_FindObjectsFinal(session);
     return key;
@@ -101,8 +131,18 @@ function softHsmKey() {
     module.C_GenerateKeyPair(
       session,
       { mechanism: pkcs11js.CKM_EC_KEY_PAIR_GEN },
-      [label, { type: pkcs11js.CKA_TOKEN, value: true }, { type: pkcs11js.CKA_VERIFY, value: true }, { type: pkcs11js.CKA_EC_PARAMS, value: Buffer.from('06082a8648ce3d030107', 'hex') }],
-      [label, { type: pkcs11js.CKA_TOKEN, value: true }, { type: pkcs11js.CKA_SIGN, value: true }, { type: pkcs11js.CKA_PRIVATE, value: true }],
+      [
+        label,
+        { type: pkcs11js.CKA_TOKEN, value: true },
+        { type: pkcs11js.CKA_VERIFY, value: true },
+        { type: pkcs11js.CKA_EC_PARAMS, value: Buffer.from('06082a8648ce3d030107', 'hex') },
+      ],
+      [
+        label,
+        { type: pkcs11js.CKA_TOKEN, value: true },
+        { type: pkcs11js.CKA_SIGN, value: true },
+        { type: pkcs11js.CKA_PRIVATE, value: true },
+      ],
     );
     key = find();
   }
@@ -135,11 +175,18 @@ export const scenarios: Scenario[] = [
     baseline: {
       name: 'client-kms Sign ECDSA P-256 (stand-in)',
       start: async (target) => {
-        const client = new KMSClient({ region: 'us-east-1', endpoint: `${target.baseUrl}/_emulator/cloud-a-kms`, credentials: { accessKeyId: 'AKIDBENCH', secretAccessKey: 'bench' }, maxAttempts: 1 });
+        const client = new KMSClient({
+          region: 'us-east-1',
+          endpoint: `${target.baseUrl}/_emulator/cloud-a-kms`,
+          credentials: { accessKeyId: 'AKIDBENCH', secretAccessKey: 'bench' },
+          maxAttempts: 1,
+        });
         const created = await client.send(new CreateKeyCommand({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' }));
         await client.send(new CreateAliasCommand({ AliasName: 'alias/bench', TargetKeyId: created.KeyMetadata?.KeyId }));
         return libraryServer(async () => {
-          await client.send(new SignCommand({ KeyId: 'alias/bench', Message: randomBytes(64), MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }));
+          await client.send(
+            new SignCommand({ KeyId: 'alias/bench', Message: randomBytes(64), MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }),
+          );
         });
       },
     },
@@ -152,7 +199,10 @@ export const scenarios: Scenario[] = [
       start: async (target) => {
         const options = { disableChallengeResourceVerification: true, allowInsecureConnection: true };
         const credential = await vaultCredential(target);
-        const key = await new KeyClient(target.baseUrl, credential, options).createRsaKey('bench', { keySize: 2048, keyOps: ['sign', 'verify'] });
+        const key = await new KeyClient(target.baseUrl, credential, options).createRsaKey('bench', {
+          keySize: 2048,
+          keyOps: ['sign', 'verify'],
+        });
         const crypto = new CryptographyClient(key, credential, options);
         return libraryServer(async () => {
           await crypto.sign('RS256', createHash('sha256').update(randomBytes(64)).digest());

@@ -4,7 +4,14 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
 import { LocalSigner } from '../../src/secrets/engines/pki/signer.js';
-import { basicConstraints, buildName, keyIdentifier, randomSerial, signCertificate, subjectKeyId } from '../../src/secrets/engines/pki/x509.js';
+import {
+  basicConstraints,
+  buildName,
+  keyIdentifier,
+  randomSerial,
+  signCertificate,
+  subjectKeyId,
+} from '../../src/secrets/engines/pki/x509.js';
 import type { BaselineServer, BenchTarget, Scenario } from '../scenario.js';
 
 /**
@@ -41,7 +48,15 @@ async function nativeServer(kind: Kind): Promise<BaselineServer> {
       const key = await newKey(kind);
       const now = new Date();
       const der = await signCertificate(
-        { serial: randomSerial(), subject: buildName({ commonName: 'leaf.bench.test' }), issuer: name, notBefore: now, notAfter: new Date(now.getTime() + 3_600_000), publicKey: key, extensions: [basicConstraints(false), subjectKeyId(caKeyId)] },
+        {
+          serial: randomSerial(),
+          subject: buildName({ commonName: 'leaf.bench.test' }),
+          issuer: name,
+          notBefore: now,
+          notAfter: new Date(now.getTime() + 3_600_000),
+          publicKey: key,
+          extensions: [basicConstraints(false), subjectKeyId(caKeyId)],
+        },
         ca,
       );
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ certificate: der.toString('base64') }));
@@ -71,7 +86,13 @@ async function call(target: BenchTarget, method: string, path: string, body: unk
 async function prepare(target: BenchTarget, kind: Kind, mount: string) {
   await call(target, 'POST', `sys/mounts/${mount}`, { type: 'pki', config: { max_lease_ttl: '87600h' } });
   await call(target, 'POST', `${mount}/root/generate/internal`, { common_name: 'bench root', key_type: 'ec', ttl: '8760h' });
-  await call(target, 'POST', `${mount}/roles/bench`, { allowed_domains: 'bench.test', allow_subdomains: true, key_type: kind.type, key_bits: kind.bits, ttl: '1h' });
+  await call(target, 'POST', `${mount}/roles/bench`, {
+    allowed_domains: 'bench.test',
+    allow_subdomains: true,
+    key_type: kind.type,
+    key_bits: kind.bits,
+    ttl: '1h',
+  });
   await call(target, 'POST', `${mount}/issue/bench`, { common_name: 'warm.bench.test' });
   // Let the workers fill the pool, as it would be after a quiet moment.
   await new Promise((resolve) => setTimeout(resolve, kind.fillMs));
@@ -83,10 +104,8 @@ async function prepare(target: BenchTarget, kind: Kind, mount: string) {
   };
 }
 
-export const scenarios: Scenario[] = KINDS.map(
-  (kind, index): Scenario => ({
-    name: `POST /v1/pki/issue/:role ${kind.label}`,
-    baseline: { name: `native ${kind.label} keygen + sign behind a bare HTTP server`, start: () => nativeServer(kind) },
-    setup: (target) => prepare(target, kind, `bench-pki-${index}`),
-  }),
-);
+export const scenarios: Scenario[] = KINDS.map((kind, index): Scenario => ({
+  name: `POST /v1/pki/issue/:role ${kind.label}`,
+  baseline: { name: `native ${kind.label} keygen + sign behind a bare HTTP server`, start: () => nativeServer(kind) },
+  setup: (target) => prepare(target, kind, `bench-pki-${index}`),
+}));

@@ -4,10 +4,23 @@ import tar from 'tar-stream';
 import type { BenchTarget, Scenario } from '../scenario.js';
 
 const ORG = 'understudy';
-const jsonApi = (target: BenchTarget) => ({ authorization: `Bearer ${target.adminToken}`, accept: 'application/vnd.api+json', 'content-type': 'application/vnd.api+json' });
+const jsonApi = (target: BenchTarget) => ({
+  authorization: `Bearer ${target.adminToken}`,
+  accept: 'application/vnd.api+json',
+  'content-type': 'application/vnd.api+json',
+});
 
-async function call(target: BenchTarget, method: string, path: string, body?: unknown): Promise<{ data: { id: string; links: Record<string, string> } }> {
-  const response = await fetch(target.baseUrl + path, { method, headers: jsonApi(target), ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+async function call(
+  target: BenchTarget,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ data: { id: string; links: Record<string, string> } }> {
+  const response = await fetch(target.baseUrl + path, {
+    method,
+    headers: jsonApi(target),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
   return JSON.parse(text === '' ? '{}' : text) as { data: { id: string; links: Record<string, string> } };
@@ -15,7 +28,8 @@ async function call(target: BenchTarget, method: string, path: string, body?: un
 
 /** Runs `task` for 0..count-1, a few at a time (setup speed only; the measurement is autocannon's). */
 async function inBatches(count: number, task: (index: number) => Promise<unknown>): Promise<void> {
-  for (let start = 0; start < count; start += 16) await Promise.all(Array.from({ length: Math.min(16, count - start) }, (_, offset) => task(start + offset)));
+  for (let start = 0; start < count; start += 16)
+    await Promise.all(Array.from({ length: Math.min(16, count - start) }, (_, offset) => task(start + offset)));
 }
 
 async function tarball(files: { name: string; content: string | Buffer }[]): Promise<Buffer> {
@@ -30,12 +44,20 @@ async function tarball(files: { name: string; content: string | Buffer }[]): Pro
 }
 
 const createModule = (target: BenchTarget, name: string) =>
-  call(target, 'POST', `/api/v2/organizations/${ORG}/registry-modules`, { data: { type: 'registry-modules', attributes: { name, provider: 'aws' } } });
+  call(target, 'POST', `/api/v2/organizations/${ORG}/registry-modules`, {
+    data: { type: 'registry-modules', attributes: { name, provider: 'aws' } },
+  });
 const createVersion = (target: BenchTarget, name: string, version: string) =>
-  call(target, 'POST', `/api/v2/organizations/${ORG}/registry-modules/private/${ORG}/${name}/aws/versions`, { data: { type: 'registry-module-versions', attributes: { version } } });
+  call(target, 'POST', `/api/v2/organizations/${ORG}/registry-modules/private/${ORG}/${name}/aws/versions`, {
+    data: { type: 'registry-module-versions', attributes: { version } },
+  });
 
 async function uploaded(target: BenchTarget, link: string, archive: Buffer): Promise<void> {
-  const response = await fetch(link, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(archive) });
+  const response = await fetch(link, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/octet-stream' },
+    body: new Uint8Array(archive),
+  });
   if (response.status !== 200) throw new Error(`upload: ${response.status} ${await response.text()}`);
 }
 
@@ -96,7 +118,9 @@ export const scenarios: Scenario[] = [
     setup: async (target) => {
       await createModule(target, 'big');
       const version = await createVersion(target, 'big', '1.0.0');
-      const variables = Array.from({ length: 100 }, (_, i) => `variable "v${i}" {\n  type    = string\n  default = "d${i}"\n}\n`).join('\n');
+      const variables = Array.from({ length: 100 }, (_, i) => `variable "v${i}" {\n  type    = string\n  default = "d${i}"\n}\n`).join(
+        '\n',
+      );
       // Random bytes do not compress, so the archive itself is about 1 MB.
       const archive = await tarball([
         { name: 'main.tf', content: variables },

@@ -35,21 +35,21 @@ export const scenarios: Scenario[] = [
   {
     name: SHOW,
     setup: async (target) => {
-      const created = await call(target, 'POST', '/api/v2/organizations/understudy/workspaces', { data: { type: 'workspaces', attributes: { name: 'bench-show' } } });
+      const created = await call(target, 'POST', '/api/v2/organizations/understudy/workspaces', {
+        data: { type: 'workspaces', attributes: { name: 'bench-show' } },
+      });
       return { path: `/api/v2/workspaces/${created.data.id}`, headers: headers(target) };
     },
   },
   ...SIZES.flatMap((size) =>
-    PAGES.map(
-      (page): Scenario => ({
-        name: pageName(page.label, size.label),
-        world: `workspaces-${size.org}`,
-        setup: async (target) => {
-          await organizationWithWorkspaces(target, size.org, size.count);
-          return { path: list(size.org, `page%5Bnumber%5D=${page.number(size.count)}`), headers: headers(target) };
-        },
-      }),
-    ),
+    PAGES.map((page): Scenario => ({
+      name: pageName(page.label, size.label),
+      world: `workspaces-${size.org}`,
+      setup: async (target) => {
+        await organizationWithWorkspaces(target, size.org, size.count);
+        return { path: list(size.org, `page%5Bnumber%5D=${page.number(size.count)}`), headers: headers(target) };
+      },
+    })),
   ),
   {
     name: SEARCH,

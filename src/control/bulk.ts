@@ -20,7 +20,8 @@ export function bulkNames(body: unknown, fallbackPrefix: string): string[] {
   if (typeof count !== 'number' || !Number.isInteger(count) || count < 1 || count > BULK_LIMIT) {
     throw new ApiError(400, `"count" must be an integer from 1 to ${BULK_LIMIT}`);
   }
-  if (typeof prefix !== 'string' || !PREFIX.test(prefix)) throw new ApiError(400, '"prefix" may contain only letters, numbers, "-" and "_" (at most 60)');
+  if (typeof prefix !== 'string' || !PREFIX.test(prefix))
+    throw new ApiError(400, '"prefix" may contain only letters, numbers, "-" and "_" (at most 60)');
   const width = String(count).length;
   return Array.from({ length: count }, (_, index) => `${prefix}-${String(index + 1).padStart(width, '0')}`);
 }
@@ -31,12 +32,22 @@ type Make = (tx: Tx, organizationId: string, names: string[], at: Date) => void;
 const MAKERS: Record<string, Make> = {
   teams: (tx, organizationId, names, at) => {
     for (const slice of inSlices(names)) {
-      tx.insert(teams).values(slice.map((name) => ({ id: newId('team'), organizationId, name, visibility: 'organization', createdAt: at }))).run();
+      tx.insert(teams)
+        .values(slice.map((name) => ({ id: newId('team'), organizationId, name, visibility: 'organization', createdAt: at })))
+        .run();
     }
   },
   'run-tasks': (tx, organizationId, names, at) => {
     for (const slice of inSlices(names)) {
-      const rows = slice.map((name) => ({ id: newId('task'), organizationId, name, url: 'https://run-tasks.invalid/hook', category: 'task', enabled: true, createdAt: at }));
+      const rows = slice.map((name) => ({
+        id: newId('task'),
+        organizationId,
+        name,
+        url: 'https://run-tasks.invalid/hook',
+        category: 'task',
+        enabled: true,
+        createdAt: at,
+      }));
       tx.insert(runTasks).values(rows).run();
     }
   },
@@ -45,7 +56,9 @@ const MAKERS: Record<string, Make> = {
     for (const slice of inSlices(names)) {
       const made = slice.map((name) => ({ id: newId('user'), username: name, email: `${name}@bulk.invalid`, createdAt: at }));
       tx.insert(users).values(made).run();
-      tx.insert(organizationMemberships).values(made.map((user) => ({ id: newId('ou'), organizationId, userId: user.id, status: 'active' as const, createdAt: at }))).run();
+      tx.insert(organizationMemberships)
+        .values(made.map((user) => ({ id: newId('ou'), organizationId, userId: user.id, status: 'active' as const, createdAt: at })))
+        .run();
     }
   },
 };
@@ -64,11 +77,20 @@ export async function bulkRoutes(app: FastifyInstance, runtime: Runtime): Promis
         const names = bulkNames(request.body, kind === 'memberships' ? 'member' : kind === 'teams' ? 'team' : 'task');
         const at = runtime.clock.now();
         db.transaction((tx) => make(tx, organization.id, names, at));
-        return reply.code(201).send({ organization: organization.name, created: names.length, first: names[0], last: names[names.length - 1], 'created-at': isoTimestamp(at) });
+        return reply
+          .code(201)
+          .send({
+            organization: organization.name,
+            created: names.length,
+            first: names[0],
+            last: names[names.length - 1],
+            'created-at': isoTimestamp(at),
+          });
       } catch (error) {
         if (error instanceof ApiError) return reply.code(error.status).send({ error: error.detail });
         // A name already taken (unique index) is the caller's mistake, not a server fault.
-        if (error instanceof Error && /UNIQUE constraint failed/.test(error.message)) return reply.code(409).send({ error: `some ${kind} names are already taken` });
+        if (error instanceof Error && /UNIQUE constraint failed/.test(error.message))
+          return reply.code(409).send({ error: `some ${kind} names are already taken` });
         throw error;
       }
     });

@@ -21,7 +21,11 @@ export async function clockRoutes(app: FastifyInstance, runtime: Runtime): Promi
   const { clock, scheduler } = runtime;
   const state = () => {
     const next = scheduler.nextDueMs();
-    return { now: clock.now().toISOString(), 'offset-ms': clock.offset, 'next-due': next === undefined ? null : new Date(next).toISOString() };
+    return {
+      now: clock.now().toISOString(),
+      'offset-ms': clock.offset,
+      'next-due': next === undefined ? null : new Date(next).toISOString(),
+    };
   };
 
   app.get('/clock', async () => state());
@@ -31,7 +35,8 @@ export async function clockRoutes(app: FastifyInstance, runtime: Runtime): Promi
     if (typeof body !== 'object' || Array.isArray(body)) return reply.code(400).send({ error: 'the body must be a JSON object' });
     const hasAdvance = body.advance !== undefined;
     const hasSet = body.set !== undefined;
-    if (hasAdvance === hasSet) return reply.code(400).send({ error: 'give exactly one of "advance" (a duration such as "36h") or "set" (an RFC 3339 time)' });
+    if (hasAdvance === hasSet)
+      return reply.code(400).send({ error: 'give exactly one of "advance" (a duration such as "36h") or "set" (an RFC 3339 time)' });
     if (body.force !== undefined && typeof body.force !== 'boolean') return reply.code(400).send({ error: '"force" must be a boolean' });
 
     let target: number;
@@ -39,7 +44,8 @@ export async function clockRoutes(app: FastifyInstance, runtime: Runtime): Promi
       try {
         target = clock.nowMs() + parseDurationMs(body.advance);
       } catch (error) {
-        if (error instanceof DurationError) return reply.code(400).send({ error: `"advance" must be a non-negative duration such as "90s" or "36h" (${error.message})` });
+        if (error instanceof DurationError)
+          return reply.code(400).send({ error: `"advance" must be a non-negative duration such as "90s" or "36h" (${error.message})` });
         throw error;
       }
     } else {
@@ -56,7 +62,9 @@ export async function clockRoutes(app: FastifyInstance, runtime: Runtime): Promi
       return { ...state(), ran };
     } catch (error) {
       if (error instanceof ClockMovedBackwardsError) {
-        return reply.code(409).send({ error: 'the clock only moves forward; send "force": true to move it back (work that already ran is not undone)' });
+        return reply
+          .code(409)
+          .send({ error: 'the clock only moves forward; send "force": true to move it back (work that already ran is not undone)' });
       }
       throw error;
     }

@@ -21,12 +21,19 @@ const SECRETS_CATCH_ALL = '/v1/*';
 
 // Keys our schemas carry for validation only (see platform/jsonapi/validation.ts).
 const VALIDATION_ONLY = new Set(['errorMessage', 'optionalBody']);
-const forDocument = (schema: unknown): unknown => JSON.parse(JSON.stringify(schema, (key, value) => (VALIDATION_ONLY.has(key) ? undefined : value)));
+const forDocument = (schema: unknown): unknown =>
+  JSON.parse(JSON.stringify(schema, (key, value) => (VALIDATION_ONLY.has(key) ? undefined : value)));
 
 /** Documented only (the routes send pre-serialized documents, so no response schema is compiled). */
 const PLATFORM_RESPONSES = {
-  '2XX': { description: 'a JSON:API document (`data`, and `included`, `links`, `meta` where they apply), or 204 with no body', type: 'object' },
-  '4XX': { description: 'a JSON:API error document: `errors[]` with `status`, `title`, `detail` and `source.pointer` or `source.parameter`', type: 'object' },
+  '2XX': {
+    description: 'a JSON:API document (`data`, and `included`, `links`, `meta` where they apply), or 204 with no body',
+    type: 'object',
+  },
+  '4XX': {
+    description: 'a JSON:API error document: `errors[]` with `status`, `title`, `detail` and `source.pointer` or `source.parameter`',
+    type: 'object',
+  },
 };
 
 function tagOf(url: string): string {
@@ -51,7 +58,8 @@ export async function registerOpenApi(fastify: FastifyInstance, runtime: Runtime
       info: {
         title: 'understudy',
         version: VERSION,
-        description: 'A local stand-in for the platform API (/api/v2, JSON:API) and the secrets API (/v1). Generated from the route declarations.',
+        description:
+          'A local stand-in for the platform API (/api/v2, JSON:API) and the secrets API (/v1). Generated from the route declarations.',
       },
       tags: [
         { name: 'platform', description: 'JSON:API, `Authorization: Bearer <token>`' },
@@ -97,7 +105,9 @@ function fieldsSchema(fields: Record<string, FieldSpec> | undefined): Json {
       { ...FIELD_SCHEMAS[field.type], description: field.description, ...(field.default !== undefined ? { default: field.default } : {}) },
     ]),
   );
-  const required = Object.entries(fields ?? {}).filter(([, field]) => field.required).map(([name]) => name);
+  const required = Object.entries(fields ?? {})
+    .filter(([, field]) => field.required)
+    .map(([name]) => name);
   return { type: 'object', properties, ...(required.length > 0 ? { required } : {}) };
 }
 
@@ -115,7 +125,15 @@ function openApiPath(prefix: string, pattern: string): { path: string; parameter
   return { path: `/v1/${segments.join('/')}`.replace(/\/+$/, '').replace(/\/{2,}/g, '/'), parameters };
 }
 
-const TOKEN = [{ name: 'X-Vault-Token', in: 'header', required: false, schema: { type: 'string' }, description: 'also X-Store-Token or Authorization: Bearer' }];
+const TOKEN = [
+  {
+    name: 'X-Vault-Token',
+    in: 'header',
+    required: false,
+    schema: { type: 'string' },
+    description: 'also X-Store-Token or Authorization: Bearer',
+  },
+];
 
 function pathItem(spec: PathSpec, parameters: Json[], engine: string): Record<string, Json> {
   const operations = spec.operations as Partial<Record<Operation, unknown>>;
@@ -132,14 +150,27 @@ function pathItem(spec: PathSpec, parameters: Json[], engine: string): Record<st
   const item: Record<string, Json> = {};
   const body = { requestBody: { content: { 'application/json': { schema: fieldsSchema(spec.fields) } } } };
   if (operations.read || operations.list) {
-    const listing = operations.list ? [{ name: 'list', in: 'query', required: false, schema: { type: 'boolean' }, description: 'list keys (the LIST method does the same)' }] : [];
+    const listing = operations.list
+      ? [
+          {
+            name: 'list',
+            in: 'query',
+            required: false,
+            schema: { type: 'boolean' },
+            description: 'list keys (the LIST method does the same)',
+          },
+        ]
+      : [];
     item['get'] = base(operations.read ? 'read' : 'list', { parameters: listing });
   }
   if (operations.create || operations.update) {
     item['post'] = base(operations.create ? 'create or update' : 'update', body);
     item['put'] = base(operations.create ? 'create or update' : 'update', body);
   }
-  if (operations.patch) item['patch'] = base('patch (JSON merge patch)', { requestBody: { content: { 'application/merge-patch+json': { schema: fieldsSchema(spec.fields) } } } });
+  if (operations.patch)
+    item['patch'] = base('patch (JSON merge patch)', {
+      requestBody: { content: { 'application/merge-patch+json': { schema: fieldsSchema(spec.fields) } } },
+    });
   if (operations.delete) item['delete'] = base('delete');
   return item;
 }

@@ -48,7 +48,11 @@ function settingsChanges(body: Body): OrganizationSettings {
   }
   if ('entitlements' in body) {
     const given = body['entitlements'];
-    const valid = typeof given === 'object' && given !== null && !Array.isArray(given) && Object.values(given).every((value) => typeof value === 'boolean' || typeof value === 'number');
+    const valid =
+      typeof given === 'object' &&
+      given !== null &&
+      !Array.isArray(given) &&
+      Object.values(given).every((value) => typeof value === 'boolean' || typeof value === 'number');
     if (!valid) throw new ApiError(400, '"entitlements" must be an object of booleans and numbers, e.g. {"run-tasks": false}');
     changes.entitlements = given as Record<string, boolean | number>;
   }
@@ -95,51 +99,74 @@ export async function platformFixtureRoutes(app: FastifyInstance, runtime: Runti
   const organizations = new OrganizationService(db, runtime.clock);
   const workspaces = new WorkspaceService(db, runtime.clock, runtime.config.dialect, runtime.config.edition);
 
-  app.patch<{ Params: { org: string } }>('/organizations/:org', guarded(async (request) => {
-    const organization = organizationNamed(organizations, (request.params as { org: string }).org);
-    const updated = organizations.changeSettings(organization, settingsChanges(objectBody(request)));
-    const { settings } = updated;
-    return {
-      organization: organization.name,
-      'membership-limit': settings.membershipLimit ?? null,
-      'auto-accept-invitations': settings.autoAcceptInvitations ?? false,
-      entitlements: entitlements(updated),
-    };
-  }));
+  app.patch<{ Params: { org: string } }>(
+    '/organizations/:org',
+    guarded(async (request) => {
+      const organization = organizationNamed(organizations, (request.params as { org: string }).org);
+      const updated = organizations.changeSettings(organization, settingsChanges(objectBody(request)));
+      const { settings } = updated;
+      return {
+        organization: organization.name,
+        'membership-limit': settings.membershipLimit ?? null,
+        'auto-accept-invitations': settings.autoAcceptInvitations ?? false,
+        entitlements: entitlements(updated),
+      };
+    }),
+  );
 
-  app.post('/organization-memberships/:id/accept', guarded(async (request) => {
-    const membership = memberships.accept((request.params as { id: string }).id);
-    return { id: membership.id, status: membership.status };
-  }));
+  app.post(
+    '/organization-memberships/:id/accept',
+    guarded(async (request) => {
+      const membership = memberships.accept((request.params as { id: string }).id);
+      return { id: membership.id, status: membership.status };
+    }),
+  );
 
   // Many workspaces in one transaction, through the same row defaults as the API's create.
-  app.post('/organizations/:org/workspaces/bulk', guarded(async (request, reply) => {
-    const organization = organizationNamed(organizations, (request.params as { org: string }).org);
-    const names = bulkNames(objectBody(request), 'ws');
-    const at = workspaces.createMany(organization, names);
-    return reply.code(201).send({ organization: organization.name, created: names.length, first: names[0], last: names[names.length - 1], 'created-at': isoTimestamp(at) });
-  }));
+  app.post(
+    '/organizations/:org/workspaces/bulk',
+    guarded(async (request, reply) => {
+      const organization = organizationNamed(organizations, (request.params as { org: string }).org);
+      const names = bulkNames(objectBody(request), 'ws');
+      const at = workspaces.createMany(organization, names);
+      return reply
+        .code(201)
+        .send({
+          organization: organization.name,
+          created: names.length,
+          first: names[0],
+          last: names[names.length - 1],
+          'created-at': isoTimestamp(at),
+        });
+    }),
+  );
 
   // What earlier triggers delivered and what the receivers answered, newest first.
-  app.get('/run-tasks/:id/deliveries', guarded(async (request) => {
-    const rows = listDeliveries(db, (request.params as { id: string }).id);
-    return {
-      deliveries: rows.map((row) => ({
-        id: row.id,
-        stage: row.stage,
-        'run-id': row.runId,
-        url: row.url,
-        signed: row.signed,
-        'response-status': row.responseStatus,
-        'response-body': row.responseExcerpt,
-        error: row.error,
-        'delivered-at': isoTimestamp(row.createdAt),
-      })),
-    };
-  }));
+  app.get(
+    '/run-tasks/:id/deliveries',
+    guarded(async (request) => {
+      const rows = listDeliveries(db, (request.params as { id: string }).id);
+      return {
+        deliveries: rows.map((row) => ({
+          id: row.id,
+          stage: row.stage,
+          'run-id': row.runId,
+          url: row.url,
+          signed: row.signed,
+          'response-status': row.responseStatus,
+          'response-body': row.responseExcerpt,
+          error: row.error,
+          'delivered-at': isoTimestamp(row.createdAt),
+        })),
+      };
+    }),
+  );
 
-  app.post('/run-tasks/:id/trigger', guarded(async (request) => {
-    const origin = `${request.protocol}://${request.host}`;
-    return deliverRunTask(db, runtime.clock, (request.params as { id: string }).id, origin, triggerOptions(objectBody(request)));
-  }));
+  app.post(
+    '/run-tasks/:id/trigger',
+    guarded(async (request) => {
+      const origin = `${request.protocol}://${request.host}`;
+      return deliverRunTask(db, runtime.clock, (request.params as { id: string }).id, origin, triggerOptions(objectBody(request)));
+    }),
+  );
 }

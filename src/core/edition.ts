@@ -24,7 +24,11 @@ export const EDITION_RULES: readonly EditionRule[] = [
     'self-hosted': 'neither accepted (ignored, like any unknown attribute) nor returned',
     hosted: 'accepted and returned (`last-assessment-result-at` only once an assessment ran, so never here)',
   },
-  { what: 'Default of `global-remote-state` on new workspaces', 'self-hosted': 'the admin setting `default-remote-state-access`', hosted: '`false`' },
+  {
+    what: 'Default of `global-remote-state` on new workspaces',
+    'self-hosted': 'the admin setting `default-remote-state-access`',
+    hosted: '`false`',
+  },
   {
     // Not a difference, but an exception to the first row: the Go client's test helpers set up paid plans in both.
     what: 'Plans and subscriptions (`/api/v2/admin/feature-sets`, `/api/v2/admin/organizations/:org/subscription`)',

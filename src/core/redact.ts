@@ -31,16 +31,19 @@ function redactLink(path: string): string {
 export function redactUrl(url: string): string {
   const query = url.indexOf('?');
   if (query === -1) return redactLink(url);
-  const pairs = url.slice(query + 1).split('&').map((pair) => {
-    const equals = pair.indexOf('=');
-    if (equals === -1) return pair;
-    let name = pair.slice(0, equals);
-    try {
-      name = decodeURIComponent(name.replace(/\+/g, ' '));
-    } catch {
-      // A malformed escape is still a name to check as written.
-    }
-    return SECRET_PARAMETER.test(name) ? `${pair.slice(0, equals)}=${REDACTED}` : pair;
-  });
+  const pairs = url
+    .slice(query + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      if (equals === -1) return pair;
+      let name = pair.slice(0, equals);
+      try {
+        name = decodeURIComponent(name.replace(/\+/g, ' '));
+      } catch {
+        // A malformed escape is still a name to check as written.
+      }
+      return SECRET_PARAMETER.test(name) ? `${pair.slice(0, equals)}=${REDACTED}` : pair;
+    });
   return `${redactLink(url.slice(0, query))}?${pairs.join('&')}`;
 }

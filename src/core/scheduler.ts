@@ -93,7 +93,13 @@ export class Scheduler {
       } catch (error) {
         // Sources record their own expected failures; this is a bug, so stop the pass rather than spin.
         this.log?.error({ err: error }, 'scheduled work failed unexpectedly');
-        ran.push({ at: new Date(item.at).toISOString(), kind: 'internal', subject: '', outcome: 'failed', detail: (error as Error).message });
+        ran.push({
+          at: new Date(item.at).toISOString(),
+          kind: 'internal',
+          subject: '',
+          outcome: 'failed',
+          detail: (error as Error).message,
+        });
         break;
       }
     }

@@ -6,4 +6,10 @@ import type { Runtime } from '../runtime.js';
 export type PlatformContext = Runtime;
 
 /** A platform scope whose route schemas are TypeBox declarations (see jsonapi/schemas.ts). */
-export type PlatformApp = FastifyInstance<RawServerDefault, RawRequestDefaultExpression, RawReplyDefaultExpression, FastifyBaseLogger, TypeBoxTypeProvider>;
+export type PlatformApp = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;

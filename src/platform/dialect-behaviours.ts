@@ -43,9 +43,17 @@ export const BEHAVIOUR_DIFFERENCES: readonly { what: string; spec: string; upstr
   { what: 'run task relationship to its attachments', spec: '`tasks`', upstream: '`workspace-tasks`' },
   { what: 'invitation without teams', spec: '422', upstream: 'accepted' },
   { what: 'run task `description` on create', spec: 'required string', upstream: 'optional, null accepted' },
-  { what: 'workspace update without `assessments-enabled` (hosted edition; self-hosted has no such attribute)', spec: 'resets it to false', upstream: 'keeps the previous value' },
+  {
+    what: 'workspace update without `assessments-enabled` (hosted edition; self-hosted has no such attribute)',
+    spec: 'resets it to false',
+    upstream: 'keeps the previous value',
+  },
   { what: 'customization settings strings in responses', spec: 'HTML characters entity-escaped', upstream: 'verbatim (as stored)' },
-  { what: 'extra admin settings attributes (general timeouts and ceilings, SAML signing options, cost-estimation `*-enabled`)', spec: 'accepted, not returned', upstream: 'accepted and returned' },
+  {
+    what: 'extra admin settings attributes (general timeouts and ceilings, SAML signing options, cost-estimation `*-enabled`)',
+    spec: 'accepted, not returned',
+    upstream: 'accepted and returned',
+  },
 ];
 
 export function wireBehaviours(dialect: Dialect): WireBehaviours {

@@ -36,8 +36,16 @@ function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: Fas
 /** Where this server answers on loopback (the built-in key-service stand-ins are reached there). */
 function localBaseUrl(app: FastifyInstance): string {
   const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('the server is not listening, so the built-in stand-ins cannot be reached');
-  const host = address.family === 'IPv6' ? (address.address === '::' ? '[::1]' : `[${address.address}]`) : address.address === '0.0.0.0' ? '127.0.0.1' : address.address;
+  if (address === null || typeof address === 'string')
+    throw new Error('the server is not listening, so the built-in stand-ins cannot be reached');
+  const host =
+    address.family === 'IPv6'
+      ? address.address === '::'
+        ? '[::1]'
+        : `[${address.address}]`
+      : address.address === '0.0.0.0'
+        ? '127.0.0.1'
+        : address.address;
   return `http://${host}:${address.port}`;
 }
 
@@ -51,7 +59,13 @@ export function buildSecretsContext(
   const built = new Map<string, Backend>();
   const mounts = new MountTable(db, runtime.clock);
   const policies = new PolicyStore(db, runtime.clock);
-  const leases = new LeaseManager({ db, clock: runtime.clock, scheduler: runtime.scheduler, log: runtime.log, backend: (type) => backend(type) });
+  const leases = new LeaseManager({
+    db,
+    clock: runtime.clock,
+    scheduler: runtime.scheduler,
+    log: runtime.log,
+    backend: (type) => backend(type),
+  });
   const tokens = new TokenService({
     db,
     clock: runtime.clock,
@@ -61,7 +75,17 @@ export function buildSecretsContext(
     policyExists: (name) => policies.exists(name),
   });
   const managedKeys = managedKeyService(runtime, mounts, localBaseUrl);
-  const context: SecretsContext = { ...runtime, mounts, engines, backend, policies, acl: new Authorizer(policies), tokens, leases, managedKeys };
+  const context: SecretsContext = {
+    ...runtime,
+    mounts,
+    engines,
+    backend,
+    policies,
+    acl: new Authorizer(policies),
+    tokens,
+    leases,
+    managedKeys,
+  };
   function backend(type: string): Backend | undefined {
     let found = built.get(type);
     if (!found) {

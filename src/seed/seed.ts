@@ -57,7 +57,9 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
     const existing = tx.select().from(users).where(eq(users.username, user.username)).get();
     const id = existing?.id ?? newId('user');
     if (!existing) {
-      tx.insert(users).values({ id, username: user.username, email: user.email.toLowerCase(), isSiteAdmin: user['site-admin'] ?? false, createdAt: at }).run();
+      tx.insert(users)
+        .values({ id, username: user.username, email: user.email.toLowerCase(), isSiteAdmin: user['site-admin'] ?? false, createdAt: at })
+        .run();
     }
     userIds.set(user.username, id);
     for (const token of user.tokens ?? []) ensureUserToken(tx, id, token, 'seed token', at);
@@ -82,16 +84,41 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
         null,
         tx,
       );
-    const ownersTeam = tx.select().from(teams).where(and(eq(teams.organizationId, organization.id), eq(teams.isOwners, true))).get();
+    const ownersTeam = tx
+      .select()
+      .from(teams)
+      .where(and(eq(teams.organizationId, organization.id), eq(teams.isOwners, true)))
+      .get();
     for (const username of spec.owners ?? []) {
       const userId = userIds.get(username);
       if (!userId) throw new SeedError(`seed organization ${spec.name}: owner "${username}" is not a seed user`);
-      if (ownersTeam) organizationsRepo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: organization.id, userId, teamId: ownersTeam.id, at });
+      if (ownersTeam)
+        organizationsRepo.addActiveMember(tx, {
+          membershipId: newId('ou'),
+          organizationId: organization.id,
+          userId,
+          teamId: ownersTeam.id,
+          at,
+        });
     }
     for (const teamSpec of spec.teams ?? []) {
-      let team = tx.select().from(teams).where(and(eq(teams.organizationId, organization.id), eq(teams.name, teamSpec.name))).get();
+      let team = tx
+        .select()
+        .from(teams)
+        .where(and(eq(teams.organizationId, organization.id), eq(teams.name, teamSpec.name)))
+        .get();
       if (!team) {
-        team = { id: newId('team'), organizationId: organization.id, name: teamSpec.name, visibility: 'secret', isOwners: false, organizationAccess: teamSpec['organization-access'] ?? {}, ssoTeamId: null, allowMemberTokenManagement: true, createdAt: at };
+        team = {
+          id: newId('team'),
+          organizationId: organization.id,
+          name: teamSpec.name,
+          visibility: 'secret',
+          isOwners: false,
+          organizationAccess: teamSpec['organization-access'] ?? {},
+          ssoTeamId: null,
+          allowMemberTokenManagement: true,
+          createdAt: at,
+        };
         tx.insert(teams).values(team).run();
       }
       for (const username of teamSpec.members ?? []) {
@@ -120,14 +147,17 @@ function ensureUserToken(tx: Tx, userId: string, token: string, description: str
   const tokenHash = sha256Hex(token);
   const existing = tx.select({ id: platformTokens.id }).from(platformTokens).where(eq(platformTokens.tokenHash, tokenHash)).get();
   if (existing) return;
-  tx.insert(platformTokens).values({ id: newId('at'), kind: 'user', userId, tokenHash, description, createdAt: at }).run();
+  tx.insert(platformTokens)
+    .values({ id: newId('at'), kind: 'user', userId, tokenHash, description, createdAt: at })
+    .run();
 }
 
 /** The seed's administrator settings, for documents not written yet (a PATCH made since wins on restart). */
 function applyAdminSettings(tx: Tx, seed: Seed, at: Date): void {
   for (const [given, attributes] of Object.entries(seed['admin-settings'] ?? {})) {
     const name = canonical(given.endsWith('-settings') ? given : `${given}-settings`).replace(/-settings$/, '') as SettingsName;
-    if (!SETTINGS_NAMES.includes(name)) throw new SeedError(`seed admin-settings: unknown settings "${given}" (expected one of ${SETTINGS_NAMES.join(', ')})`);
+    if (!SETTINGS_NAMES.includes(name))
+      throw new SeedError(`seed admin-settings: unknown settings "${given}" (expected one of ${SETTINGS_NAMES.join(', ')})`);
     if (findSettings(tx, name)) continue;
     try {
       seedSettings(tx, name, canonicalKeys(attributes), at);

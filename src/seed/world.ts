@@ -23,7 +23,13 @@ import type { SeedRunTaskSpec, SeedSecretsTokenSpec, SeedWorkspaceSpec } from '.
  * policies, tokens with fixed values and their cubbyhole entries. Like the rest of the seed, each
  * only adds what is missing, so applying a seed twice changes nothing.
  */
-export function seedWorkspaces(tx: Tx, clock: Clock, edition: Edition, organization: OrganizationRow, specs: readonly SeedWorkspaceSpec[]): void {
+export function seedWorkspaces(
+  tx: Tx,
+  clock: Clock,
+  edition: Edition,
+  organization: OrganizationRow,
+  specs: readonly SeedWorkspaceSpec[],
+): void {
   const tags = new TagService(clock);
   for (const spec of specs) {
     const where = `seed organization ${organization.name}, workspace ${spec.name}`;
@@ -45,7 +51,12 @@ export function seedWorkspaces(tx: Tx, clock: Clock, edition: Edition, organizat
       insertWorkspace(tx, workspace);
     }
     // Adding a tag the workspace carries is a no-op, so tags listed later in the file are added.
-    tags.add(tx, organization.id, workspace.id, (spec.tags ?? []).map((name, index) => ({ name, pointer: `/tags/${index}` })));
+    tags.add(
+      tx,
+      organization.id,
+      workspace.id,
+      (spec.tags ?? []).map((name, index) => ({ name, pointer: `/tags/${index}` })),
+    );
   }
 }
 

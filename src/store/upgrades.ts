@@ -9,7 +9,9 @@ import { sha256Hex } from '../core/crypto.js';
 const UPGRADES: ((sqlite: Database.Database) => void)[] = [
   // Secrets-API tokens used to be stored by value; from here on the key is the value's SHA-256.
   (sqlite) => {
-    sqlite.function('understudy_sha256', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? sha256Hex(value) : value));
+    sqlite.function('understudy_sha256', { deterministic: true }, (value: unknown) =>
+      typeof value === 'string' ? sha256Hex(value) : value,
+    );
     sqlite.exec(`
       UPDATE secret_tokens SET id = understudy_sha256(id), parent_id = understudy_sha256(parent_id);
       UPDATE secret_leases SET token_id = understudy_sha256(token_id) WHERE token_id IS NOT NULL;

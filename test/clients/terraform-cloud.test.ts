@@ -43,7 +43,10 @@ describe.skipIf(version === null)('the terraform CLI cloud backend', () => {
     const server = await startServer();
     const directory = mkdtempSync(join(tmpdir(), 'understudy-terraform-'));
     try {
-      writeFileSync(join(directory, 'main.tf'), 'terraform {\n  cloud {\n    hostname     = "understudy.test"\n    organization = "nowhere"\n    workspaces { name = "w" }\n  }\n}\n');
+      writeFileSync(
+        join(directory, 'main.tf'),
+        'terraform {\n  cloud {\n    hostname     = "understudy.test"\n    organization = "nowhere"\n    workspaces { name = "w" }\n  }\n}\n',
+      );
       const init = await terraform(directory, server.baseUrl, 'init', '-input=false');
       expect(init.status).toBe(1);
       expect(init.stderr).toContain('organization "nowhere" at host understudy.test not found');

@@ -15,7 +15,7 @@ describe('control plane bodies and errors', () => {
     return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   };
 
-  it('reads a JSON body sent with curl -d\'s form content type, or text/plain', async () => {
+  it("reads a JSON body sent with curl -d's form content type, or text/plain", async () => {
     const before = Date.parse(((await (await fetch(`${server.baseUrl}/_emulator/clock`)).json()) as { now: string }).now);
     const form = await post('/clock', '{"advance":"24h"}', 'application/x-www-form-urlencoded');
     expect(form.status).toBe(200);

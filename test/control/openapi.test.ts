@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/app.js';
 
-type Document = { openapi: string; paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: unknown }> }; parameters?: { name: string; in: string }[] }>> };
+type Document = {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { requestBody?: { content: Record<string, { schema: unknown }> }; parameters?: { name: string; in: string }[] }>
+  >;
+};
 
 /** `/workspaces/:id` → `/workspaces/{id}`, as OpenAPI writes path parameters. */
 const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/$/, '') || '/';
@@ -34,14 +40,21 @@ describe('the OpenAPI document and the browsable reference', () => {
     expect(document.paths['/v1/sys/health']?.get).toBeDefined();
     expect(document.paths['/v1/auth/token/create']?.post).toBeDefined();
     expect(document.paths['/v1/cubbyhole/{path}']?.get).toBeDefined();
-    const create = document.paths['/v1/auth/token/create']?.post?.requestBody?.content['application/json']?.schema as { properties: Record<string, unknown> };
+    const create = document.paths['/v1/auth/token/create']?.post?.requestBody?.content['application/json']?.schema as {
+      properties: Record<string, unknown>;
+    };
     expect(Object.keys(create.properties)).toEqual(expect.arrayContaining(['policies', 'ttl']));
     expect(document.paths['/v1/*']).toBeUndefined();
   });
 
   it('takes params, query and body from the route schemas', () => {
     const update = document.paths['/api/v2/workspaces/{id}']?.patch;
-    expect(update?.parameters).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'id', in: 'path' }), expect.objectContaining({ name: 'include', in: 'query' })]));
+    expect(update?.parameters).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ name: 'id', in: 'path' }),
+        expect.objectContaining({ name: 'include', in: 'query' }),
+      ]),
+    );
     const body = JSON.stringify(update?.requestBody);
     expect(body).toContain('application/vnd.api+json');
     expect(body).toContain('"auto-apply"');

@@ -33,7 +33,9 @@ describe('configuration', () => {
       ['softhsm', '/usr/lib/softhsm/libsofthsm2.so'],
       ['vendor', '/opt/hsm/lib.so'],
     ]);
-    expect(() => loadConfig({ UNDERSTUDY_KMS_LIBRARIES: '/usr/lib/softhsm/libsofthsm2.so' })).toThrow(/UNDERSTUDY_KMS_LIBRARIES must be name=path pairs/);
+    expect(() => loadConfig({ UNDERSTUDY_KMS_LIBRARIES: '/usr/lib/softhsm/libsofthsm2.so' })).toThrow(
+      /UNDERSTUDY_KMS_LIBRARIES must be name=path pairs/,
+    );
   });
 
   it('finds the shipped seed from any working directory, and a given seed from the working directory', () => {

@@ -107,7 +107,13 @@ describe('.env and the environment', () => {
     mkdirSync(cwd);
     writeFileSync(
       join(cwd, '.env'),
-      ['# a comment', 'UNDERSTUDY_ADMIN_TOKEN=dotenv-admin-token', 'UNDERSTUDY_ROOT_TOKEN=dotenv-root', 'UNDERSTUDY_DIALECT=upstream', ''].join('\n'),
+      [
+        '# a comment',
+        'UNDERSTUDY_ADMIN_TOKEN=dotenv-admin-token',
+        'UNDERSTUDY_ROOT_TOKEN=dotenv-root',
+        'UNDERSTUDY_DIALECT=upstream',
+        '',
+      ].join('\n'),
     );
     const server = await startProcess({ cwd, env: { ...base, UNDERSTUDY_ROOT_TOKEN: 'env-root' } });
     try {
@@ -141,7 +147,9 @@ describe('.env and the environment', () => {
     writeFileSync(dotenv, 'VAULT_DEV_ROOT_TOKEN_ID=from-file\n');
     expect(loadConfig(readEnvironment({}, dotenv)).rootToken).toBe('from-file');
     expect(loadConfig(readEnvironment({ VAULT_DEV_ROOT_TOKEN_ID: 'from-env' }, dotenv)).rootToken).toBe('from-env');
-    expect(loadConfig(readEnvironment({ UNDERSTUDY_ROOT_TOKEN: 'primary', VAULT_DEV_ROOT_TOKEN_ID: 'alias' }, dotenv)).rootToken).toBe('primary');
+    expect(loadConfig(readEnvironment({ UNDERSTUDY_ROOT_TOKEN: 'primary', VAULT_DEV_ROOT_TOKEN_ID: 'alias' }, dotenv)).rootToken).toBe(
+      'primary',
+    );
   });
 
   it('gives every variable its documented default when nothing is set', () => {

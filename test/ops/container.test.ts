@@ -32,7 +32,8 @@ function stages(text: string): Instruction[][] {
 }
 
 const [build = [], runtime = []] = stages(dockerfile);
-const args = (stage: Instruction[], keyword: string) => stage.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
+const args = (stage: Instruction[], keyword: string) =>
+  stage.filter((instruction) => instruction.keyword === keyword).map((instruction) => instruction.args);
 
 describe('Dockerfile', () => {
   it('passes the linter, which does catch a broken file', () => {
@@ -86,7 +87,12 @@ describe('Dockerfile', () => {
       .map((line) => line.slice(1).trim());
     const fromContext = [...args(build, 'COPY'), ...args(runtime, 'COPY')]
       .filter((copy) => !copy.startsWith('--from'))
-      .flatMap((copy) => copy.split(' ').filter((word) => !word.startsWith('--')).slice(0, -1));
+      .flatMap((copy) =>
+        copy
+          .split(' ')
+          .filter((word) => !word.startsWith('--'))
+          .slice(0, -1),
+      );
     expect(fromContext.length).toBeGreaterThan(0);
     for (const source of fromContext) expect(allowed, source).toContain(source);
   });
@@ -95,7 +101,9 @@ describe('Dockerfile', () => {
 const composeFile = join(ROOT, 'docker-compose.yml');
 const hasDockerCompose = spawnSync('docker-compose', ['version'], { stdio: 'ignore' }).status === 0;
 if (!hasDockerCompose) {
-  const consequence = process.env.CI ? 'failing, because CI is set' : 'skipping its checks (.ci/run installs it: apt-get install docker-compose)';
+  const consequence = process.env.CI
+    ? 'failing, because CI is set'
+    : 'skipping its checks (.ci/run installs it: apt-get install docker-compose)';
   console.warn(`docker-compose is not installed: ${consequence}`);
 }
 
@@ -112,7 +120,8 @@ describe('docker-compose.yml', () => {
   // Compose's own validation is the authority; it only skips where the tool is missing and CI is unset.
   it.skipIf(!hasDockerCompose && !process.env.CI)('is valid for docker-compose, and the server waits for healthy databases', () => {
     expect(hasDockerCompose, 'docker-compose is not installed (.ci/run installs it)').toBe(true);
-    const run = (...extra: string[]) => spawnSync('docker-compose', ['-f', composeFile, 'config', ...extra], { cwd: ROOT, encoding: 'utf8' });
+    const run = (...extra: string[]) =>
+      spawnSync('docker-compose', ['-f', composeFile, 'config', ...extra], { cwd: ROOT, encoding: 'utf8' });
     const quiet = run('-q');
     expect(quiet.stderr).toBe('');
     expect(quiet.status).toBe(0);
@@ -133,7 +142,12 @@ describe('docker-compose.yml', () => {
     for (const variable of VARIABLES) expect(defaults, variable.name).toContain(`${variable.name}:`);
     expect(defaults).toMatch(/UNDERSTUDY_SEED: \/app\/seed\/default\.json/);
     expect(defaults).toContain(`${join(ROOT, 'fixtures')}:/app/seed:ro`);
-    const custom = config({ UNDERSTUDY_SEED: '/app/seed/ci.json', SEED_DIR: '/tmp/my-seeds', UNDERSTUDY_EDITION: 'hosted', UNDERSTUDY_CORS_ORIGINS: '*' });
+    const custom = config({
+      UNDERSTUDY_SEED: '/app/seed/ci.json',
+      SEED_DIR: '/tmp/my-seeds',
+      UNDERSTUDY_EDITION: 'hosted',
+      UNDERSTUDY_CORS_ORIGINS: '*',
+    });
     expect(custom).toMatch(/UNDERSTUDY_SEED: \/app\/seed\/ci\.json/);
     expect(custom).toMatch(/UNDERSTUDY_EDITION: hosted/);
     expect(custom).toMatch(/UNDERSTUDY_CORS_ORIGINS: '\*'/);

@@ -13,7 +13,11 @@ describe('CORS with UNDERSTUDY_CORS_ORIGINS', () => {
   it.each(['/api/v2/organizations', '/v1/sys/mounts', '/_emulator/info'])('answers a preflight for %s without a token', async (path) => {
     const response = await fetch(`${server.baseUrl}${path}`, {
       method: 'OPTIONS',
-      headers: { origin: ORIGIN, 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization, x-vault-token, content-type' },
+      headers: {
+        origin: ORIGIN,
+        'access-control-request-method': 'PATCH',
+        'access-control-request-headers': 'authorization, x-vault-token, content-type',
+      },
     });
     expect(response.status).toBe(204);
     expect(response.headers.get('access-control-allow-origin')).toBe(ORIGIN);
@@ -22,12 +26,18 @@ describe('CORS with UNDERSTUDY_CORS_ORIGINS', () => {
   });
 
   it('adds the headers to real responses for a listed origin, and not for another', async () => {
-    const allowed = await fetch(`${server.baseUrl}/api/v2/account/details`, { headers: { origin: ORIGIN, authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const allowed = await fetch(`${server.baseUrl}/api/v2/account/details`, {
+      headers: { origin: ORIGIN, authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(allowed.status).toBe(200);
     expect(allowed.headers.get('access-control-allow-origin')).toBe(ORIGIN);
-    const secrets = await fetch(`${server.baseUrl}/v1/auth/token/lookup-self`, { headers: { origin: 'http://tools.example:8080', 'x-vault-token': ROOT_TOKEN } });
+    const secrets = await fetch(`${server.baseUrl}/v1/auth/token/lookup-self`, {
+      headers: { origin: 'http://tools.example:8080', 'x-vault-token': ROOT_TOKEN },
+    });
     expect(secrets.headers.get('access-control-allow-origin')).toBe('http://tools.example:8080');
-    const other = await fetch(`${server.baseUrl}/api/v2/account/details`, { headers: { origin: 'http://evil.example', authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const other = await fetch(`${server.baseUrl}/api/v2/account/details`, {
+      headers: { origin: 'http://evil.example', authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(other.headers.get('access-control-allow-origin')).toBeNull();
   });
 });
@@ -40,9 +50,14 @@ describe('CORS by default', () => {
   afterAll(() => server.close());
 
   it('sends no CORS headers and answers no preflight', async () => {
-    const response = await fetch(`${server.baseUrl}/api/v2/account/details`, { headers: { origin: ORIGIN, authorization: `Bearer ${ADMIN_TOKEN}` } });
+    const response = await fetch(`${server.baseUrl}/api/v2/account/details`, {
+      headers: { origin: ORIGIN, authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
     expect(response.headers.get('access-control-allow-origin')).toBeNull();
-    const preflight = await fetch(`${server.baseUrl}/api/v2/organizations`, { method: 'OPTIONS', headers: { origin: ORIGIN, 'access-control-request-method': 'GET' } });
+    const preflight = await fetch(`${server.baseUrl}/api/v2/organizations`, {
+      method: 'OPTIONS',
+      headers: { origin: ORIGIN, 'access-control-request-method': 'GET' },
+    });
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
   });
 });

@@ -16,22 +16,33 @@ const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
 const tableRows = readme
   .split('\n')
   .filter((line) => line.startsWith('|') && !/^\|[-| ]+\|$/.test(line))
-  .map((line) => line.slice(1, -1).split('|').map((cell) => cell.trim()));
+  .map((line) =>
+    line
+      .slice(1, -1)
+      .split('|')
+      .map((cell) => cell.trim()),
+  );
 
 const code = (text: string) => `\`${text}\``;
 
 describe('the README and .env.example stay true to the code', () => {
-  it.each(VARIABLES.map((variable) => [variable.name, variable] as const))('%s is in the configuration table with its default', (name, variable) => {
-    const row = tableRows.find((cells) => cells[0] === code(name));
-    expect(row, `README has no row for ${name}`).toBeDefined();
-    expect(row?.[1]).toBe(variable.default === null ? 'unset' : code(variable.default));
-    for (const alias of variable.aliases ?? []) expect(row?.[2]).toContain(code(alias));
-  });
+  it.each(VARIABLES.map((variable) => [variable.name, variable] as const))(
+    '%s is in the configuration table with its default',
+    (name, variable) => {
+      const row = tableRows.find((cells) => cells[0] === code(name));
+      expect(row, `README has no row for ${name}`).toBeDefined();
+      expect(row?.[1]).toBe(variable.default === null ? 'unset' : code(variable.default));
+      for (const alias of variable.aliases ?? []) expect(row?.[2]).toContain(code(alias));
+    },
+  );
 
-  it.each(VARIABLES.map((variable) => [variable.name, variable] as const))('%s is in .env.example, commented, with its default', (name, variable) => {
-    expect(envExample.split('\n')).toContain(`# ${name}=${variable.default ?? ''}`);
-    for (const alias of variable.aliases ?? []) expect(envExample).toContain(alias);
-  });
+  it.each(VARIABLES.map((variable) => [variable.name, variable] as const))(
+    '%s is in .env.example, commented, with its default',
+    (name, variable) => {
+      expect(envExample.split('\n')).toContain(`# ${name}=${variable.default ?? ''}`);
+      for (const alias of variable.aliases ?? []) expect(envExample).toContain(alias);
+    },
+  );
 
   it('.env.example sets nothing as shipped, so copying it to .env changes no default', () => {
     expect(parseEnv(envExample)).toEqual({});

@@ -36,7 +36,9 @@ describe('request logs', () => {
 
 describe('redactUrl', () => {
   it('replaces the values of secret-named parameters and keeps the rest as sent', () => {
-    expect(redactUrl('/v1/x?list=true&token=abc&Password=p&page%5Bsize%5D=2')).toBe('/v1/x?list=true&token=[redacted]&Password=[redacted]&page%5Bsize%5D=2');
+    expect(redactUrl('/v1/x?list=true&token=abc&Password=p&page%5Bsize%5D=2')).toBe(
+      '/v1/x?list=true&token=[redacted]&Password=[redacted]&page%5Bsize%5D=2',
+    );
     expect(redactUrl('/v1/x?client%5Ftoken=abc')).toBe('/v1/x?client%5Ftoken=[redacted]');
     expect(redactUrl('/v1/x')).toBe('/v1/x');
     expect(redactUrl('/_archivist/v1/object/upload/sv-1.state.s3cret')).toBe('/_archivist/v1/object/upload/[redacted]');
@@ -74,7 +76,10 @@ describe('log format', () => {
     } finally {
       await app.fastify.close();
     }
-    const lines = stderr.text().split('\n').filter((line) => line.trim() !== '');
+    const lines = stderr
+      .text()
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     const incoming = lines.find((line) => line.includes('incoming request'));
     expect(incoming).toBeDefined();
     const isJson = (line: string) => {

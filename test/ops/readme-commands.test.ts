@@ -11,11 +11,17 @@ describe("the README's two commands", () => {
 
   it('npm start prints the banner, its tokens work on both APIs, and SIGTERM stops it cleanly', async () => {
     const store = join(dir, 'state', 'understudy.sqlite');
-    const server = await startProcess({ command: ['npm', 'start'], detached: true, env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: store } });
+    const server = await startProcess({
+      command: ['npm', 'start'],
+      detached: true,
+      env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: store },
+    });
     let stopped = false;
     try {
       const { readyLine, exports } = server.banner;
-      expect(readyLine).toMatch(/^understudy \d+\.\d+\.\d+\S* ready on http:\/\/127\.0\.0\.1:\d+ in \d+ ms \(dialect spec, edition self-hosted, store \S+\)$/);
+      expect(readyLine).toMatch(
+        /^understudy \d+\.\d+\.\d+\S* ready on http:\/\/127\.0\.0\.1:\d+ in \d+ ms \(dialect spec, edition self-hosted, store \S+\)$/,
+      );
       expect(readyLine).toContain(`store ${store}`);
       expect(Object.keys(exports)).toEqual(['TFE_ADDRESS', 'TFE_TOKEN', 'VAULT_ADDR', 'VAULT_TOKEN']);
       const address = /ready on (\S+)/.exec(readyLine)?.[1];
@@ -28,7 +34,9 @@ describe("the README's two commands", () => {
       expect(organization.status).toBe(200);
       expect(((await organization.json()) as { data: { id: string } }).data.id).toBe('understudy');
 
-      const lookup = await fetch(`${exports.VAULT_ADDR}/v1/auth/token/lookup-self`, { headers: { 'X-Vault-Token': exports.VAULT_TOKEN as string } });
+      const lookup = await fetch(`${exports.VAULT_ADDR}/v1/auth/token/lookup-self`, {
+        headers: { 'X-Vault-Token': exports.VAULT_TOKEN as string },
+      });
       expect(lookup.status).toBe(200);
       expect(((await lookup.json()) as { data: { policies: string[] } }).data.policies).toEqual(['root']);
 
@@ -48,12 +56,17 @@ describe("the README's two commands", () => {
   });
 
   // Started from an unrelated directory with no UNDERSTUDY_SEED: the shipped seed must still load.
-  it.each(['SIGTERM', 'SIGINT'] as const)('node dist/main.js, started from any directory, exits 0 on %s, as a process supervisor expects', async (signal) => {
-    const server = await startProcess({ cwd: dir, env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: ':memory:' } });
-    const { exports } = server.banner;
-    const organization = await fetch(`${exports.TFE_ADDRESS}/api/v2/organizations/understudy`, { headers: { authorization: `Bearer ${exports.TFE_TOKEN}` } });
-    expect(organization.status).toBe(200);
-    const exit = await server.stop(signal);
-    expect(exit).toMatchObject({ code: 0, signal: null });
-  });
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'node dist/main.js, started from any directory, exits 0 on %s, as a process supervisor expects',
+    async (signal) => {
+      const server = await startProcess({ cwd: dir, env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: ':memory:' } });
+      const { exports } = server.banner;
+      const organization = await fetch(`${exports.TFE_ADDRESS}/api/v2/organizations/understudy`, {
+        headers: { authorization: `Bearer ${exports.TFE_TOKEN}` },
+      });
+      expect(organization.status).toBe(200);
+      const exit = await server.stop(signal);
+      expect(exit).toMatchObject({ code: 0, signal: null });
+    },
+  );
 });

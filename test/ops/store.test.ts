@@ -88,7 +88,8 @@ describe('POST /_emulator/reset', () => {
 describe('UNDERSTUDY_CONTROL_TOKEN', () => {
   it('guards the control plane except health', async () => {
     await withServer({ UNDERSTUDY_CONTROL_TOKEN: 'control-secret' }, async (server) => {
-      const control = (path: string, init: RequestInit = {}) => fetch(`${server.baseUrl}/_emulator${path}`, init).then((response) => response.status);
+      const control = (path: string, init: RequestInit = {}) =>
+        fetch(`${server.baseUrl}/_emulator${path}`, init).then((response) => response.status);
       expect(await control('/health')).toBe(200);
       expect(await control('/health/')).toBe(200);
       expect(await control('/health/?verbose=1')).toBe(200);

@@ -34,7 +34,9 @@ describe('a PATCH that sets nothing', () => {
     };
     await create('/organizations', { data: { type: 'organizations', attributes: { name: ORG, email: 'owners@patchco.test' } } });
     ids.workspace = await create(`/organizations/${ORG}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'target' } } });
-    ids.sshKey = await create(`/organizations/${ORG}/ssh-keys`, { data: { type: 'ssh-keys', attributes: { name: 'key', value: 'not-a-real-key' } } });
+    ids.sshKey = await create(`/organizations/${ORG}/ssh-keys`, {
+      data: { type: 'ssh-keys', attributes: { name: 'key', value: 'not-a-real-key' } },
+    });
     ids.team = await create(`/organizations/${ORG}/teams`, { data: { type: 'teams', attributes: { name: 'patchers' } } });
     ids.pool = await create(`/organizations/${ORG}/agent-pools`, { data: { type: 'agent-pools', attributes: { name: 'pool' } } });
     ids.task = await create(`/organizations/${ORG}/tasks`, {
@@ -42,10 +44,18 @@ describe('a PATCH that sets nothing', () => {
     });
     const relationship = (type: string, id: string) => ({ data: { type, id } });
     ids.grant = await create('/team-workspaces', {
-      data: { type: 'team-workspaces', attributes: { access: 'read' }, relationships: { team: relationship('teams', ids.team), workspace: relationship('workspaces', ids.workspace) } },
+      data: {
+        type: 'team-workspaces',
+        attributes: { access: 'read' },
+        relationships: { team: relationship('teams', ids.team), workspace: relationship('workspaces', ids.workspace) },
+      },
     });
     ids.attachment = await create(`/workspaces/${ids.workspace}/tasks`, {
-      data: { type: 'workspace-tasks', attributes: { 'enforcement-level': 'advisory' }, relationships: { task: relationship('tasks', ids.task) } },
+      data: {
+        type: 'workspace-tasks',
+        attributes: { 'enforcement-level': 'advisory' },
+        relationships: { task: relationship('tasks', ids.task) },
+      },
     });
     ids.project = await create(`/organizations/${ORG}/projects`, { data: { type: 'projects', attributes: { name: 'patched' } } });
     ids.teamProject = await create('/team-projects', {
@@ -55,7 +65,9 @@ describe('a PATCH that sets nothing', () => {
         relationships: { team: relationship('teams', ids.team), project: relationship('projects', ids.project) },
       },
     });
-    ids.variable = await create(`/workspaces/${ids.workspace}/vars`, { data: { type: 'vars', attributes: { key: 'k', value: 'v', category: 'env' } } });
+    ids.variable = await create(`/workspaces/${ids.workspace}/vars`, {
+      data: { type: 'vars', attributes: { key: 'k', value: 'v', category: 'env' } },
+    });
   });
   afterAll(() => server.close());
 
@@ -92,7 +104,8 @@ describe('a PATCH that sets nothing', () => {
     expect(unresolved, 'PATCH routes this test has no ids for: add them to `concrete`').toEqual([]);
     for (const route of routes) {
       const path = concrete(route.url) as string;
-      const schema = document.paths[route.url.replace(/:([A-Za-z]+)/g, '{$1}')]?.patch?.requestBody?.content['application/vnd.api+json']?.schema;
+      const schema =
+        document.paths[route.url.replace(/:([A-Za-z]+)/g, '{$1}')]?.patch?.requestBody?.content['application/vnd.api+json']?.schema;
       for (const body of emptyBodies(schema)) {
         const before = await platform(server, 'GET', path === '/account/update' ? '/account/details' : path);
         const response = await platform(server, 'PATCH', path, { body });
@@ -118,7 +131,9 @@ describe('a PATCH that sets nothing', () => {
     const account = await platform(server, 'PATCH', '/account/update', { body: { data: { type: 'users', attributes: {} } } });
     expect(account.status).toBe(200);
     expect(account.body.data.attributes.username).toBe('admin');
-    const pool = await platform(server, 'PATCH', `/agent-pools/${ids.pool}`, { body: { data: { type: 'agent-pools', attributes: { colour: 'blue' } } } });
+    const pool = await platform(server, 'PATCH', `/agent-pools/${ids.pool}`, {
+      body: { data: { type: 'agent-pools', attributes: { colour: 'blue' } } },
+    });
     expect(pool.status).toBe(200);
     expect(pool.body.data.attributes.name).toBe('pool');
   });

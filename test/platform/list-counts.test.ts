@@ -10,7 +10,8 @@ describe('list totals kept by triggers', () => {
   let world: World;
   const sqlite = () => world.server.app.runtime.store.sqlite;
   const organizationId = () => sqlite().prepare('SELECT id FROM organizations WHERE name = ?').pluck().get(ORG) as string;
-  const counted = (table: string, where = '') => sqlite().prepare(`SELECT count(*) FROM ${table} WHERE organization_id = ? ${where}`).pluck().get(organizationId()) as number;
+  const counted = (table: string, where = '') =>
+    sqlite().prepare(`SELECT count(*) FROM ${table} WHERE organization_id = ? ${where}`).pluck().get(organizationId()) as number;
   const total = async (path: string) => {
     const response = await platform(world.server, 'GET', `${path}${path.includes('?') ? '&' : '?'}page[size]=5`);
     expect(response.status).toBe(200);
@@ -46,10 +47,17 @@ describe('list totals kept by triggers', () => {
   });
 
   it('follows creates, deletes and status changes through the API and the control plane', async () => {
-    const team = await platform(world.server, 'POST', `/organizations/${ORG}/teams`, { body: { data: { type: 'teams', attributes: { name: 'counted-team' } } } });
+    const team = await platform(world.server, 'POST', `/organizations/${ORG}/teams`, {
+      body: { data: { type: 'teams', attributes: { name: 'counted-team' } } },
+    });
     expect(team.status, JSON.stringify(team.body)).toBe(201);
     const task = await platform(world.server, 'POST', `/organizations/${ORG}/tasks`, {
-      body: { data: { type: 'tasks', attributes: { name: 'counted-task', url: 'https://example.invalid/hook', description: 'counted', category: 'task' } } },
+      body: {
+        data: {
+          type: 'tasks',
+          attributes: { name: 'counted-task', url: 'https://example.invalid/hook', description: 'counted', category: 'task' },
+        },
+      },
     });
     expect(task.status, JSON.stringify(task.body)).toBe(201);
     const invite = await platform(world.server, 'POST', `/organizations/${ORG}/organization-memberships`, {
@@ -75,14 +83,24 @@ describe('list totals kept by triggers', () => {
     const lists = [
       { path: `/organizations/${ORG}/teams`, sql: 'SELECT id FROM teams WHERE organization_id = ? ORDER BY name, id' },
       { path: `/organizations/${ORG}/tasks`, sql: 'SELECT id FROM run_tasks WHERE organization_id = ? ORDER BY created_at, id' },
-      { path: `/organizations/${ORG}/organization-memberships`, sql: 'SELECT id FROM organization_memberships WHERE organization_id = ? ORDER BY created_at, id' },
-      { path: `/organizations/${ORG}/organization-memberships?filter[status]=active`, sql: "SELECT id FROM organization_memberships WHERE organization_id = ? AND status = 'active' ORDER BY created_at, id" },
+      {
+        path: `/organizations/${ORG}/organization-memberships`,
+        sql: 'SELECT id FROM organization_memberships WHERE organization_id = ? ORDER BY created_at, id',
+      },
+      {
+        path: `/organizations/${ORG}/organization-memberships?filter[status]=active`,
+        sql: "SELECT id FROM organization_memberships WHERE organization_id = ? AND status = 'active' ORDER BY created_at, id",
+      },
     ];
     for (const list of lists) {
       const expected = sqlite().prepare(list.sql).pluck().all(organizationId()) as string[];
       const walked: string[] = [];
       for (let page = 1; page <= Math.ceil(expected.length / 5) + 1; page++) {
-        const response = await platform(world.server, 'GET', `${list.path}${list.path.includes('?') ? '&' : '?'}page[size]=5&page[number]=${page}`);
+        const response = await platform(
+          world.server,
+          'GET',
+          `${list.path}${list.path.includes('?') ? '&' : '?'}page[size]=5&page[number]=${page}`,
+        );
         walked.push(...(response.body.data as { id: string }[]).map((item) => item.id));
       }
       expect(walked, list.path).toEqual(expected);
@@ -92,7 +110,13 @@ describe('list totals kept by triggers', () => {
   it('searches team names and member names and addresses through their trigram indexes, renames included', async () => {
     const names = async (path: string) => ((await total(path)).data as { attributes: { name?: string; email?: string } }[]).length;
     const teamId = sqlite().prepare("SELECT id FROM teams WHERE name = 'bulk-teams-03'").pluck().get() as string;
-    expect((await platform(world.server, 'PATCH', `/teams/${teamId}`, { body: { data: { type: 'teams', attributes: { name: 'Renamed-Wombat' } } } })).status).toBe(200);
+    expect(
+      (
+        await platform(world.server, 'PATCH', `/teams/${teamId}`, {
+          body: { data: { type: 'teams', attributes: { name: 'Renamed-Wombat' } } },
+        })
+      ).status,
+    ).toBe(200);
     const found = await total(`/organizations/${ORG}/teams?q=wombat`);
     expect(found.data.map((team: { attributes: { name: string } }) => team.attributes.name)).toEqual(['Renamed-Wombat']);
     expect(await names(`/organizations/${ORG}/teams?q=bulk-teams-03`)).toBe(0);
@@ -106,7 +130,15 @@ describe('list totals kept by triggers', () => {
   it('starts over on reset', async () => {
     expect((await control(world.server, 'POST', '/reset')).status).toBe(200);
     await expectTotals();
-    for (const index of ['workspace_names', 'team_names', 'user_names']) sqlite().exec(`INSERT INTO ${index} (${index}) VALUES ('integrity-check')`);
-    expect(sqlite().prepare("SELECT count(*) FROM list_counts WHERE list = 'teams' AND total <> (SELECT count(*) FROM teams t WHERE t.organization_id = list_counts.organization_id)").pluck().get()).toBe(0);
+    for (const index of ['workspace_names', 'team_names', 'user_names'])
+      sqlite().exec(`INSERT INTO ${index} (${index}) VALUES ('integrity-check')`);
+    expect(
+      sqlite()
+        .prepare(
+          "SELECT count(*) FROM list_counts WHERE list = 'teams' AND total <> (SELECT count(*) FROM teams t WHERE t.organization_id = list_counts.organization_id)",
+        )
+        .pluck()
+        .get(),
+    ).toBe(0);
   });
 });

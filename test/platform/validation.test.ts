@@ -10,7 +10,9 @@ describe('route schemas answer in JSON:API', () => {
   let workspaceId: string;
   beforeAll(async () => {
     server = await startServer();
-    const created = await platform(server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'schemas' } } } });
+    const created = await platform(server, 'POST', `/organizations/${ORG}/workspaces`, {
+      body: { data: { type: 'workspaces', attributes: { name: 'schemas' } } },
+    });
     expect(created.status).toBe(201);
     workspaceId = created.body.data.id;
   });
@@ -28,8 +30,16 @@ describe('route schemas answer in JSON:API', () => {
       [{ data: {} }, '/data/type', 'data.type must be "workspaces"'],
       [{ data: { type: 'teams' } }, '/data/type', 'data.type must be "workspaces"'],
       [{ data: { type: 'workspaces', attributes: [] } }, '/data/attributes', 'data.attributes must be an object'],
-      [{ data: { type: 'workspaces', attributes: { 'auto-apply': 'yes' } } }, '/data/attributes/auto-apply', 'auto-apply must be a boolean'],
-      [{ data: { type: 'workspaces', attributes: { 'trigger-prefixes': [1] } } }, '/data/attributes/trigger-prefixes', 'trigger-prefixes must be an array of strings'],
+      [
+        { data: { type: 'workspaces', attributes: { 'auto-apply': 'yes' } } },
+        '/data/attributes/auto-apply',
+        'auto-apply must be a boolean',
+      ],
+      [
+        { data: { type: 'workspaces', attributes: { 'trigger-prefixes': [1] } } },
+        '/data/attributes/trigger-prefixes',
+        'trigger-prefixes must be an array of strings',
+      ],
       [{ data: { type: 'workspaces', attributes: { 'vcs-repo': 'x' } } }, '/data/attributes/vcs-repo', 'vcs-repo must be an object'],
     ];
     for (const [body, pointer, detail] of cases) {
@@ -45,17 +55,30 @@ describe('route schemas answer in JSON:API', () => {
       const response = await platform(server, 'GET', `/organizations/${ORG}/workspaces?${encodeURIComponent(parameter)}=abc`);
       expect(response.status).toBe(400);
       expectJsonApiError(response.body);
-      expect(response.body.errors[0]).toMatchObject({ status: '400', detail: `${parameter} must be a positive integer`, source: { parameter } });
+      expect(response.body.errors[0]).toMatchObject({
+        status: '400',
+        detail: `${parameter} must be a positive integer`,
+        source: { parameter },
+      });
     }
   });
 
   it('takes what real clients send: empty types on lock, nulls for absent members, unknown attributes, no body', async () => {
-    const lock = await platform(server, 'POST', `/workspaces/${workspaceId}/actions/lock`, { body: { data: { type: '', attributes: { reason: null } } } });
+    const lock = await platform(server, 'POST', `/workspaces/${workspaceId}/actions/lock`, {
+      body: { data: { type: '', attributes: { reason: null } } },
+    });
     expect(lock.status).toBe(200);
     expect((await platform(server, 'POST', `/workspaces/${workspaceId}/actions/unlock`)).status).toBe(200);
     expect((await platform(server, 'POST', `/workspaces/${workspaceId}/actions/lock`)).status).toBe(200);
     const update = await platform(server, 'PATCH', `/workspaces/${workspaceId}`, {
-      body: { data: { type: 'workspaces', id: null, attributes: { description: null, 'terraform-version': '1.5.0', 'not-known': { x: 1 } }, relationships: null } },
+      body: {
+        data: {
+          type: 'workspaces',
+          id: null,
+          attributes: { description: null, 'terraform-version': '1.5.0', 'not-known': { x: 1 } },
+          relationships: null,
+        },
+      },
     });
     expect(update.status).toBe(200);
     expect(update.body.data.attributes['tool-version']).toBe('1.5.0');

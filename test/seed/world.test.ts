@@ -48,8 +48,15 @@ describe('a seed with workspaces, run tasks, policies, tokens and cubbyhole data
 
   const check = async () => {
     const listed = await platform(server, 'GET', '/organizations/world/workspaces?sort=name');
-    const byName = Object.fromEntries(listed.body.data.map((entry: { attributes: { name: string } }) => [entry.attributes.name, entry.attributes]));
-    expect(byName.network).toMatchObject({ description: 'the VPC', 'tool-version': '1.5.7', 'tag-names': ['prod', 'team:net'], 'global-remote-state': true });
+    const byName = Object.fromEntries(
+      listed.body.data.map((entry: { attributes: { name: string } }) => [entry.attributes.name, entry.attributes]),
+    );
+    expect(byName.network).toMatchObject({
+      description: 'the VPC',
+      'tool-version': '1.5.7',
+      'tag-names': ['prod', 'team:net'],
+      'global-remote-state': true,
+    });
     expect(byName.legacy).toMatchObject({ 'tool-version': '0.10.0', 'execution-mode': 'local', 'global-remote-state': false });
     const tasks = await platform(server, 'GET', '/organizations/world/tasks');
     expect(tasks.body.data.map((task: { attributes: Record<string, unknown> }) => task.attributes)).toEqual([
@@ -57,7 +64,14 @@ describe('a seed with workspaces, run tasks, policies, tokens and cubbyhole data
     ]);
 
     const self = await v1(server, 'GET', 'auth/token/lookup-self', { token: CI_TOKEN });
-    expect(self.body.data).toMatchObject({ id: CI_TOKEN, accessor: 'ci-accessor', policies: ['ci-read', 'default'], meta: { job: 'nightly' }, display_name: 'token-ci', expire_time: null });
+    expect(self.body.data).toMatchObject({
+      id: CI_TOKEN,
+      accessor: 'ci-accessor',
+      policies: ['ci-read', 'default'],
+      meta: { job: 'nightly' },
+      display_name: 'token-ci',
+      expire_time: null,
+    });
     const entry = await v1(server, 'GET', 'cubbyhole/config/db', { token: CI_TOKEN });
     expect(entry.body.data).toEqual({ user: 'app', password: 'from-the-seed' });
     expect((await v1(server, 'GET', 'cubbyhole/config?list=true', { token: CI_TOKEN })).body.data.keys).toEqual(['db']);
@@ -111,7 +125,10 @@ describe('applying a seed again', () => {
 
 describe('a seed that cannot be applied stops the start naming the entry', () => {
   it.each([
-    [{ organizations: [{ ...SEED.organizations[0], workspaces: [{ name: 'w', 'tool-version': '9.9.9' }] }] }, /workspace w: tool-version is not a known release/],
+    [
+      { organizations: [{ ...SEED.organizations[0], workspaces: [{ name: 'w', 'tool-version': '9.9.9' }] }] },
+      /workspace w: tool-version is not a known release/,
+    ],
     [{ secrets: { policies: [{ name: 'broken', policy: 'path "x" {' }] } }, /seed secrets policy broken: /],
     [{ secrets: { tokens: [{ id: 't', ttl: 'soon' }] } }, /seed secrets token .*: ttl /],
     [{ organizations: [{ ...SEED.organizations[0], workspaces: [{ name: 'has space' }] }] }, /\/organizations\/0\/workspaces\/0\/name/],

@@ -33,7 +33,11 @@ describe('migrations', () => {
       const old = new Database(file);
       migrate(drizzle(old), { migrationsFolder: olderRelease(idx) });
       old.prepare("INSERT INTO organizations (id, name, email, created_at, updated_at) VALUES ('org-old', 'old', 'a@b.c', 1, 1)").run();
-      old.prepare("INSERT INTO secret_tokens (id, accessor, policies, display_name, path, created_at) VALUES ('t', 'a', '[\"root\"]', 'root', 'auth/token/root', 1)").run();
+      old
+        .prepare(
+          "INSERT INTO secret_tokens (id, accessor, policies, display_name, path, created_at) VALUES ('t', 'a', '[\"root\"]', 'root', 'auth/token/root', 1)",
+        )
+        .run();
       old.close();
 
       const store = openStore(file);
@@ -57,7 +61,10 @@ describe('migrations', () => {
     const config = join(out, 'drizzle.config.json');
     // drizzle-kit reads `out` as relative to the working directory, even when it is absolute.
     writeFileSync(config, JSON.stringify({ dialect: 'sqlite', schema: 'src/store/schema/*.ts', out: relative(process.cwd(), out) }));
-    const output = execFileSync('npx', ['drizzle-kit', 'generate', '--config', config, '--name', 'drift'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = execFileSync('npx', ['drizzle-kit', 'generate', '--config', config, '--name', 'drift'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     expect(output).toMatch(/No schema changes/);
   });
 });

@@ -39,7 +39,9 @@ export async function sendMail(server: SmtpServer, mail: OutgoingMail, timeoutMs
     port: server.port,
     // Port 465 speaks TLS from the first byte; the others upgrade with STARTTLS when offered.
     secure: server.port === 465,
-    ...(server.auth === 'none' ? {} : { auth: { user: server.username, pass: server.password }, authMethod: server.auth === 'plain' ? 'PLAIN' : 'LOGIN' }),
+    ...(server.auth === 'none'
+      ? {}
+      : { auth: { user: server.username, pass: server.password }, authMethod: server.auth === 'plain' ? 'PLAIN' : 'LOGIN' }),
     connectionTimeout: timeoutMs,
     greetingTimeout: timeoutMs,
     socketTimeout: timeoutMs,
@@ -47,7 +49,10 @@ export async function sendMail(server: SmtpServer, mail: OutgoingMail, timeoutMs
   });
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<MailOutcome>((done) => {
-    timer = setTimeout(() => done({ ok: false, reason: 'timeout', message: `the SMTP server did not finish within ${timeoutMs} ms` }), timeoutMs);
+    timer = setTimeout(
+      () => done({ ok: false, reason: 'timeout', message: `the SMTP server did not finish within ${timeoutMs} ms` }),
+      timeoutMs,
+    );
   });
   const attempt = transport.sendMail(mail).then(
     (): MailOutcome => ({ ok: true }),

@@ -1,5 +1,12 @@
 import mysql from 'mysql2/promise';
-import { connectionUrlOf, renderStatements, type ConnectionSettings, type SqlPlugin, type SqlPluginType, type UsernameShape } from './plugin.js';
+import {
+  connectionUrlOf,
+  renderStatements,
+  type ConnectionSettings,
+  type SqlPlugin,
+  type SqlPluginType,
+  type UsernameShape,
+} from './plugin.js';
 
 const DEFAULT_CHANGE_PASSWORD = ["ALTER USER '{{name}}'@'%' IDENTIFIED BY '{{password}}';"];
 
@@ -17,7 +24,13 @@ export function parseMysqlDsn(dsn: string): mysql.PoolOptions {
   };
   if (/^mysql:\/\//i.test(dsn)) {
     const url = new URL(dsn);
-    return { host: url.hostname, port: Number(url.port || 3306), user: decode(url.username), password: decode(url.password), database: decode(url.pathname.slice(1)) || undefined };
+    return {
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: decode(url.username),
+      password: decode(url.password),
+      database: decode(url.pathname.slice(1)) || undefined,
+    };
   }
   const slash = dsn.lastIndexOf('/');
   if (slash === -1) throw new Error(`invalid DSN: missing the slash separating the database name`);

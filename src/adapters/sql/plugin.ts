@@ -83,7 +83,11 @@ export function fillTemplate(template: string, values: Record<string, string | u
  * The queries to run for a user: each statement filled (`{{name}}` and `{{username}}` are the
  * user) and split at `;`, empty ones skipped.
  */
-export function renderStatements(statements: readonly string[], username: string, values: { password?: string; expiration?: string } = {}): string[] {
+export function renderStatements(
+  statements: readonly string[],
+  username: string,
+  values: { password?: string; expiration?: string } = {},
+): string[] {
   return statements
     .map((statement) => fillTemplate(statement, { name: username, username, ...values }))
     .flatMap((statement) => statement.split(';'))
@@ -94,5 +98,9 @@ export function renderStatements(statements: readonly string[], username: string
 /** The connection URL with the root credentials in it (percent-escaped unless disabled). */
 export function connectionUrlOf(settings: ConnectionSettings): string {
   const escape = (value: string) => (settings.disableEscaping ? value : encodeURIComponent(value));
-  return fillTemplate(settings.connectionUrl, { username: escape(settings.username), password: escape(settings.password), name: escape(settings.username) });
+  return fillTemplate(settings.connectionUrl, {
+    username: escape(settings.username),
+    password: escape(settings.password),
+    name: escape(settings.username),
+  });
 }

@@ -113,4 +113,3 @@ export const postgresqlPlugin: SqlPluginType = {
   credentialTypes: ['password'],
   create: (settings) => new PostgresPlugin(settings),
 };
-

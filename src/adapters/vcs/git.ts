@@ -36,7 +36,10 @@ export class GitCli implements GitSource {
       }
       const repo = join(dir, 'repo.git');
       const { stdout } = await run('git', ['-C', repo, 'tag', '--list'], { env, timeout: this.timeoutMs });
-      const tags = stdout.split('\n').map((line) => line.trim()).filter((tag) => tag !== '' && wanted(tag));
+      const tags = stdout
+        .split('\n')
+        .map((line) => line.trim())
+        .filter((tag) => tag !== '' && wanted(tag));
       const out: TaggedArchive[] = [];
       for (const tag of tags) {
         const archived = await run('git', ['-C', repo, 'archive', '--format=tar.gz', `refs/tags/${tag}`], {

@@ -78,10 +78,15 @@ function regionOf(authorization: string | undefined): string {
 
 function signingParameters(algorithm: string): { hash: string; options: { padding?: number; saltLength?: number; dsaEncoding?: 'der' } } {
   const match = /^(RSASSA_PSS|RSASSA_PKCS1_V1_5|ECDSA)_SHA_(256|384|512)$/.exec(algorithm);
-  if (!match) throw new KmsFault('ValidationException', `1 validation error detected: Value '${algorithm}' at 'signingAlgorithm' failed to satisfy constraint`);
+  if (!match)
+    throw new KmsFault(
+      'ValidationException',
+      `1 validation error detected: Value '${algorithm}' at 'signingAlgorithm' failed to satisfy constraint`,
+    );
   const hash = `sha${match[2]}`;
   if (match[1] === 'ECDSA') return { hash, options: { dsaEncoding: 'der' } };
-  if (match[1] === 'RSASSA_PSS') return { hash, options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST } };
+  if (match[1] === 'RSASSA_PSS')
+    return { hash, options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: constants.RSA_PSS_SALTLEN_DIGEST } };
   return { hash, options: { padding: constants.RSA_PKCS1_PADDING } };
 }
 
@@ -94,7 +99,8 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
     const aliasName = /(?:^|:)(alias\/.+)$/.exec(keyId)?.[1];
     const id = aliasName !== undefined ? storage().get<string>(aliasKey(aliasName)) : (/key\/([^/]+)$/.exec(keyId)?.[1] ?? keyId);
     const key = id === undefined ? undefined : storage().get<StoredKey>(`keys/${id}`);
-    if (!key) throw new KmsFault('NotFoundException', aliasName !== undefined ? `Alias ${keyId} is not found.` : `Key '${keyId}' does not exist`);
+    if (!key)
+      throw new KmsFault('NotFoundException', aliasName !== undefined ? `Alias ${keyId} is not found.` : `Key '${keyId}' does not exist`);
     return key;
   };
 
@@ -104,7 +110,10 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
       const usage = String(body['KeyUsage'] ?? 'ENCRYPT_DECRYPT');
       const spec = SPECS[keySpec];
       if (!spec || usage !== 'SIGN_VERIFY') {
-        throw new KmsFault('ValidationException', `the stand-in keeps signing keys only: KeyUsage SIGN_VERIFY with KeySpec ${Object.keys(SPECS).join(', ')}`);
+        throw new KmsFault(
+          'ValidationException',
+          `the stand-in keeps signing keys only: KeyUsage SIGN_VERIFY with KeySpec ${Object.keys(SPECS).join(', ')}`,
+        );
       }
       const key: StoredKey = {
         keyId: randomUUID(),
@@ -120,10 +129,14 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
     CreateAlias: (body) => {
       const aliasName = String(body['AliasName'] ?? '');
       if (!/^alias\/[a-zA-Z0-9/_-]+$/.test(aliasName) || aliasName.startsWith('alias/aws/')) {
-        throw new KmsFault('ValidationException', `Alias must start with the prefix "alias/" and use only a-z, A-Z, 0-9, /, _ and -: ${aliasName}`);
+        throw new KmsFault(
+          'ValidationException',
+          `Alias must start with the prefix "alias/" and use only a-z, A-Z, 0-9, /, _ and -: ${aliasName}`,
+        );
       }
       const key = keyOf(body['TargetKeyId']);
-      if (storage().get(aliasKey(aliasName)) !== undefined) throw new KmsFault('AlreadyExistsException', `An alias with the name ${arnOf(key).replace(/key\/.*/, aliasName)} already exists`);
+      if (storage().get(aliasKey(aliasName)) !== undefined)
+        throw new KmsFault('AlreadyExistsException', `An alias with the name ${arnOf(key).replace(/key\/.*/, aliasName)} already exists`);
       storage().put(aliasKey(aliasName), key.keyId);
       return undefined;
     },
@@ -148,7 +161,8 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
       }
       if ((body['MessageType'] ?? 'RAW') !== 'RAW') throw new KmsFault('ValidationException', 'the stand-in signs RAW messages only');
       const message = Buffer.from(String(body['Message'] ?? ''), 'base64');
-      if (message.length === 0 || message.length > MAX_RAW_MESSAGE) throw new KmsFault('ValidationException', `Message must be 1 to ${MAX_RAW_MESSAGE} bytes`);
+      if (message.length === 0 || message.length > MAX_RAW_MESSAGE)
+        throw new KmsFault('ValidationException', `Message must be 1 to ${MAX_RAW_MESSAGE} bytes`);
       const { hash, options } = signingParameters(algorithm);
       const signature = signWith(hash, message, { key: createPrivateKey(key.privatePem), ...options });
       return { KeyId: arnOf(key), Signature: signature.toString('base64'), SigningAlgorithm: algorithm };
@@ -167,7 +181,10 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
   };
 
   const reply = (response: FastifyReply, status: number, body: unknown) =>
-    response.code(status).header('content-type', 'application/x-amz-json-1.1').send(body === undefined ? '' : JSON.stringify(body));
+    response
+      .code(status)
+      .header('content-type', 'application/x-amz-json-1.1')
+      .send(body === undefined ? '' : JSON.stringify(body));
 
   app.addContentTypeParser(['application/x-amz-json-1.1', 'application/json'], { parseAs: 'string' }, (_request, body, done) => {
     if (body === '') return done(null, {});
@@ -181,9 +198,11 @@ export async function cloudAKmsStandIn(app: FastifyInstance, runtime: Runtime): 
   app.post('/cloud-a-kms', async (request, response) => {
     const target = String(request.headers['x-amz-target'] ?? '');
     const operation = operations[target.replace(/^TrentService\./, '')];
-    if (!target.startsWith('TrentService.') || !operation) return reply(response, 400, { __type: 'UnknownOperationException', message: `unknown operation ${target}` });
+    if (!target.startsWith('TrentService.') || !operation)
+      return reply(response, 400, { __type: 'UnknownOperationException', message: `unknown operation ${target}` });
     const body = request.body;
-    if (typeof body !== 'object' || body === null || Array.isArray(body)) return reply(response, 400, { __type: 'SerializationException', message: 'the body is not a JSON object' });
+    if (typeof body !== 'object' || body === null || Array.isArray(body))
+      return reply(response, 400, { __type: 'SerializationException', message: 'the body is not a JSON object' });
     try {
       return reply(response, 200, await operation(body as Record<string, unknown>, regionOf(request.headers.authorization)));
     } catch (error) {

@@ -36,7 +36,8 @@ const DIGESTS: Record<string, { length: number; prefix: string }> = {
   RS512: { length: 64, prefix: '3051300d060960864801650304020305000440' },
 };
 
-const vaultError = (reply: FastifyReply, status: number, code: string, message: string) => reply.code(status).send({ error: { code, message } });
+const vaultError = (reply: FastifyReply, status: number, code: string, message: string) =>
+  reply.code(status).send({ error: { code, message } });
 
 const originOf = (request: FastifyRequest) => `${request.protocol}://${request.headers.host ?? '127.0.0.1'}`;
 
@@ -57,14 +58,19 @@ export async function cloudCKeyVaultStandIn(app: FastifyInstance, runtime: Runti
     done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
 
-  app.post<{ Params: { tenant: string }; Body: Record<string, string> | null }>(`${TOKEN_PREFIX}/:tenant/oauth2/v2.0/token`, async (request, reply) => {
-    const form = request.body ?? {};
-    if (form['grant_type'] !== 'client_credentials') return reply.code(400).send({ error: 'unsupported_grant_type', error_description: 'only client_credentials' });
-    if (!form['client_id'] || !form['client_secret']) return reply.code(401).send({ error: 'invalid_client', error_description: 'client_id and client_secret are required' });
-    const token = `stand-in.${randomBytes(24).toString('base64url')}`;
-    tokens.set(token, Date.now() + TOKEN_LIFETIME_SECONDS * 1000);
-    return { token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS, ext_expires_in: TOKEN_LIFETIME_SECONDS, access_token: token };
-  });
+  app.post<{ Params: { tenant: string }; Body: Record<string, string> | null }>(
+    `${TOKEN_PREFIX}/:tenant/oauth2/v2.0/token`,
+    async (request, reply) => {
+      const form = request.body ?? {};
+      if (form['grant_type'] !== 'client_credentials')
+        return reply.code(400).send({ error: 'unsupported_grant_type', error_description: 'only client_credentials' });
+      if (!form['client_id'] || !form['client_secret'])
+        return reply.code(401).send({ error: 'invalid_client', error_description: 'client_id and client_secret are required' });
+      const token = `stand-in.${randomBytes(24).toString('base64url')}`;
+      tokens.set(token, Date.now() + TOKEN_LIFETIME_SECONDS * 1000);
+      return { token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS, ext_expires_in: TOKEN_LIFETIME_SECONDS, access_token: token };
+    },
+  );
 
   /** Every vault request needs a token the stand-in issued; otherwise the provider's challenge. */
   const challenge = async (request: FastifyRequest, reply: FastifyReply) => {
@@ -82,7 +88,13 @@ export async function cloudCKeyVaultStandIn(app: FastifyInstance, runtime: Runti
     const jwk = createPublicKey(version.privatePem).export({ format: 'jwk' });
     return {
       key: { kid: `${originOf(request)}/keys/${key.name}/${version.version}`, kty: 'RSA', key_ops: key.keyOps, n: jwk.n, e: jwk.e },
-      attributes: { enabled: true, created: version.created, updated: version.created, recoveryLevel: 'Recoverable+Purgeable', recoverableDays: 90 },
+      attributes: {
+        enabled: true,
+        created: version.created,
+        updated: version.created,
+        recoveryLevel: 'Recoverable+Purgeable',
+        recoverableDays: 90,
+      },
       tags: {},
     };
   };
@@ -132,7 +144,8 @@ export async function cloudCKeyVaultStandIn(app: FastifyInstance, runtime: Runti
     const digestSpec = DIGESTS[String(body['alg'] ?? '')];
     if (!digestSpec) return vaultError(reply, 400, 'BadParameter', `the stand-in signs with ${Object.keys(DIGESTS).join(', ')} only`);
     const digest = Buffer.from(String(body['value'] ?? ''), 'base64url');
-    if (digest.length !== digestSpec.length) return vaultError(reply, 400, 'BadParameter', `the digest must be ${digestSpec.length} bytes for ${String(body['alg'])}`);
+    if (digest.length !== digestSpec.length)
+      return vaultError(reply, 400, 'BadParameter', `the digest must be ${digestSpec.length} bytes for ${String(body['alg'])}`);
     const signature = privateEncrypt(
       { key: createPrivateKey(found.version.privatePem), padding: constants.RSA_PKCS1_PADDING },
       Buffer.concat([Buffer.from(digestSpec.prefix, 'hex'), digest]),

@@ -27,8 +27,18 @@ export type Field = FieldCommon &
     | { kind: 'string'; default: string | null; oneOf?: readonly string[]; duration?: boolean }
   );
 
-const bool = (name: string, value: boolean, extra: FieldCommon | object = {}): Field => ({ name, kind: 'boolean', default: value, ...extra });
-const str = (name: string, value: string | null = '', extra: Partial<Extract<Field, { kind: 'string' }>> = {}): Field => ({ name, kind: 'string', default: value, ...extra });
+const bool = (name: string, value: boolean, extra: FieldCommon | object = {}): Field => ({
+  name,
+  kind: 'boolean',
+  default: value,
+  ...extra,
+});
+const str = (name: string, value: string | null = '', extra: Partial<Extract<Field, { kind: 'string' }>> = {}): Field => ({
+  name,
+  kind: 'string',
+  default: value,
+  ...extra,
+});
 const upstream = { upstreamOnly: true };
 
 export const SUPPORT_EMAIL_DEFAULT = 'support@hashicorp.com';
@@ -98,13 +108,7 @@ export const FIELDS: Record<SettingsName, readonly Field[]> = {
     str('test-email-address', null, { transient: true }),
   ],
   sms: [bool('enabled', false), str('account-sid'), str('auth-token', '', { writeOnly: true }), str('from-number')],
-  customization: [
-    str('support-email-address', SUPPORT_EMAIL_DEFAULT),
-    str('login-help'),
-    str('footer'),
-    str('error'),
-    str('new-user'),
-  ],
+  customization: [str('support-email-address', SUPPORT_EMAIL_DEFAULT), str('login-help'), str('footer'), str('error'), str('new-user')],
 };
 
 /** Every stored attribute of `name` at its default. */

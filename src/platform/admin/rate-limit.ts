@@ -68,7 +68,9 @@ class Limiter {
 
 const limiters = new WeakMap<Runtime, Limiter>();
 
-const TOO_MANY = new ApiError(429, 'API rate limit exceeded; retry after the number of seconds in X-RateLimit-Reset', { title: 'too many requests' });
+const TOO_MANY = new ApiError(429, 'API rate limit exceeded; retry after the number of seconds in X-RateLimit-Reset', {
+  title: 'too many requests',
+});
 
 /**
  * The `onRequest` hook that applies the administrator's API rate limit. Every tree the limit

@@ -7,7 +7,13 @@ export type SigningKeyRow = typeof signingKeys.$inferSelect;
 export type OutboxRow = typeof outbox.$inferSelect;
 
 // Read on every workspace created (the remote-state default), bulk fixtures included.
-const settingsByName = prepared((db) => db.select({ attributes: adminSettings.attributes }).from(adminSettings).where(eq(adminSettings.name, sql.placeholder('name'))).prepare());
+const settingsByName = prepared((db) =>
+  db
+    .select({ attributes: adminSettings.attributes })
+    .from(adminSettings)
+    .where(eq(adminSettings.name, sql.placeholder('name')))
+    .prepare(),
+);
 
 /** The stored attributes of one settings document, or undefined when it was never written. */
 export function findSettings(db: DbOrTx, name: string): Record<string, unknown> | undefined {
@@ -28,7 +34,9 @@ export function listSigningKeys(db: DbOrTx): SigningKeyRow[] {
 /** Makes `key` the current key; the previous ones stay published until trimmed. */
 export function addCurrentSigningKey(db: DbOrTx, key: SigningKeyRow): void {
   db.update(signingKeys).set({ current: false }).run();
-  db.insert(signingKeys).values({ ...key, current: true }).run();
+  db.insert(signingKeys)
+    .values({ ...key, current: true })
+    .run();
 }
 
 /** Removes every key but the current one; returns how many went. */

@@ -25,11 +25,16 @@ export function settingsResource(name: SettingsName, settings: Record<string, un
     if (field.writeOnly || field.transient) continue;
     if (field.upstreamOnly && !behaviours.adminUpstreamAttributes) continue;
     const value = settings[field.name];
-    attributes[field.name] = name === 'customization' && behaviours.customizationEscapesHtml && typeof value === 'string' ? escapeHtml(value) : value;
+    attributes[field.name] =
+      name === 'customization' && behaviours.customizationEscapesHtml && typeof value === 'string' ? escapeHtml(value) : value;
   }
   if (name === 'saml') {
     attributes['acs-consumer-url'] = `${context.baseUrl}/users/saml/auth`;
     attributes['metadata-url'] = `${context.baseUrl}/users/saml/metadata`;
   }
-  return { id: spell(name, context.dialect), type: spell(`${name}-settings`, context.dialect), attributes: spellKeys(attributes, context.dialect) };
+  return {
+    id: spell(name, context.dialect),
+    type: spell(`${name}-settings`, context.dialect),
+    attributes: spellKeys(attributes, context.dialect),
+  };
 }

@@ -11,7 +11,10 @@ import { signingKeysOf } from './signing-keys.js';
 
 /** A PATCH body: a JSON:API document whose `type` may be empty, as real clients send it. */
 const SettingsBody = Type.Object({
-  data: Type.Object({ type: Type.String(), attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }, { additionalProperties: true }),
+  data: Type.Object(
+    { type: Type.String(), attributes: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+    { additionalProperties: true },
+  ),
 });
 
 /** Every path a settings document answers at: its spec name and, where the dialect table has one, the real name. */
@@ -34,7 +37,9 @@ export async function adminRoutes(app: FastifyInstance, context: PlatformContext
     // Both spellings of a document's type are accepted in a body, and the empty one real clients send.
     const types = [`${name}-settings`, canonical(`${name}-settings`), ...addressesOf(name)];
     for (const address of addressesOf(name)) {
-      app.get(`/admin/${address}`, async (request, reply) => sendDocument(reply, 200, render(request, name, service.read(request.principal, name))));
+      app.get(`/admin/${address}`, async (request, reply) =>
+        sendDocument(reply, 200, render(request, name, service.read(request.principal, name))),
+      );
       app.patch(`/admin/${address}`, { schema: { body: SettingsBody } }, async (request, reply) => {
         const { attributes } = readResource(request.body, types, { allowEmptyType: true });
         return sendDocument(reply, 200, render(request, name, await service.update(request.principal, name, attributes)));

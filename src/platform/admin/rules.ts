@@ -34,7 +34,8 @@ function readField(attributes: Attributes, field: Field): unknown {
         try {
           parseDurationMs(value);
         } catch (error) {
-          if (error instanceof DurationError) throw unprocessable(`${field.name} must be a duration such as "2h" or "30m"`, pointer(field.name));
+          if (error instanceof DurationError)
+            throw unprocessable(`${field.name} must be a duration such as "2h" or "30m"`, pointer(field.name));
           throw error;
         }
       }
@@ -135,7 +136,8 @@ export function checkSettings(name: SettingsName, settings: Record<string, unkno
       if (settings['enabled'] !== true) return;
       requireFilled(settings, ['host', 'sender'], 'when mail is enabled');
       if (typeof settings['port'] !== 'number') throw unprocessable("port can't be blank when mail is enabled", pointer('port'));
-      if (!/^[^@\s]+@[^@\s]+$/.test(settings['sender'] as string)) throw unprocessable('sender must be an email address', pointer('sender'));
+      if (!/^[^@\s]+@[^@\s]+$/.test(settings['sender'] as string))
+        throw unprocessable('sender must be an email address', pointer('sender'));
       if (settings['auth'] !== 'none') requireFilled(settings, ['username', 'password'], `when auth is ${String(settings['auth'])}`);
       return;
     }

@@ -72,7 +72,12 @@ export class AdminService {
     const { changes, transient } = parseUpdate(name, attributes);
     const current = readSettings(this.db, name);
     const merged = { ...current, ...changes };
-    if (name === 'saml' && typeof changes['idp-cert'] === 'string' && changes['idp-cert'] !== current['idp-cert'] && current['idp-cert'] !== '') {
+    if (
+      name === 'saml' &&
+      typeof changes['idp-cert'] === 'string' &&
+      changes['idp-cert'] !== current['idp-cert'] &&
+      current['idp-cert'] !== ''
+    ) {
       merged['old-idp-cert'] = current['idp-cert'];
     }
     checkSettings(name, merged);
@@ -101,7 +106,11 @@ export class AdminService {
 
   /** Sends the SMTP test message; returns what the outbox records, or throws the status the spec lists. */
   private async sendTestMail(settings: Record<string, unknown>, to: string): Promise<OutboxEntry> {
-    if (!/^[^@\s]+@[^@\s]+$/.test(to)) throw new ApiError(422, 'test-email-address must be an email address', { title: 'invalid attribute', pointer: '/data/attributes/test-email-address' });
+    if (!/^[^@\s]+@[^@\s]+$/.test(to))
+      throw new ApiError(422, 'test-email-address must be an email address', {
+        title: 'invalid attribute',
+        pointer: '/data/attributes/test-email-address',
+      });
     const server: SmtpServer = {
       host: settings['host'] as string,
       port: settings['port'] as number,
@@ -109,11 +118,21 @@ export class AdminService {
       username: settings['username'] as string,
       password: settings['password'] as string,
     };
-    const mail = { from: settings['sender'] as string, to, subject: MAIL_SUBJECT, text: 'This message confirms that understudy can send mail with the configured SMTP settings.' };
+    const mail = {
+      from: settings['sender'] as string,
+      to,
+      subject: MAIL_SUBJECT,
+      text: 'This message confirms that understudy can send mail with the configured SMTP settings.',
+    };
     const outcome = await sendMail(server, mail, this.runtime.config.mailTimeoutMs);
     if (!outcome.ok) {
       const status = outcome.reason === 'auth' ? 401 : outcome.reason === 'timeout' ? 504 : 500;
-      const what = outcome.reason === 'auth' ? 'the SMTP server refused the credentials' : outcome.reason === 'timeout' ? 'the SMTP server timed out' : 'the SMTP server failed';
+      const what =
+        outcome.reason === 'auth'
+          ? 'the SMTP server refused the credentials'
+          : outcome.reason === 'timeout'
+            ? 'the SMTP server timed out'
+            : 'the SMTP server failed';
       throw new ApiError(status, `${what}: ${outcome.message}`);
     }
     return { kind: 'mail', deliveredVia: 'smtp', sender: mail.from, recipient: to, subject: mail.subject, body: mail.text };
@@ -123,7 +142,8 @@ export class AdminService {
   async verifySms(principal: Principal, attributes: Record<string, unknown>): Promise<void> {
     this.requireAdmin(principal);
     const number = attributes['test-number'];
-    if (typeof number !== 'string' || number.trim() === '') throw badRequest('test-number is required', { pointer: '/data/attributes/test-number' });
+    if (typeof number !== 'string' || number.trim() === '')
+      throw badRequest('test-number is required', { pointer: '/data/attributes/test-number' });
     const settings = readSettings(this.db, 'sms');
     if (settings['enabled'] !== true) throw badRequest('SMS is not enabled');
     try {
@@ -131,13 +151,24 @@ export class AdminService {
     } catch (error) {
       throw badRequest(`the SMS settings are invalid: ${(error as Error).message}`);
     }
-    const account = { accountSid: settings['account-sid'] as string, authToken: settings['auth-token'] as string, fromNumber: settings['from-number'] as string };
+    const account = {
+      accountSid: settings['account-sid'] as string,
+      authToken: settings['auth-token'] as string,
+      fromNumber: settings['from-number'] as string,
+    };
     const body = 'understudy test message: SMS verification works.';
     const baseUrl = this.runtime.config.smsApiUrl;
     if (baseUrl !== null) {
       const outcome = await sendSms(baseUrl, account, number, body, this.runtime.config.mailTimeoutMs);
       if (!outcome.ok) throw badRequest(outcome.message);
     }
-    this.record(this.db, { kind: 'sms', deliveredVia: baseUrl === null ? 'outbox' : 'http', sender: account.fromNumber, recipient: number, subject: null, body });
+    this.record(this.db, {
+      kind: 'sms',
+      deliveredVia: baseUrl === null ? 'outbox' : 'http',
+      sender: account.fromNumber,
+      recipient: number,
+      subject: null,
+      body,
+    });
   }
 }

@@ -23,9 +23,15 @@ const generate = promisify(generateKeyPair);
 
 /** A fresh RSA key with its RFC 7638 thumbprint as `kid`. Runs before any transaction opens. */
 async function newKey(at: Date): Promise<repo.SigningKeyRow> {
-  const { privateKey } = await generate('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs8', format: 'pem' }, publicKeyEncoding: { type: 'spki', format: 'pem' } });
+  const { privateKey } = await generate('rsa', {
+    modulusLength: 2048,
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+    publicKeyEncoding: { type: 'spki', format: 'pem' },
+  });
   const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
-  const thumbprint = createHash('sha256').update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n })).digest('base64url');
+  const thumbprint = createHash('sha256')
+    .update(JSON.stringify({ e: jwk.e, kty: jwk.kty, n: jwk.n }))
+    .digest('base64url');
   return { kid: thumbprint, privateKeyPem: privateKey, publicJwk: { kty: jwk.kty, n: jwk.n, e: jwk.e }, current: true, createdAt: at };
 }
 
@@ -101,11 +107,27 @@ export class SigningKeys implements DueSource {
     const rotationFirst = nextRotationAt !== null && (nextTrimAt === null || nextRotationAt <= nextTrimAt);
     if (rotationFirst) {
       const at = nextRotationAt;
-      return { at, run: async (): Promise<RanWork> => ({ at: new Date(at).toISOString(), kind: 'signing-key-rotation', subject: await this.rotate(true), outcome: 'done' }) };
+      return {
+        at,
+        run: async (): Promise<RanWork> => ({
+          at: new Date(at).toISOString(),
+          kind: 'signing-key-rotation',
+          subject: await this.rotate(true),
+          outcome: 'done',
+        }),
+      };
     }
     if (nextTrimAt !== null) {
       const at = nextTrimAt;
-      return { at, run: async (): Promise<RanWork> => ({ at: new Date(at).toISOString(), kind: 'signing-key-trim', subject: `${this.trim(true)} old keys`, outcome: 'done' }) };
+      return {
+        at,
+        run: async (): Promise<RanWork> => ({
+          at: new Date(at).toISOString(),
+          kind: 'signing-key-trim',
+          subject: `${this.trim(true)} old keys`,
+          outcome: 'done',
+        }),
+      };
     }
     return undefined;
   }

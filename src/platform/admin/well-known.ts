@@ -11,7 +11,9 @@ import { jwksDocument, signingKeysOf } from './signing-keys.js';
 export async function signingKeyDiscoveryRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
   const keys = signingKeysOf(runtime);
 
-  app.get('/.well-known/jwks', async (_request, reply) => reply.header('cache-control', 'no-store').send(jwksDocument(await keys.published())));
+  app.get('/.well-known/jwks', async (_request, reply) =>
+    reply.header('cache-control', 'no-store').send(jwksDocument(await keys.published())),
+  );
 
   app.get('/.well-known/openid-configuration', async (request, reply) => {
     const issuer = requestUrl(request).origin;

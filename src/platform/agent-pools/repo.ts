@@ -12,7 +12,11 @@ export function findAgentPool(db: DbOrTx, id: string): AgentPoolRow | undefined 
 }
 
 export function findAgentPoolByName(db: DbOrTx, organizationId: string, name: string): AgentPoolRow | undefined {
-  return db.select().from(agentPools).where(and(eq(agentPools.organizationId, organizationId), eq(agentPools.name, name))).get();
+  return db
+    .select()
+    .from(agentPools)
+    .where(and(eq(agentPools.organizationId, organizationId), eq(agentPools.name, name)))
+    .get();
 }
 
 export type PoolWorkspaceKind = (typeof agentPoolWorkspaces.$inferSelect)['kind'];
@@ -34,7 +38,13 @@ function allowsWorkspaceNamed(db: DbOrTx, organizationId: string, name: string) 
   return inArray(agentPools.id, pools);
 }
 
-export function listAgentPools(db: DbOrTx, organizationId: string, filter: AgentPoolFilter, offset: number, limit: number): { rows: AgentPoolRow[]; total: number } {
+export function listAgentPools(
+  db: DbOrTx,
+  organizationId: string,
+  filter: AgentPoolFilter,
+  offset: number,
+  limit: number,
+): { rows: AgentPoolRow[]; total: number } {
   const where = and(
     eq(agentPools.organizationId, organizationId),
     filter.query ? containsIgnoringCase(agentPools.name, filter.query) : undefined,
@@ -88,8 +98,13 @@ export function poolWorkspaceIds(db: DbOrTx, poolIds: string[]): Map<string, Rec
 
 /** Replaces the pool's workspaces of one kind. */
 export function setPoolWorkspaces(db: DbOrTx, poolId: string, kind: PoolWorkspaceKind, workspaceIds: readonly string[]): void {
-  db.delete(agentPoolWorkspaces).where(and(eq(agentPoolWorkspaces.poolId, poolId), eq(agentPoolWorkspaces.kind, kind))).run();
+  db.delete(agentPoolWorkspaces)
+    .where(and(eq(agentPoolWorkspaces.poolId, poolId), eq(agentPoolWorkspaces.kind, kind)))
+    .run();
   const unique = [...new Set(workspaceIds)];
   // A body may name any number of workspaces; slices keep each statement within SQLite's limits.
-  for (const slice of inSlices(unique)) db.insert(agentPoolWorkspaces).values(slice.map((workspaceId) => ({ poolId, workspaceId, kind }))).run();
+  for (const slice of inSlices(unique))
+    db.insert(agentPoolWorkspaces)
+      .values(slice.map((workspaceId) => ({ poolId, workspaceId, kind })))
+      .run();
 }

@@ -57,7 +57,11 @@ export async function agentPoolRoutes(app: PlatformApp, context: PlatformContext
     const attributes = new Attributes(input.attributes);
     const name = attributes.string('name', { required: true, ...NAME_RULE }) as string;
     const organizationScoped = attributes.boolean('organization-scoped');
-    const { pool, organization } = service.create(request.principal, request.params.org, { name, organizationScoped, ...readPoolWorkspaces(input) });
+    const { pool, organization } = service.create(request.principal, request.params.org, {
+      name,
+      organizationScoped,
+      ...readPoolWorkspaces(input),
+    });
     return sendDocument(reply, 201, singleDocument(render(pool, organization.name)));
   });
 

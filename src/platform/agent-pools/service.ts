@@ -47,11 +47,19 @@ export class AgentPoolService {
 
   /** Every named workspace must be one of the organization's, or the request changes nothing. */
   private checkWorkspaces(organization: OrganizationRow, lists: PoolWorkspaceLists): void {
-    for (const [key, ids] of [['allowed-workspaces', lists.allowedWorkspaces], ['excluded-workspaces', lists.excludedWorkspaces]] as const) {
+    for (const [key, ids] of [
+      ['allowed-workspaces', lists.allowedWorkspaces],
+      ['excluded-workspaces', lists.excludedWorkspaces],
+    ] as const) {
       if (!ids) continue;
-      const found = new Set(findWorkspaces(this.db, ids).filter((row) => row.organizationId === organization.id).map((row) => row.id));
+      const found = new Set(
+        findWorkspaces(this.db, ids)
+          .filter((row) => row.organizationId === organization.id)
+          .map((row) => row.id),
+      );
       const index = ids.findIndex((id) => !found.has(id));
-      if (index !== -1) throw unprocessable(`workspace ${ids[index]} does not exist in this organization`, `/data/relationships/${key}/data/${index}/id`);
+      if (index !== -1)
+        throw unprocessable(`workspace ${ids[index]} does not exist in this organization`, `/data/relationships/${key}/data/${index}/id`);
     }
   }
 
@@ -63,7 +71,8 @@ export class AgentPoolService {
   create(principal: Principal, organizationName: string, input: { name: string; organizationScoped?: boolean } & PoolWorkspaceLists) {
     const organization = this.organization(principal, organizationName);
     new Permissions(this.db).require(principal, organization, 'manage-agent-pools');
-    if (repo.findAgentPoolByName(this.db, organization.id, input.name)) throw unprocessable('name has already been taken', '/data/attributes/name');
+    if (repo.findAgentPoolByName(this.db, organization.id, input.name))
+      throw unprocessable('name has already been taken', '/data/attributes/name');
     this.checkWorkspaces(organization, input);
     const pool: AgentPoolRow = {
       id: newId('apool'),

@@ -13,10 +13,34 @@ export const LAST_USED_RESOLUTION_MS = 60_000;
 export const UNAUTHORIZED = new ApiError(401, 'a valid API token is required (Authorization: Bearer <token>)');
 
 // Every platform request runs these, so they are compiled once (see store/prepared.ts).
-const tokenByHash = prepared((db) => db.select().from(platformTokens).where(eq(platformTokens.tokenHash, sql.placeholder('hash'))).prepare());
-const userById = prepared((db) => db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare());
-const teamById = prepared((db) => db.select().from(teams).where(eq(teams.id, sql.placeholder('id'))).prepare());
-const organizationById = prepared((db) => db.select().from(organizations).where(eq(organizations.id, sql.placeholder('id'))).prepare());
+const tokenByHash = prepared((db) =>
+  db
+    .select()
+    .from(platformTokens)
+    .where(eq(platformTokens.tokenHash, sql.placeholder('hash')))
+    .prepare(),
+);
+const userById = prepared((db) =>
+  db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare(),
+);
+const teamById = prepared((db) =>
+  db
+    .select()
+    .from(teams)
+    .where(eq(teams.id, sql.placeholder('id')))
+    .prepare(),
+);
+const organizationById = prepared((db) =>
+  db
+    .select()
+    .from(organizations)
+    .where(eq(organizations.id, sql.placeholder('id')))
+    .prepare(),
+);
 
 /** The token in `Authorization: Bearer <token>`, or undefined. */
 export function bearerToken(header: string | undefined): string | undefined {
@@ -51,5 +75,8 @@ export function authenticate(db: Db, clock: Clock, token: string | undefined): P
 
 function recordUse(db: Db, row: Pick<typeof platformTokens.$inferSelect, 'id' | 'lastUsedAt'>, now: number): void {
   if (row.lastUsedAt && now - row.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
-  db.update(platformTokens).set({ lastUsedAt: new Date(now) }).where(eq(platformTokens.id, row.id)).run();
+  db.update(platformTokens)
+    .set({ lastUsedAt: new Date(now) })
+    .where(eq(platformTokens.id, row.id))
+    .run();
 }

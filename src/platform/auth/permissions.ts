@@ -165,7 +165,12 @@ const membershipStatus = prepared((db) =>
   db
     .select({ status: organizationMemberships.status })
     .from(organizationMemberships)
-    .where(and(eq(organizationMemberships.organizationId, sql.placeholder('organizationId')), eq(organizationMemberships.userId, sql.placeholder('userId'))))
+    .where(
+      and(
+        eq(organizationMemberships.organizationId, sql.placeholder('organizationId')),
+        eq(organizationMemberships.userId, sql.placeholder('userId')),
+      ),
+    )
     .prepare(),
 );
 const teamsOfUserInOrganization = prepared((db) =>

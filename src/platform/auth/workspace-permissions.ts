@@ -33,7 +33,8 @@ export function atLeast(level: AccessLevel | null, wanted: AccessLevel): boolean
 export function grantLevel(access: AccessLevel | 'custom', custom: CustomWorkspaceAccess | null): AccessLevel {
   if (access !== 'custom') return access;
   if (!custom) return 'read';
-  const writes = custom.runs === 'apply' && custom.variables === 'write' && custom['state-versions'] === 'write' && custom['workspace-locking'];
+  const writes =
+    custom.runs === 'apply' && custom.variables === 'write' && custom['state-versions'] === 'write' && custom['workspace-locking'];
   if (writes) return 'write';
   return custom.runs === 'read' ? 'read' : 'plan';
 }
@@ -170,7 +171,10 @@ export class WorkspacePermissions {
 }
 
 /** The permission booleans a level (plus organization grants) gives. */
-export function permissionFlags(level: AccessLevel | null, grants: ReadonlySet<OrganizationPermission>): Record<WorkspacePermission, boolean> {
+export function permissionFlags(
+  level: AccessLevel | null,
+  grants: ReadonlySet<OrganizationPermission>,
+): Record<WorkspacePermission, boolean> {
   const flags = {} as Record<WorkspacePermission, boolean>;
   for (const name of WORKSPACE_PERMISSION_NAMES) flags[name] = atLeast(level, NEEDS[name]);
   // Managing a workspace's run tasks: workspace admins, or the organization's Manage Run Tasks.

@@ -10,8 +10,7 @@ export interface ResourceInput {
 
 const invalid = (detail: string, pointer: string) => new ApiError(422, detail, { title: 'invalid attribute', pointer });
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
  * Reads `{"data": {...}}` from a request body. `type` must be one of `types`; an empty string is
@@ -64,7 +63,10 @@ export class Attributes {
     return `${this.base}/${name}`;
   }
 
-  string(name: string, rules: { required?: boolean; pattern?: RegExp; patternText?: string; nullable?: boolean; maxLength?: number } = {}): string | null | undefined {
+  string(
+    name: string,
+    rules: { required?: boolean; pattern?: RegExp; patternText?: string; nullable?: boolean; maxLength?: number } = {},
+  ): string | null | undefined {
     const value = this.raw[name];
     if (value === undefined || (value === null && !rules.nullable)) {
       if (rules.required) throw invalid(`${name} is required`, this.pointer(name));
@@ -94,7 +96,8 @@ export class Attributes {
     const value = this.raw[name];
     if (value === undefined || value === null) return undefined;
     if (typeof value !== 'number' || !Number.isInteger(value)) throw invalid(`${name} must be an integer`, this.pointer(name));
-    if (rules.minimum !== undefined && value < rules.minimum) throw invalid(`${name} must be at least ${rules.minimum}`, this.pointer(name));
+    if (rules.minimum !== undefined && value < rules.minimum)
+      throw invalid(`${name} must be at least ${rules.minimum}`, this.pointer(name));
     return value;
   }
 
@@ -128,8 +131,10 @@ export function relationshipId(relationships: Record<string, unknown>, name: str
   if (!isObject(relationship)) throw invalid(`${name} must be a relationship object`, `/data/relationships/${name}`);
   const data = relationship['data'];
   if (data === null) return null;
-  if (!isObject(data) || typeof data['id'] !== 'string') throw invalid(`${name}.data.id must be a string`, `/data/relationships/${name}/data/id`);
-  if (type !== undefined && data['type'] !== type) throw invalid(`${name}.data.type must be "${type}"`, `/data/relationships/${name}/data/type`);
+  if (!isObject(data) || typeof data['id'] !== 'string')
+    throw invalid(`${name}.data.id must be a string`, `/data/relationships/${name}/data/id`);
+  if (type !== undefined && data['type'] !== type)
+    throw invalid(`${name}.data.type must be "${type}"`, `/data/relationships/${name}/data/type`);
   return data['id'];
 }
 

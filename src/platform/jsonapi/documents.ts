@@ -33,7 +33,10 @@ export function listDocument(
 export function sendDocument(reply: FastifyReply, status: number, document: object): FastifyReply {
   // Serialized here and sent as a Buffer: JSON:API forbids media type parameters, and Fastify
   // would otherwise append `; charset=utf-8`.
-  return reply.code(status).header('content-type', MEDIA_TYPE).send(Buffer.from(JSON.stringify(document)));
+  return reply
+    .code(status)
+    .header('content-type', MEDIA_TYPE)
+    .send(Buffer.from(JSON.stringify(document)));
 }
 
 /** 204 with no body, as the spec's relationship and delete endpoints answer. */

@@ -69,7 +69,10 @@ export function toApiError(error: unknown): ApiError {
 }
 
 export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
-  return reply.code(error.status).header('content-type', MEDIA_TYPE).send(Buffer.from(JSON.stringify({ errors: [errorObject(error)] })));
+  return reply
+    .code(error.status)
+    .header('content-type', MEDIA_TYPE)
+    .send(Buffer.from(JSON.stringify({ errors: [errorObject(error)] })));
 }
 
 /**

@@ -65,7 +65,11 @@ const nullable = <T extends TSchema>(schema: T, errorMessage: string) => Type.Op
 
 /** A JSON:API relationship object, to-one or to-many; the readers check what each route needs. */
 const relationshipObject = (name: string) =>
-  Type.Optional(Type.Union([Type.Object({ data: Type.Optional(Type.Unknown()) }), Type.Null()], { errorMessage: `${name} must be a relationship object` }));
+  Type.Optional(
+    Type.Union([Type.Object({ data: Type.Optional(Type.Unknown()) }), Type.Null()], {
+      errorMessage: `${name} must be a relationship object`,
+    }),
+  );
 
 /**
  * `{"data": {"type": …, "attributes": {…}, "relationships": {…}}}` of one of `types` (or `""` when
@@ -138,6 +142,7 @@ export const Attr = {
   string: (description?: string) => Type.Optional(Type.Union([Type.String(), Type.Null()], description ? { description } : {})),
   boolean: (description?: string) => Type.Optional(Type.Union([Type.Boolean(), Type.Null()], description ? { description } : {})),
   integer: (description?: string) => Type.Optional(Type.Union([Type.Integer(), Type.Null()], description ? { description } : {})),
-  strings: (description?: string) => Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()], description ? { description } : {})),
+  strings: (description?: string) =>
+    Type.Optional(Type.Union([Type.Array(Type.String()), Type.Null()], description ? { description } : {})),
   object: (description?: string) => Type.Optional(Type.Union([Type.Object({}), Type.Null()], description ? { description } : {})),
 };

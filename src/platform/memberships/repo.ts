@@ -35,16 +35,35 @@ function conditions(organizationId: string, filter: MembershipFilter, withStatus
       parts[0] = sql`+${organizationMemberships.organizationId} = ${organizationId}`;
     }
   }
-  if (filter.emails && filter.emails.length > 0) parts.push(inArray(users.email, filter.emails.map((email) => email.toLowerCase())));
+  if (filter.emails && filter.emails.length > 0)
+    parts.push(
+      inArray(
+        users.email,
+        filter.emails.map((email) => email.toLowerCase()),
+      ),
+    );
   if (withStatus && filter.status) parts.push(eq(organizationMemberships.status, filter.status));
   return and(...parts);
 }
 
-export function listMemberships(db: DbOrTx, organizationId: string, filter: MembershipFilter, offset: number, limit: number): { rows: MembershipWithUser[]; total: number } {
+export function listMemberships(
+  db: DbOrTx,
+  organizationId: string,
+  filter: MembershipFilter,
+  offset: number,
+  limit: number,
+): { rows: MembershipWithUser[]; total: number } {
   const where = conditions(organizationId, filter, true);
   const total = unfiltered(filter)
-    ? (filter.status ? listCount(db, `memberships:${filter.status}`, organizationId) : statusCounts(db, organizationId, filter).total)
-    : (db.select({ n: count() }).from(organizationMemberships).innerJoin(users, eq(users.id, organizationMemberships.userId)).where(where).get()?.n ?? 0);
+    ? filter.status
+      ? listCount(db, `memberships:${filter.status}`, organizationId)
+      : statusCounts(db, organizationId, filter).total
+    : (db
+        .select({ n: count() })
+        .from(organizationMemberships)
+        .innerJoin(users, eq(users.id, organizationMemberships.userId))
+        .where(where)
+        .get()?.n ?? 0);
   const window = readWindow({ offset, size: limit }, total);
   if (window.limit === 0) return { rows: [], total };
   const order = window.backwards
@@ -58,13 +77,23 @@ export function listMemberships(db: DbOrTx, organizationId: string, filter: Memb
         db
           .select({ id: organizationMemberships.id })
           .from(organizationMemberships)
-          .where(and(eq(organizationMemberships.organizationId, organizationId), filter.status ? eq(organizationMemberships.status, filter.status) : undefined))
+          .where(
+            and(
+              eq(organizationMemberships.organizationId, organizationId),
+              filter.status ? eq(organizationMemberships.status, filter.status) : undefined,
+            ),
+          )
           .orderBy(...order)
           .limit(window.limit)
           .offset(window.offset),
       )
     : where;
-  const query = db.select({ membership: organizationMemberships, user: users }).from(organizationMemberships).innerJoin(users, eq(users.id, organizationMemberships.userId)).where(pageWhere).orderBy(...order);
+  const query = db
+    .select({ membership: organizationMemberships, user: users })
+    .from(organizationMemberships)
+    .innerJoin(users, eq(users.id, organizationMemberships.userId))
+    .where(pageWhere)
+    .orderBy(...order);
   const rows = unfiltered(filter) ? query.all() : query.limit(window.limit).offset(window.offset).all();
   return { rows: window.backwards ? rows.reverse() : rows, total };
 }
@@ -75,7 +104,11 @@ function unfiltered(filter: MembershipFilter): boolean {
 }
 
 /** How many memberships match the filter in each status (the status filter itself is not applied). */
-export function statusCounts(db: DbOrTx, organizationId: string, filter: MembershipFilter): { total: number; active: number; invited: number } {
+export function statusCounts(
+  db: DbOrTx,
+  organizationId: string,
+  filter: MembershipFilter,
+): { total: number; active: number; invited: number } {
   if (unfiltered(filter)) {
     const active = listCount(db, 'memberships:active', organizationId);
     const invited = listCount(db, 'memberships:invited', organizationId);
@@ -95,7 +128,14 @@ export function statusCounts(db: DbOrTx, organizationId: string, filter: Members
 
 export function listMembershipsOfUser(db: DbOrTx, userId: string, offset: number, limit: number): { rows: MembershipRow[]; total: number } {
   const where = eq(organizationMemberships.userId, userId);
-  const rows = db.select().from(organizationMemberships).where(where).orderBy(asc(organizationMemberships.createdAt), asc(organizationMemberships.id)).limit(limit).offset(offset).all();
+  const rows = db
+    .select()
+    .from(organizationMemberships)
+    .where(where)
+    .orderBy(asc(organizationMemberships.createdAt), asc(organizationMemberships.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
   const total = db.select({ n: count() }).from(organizationMemberships).where(where).get()?.n ?? 0;
   return { rows, total };
 }
@@ -115,7 +155,9 @@ export function setMembershipStatus(db: DbOrTx, id: string, status: MembershipSt
 /** Removes the membership and the user's places in the organization's teams. */
 export function deleteMembership(db: DbOrTx, membership: MembershipRow): void {
   const teamIds = db.select({ id: teams.id }).from(teams).where(eq(teams.organizationId, membership.organizationId));
-  db.delete(teamMembers).where(and(eq(teamMembers.userId, membership.userId), inArray(teamMembers.teamId, teamIds))).run();
+  db.delete(teamMembers)
+    .where(and(eq(teamMembers.userId, membership.userId), inArray(teamMembers.teamId, teamIds)))
+    .run();
   db.delete(organizationMemberships).where(eq(organizationMemberships.id, membership.id)).run();
 }
 

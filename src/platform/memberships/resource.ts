@@ -8,7 +8,12 @@ import type { MembershipRow } from './repo.js';
  * team's `include=organization-memberships` (status, email, and the user, organization and teams
  * relationships real clients read).
  */
-export function membershipResource(membership: MembershipRow, user: UserRow, organizationName: string, teamIds: readonly string[]): ResourceObject {
+export function membershipResource(
+  membership: MembershipRow,
+  user: UserRow,
+  organizationName: string,
+  teamIds: readonly string[],
+): ResourceObject {
   return {
     id: membership.id,
     type: 'organization-memberships',

@@ -65,35 +65,52 @@ export async function membershipRoutes(app: PlatformApp, context: PlatformContex
   const include = (request: { query: Query }) => MEMBERSHIP_INCLUDES.read(request.query);
 
   /** Memberships of one organization, identical wherever they appear, with the requested includes. */
-  const render = (principal: Principal, organization: OrganizationRow, rows: { membership: MembershipRow; user: UserRow }[], wanted: ReadonlySet<string>) => {
-    const teamIds = teamIdsOfUsers(db, organization.id, rows.map((row) => row.user.id));
+  const render = (
+    principal: Principal,
+    organization: OrganizationRow,
+    rows: { membership: MembershipRow; user: UserRow }[],
+    wanted: ReadonlySet<string>,
+  ) => {
+    const teamIds = teamIdsOfUsers(
+      db,
+      organization.id,
+      rows.map((row) => row.user.id),
+    );
     const data = rows.map(({ membership, user }) => membershipResource(membership, user, organization.name, teamIds.get(user.id) ?? []));
     return { data, included: MEMBERSHIP_INCLUDES.collect(wanted, { db, teams, principal, organization, rows, teamIds }) };
   };
 
-  app.post('/organizations/:org/organization-memberships', { schema: { params: params('org'), querystring: showQuery(INCLUDES), body: INVITE_BODY } }, async (request, reply) => {
-    const wanted = include(request);
-    const organization = service.organization(request.principal, request.params.org, true);
-    const input = readResource(request.body, ['organization-memberships']);
-    const email = new Attributes(input.attributes).string('email', { required: true }) as string;
-    const teamIds = relationshipIds(input.relationships, 'teams', 'teams') ?? [];
-    const created = service.invite(organization, email, teamIds);
-    // The invite always carries the user in `included`, whatever `include` says.
-    const { data, included } = render(request.principal, organization, [created], new Set([...wanted, 'user']));
-    return sendDocument(reply, 201, singleDocument(data[0] as (typeof data)[number], included));
-  });
+  app.post(
+    '/organizations/:org/organization-memberships',
+    { schema: { params: params('org'), querystring: showQuery(INCLUDES), body: INVITE_BODY } },
+    async (request, reply) => {
+      const wanted = include(request);
+      const organization = service.organization(request.principal, request.params.org, true);
+      const input = readResource(request.body, ['organization-memberships']);
+      const email = new Attributes(input.attributes).string('email', { required: true }) as string;
+      const teamIds = relationshipIds(input.relationships, 'teams', 'teams') ?? [];
+      const created = service.invite(organization, email, teamIds);
+      // The invite always carries the user in `included`, whatever `include` says.
+      const { data, included } = render(request.principal, organization, [created], new Set([...wanted, 'user']));
+      return sendDocument(reply, 201, singleDocument(data[0] as (typeof data)[number], included));
+    },
+  );
 
-  app.get('/organizations/:org/organization-memberships', { schema: { params: params('org'), querystring: LIST_QUERY } }, async (request, reply) => {
-    const query: Query = request.query;
-    const wanted = include(request);
-    const page = readPage(query);
-    const filter = readFilter(query);
-    const organization = service.organization(request.principal, request.params.org, false);
-    const { rows, total } = listMemberships(db, organization.id, filter, page.offset, page.size);
-    const { data, included } = render(request.principal, organization, rows, wanted);
-    const meta = { 'status-counts': statusCounts(db, organization.id, filter) };
-    return sendDocument(reply, 200, listDocument(request, { items: data, total, page }, { included, meta }));
-  });
+  app.get(
+    '/organizations/:org/organization-memberships',
+    { schema: { params: params('org'), querystring: LIST_QUERY } },
+    async (request, reply) => {
+      const query: Query = request.query;
+      const wanted = include(request);
+      const page = readPage(query);
+      const filter = readFilter(query);
+      const organization = service.organization(request.principal, request.params.org, false);
+      const { rows, total } = listMemberships(db, organization.id, filter, page.offset, page.size);
+      const { data, included } = render(request.principal, organization, rows, wanted);
+      const meta = { 'status-counts': statusCounts(db, organization.id, filter) };
+      return sendDocument(reply, 200, listDocument(request, { items: data, total, page }, { included, meta }));
+    },
+  );
 
   // The caller's own memberships across organizations; team and organization tokens have none.
   app.get('/organization-memberships', { schema: { querystring: listQuery({ includes: INCLUDES }) } }, async (request, reply) => {
@@ -114,16 +131,19 @@ export async function membershipRoutes(app: PlatformApp, context: PlatformContex
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
-  app.get('/organization-memberships/:id', { schema: { params: params('id'), querystring: showQuery(INCLUDES) } }, async (request, reply) => {
-    const wanted = include(request);
-    const { membership, organization, user } = service.visible(request.principal, request.params.id);
-    const { data, included } = render(request.principal, organization, [{ membership, user }], wanted);
-    return sendDocument(reply, 200, singleDocument(data[0] as (typeof data)[number], included));
-  });
+  app.get(
+    '/organization-memberships/:id',
+    { schema: { params: params('id'), querystring: showQuery(INCLUDES) } },
+    async (request, reply) => {
+      const wanted = include(request);
+      const { membership, organization, user } = service.visible(request.principal, request.params.id);
+      const { data, included } = render(request.principal, organization, [{ membership, user }], wanted);
+      return sendDocument(reply, 200, singleDocument(data[0] as (typeof data)[number], included));
+    },
+  );
 
   app.delete<ById>('/organization-memberships/:id', { schema: { params: params('id') } }, async (request, reply) => {
     service.remove(request.principal, request.params.id);
     return sendNoContent(reply);
   });
-
 }

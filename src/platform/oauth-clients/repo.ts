@@ -14,5 +14,7 @@ export function insertClient(db: DbOrTx, client: OAuthClientRow, token: OAuthTok
 
 export const findClient = (db: DbOrTx, id: string) => db.select().from(oauthClients).where(eq(oauthClients.id, id)).get();
 export const findToken = (db: DbOrTx, id: string) => db.select().from(oauthTokens).where(eq(oauthTokens.id, id)).get();
-export const tokensOf = (db: DbOrTx, clientId: string) => db.select().from(oauthTokens).where(eq(oauthTokens.oauthClientId, clientId)).all();
-export const clientsOf = (db: DbOrTx, organizationId: string) => db.select().from(oauthClients).where(eq(oauthClients.organizationId, organizationId)).all();
+export const tokensOf = (db: DbOrTx, clientId: string) =>
+  db.select().from(oauthTokens).where(eq(oauthTokens.oauthClientId, clientId)).all();
+export const clientsOf = (db: DbOrTx, organizationId: string) =>
+  db.select().from(oauthClients).where(eq(oauthClients.organizationId, organizationId)).all();

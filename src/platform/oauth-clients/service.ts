@@ -44,7 +44,10 @@ export class OAuthClientService {
   list(principal: Principal, organizationName: string) {
     const organization = new OrganizationService(this.db, this.clock).visible(principal, organizationName);
     this.managed(principal, organization);
-    return { organization, clients: repo.clientsOf(this.db, organization.id).map((client) => ({ client, tokens: repo.tokensOf(this.db, client.id) })) };
+    return {
+      organization,
+      clients: repo.clientsOf(this.db, organization.id).map((client) => ({ client, tokens: repo.tokensOf(this.db, client.id) })),
+    };
   }
 
   client(principal: Principal, id: string) {

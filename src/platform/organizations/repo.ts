@@ -12,8 +12,20 @@ import { updateRows } from '../../store/update.js';
  */
 export const DEFAULT_AGENT_POOL_ID = 'default-agent-pool-id';
 
-const byName = prepared((db) => db.select().from(organizations).where(eq(organizations.name, sql.placeholder('name'))).prepare());
-const byId = prepared((db) => db.select().from(organizations).where(eq(organizations.id, sql.placeholder('id'))).prepare());
+const byName = prepared((db) =>
+  db
+    .select()
+    .from(organizations)
+    .where(eq(organizations.name, sql.placeholder('name')))
+    .prepare(),
+);
+const byId = prepared((db) =>
+  db
+    .select()
+    .from(organizations)
+    .where(eq(organizations.id, sql.placeholder('id')))
+    .prepare(),
+);
 
 export function findOrganizationByName(db: DbOrTx, name: string): OrganizationRow | undefined {
   return byName(db).get({ name });
@@ -23,7 +35,12 @@ export function findOrganizationById(db: DbOrTx, id: string): OrganizationRow | 
   return byId(db).get({ id });
 }
 
-export function listOrganizations(db: DbOrTx, ids: string[] | 'all', offset: number, limit: number): { rows: OrganizationRow[]; total: number } {
+export function listOrganizations(
+  db: DbOrTx,
+  ids: string[] | 'all',
+  offset: number,
+  limit: number,
+): { rows: OrganizationRow[]; total: number } {
   const where = ids === 'all' ? undefined : inArray(organizations.id, ids);
   const rows = db.select().from(organizations).where(where).orderBy(asc(organizations.name)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(organizations).where(where).get()?.n ?? 0;
@@ -45,10 +62,15 @@ export function insertOrganization(db: DbOrTx, row: typeof organizations.$inferI
 }
 
 export function insertOwnersTeam(db: DbOrTx, row: Omit<typeof teams.$inferInsert, 'isOwners' | 'name'>): void {
-  db.insert(teams).values({ ...row, name: 'owners', isOwners: true, visibility: 'secret' }).run();
+  db.insert(teams)
+    .values({ ...row, name: 'owners', isOwners: true, visibility: 'secret' })
+    .run();
 }
 
-export function addActiveMember(db: DbOrTx, args: { membershipId: string; organizationId: string; userId: string; teamId: string; at: Date }): void {
+export function addActiveMember(
+  db: DbOrTx,
+  args: { membershipId: string; organizationId: string; userId: string; teamId: string; at: Date },
+): void {
   db.insert(organizationMemberships)
     .values({ id: args.membershipId, organizationId: args.organizationId, userId: args.userId, status: 'active', createdAt: args.at })
     .onConflictDoUpdate({ target: [organizationMemberships.organizationId, organizationMemberships.userId], set: { status: 'active' } })

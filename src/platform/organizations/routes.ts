@@ -9,7 +9,6 @@ import type { PlatformApp, PlatformContext } from '../context.js';
 import { entitlementSetResource, organizationResource } from './resource.js';
 import { OrganizationService } from './service.js';
 
-
 /** Only the default project can be included; asking for anything else is the 400 clients match on. */
 const ORGANIZATION_INCLUDES: readonly string[] = ['default-project'];
 

@@ -84,7 +84,8 @@ export class OrganizationService {
       repo.insertOrganization(tx, row);
       repo.insertOwnersTeam(tx, { id: ownersTeamId, organizationId: row.id, createdAt: at });
       insertDefaultProject(tx, row.id, at);
-      if (owner) repo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: row.id, userId: owner.id, teamId: ownersTeamId, at });
+      if (owner)
+        repo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: row.id, userId: owner.id, teamId: ownersTeamId, at });
     };
     if (db === this.db) this.db.transaction(write);
     else write(db);
@@ -97,7 +98,8 @@ export class OrganizationService {
    * tokens never do.
    */
   createAs(principal: Principal, input: CreateOrganization): OrganizationRow {
-    if (principal.kind !== 'user' || (!isSiteAdmin(principal) && organizationCreationLimited(this.db))) throw new ApiError(404, 'not found');
+    if (principal.kind !== 'user' || (!isSiteAdmin(principal) && organizationCreationLimited(this.db)))
+      throw new ApiError(404, 'not found');
     return this.create(input, principal.user);
   }
 
@@ -137,12 +139,17 @@ export class OrganizationService {
       validateName(changes.name);
       if (repo.findOrganizationByName(this.db, changes.name)) throw unprocessable('name has already been taken', '/data/attributes/name');
     }
-    if (changes.email !== undefined && !EMAIL_PATTERN.test(changes.email)) throw unprocessable('email is invalid', '/data/attributes/email');
+    if (changes.email !== undefined && !EMAIL_PATTERN.test(changes.email))
+      throw unprocessable('email is invalid', '/data/attributes/email');
     const updated: OrganizationRow = {
       ...organization,
       name: changes.name ?? organization.name,
       email: changes.email ?? organization.email,
-      attributes: this.withDefaultAgentPool(organization, { ...organization.attributes, ...changes.attributes }, changes.defaultAgentPoolId),
+      attributes: this.withDefaultAgentPool(
+        organization,
+        { ...organization.attributes, ...changes.attributes },
+        changes.defaultAgentPoolId,
+      ),
       updatedAt: this.clock.now(),
     };
     repo.updateOrganization(this.db, organization.id, updated);
@@ -153,10 +160,15 @@ export class OrganizationService {
    * Applies a default agent pool change to the merged attributes. A pool only makes sense in
    * agent mode, so naming one in another mode is refused, and leaving agent mode drops it.
    */
-  private withDefaultAgentPool(organization: OrganizationRow, attributes: Record<string, unknown>, poolId: string | null | undefined): Record<string, unknown> {
+  private withDefaultAgentPool(
+    organization: OrganizationRow,
+    attributes: Record<string, unknown>,
+    poolId: string | null | undefined,
+  ): Record<string, unknown> {
     const agentMode = attributes['default-execution-mode'] === 'agent';
     if (typeof poolId === 'string') {
-      if (!agentMode) throw unprocessable("Default agent pool must not be specified unless using 'agent' execution mode", DEFAULT_AGENT_POOL_POINTER);
+      if (!agentMode)
+        throw unprocessable("Default agent pool must not be specified unless using 'agent' execution mode", DEFAULT_AGENT_POOL_POINTER);
       requireAgentPoolOf(this.db, organization.id, poolId, DEFAULT_AGENT_POOL_POINTER);
     }
     const kept = poolId === undefined ? (attributes[repo.DEFAULT_AGENT_POOL_ID] ?? null) : poolId;
@@ -183,7 +195,8 @@ export class OrganizationService {
 }
 
 function validateName(name: string): void {
-  if (name.length > NAME_MAX_LENGTH) throw unprocessable(`name is too long (maximum is ${NAME_MAX_LENGTH} characters)`, '/data/attributes/name');
+  if (name.length > NAME_MAX_LENGTH)
+    throw unprocessable(`name is too long (maximum is ${NAME_MAX_LENGTH} characters)`, '/data/attributes/name');
   if (!NAME_PATTERN.test(name)) {
     throw unprocessable('name is invalid: use only letters, numbers, "-" and "_"', '/data/attributes/name');
   }

@@ -10,7 +10,6 @@ export { defaultProjectId } from './ids.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
 
-
 const byId = prepared((db) =>
   db
     .select()

@@ -13,7 +13,11 @@ export interface ArchiveLimits {
   maxArchiveBytes: number;
 }
 
-export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = { maxUnpackedBytes: 100 * 1024 * 1024, maxFiles: 10_000, maxArchiveBytes: 100 * 1024 * 1024 };
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
+  maxUnpackedBytes: 100 * 1024 * 1024,
+  maxFiles: 10_000,
+  maxArchiveBytes: 100 * 1024 * 1024,
+};
 
 /** What the details extractor reads; other files are counted and skipped. */
 const KEPT = (path: string) => path.endsWith('.tf') || /(^|\/)readme(\.md)?$/i.test(path);
@@ -68,7 +72,7 @@ export async function unpackModule(body: Readable | Buffer, limits: ArchiveLimit
     }
   });
 
-  const readEntry = (header: tar.Header, stream: tar.ExtractEvents["entry"][1], next: () => void): void => {
+  const readEntry = (header: tar.Header, stream: tar.ExtractEvents['entry'][1], next: () => void): void => {
     const path = entryPath(header.name);
     entries += 1;
     if (entries > limits.maxFiles) throw rejected(`more than ${limits.maxFiles} entries`);

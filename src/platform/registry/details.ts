@@ -39,7 +39,8 @@ function partOf(path: string, documents: Json[], readme: string): ModulePart {
         required: body['default'] === undefined,
       });
     }
-    for (const [name, [body = {}]] of Object.entries(labelled(document, 'output'))) part.outputs.push({ name, description: text(body['description']) });
+    for (const [name, [body = {}]] of Object.entries(labelled(document, 'output')))
+      part.outputs.push({ name, description: text(body['description']) });
     for (const [name, [body = {}]] of Object.entries(labelled(document, 'module'))) {
       part.dependencies.push({ name, source: text(body['source']), version: text(body['version']) });
     }
@@ -53,7 +54,12 @@ function partOf(path: string, documents: Json[], readme: string): ModulePart {
         for (const [name, spec] of Object.entries(providers)) {
           const source = isObject(spec) ? text(spec['source']) : '';
           const version = isObject(spec) ? text(spec['version']) : text(spec);
-          part.provider_dependencies.push({ name, namespace: source.includes('/') ? source.split('/').slice(-2)[0]! : '', source, version });
+          part.provider_dependencies.push({
+            name,
+            namespace: source.includes('/') ? source.split('/').slice(-2)[0]! : '',
+            source,
+            version,
+          });
         }
       }
     }
@@ -91,7 +97,9 @@ export async function extractDetails(files: Map<string, string>): Promise<Module
   }
   const part = (dir: string): ModulePart => {
     const documents = [...parsed].filter(([path]) => posix.dirname(path) === (dir === '' ? '.' : dir)).map(([, document]) => document);
-    const readme = [...files].find(([path]) => posix.dirname(path) === (dir === '' ? '.' : dir) && /readme(\.md)?$/i.test(posix.basename(path)))?.[1] ?? '';
+    const readme =
+      [...files].find(([path]) => posix.dirname(path) === (dir === '' ? '.' : dir) && /readme(\.md)?$/i.test(posix.basename(path)))?.[1] ??
+      '';
     return partOf(dir, documents, readme);
   };
   const root = part('');

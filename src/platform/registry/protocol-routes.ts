@@ -77,42 +77,70 @@ export async function registryProtocolPlugin(app: FastifyInstance, runtime: Runt
     ...(query.namespace ? { namespace: query.namespace } : {}),
   });
 
-  app.get<{ Querystring: ListQuery }>(MODULES_V1, { schema: { querystring: ListQuery } }, async (request) => protocol.list(request.principal, listQuery(request.query)));
+  app.get<{ Querystring: ListQuery }>(MODULES_V1, { schema: { querystring: ListQuery } }, async (request) =>
+    protocol.list(request.principal, listQuery(request.query)),
+  );
   app.get<{ Querystring: ListQuery }>(`${MODULES_V1}search`, { schema: { querystring: ListQuery } }, async (request) => {
     if (!request.query.q) throw new ApiError(400, 'q is required', { title: 'bad request', parameter: 'q' });
     return protocol.list(request.principal, listQuery(request.query));
   });
-  app.get<{ Params: Static<typeof Namespace>; Querystring: ListQuery }>(`${MODULES_V1}:namespace`, { schema: { params: Namespace, querystring: ListQuery } }, async (request) =>
-    protocol.list(request.principal, { ...listQuery(request.query), namespace: request.params.namespace }),
+  app.get<{ Params: Static<typeof Namespace>; Querystring: ListQuery }>(
+    `${MODULES_V1}:namespace`,
+    { schema: { params: Namespace, querystring: ListQuery } },
+    async (request) => protocol.list(request.principal, { ...listQuery(request.query), namespace: request.params.namespace }),
   );
-  app.get<{ Params: Static<typeof Name>; Querystring: ListQuery }>(`${MODULES_V1}:namespace/:name`, { schema: { params: Name, querystring: ListQuery } }, async (request) => {
-    const { offset, limit } = listQuery(request.query);
-    return protocol.latestForAll(request.principal, request.params.namespace, request.params.name, offset, limit);
-  });
-  app.get<{ Params: Static<typeof Provider> }>(`${MODULES_V1}:namespace/:name/:provider/versions`, { schema: { params: Provider } }, async (request) => {
-    const { namespace, name, provider } = request.params;
-    return protocol.versions(request.principal, namespace, name, provider);
-  });
-  app.get<{ Params: Static<typeof Provider> }>(`${MODULES_V1}:namespace/:name/:provider`, { schema: { params: Provider } }, async (request) => {
-    const { namespace, name, provider } = request.params;
-    return protocol.detail(request.principal, namespace, name, provider);
-  });
-  app.get<{ Params: Static<typeof Version> }>(`${MODULES_V1}:namespace/:name/:provider/:version`, { schema: { params: Version } }, async (request) => {
-    const { namespace, name, provider, version } = request.params;
-    return protocol.detail(request.principal, namespace, name, provider, version);
-  });
-  app.get<{ Params: Static<typeof Version> }>(`${MODULES_V1}:namespace/:name/:provider/:version/download`, { schema: { params: Version } }, async (request, reply) => {
-    const { namespace, name, provider, version } = request.params;
-    const found = protocol.downloadable(request.principal, namespace, name, provider, version);
-    const file = `${found.module.name}-${found.module.provider}-${found.version.version}.tar.gz`;
-    const url = `${baseUrlOf(request)}/api/registry/archives/${links.token(found.version.id)}/${encodeURIComponent(file)}`;
-    return reply.code(204).header('x-terraform-get', url).send();
-  });
-  app.get<{ Params: Static<typeof Provider> }>(`${MODULES_V1}:namespace/:name/:provider/download`, { schema: { params: Provider } }, async (request, reply) => {
-    const { namespace, name, provider } = request.params;
-    const version = protocol.latestVersion(request.principal, namespace, name, provider);
-    return reply.redirect(`${MODULES_V1}${namespace}/${name}/${provider}/${encodeURIComponent(version)}/download`, 302);
-  });
+  app.get<{ Params: Static<typeof Name>; Querystring: ListQuery }>(
+    `${MODULES_V1}:namespace/:name`,
+    { schema: { params: Name, querystring: ListQuery } },
+    async (request) => {
+      const { offset, limit } = listQuery(request.query);
+      return protocol.latestForAll(request.principal, request.params.namespace, request.params.name, offset, limit);
+    },
+  );
+  app.get<{ Params: Static<typeof Provider> }>(
+    `${MODULES_V1}:namespace/:name/:provider/versions`,
+    { schema: { params: Provider } },
+    async (request) => {
+      const { namespace, name, provider } = request.params;
+      return protocol.versions(request.principal, namespace, name, provider);
+    },
+  );
+  app.get<{ Params: Static<typeof Provider> }>(
+    `${MODULES_V1}:namespace/:name/:provider`,
+    { schema: { params: Provider } },
+    async (request) => {
+      const { namespace, name, provider } = request.params;
+      return protocol.detail(request.principal, namespace, name, provider);
+    },
+  );
+  app.get<{ Params: Static<typeof Version> }>(
+    `${MODULES_V1}:namespace/:name/:provider/:version`,
+    { schema: { params: Version } },
+    async (request) => {
+      const { namespace, name, provider, version } = request.params;
+      return protocol.detail(request.principal, namespace, name, provider, version);
+    },
+  );
+  app.get<{ Params: Static<typeof Version> }>(
+    `${MODULES_V1}:namespace/:name/:provider/:version/download`,
+    { schema: { params: Version } },
+    async (request, reply) => {
+      const { namespace, name, provider, version } = request.params;
+      const found = protocol.downloadable(request.principal, namespace, name, provider, version);
+      const file = `${found.module.name}-${found.module.provider}-${found.version.version}.tar.gz`;
+      const url = `${baseUrlOf(request)}/api/registry/archives/${links.token(found.version.id)}/${encodeURIComponent(file)}`;
+      return reply.code(204).header('x-terraform-get', url).send();
+    },
+  );
+  app.get<{ Params: Static<typeof Provider> }>(
+    `${MODULES_V1}:namespace/:name/:provider/download`,
+    { schema: { params: Provider } },
+    async (request, reply) => {
+      const { namespace, name, provider } = request.params;
+      const version = protocol.latestVersion(request.principal, namespace, name, provider);
+      return reply.redirect(`${MODULES_V1}${namespace}/${name}/${provider}/${encodeURIComponent(version)}/download`, 302);
+    },
+  );
 
   app.get<{ Params: { token: string; file: string } }>('/api/registry/archives/:token/:file', open, async (request, reply) => {
     const versionId = links.verify(request.params.token);
@@ -146,19 +174,34 @@ export async function registryProtocolPlugin(app: FastifyInstance, runtime: Runt
     }
     if (response.status === 404) return sendError(reply, new ApiError(404, 'module not found in the public registry'));
     if (!response.ok) throw new ApiError(502, `the public registry answered ${response.status}`);
-    return reply.code(200).type('application/json').send(await response.text());
+    return reply
+      .code(200)
+      .type('application/json')
+      .send(await response.text());
   };
   const segments = (...parts: string[]) => parts.map(encodeURIComponent).join('/');
-  app.get<{ Params: Static<typeof Provider> }>(`${PUBLIC_MODULES_V1}:namespace/:name/:provider/versions`, { schema: { params: Provider } }, async (request, reply) => {
-    const { namespace, name, provider } = request.params;
-    return proxy(request, reply, `${segments(namespace, name, provider)}/versions`);
-  });
-  app.get<{ Params: Static<typeof Provider> }>(`${PUBLIC_MODULES_V1}:namespace/:name/:provider`, { schema: { params: Provider } }, async (request, reply) => {
-    const { namespace, name, provider } = request.params;
-    return proxy(request, reply, segments(namespace, name, provider));
-  });
-  app.get<{ Params: Static<typeof Version> }>(`${PUBLIC_MODULES_V1}:namespace/:name/:provider/:version`, { schema: { params: Version } }, async (request, reply) => {
-    const { namespace, name, provider, version } = request.params;
-    return proxy(request, reply, segments(namespace, name, provider, version));
-  });
+  app.get<{ Params: Static<typeof Provider> }>(
+    `${PUBLIC_MODULES_V1}:namespace/:name/:provider/versions`,
+    { schema: { params: Provider } },
+    async (request, reply) => {
+      const { namespace, name, provider } = request.params;
+      return proxy(request, reply, `${segments(namespace, name, provider)}/versions`);
+    },
+  );
+  app.get<{ Params: Static<typeof Provider> }>(
+    `${PUBLIC_MODULES_V1}:namespace/:name/:provider`,
+    { schema: { params: Provider } },
+    async (request, reply) => {
+      const { namespace, name, provider } = request.params;
+      return proxy(request, reply, segments(namespace, name, provider));
+    },
+  );
+  app.get<{ Params: Static<typeof Version> }>(
+    `${PUBLIC_MODULES_V1}:namespace/:name/:provider/:version`,
+    { schema: { params: Version } },
+    async (request, reply) => {
+      const { namespace, name, provider, version } = request.params;
+      return proxy(request, reply, segments(namespace, name, provider, version));
+    },
+  );
 }

@@ -47,7 +47,11 @@ function summary(module: ModuleRow, version: VersionSummary, details?: ModuleDet
     version: version.version,
     provider: module.provider,
     provider_logo_url: '',
-    description: details?.root.readme.split('\n').find((line) => line.trim() !== '' && !line.startsWith('#'))?.trim() ?? '',
+    description:
+      details?.root.readme
+        .split('\n')
+        .find((line) => line.trim() !== '' && !line.startsWith('#'))
+        ?.trim() ?? '',
     source: module.vcsRepo?.displayIdentifier ?? '',
     tag: module.vcsRepo ? `v${version.version}` : '',
     published_at: version.createdAt.toISOString(),
@@ -111,9 +115,20 @@ export class RegistryProtocol {
   }
 
   /** Modules of a name (every provider, or one), each with its `ok` versions, newest first; 404 if none. */
-  private modules(principal: Principal, namespace: string, name: string, provider?: string): { module: ModuleRow; versions: VersionSummary[] }[] {
+  private modules(
+    principal: Principal,
+    namespace: string,
+    name: string,
+    provider?: string,
+  ): { module: ModuleRow; versions: VersionSummary[] }[] {
     const organizationId = this.organizationId(principal, namespace);
-    const modules = repo.findModules(this.db, { organizationId, registryName: 'private', namespace, name, ...(provider ? { provider } : {}) });
+    const modules = repo.findModules(this.db, {
+      organizationId,
+      registryName: 'private',
+      namespace,
+      name,
+      ...(provider ? { provider } : {}),
+    });
     const versions = ok(
       repo.versionsOf(
         this.db,
@@ -173,7 +188,13 @@ export class RegistryProtocol {
   }
 
   /** The version a download names, for a signed archive link. */
-  downloadable(principal: Principal, namespace: string, name: string, provider: string, version: string): { module: ModuleRow; version: VersionSummary } {
+  downloadable(
+    principal: Principal,
+    namespace: string,
+    name: string,
+    provider: string,
+    version: string,
+  ): { module: ModuleRow; version: VersionSummary } {
     const { module, versions } = this.one(principal, namespace, name, provider);
     const chosen = versions.find((candidate) => candidate.version === version);
     if (!chosen) throw NOT_FOUND;

@@ -50,7 +50,9 @@ function filterWhere(filter: ModuleFilter): SQL | undefined {
     );
   }
   if (filter.withOkVersion) {
-    parts.push(sql`EXISTS (SELECT 1 FROM ${registryModuleVersions} WHERE ${registryModuleVersions.moduleId} = ${registryModules.id} AND ${registryModuleVersions.status} = 'ok')`);
+    parts.push(
+      sql`EXISTS (SELECT 1 FROM ${registryModuleVersions} WHERE ${registryModuleVersions.moduleId} = ${registryModules.id} AND ${registryModuleVersions.status} = 'ok')`,
+    );
   }
   return and(...parts);
 }
@@ -89,7 +91,10 @@ export function listModules(db: DbOrTx, filter: ModuleFilter, offset: number, li
   const { organizationIds, ...rest } = filter;
   if (organizationIds !== 'all' && organizationIds.length === 1 && Object.values(rest).every((value) => !value)) {
     const organizationId = organizationIds[0]!;
-    return { rows: organizationPage(db).all({ organizationId, limit, offset }), total: organizationCount(db).get({ organizationId })?.n ?? 0 };
+    return {
+      rows: organizationPage(db).all({ organizationId, limit, offset }),
+      total: organizationCount(db).get({ organizationId })?.n ?? 0,
+    };
   }
   const where = filterWhere(filter);
   // The page's ids come from the (organization, name, id) index alone, so a deep page skips index
@@ -165,7 +170,11 @@ export function deleteModule(db: DbOrTx, id: string): void {
 
 // One module's versions: read on every registry protocol request.
 const versionsOfOne = prepared((db) =>
-  db.select(summaryColumns).from(registryModuleVersions).where(eq(registryModuleVersions.moduleId, sql.placeholder('moduleId'))).prepare(),
+  db
+    .select(summaryColumns)
+    .from(registryModuleVersions)
+    .where(eq(registryModuleVersions.moduleId, sql.placeholder('moduleId')))
+    .prepare(),
 );
 
 export function versionsOf(db: DbOrTx, moduleIds: string[]): VersionSummary[] {
@@ -202,14 +211,24 @@ export function findVersionByUpload(db: DbOrTx, uploadId: string): VersionSummar
 }
 
 export function archiveOf(db: DbOrTx, versionId: string): Buffer | null {
-  return db.select({ archive: registryModuleVersions.archive }).from(registryModuleVersions).where(eq(registryModuleVersions.id, versionId)).get()?.archive ?? null;
+  return (
+    db
+      .select({ archive: registryModuleVersions.archive })
+      .from(registryModuleVersions)
+      .where(eq(registryModuleVersions.id, versionId))
+      .get()?.archive ?? null
+  );
 }
 
 export function insertVersion(db: DbOrTx, row: VersionRow): void {
   db.insert(registryModuleVersions).values(row).run();
 }
 
-export function updateVersion(db: DbOrTx, id: string, changes: Partial<Pick<VersionRow, 'status' | 'details' | 'archive' | 'updatedAt'>>): void {
+export function updateVersion(
+  db: DbOrTx,
+  id: string,
+  changes: Partial<Pick<VersionRow, 'status' | 'details' | 'archive' | 'updatedAt'>>,
+): void {
   db.update(registryModuleVersions).set(changes).where(eq(registryModuleVersions.id, id)).run();
 }
 
@@ -220,5 +239,3 @@ export function deleteVersion(db: DbOrTx, id: string): void {
 export function countVersions(db: DbOrTx, moduleId: string): number {
   return db.select({ n: count() }).from(registryModuleVersions).where(eq(registryModuleVersions.moduleId, moduleId)).get()?.n ?? 0;
 }
-
-

@@ -13,7 +13,10 @@ export interface ModuleView {
   baseUrl: string;
 }
 
-export function moduleSelfLink(module: Pick<ModuleRow, 'registryName' | 'namespace' | 'name' | 'provider'>, organizationName: string): string {
+export function moduleSelfLink(
+  module: Pick<ModuleRow, 'registryName' | 'namespace' | 'name' | 'provider'>,
+  organizationName: string,
+): string {
   return `/api/v2/organizations/${organizationName}/registry-modules/${module.registryName}/${module.namespace}/${module.name}/${module.provider}`;
 }
 

@@ -28,7 +28,8 @@ const ListQuery = Type.Object({
 });
 
 export const baseUrlOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
-export const uploadUrl = (request: FastifyRequest, version: VersionSummary) => `${baseUrlOf(request)}/api/registry/uploads/v1/object/${version.uploadId}`;
+export const uploadUrl = (request: FastifyRequest, version: VersionSummary) =>
+  `${baseUrlOf(request)}/api/registry/uploads/v1/object/${version.uploadId}`;
 
 /** The management API of the module registry (spec document 2), deprecated paths included. */
 export async function registryRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
@@ -68,28 +69,41 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
         page.offset,
         page.size,
       );
-      return sendDocument(reply, 200, listDocument(request, { items: items.map((loaded) => moduleDocument(request, loaded)), total, page }));
+      return sendDocument(
+        reply,
+        200,
+        listDocument(request, { items: items.map((loaded) => moduleDocument(request, loaded)), total, page }),
+      );
     },
   );
 
-  app.post<{ Params: Static<typeof OrgParams> }>('/organizations/:org/registry-modules', { schema: { params: OrgParams, body: ResourceBody } }, async (request, reply) => {
-    const attributes = new Attributes(readResource(request.body, ['registry-modules']).attributes);
-    const registryName = attributes.string('registry-name') ?? 'private';
-    if (registryName !== 'private' && registryName !== 'public') throw unprocessable('registry-name must be "public" or "private"', '/data/attributes/registry-name');
-    const namespace = attributes.string('namespace') ?? undefined;
-    const loaded = service.create(request.principal, request.params.org, {
-      name: attributes.string('name', { required: true }) as string,
-      provider: attributes.string('provider', { required: true }) as string,
-      registryName,
-      noCode: attributes.boolean('no-code') ?? false,
-      ...(namespace !== undefined ? { namespace } : {}),
-    });
-    return sendModule(request, reply, 201, loaded);
-  });
+  app.post<{ Params: Static<typeof OrgParams> }>(
+    '/organizations/:org/registry-modules',
+    { schema: { params: OrgParams, body: ResourceBody } },
+    async (request, reply) => {
+      const attributes = new Attributes(readResource(request.body, ['registry-modules']).attributes);
+      const registryName = attributes.string('registry-name') ?? 'private';
+      if (registryName !== 'private' && registryName !== 'public')
+        throw unprocessable('registry-name must be "public" or "private"', '/data/attributes/registry-name');
+      const namespace = attributes.string('namespace') ?? undefined;
+      const loaded = service.create(request.principal, request.params.org, {
+        name: attributes.string('name', { required: true }) as string,
+        provider: attributes.string('provider', { required: true }) as string,
+        registryName,
+        noCode: attributes.boolean('no-code') ?? false,
+        ...(namespace !== undefined ? { namespace } : {}),
+      });
+      return sendModule(request, reply, 201, loaded);
+    },
+  );
 
-  app.post<{ Params: Static<typeof OrgParams> }>('/organizations/:org/registry-modules/vcs', { schema: { params: OrgParams, body: ResourceBody } }, async (request, reply) => {
-    return sendModule(request, reply, 201, await vcs.publish(request.principal, request.body, request.params.org));
-  });
+  app.post<{ Params: Static<typeof OrgParams> }>(
+    '/organizations/:org/registry-modules/vcs',
+    { schema: { params: OrgParams, body: ResourceBody } },
+    async (request, reply) => {
+      return sendModule(request, reply, 201, await vcs.publish(request.principal, request.body, request.params.org));
+    },
+  );
 
   // Deprecated: publishing from VCS where the connection alone names the organization.
   app.post('/registry-modules', { schema: { body: ResourceBody } }, async (request, reply) => {
@@ -116,14 +130,27 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
     },
   );
 
-  app.get<{ Params: { id: string } }>('/registry-modules/:id', { schema: { params: Type.Object({ id: Segment }) } }, async (request, reply) => {
-    return sendModule(request, reply, 200, service.getById(request.principal, request.params.id));
-  });
+  app.get<{ Params: { id: string } }>(
+    '/registry-modules/:id',
+    { schema: { params: Type.Object({ id: Segment }) } },
+    async (request, reply) => {
+      return sendModule(request, reply, 200, service.getById(request.principal, request.params.id));
+    },
+  );
 
-  app.get<{ Params: Static<typeof DeprecatedParams> }>('/registry-modules/show/:org/:name/:provider', { schema: { params: DeprecatedParams } }, async (request, reply) => {
-    const { org, name, provider } = request.params;
-    return sendModule(request, reply, 200, service.get(request.principal, org, { registryName: 'private', namespace: org, name, provider }));
-  });
+  app.get<{ Params: Static<typeof DeprecatedParams> }>(
+    '/registry-modules/show/:org/:name/:provider',
+    { schema: { params: DeprecatedParams } },
+    async (request, reply) => {
+      const { org, name, provider } = request.params;
+      return sendModule(
+        request,
+        reply,
+        200,
+        service.get(request.principal, org, { registryName: 'private', namespace: org, name, provider }),
+      );
+    },
+  );
 
   app.post<{ Params: Static<typeof ProviderParams> }>(
     '/organizations/:org/registry-modules/:registry/:namespace/:name/:provider/versions',
@@ -134,12 +161,23 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
     },
   );
 
-  app.post<{ Params: Static<typeof DeprecatedParams> }>('/registry-modules/:org/:name/:provider/versions', { schema: { params: DeprecatedParams, body: ResourceBody } }, async (request, reply) => {
-    const { org, name, provider } = request.params;
-    return sendVersion(request, reply, createVersion(request, request.principal, org, { registryName: 'private', namespace: org, name, provider }));
-  });
+  app.post<{ Params: Static<typeof DeprecatedParams> }>(
+    '/registry-modules/:org/:name/:provider/versions',
+    { schema: { params: DeprecatedParams, body: ResourceBody } },
+    async (request, reply) => {
+      const { org, name, provider } = request.params;
+      return sendVersion(
+        request,
+        reply,
+        createVersion(request, request.principal, org, { registryName: 'private', namespace: org, name, provider }),
+      );
+    },
+  );
 
-  const destroy = (principal: Principal, params: { org: string; registry: string; namespace: string; name: string; provider?: string; version?: string }) => {
+  const destroy = (
+    principal: Principal,
+    params: { org: string; registry: string; namespace: string; name: string; provider?: string; version?: string },
+  ) => {
     const { org, registry, ...rest } = params;
     service.destroy(principal, org, { registryName: registry, ...rest });
   };
@@ -162,9 +200,13 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
     ['/registry-modules/actions/delete/:org/:name/:provider', DeprecatedParams],
     ['/registry-modules/actions/delete/:org/:name/:provider/:version', Type.Object({ ...DeprecatedParams.properties, version: Segment })],
   ] as const) {
-    app.post<{ Params: { org: string; name: string; provider?: string; version?: string } }>(path, { schema: { params: schema } }, async (request, reply) => {
-      destroy(request.principal, { ...request.params, registry: 'private', namespace: request.params.org });
-      return sendNoContent(reply);
-    });
+    app.post<{ Params: { org: string; name: string; provider?: string; version?: string } }>(
+      path,
+      { schema: { params: schema } },
+      async (request, reply) => {
+        destroy(request.principal, { ...request.params, registry: 'private', namespace: request.params.org });
+        return sendNoContent(reply);
+      },
+    );
   }
 }

@@ -24,7 +24,8 @@ export const validProvider = (value: string) => check(value, 'provider', PROVIDE
 export const validNamespace = (value: string) => validName(value, 'namespace');
 
 export function validVersion(value: string): string {
-  if (!SEMVER.test(value) || semver.valid(value) === null) throw unprocessable('version must be a valid semantic version', '/data/attributes/version');
+  if (!SEMVER.test(value) || semver.valid(value) === null)
+    throw unprocessable('version must be a valid semantic version', '/data/attributes/version');
   return value;
 }
 

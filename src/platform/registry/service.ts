@@ -83,7 +83,12 @@ export class RegistryService {
       this.db,
       rows.map((row) => row.id),
     );
-    const items: Loaded[] = rows.map((module) => ({ module, organization, canManage, versions: versions.filter((version) => version.moduleId === module.id) }));
+    const items: Loaded[] = rows.map((module) => ({
+      module,
+      organization,
+      canManage,
+      versions: versions.filter((version) => version.moduleId === module.id),
+    }));
     return { items, total };
   }
 
@@ -94,14 +99,24 @@ export class RegistryService {
     validProvider(input.provider);
     let namespace = organization.name;
     if (registryName === 'public') {
-      if (input.namespace === undefined) throw new ApiError(422, 'namespace is required for public modules', { title: 'invalid attribute', pointer: '/data/attributes/namespace' });
+      if (input.namespace === undefined)
+        throw new ApiError(422, 'namespace is required for public modules', {
+          title: 'invalid attribute',
+          pointer: '/data/attributes/namespace',
+        });
       namespace = validNamespace(input.namespace);
     } else if (input.namespace !== undefined && input.namespace !== organization.name) {
-      throw new ApiError(422, 'namespace cannot be set for private modules', { title: 'invalid attribute', pointer: '/data/attributes/namespace' });
+      throw new ApiError(422, 'namespace cannot be set for private modules', {
+        title: 'invalid attribute',
+        pointer: '/data/attributes/namespace',
+      });
     }
     const address = { organizationId: organization.id, registryName, namespace, name: input.name, provider: input.provider };
     if (repo.findModules(this.db, address).length > 0) {
-      throw new ApiError(422, 'a module with this name and provider already exists', { title: 'invalid attribute', pointer: '/data/attributes/name' });
+      throw new ApiError(422, 'a module with this name and provider already exists', {
+        title: 'invalid attribute',
+        pointer: '/data/attributes/name',
+      });
     }
     const at = this.clock.now();
     const module: ModuleRow = {
@@ -148,7 +163,11 @@ export class RegistryService {
     if (address.registryName !== 'private' || address.namespace !== organization.name) throw NOT_FOUND;
     const [module] = repo.findModules(this.db, { organizationId: organization.id, ...address });
     if (!module) throw NOT_FOUND;
-    if (module.vcsRepo) throw new ApiError(422, 'versions of a VCS-linked module come from its tags', { title: 'invalid attribute', pointer: '/data/attributes/version' });
+    if (module.vcsRepo)
+      throw new ApiError(422, 'versions of a VCS-linked module come from its tags', {
+        title: 'invalid attribute',
+        pointer: '/data/attributes/version',
+      });
     validVersion(version);
     if (repo.findVersion(this.db, module.id, version)) {
       throw new ApiError(422, 'version has already been taken', { title: 'invalid attribute', pointer: '/data/attributes/version' });
@@ -158,7 +177,18 @@ export class RegistryService {
 
   private addVersion(module: ModuleRow, version: string): VersionSummary {
     const at = this.clock.now();
-    const row = { id: newId('modver'), moduleId: module.id, version, status: 'pending', source: 'svc-api', uploadId: secretToken(24), details: null, archive: null, createdAt: at, updatedAt: at };
+    const row = {
+      id: newId('modver'),
+      moduleId: module.id,
+      version,
+      status: 'pending',
+      source: 'svc-api',
+      uploadId: secretToken(24),
+      details: null,
+      archive: null,
+      createdAt: at,
+      updatedAt: at,
+    };
     repo.insertVersion(this.db, row);
     const { archive: _archive, details: _details, ...summary } = row;
     return summary;
@@ -169,7 +199,11 @@ export class RegistryService {
    * given. Public records go only by namespace and name; the last version takes its provider
    * with it, and the provider is the module row here, so one delete covers the cascade.
    */
-  destroy(principal: Principal, organizationName: string, address: Omit<ModuleAddress, 'provider'> & { provider?: string; version?: string }): void {
+  destroy(
+    principal: Principal,
+    organizationName: string,
+    address: Omit<ModuleAddress, 'provider'> & { provider?: string; version?: string },
+  ): void {
     const organization = this.managed(principal, organizationName);
     const registryName = this.registryName(address.registryName);
     if (registryName === 'public' && address.provider !== undefined) throw NOT_FOUND;
@@ -186,7 +220,11 @@ export class RegistryService {
       if (!version) throw NOT_FOUND;
       repo.deleteVersion(tx, version.id);
       if (repo.countVersions(tx, module.id) === 0) repo.deleteModule(tx, module.id);
-      else repo.updateModule(tx, module.id, { status: hasOk(repo.versionsOf(tx, [module.id])) ? 'setup_complete' : module.status, updatedAt: this.clock.now() });
+      else
+        repo.updateModule(tx, module.id, {
+          status: hasOk(repo.versionsOf(tx, [module.id])) ? 'setup_complete' : module.status,
+          updatedAt: this.clock.now(),
+        });
     });
   }
 
@@ -210,7 +248,10 @@ export class RegistryService {
   }
 
   /** VCS ingestion: each tag's archive becomes a version (the parse runs before anything is written). */
-  async ingest(module: ModuleRow, tagged: { version: string; archive: Buffer }[]): Promise<{ added: string[]; failed: { version: string; error: string }[] }> {
+  async ingest(
+    module: ModuleRow,
+    tagged: { version: string; archive: Buffer }[],
+  ): Promise<{ added: string[]; failed: { version: string; error: string }[] }> {
     const added: string[] = [];
     const failed: { version: string; error: string }[] = [];
     for (const { version, archive } of tagged) {
@@ -238,7 +279,18 @@ export class RegistryService {
   private addVersionIn(tx: Parameters<Parameters<Db['transaction']>[0]>[0], module: ModuleRow, version: string): string {
     const at = this.clock.now();
     const id = newId('modver');
-    repo.insertVersion(tx, { id, moduleId: module.id, version, status: 'pending', source: 'vcs', uploadId: secretToken(24), details: null, archive: null, createdAt: at, updatedAt: at });
+    repo.insertVersion(tx, {
+      id,
+      moduleId: module.id,
+      version,
+      status: 'pending',
+      source: 'vcs',
+      uploadId: secretToken(24),
+      details: null,
+      archive: null,
+      createdAt: at,
+      updatedAt: at,
+    });
     return id;
   }
 }

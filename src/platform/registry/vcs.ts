@@ -52,12 +52,16 @@ export class VcsPublisher {
     const vcs = attributes.nested('vcs-repo');
     if (!vcs) throw unprocessable('vcs-repo is required', '/data/attributes/vcs-repo');
     const identifier = vcs.string('identifier', { required: true }) as string;
-    if (!IDENTIFIER.test(identifier)) throw unprocessable('identifier must look like :org/:repo or :org/:project/_git/:repo', pointer('identifier'));
+    if (!IDENTIFIER.test(identifier))
+      throw unprocessable('identifier must look like :org/:repo or :org/:project/_git/:repo', pointer('identifier'));
     const tokenId = vcs.string('oauth-token-id') ?? undefined;
     const installationId = vcs.string('vcs-app-installation-id') ?? undefined;
-    if (tokenId && installationId) throw unprocessable('give oauth-token-id or vcs-app-installation-id, not both', pointer('oauth-token-id'));
-    if (!tokenId && !installationId) throw unprocessable('oauth-token-id or vcs-app-installation-id is required', pointer('oauth-token-id'));
-    if (!tokenId) throw unprocessable('the VCS app installation is not authorized for this organization', pointer('vcs-app-installation-id'));
+    if (tokenId && installationId)
+      throw unprocessable('give oauth-token-id or vcs-app-installation-id, not both', pointer('oauth-token-id'));
+    if (!tokenId && !installationId)
+      throw unprocessable('oauth-token-id or vcs-app-installation-id is required', pointer('oauth-token-id'));
+    if (!tokenId)
+      throw unprocessable('the VCS app installation is not authorized for this organization', pointer('vcs-app-installation-id'));
     const displayIdentifier = vcs.string('display-identifier') ?? vcs.string('display_identifier') ?? identifier;
     const noCode = attributes.boolean('no-code') ?? false;
 
@@ -79,7 +83,13 @@ export class VcsPublisher {
       provider,
       registryName: 'private',
       noCode,
-      vcsRepo: { identifier, displayIdentifier, oauthTokenId: tokenId, branch: vcs.string('branch') ?? '', ingressSubmodules: vcs.boolean('ingress-submodules') ?? true },
+      vcsRepo: {
+        identifier,
+        displayIdentifier,
+        oauthTokenId: tokenId,
+        branch: vcs.string('branch') ?? '',
+        ingressSubmodules: vcs.boolean('ingress-submodules') ?? true,
+      },
     });
     await this.registry.ingest(loaded.module, tagged);
     return this.registry.getById(principal, loaded.module.id);
@@ -90,7 +100,7 @@ export class VcsPublisher {
     const module = repo.findModuleById(this.context.store.db, moduleId);
     if (!module?.vcsRepo || !safeEqual(module.vcsRepo.webhookSecret, secret)) throw NOT_FOUND;
     const connection = this.connections.connection(module.vcsRepo.oauthTokenId);
-    if (!connection) throw new ApiError(422, 'the module\'s VCS connection no longer exists');
+    if (!connection) throw new ApiError(422, "the module's VCS connection no longer exists");
     const tagged = await this.tagged(repositoryUrl(connection.client.httpUrl, module.vcsRepo.identifier));
     return this.registry.ingest(module, tagged);
   }

@@ -6,7 +6,10 @@ import { inSlices } from '../sql-slices.js';
 /** Which workspaces may read `workspaceId`'s state: every other one when global, else the approved ones. */
 export function consumerCondition(db: DbOrTx, workspaceId: string, global: boolean): SQL {
   if (global) return ne(workspaces.id, workspaceId);
-  const approved = db.select({ id: remoteStateConsumers.consumerId }).from(remoteStateConsumers).where(eq(remoteStateConsumers.workspaceId, workspaceId));
+  const approved = db
+    .select({ id: remoteStateConsumers.consumerId })
+    .from(remoteStateConsumers)
+    .where(eq(remoteStateConsumers.workspaceId, workspaceId));
   return inArray(workspaces.id, approved);
 }
 

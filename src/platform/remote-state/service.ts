@@ -72,7 +72,11 @@ export class RemoteStateService {
       if (!consumer || consumer.organizationId !== located.organization.id || !levels.get(id)) {
         throw unprocessable(`workspace ${id} does not exist in this organization or cannot be read with this token`, `/data/${index}/id`);
       }
-      if (id === located.workspace.id) throw unprocessable('a workspace cannot be a remote state consumer of itself (it can always read its own state)', `/data/${index}/id`);
+      if (id === located.workspace.id)
+        throw unprocessable(
+          'a workspace cannot be a remote state consumer of itself (it can always read its own state)',
+          `/data/${index}/id`,
+        );
     });
     return unique;
   }

@@ -49,7 +49,13 @@ function signature(key: string, body: string): string {
  * task has an HMAC key — and records what the receiver answered. The key itself is never part of
  * the result or the record.
  */
-export async function deliverRunTask(db: Db, clock: Clock, workspaceTaskId: string, origin: string, options: TriggerOptions): Promise<DeliveryResult> {
+export async function deliverRunTask(
+  db: Db,
+  clock: Clock,
+  workspaceTaskId: string,
+  origin: string,
+  options: TriggerOptions,
+): Promise<DeliveryResult> {
   const attachment = findWorkspaceTask(db, workspaceTaskId);
   const task = attachment && findRunTask(db, attachment.taskId);
   const workspace = attachment && findWorkspace(db, attachment.workspaceId);
@@ -105,7 +111,8 @@ export async function deliverRunTask(db: Db, clock: Clock, workspaceTaskId: stri
     status = response.status;
     excerpt = (await response.text()).slice(0, EXCERPT_CHARS);
   } catch (failure) {
-    error = failure instanceof Error ? `${failure.name}: ${(failure.cause as Error | undefined)?.message ?? failure.message}` : String(failure);
+    error =
+      failure instanceof Error ? `${failure.name}: ${(failure.cause as Error | undefined)?.message ?? failure.message}` : String(failure);
   }
   const id = newId('rtdel');
   db.insert(runTaskDeliveries)
@@ -122,11 +129,26 @@ export async function deliverRunTask(db: Db, clock: Clock, workspaceTaskId: stri
       createdAt: clock.now(),
     })
     .run();
-  return { id, 'workspace-task-id': workspaceTaskId, stage, url: task.url, signed: Boolean(task.hmacKey), 'response-status': status, 'response-body': excerpt, error, payload };
+  return {
+    id,
+    'workspace-task-id': workspaceTaskId,
+    stage,
+    url: task.url,
+    signed: Boolean(task.hmacKey),
+    'response-status': status,
+    'response-body': excerpt,
+    error,
+    payload,
+  };
 }
 
 /** What earlier triggers of a workspace run task delivered and what receivers answered, newest first. */
 export function listDeliveries(db: Db, workspaceTaskId: string) {
   if (!findWorkspaceTask(db, workspaceTaskId)) throw new ApiError(404, `no workspace run task ${workspaceTaskId}`);
-  return db.select().from(runTaskDeliveries).where(eq(runTaskDeliveries.workspaceTaskId, workspaceTaskId)).orderBy(desc(runTaskDeliveries.createdAt)).all();
+  return db
+    .select()
+    .from(runTaskDeliveries)
+    .where(eq(runTaskDeliveries.workspaceTaskId, workspaceTaskId))
+    .orderBy(desc(runTaskDeliveries.createdAt))
+    .all();
 }

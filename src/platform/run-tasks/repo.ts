@@ -13,7 +13,11 @@ export function findRunTask(db: DbOrTx, id: string): RunTaskRow | undefined {
 }
 
 export function findRunTaskByName(db: DbOrTx, organizationId: string, name: string): RunTaskRow | undefined {
-  return db.select().from(runTasks).where(and(eq(runTasks.organizationId, organizationId), eq(runTasks.name, name))).get();
+  return db
+    .select()
+    .from(runTasks)
+    .where(and(eq(runTasks.organizationId, organizationId), eq(runTasks.name, name)))
+    .get();
 }
 
 export function listRunTasks(db: DbOrTx, organizationId: string, offset: number, limit: number): { rows: RunTaskRow[]; total: number } {
@@ -21,7 +25,14 @@ export function listRunTasks(db: DbOrTx, organizationId: string, offset: number,
   const window = readWindow({ offset, size: limit }, total);
   if (window.limit === 0) return { rows: [], total };
   const order = window.backwards ? [desc(runTasks.createdAt), desc(runTasks.id)] : [asc(runTasks.createdAt), asc(runTasks.id)];
-  const rows = db.select().from(runTasks).where(eq(runTasks.organizationId, organizationId)).orderBy(...order).limit(window.limit).offset(window.offset).all();
+  const rows = db
+    .select()
+    .from(runTasks)
+    .where(eq(runTasks.organizationId, organizationId))
+    .orderBy(...order)
+    .limit(window.limit)
+    .offset(window.offset)
+    .all();
   return { rows: window.backwards ? rows.reverse() : rows, total };
 }
 

@@ -36,7 +36,10 @@ const RUN_TASK_INCLUDES = new IncludeRegistry<IncludeSource>({
     const levels = permissions.levels(scope, ids);
     // Only workspaces the caller may read; Manage Run Tasks alone does not show workspace settings.
     const readable = findWorkspaces(db, ids).filter((workspace) => levels.get(workspace.id));
-    return [...attachments.map(workspaceTaskResource), ...renderWorkspaces(db, scope, organization, readable, renderOptions(context, request))];
+    return [
+      ...attachments.map(workspaceTaskResource),
+      ...renderWorkspaces(db, scope, organization, readable, renderOptions(context, request)),
+    ];
   },
 });
 const INCLUDES = RUN_TASK_INCLUDES.names;
@@ -48,10 +51,16 @@ export async function runTaskRoutes(app: PlatformApp, context: PlatformContext):
 
   /** Tasks of one organization with their attachments and whatever `include` asked for. */
   const render = (request: FastifyRequest, organization: OrganizationRow, tasks: RunTaskRow[], include: Set<string>) => {
-    const attachments = attachmentsOfTasks(db, tasks.map((task) => task.id));
+    const attachments = attachmentsOfTasks(
+      db,
+      tasks.map((task) => task.id),
+    );
     const globalEntitled = globalRunTasksEntitled(organization);
     const data = tasks.map((task) =>
-      runTaskResource({ task, organizationName: organization.name, attachments: attachments.get(task.id) ?? [], globalEntitled }, behaviours),
+      runTaskResource(
+        { task, organizationName: organization.name, attachments: attachments.get(task.id) ?? [], globalEntitled },
+        behaviours,
+      ),
     );
     const included = RUN_TASK_INCLUDES.collect(include, { context, request, organization, attachments: [...attachments.values()].flat() });
     return { data, included };
@@ -67,15 +76,19 @@ export async function runTaskRoutes(app: PlatformApp, context: PlatformContext):
     return sendDocument(reply, 201, singleDocument(data[0] as ResourceObject));
   });
 
-  app.get('/organizations/:org/tasks', { schema: { params: params('org'), querystring: listQuery({ includes: INCLUDES }) } }, async (request, reply) => {
-    const query = request.query;
-    const wanted = include(request);
-    const page = readPage(query);
-    const organization = service.organization(request.principal, request.params.org);
-    const { rows, total } = listRunTasks(db, organization.id, page.offset, page.size);
-    const { data, included } = render(request, organization, rows, wanted);
-    return sendDocument(reply, 200, listDocument(request, { items: data, total, page }, { included }));
-  });
+  app.get(
+    '/organizations/:org/tasks',
+    { schema: { params: params('org'), querystring: listQuery({ includes: INCLUDES }) } },
+    async (request, reply) => {
+      const query = request.query;
+      const wanted = include(request);
+      const page = readPage(query);
+      const organization = service.organization(request.principal, request.params.org);
+      const { rows, total } = listRunTasks(db, organization.id, page.offset, page.size);
+      const { data, included } = render(request, organization, rows, wanted);
+      return sendDocument(reply, 200, listDocument(request, { items: data, total, page }, { included }));
+    },
+  );
 
   app.get('/tasks/:id', { schema: show }, async (request, reply) => {
     const wanted = include(request);
@@ -87,7 +100,11 @@ export async function runTaskRoutes(app: PlatformApp, context: PlatformContext):
   app.patch('/tasks/:id', { schema: { ...show, body: RUN_TASK_BODY } }, async (request, reply) => {
     service.visible(request.principal, request.params.id);
     const body = readResource(request.body, ['tasks']);
-    const { task, organization } = service.update(request.principal, request.params.id, readRunTaskInput(body.attributes, body.relationships, false));
+    const { task, organization } = service.update(
+      request.principal,
+      request.params.id,
+      readRunTaskInput(body.attributes, body.relationships, false),
+    );
     const { data } = render(request, organization, [task], new Set());
     return sendDocument(reply, 200, singleDocument(data[0] as ResourceObject));
   });

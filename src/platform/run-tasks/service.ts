@@ -71,7 +71,11 @@ export class RunTaskService {
   }
 
   /** Global configuration only where the organization is entitled to it; elsewhere it is ignored. */
-  private globalConfiguration(organization: OrganizationRow, current: GlobalConfiguration | null, given: Partial<GlobalConfiguration> | undefined) {
+  private globalConfiguration(
+    organization: OrganizationRow,
+    current: GlobalConfiguration | null,
+    given: Partial<GlobalConfiguration> | undefined,
+  ) {
     if (!globalRunTasksEntitled(organization)) return current;
     if (given === undefined) return current ?? DEFAULT_GLOBAL;
     return { ...DEFAULT_GLOBAL, ...current, ...given };

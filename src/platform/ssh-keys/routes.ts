@@ -7,7 +7,9 @@ import { sshKeyResource } from './resource.js';
 import { SshKeyService } from './service.js';
 
 const NAME_RULE = { maxLength: 255 };
-const SSH_KEY_BODY = resourceBody(['ssh-keys'], { attributes: { name: Attr.string('at most 255 characters'), value: Attr.string('the private key (never returned)') } });
+const SSH_KEY_BODY = resourceBody(['ssh-keys'], {
+  attributes: { name: Attr.string('at most 255 characters'), value: Attr.string('the private key (never returned)') },
+});
 
 export async function sshKeyRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = new SshKeyService(context.store.db, context.clock);

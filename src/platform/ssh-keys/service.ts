@@ -39,7 +39,14 @@ export class SshKeyService {
     const organization = new OrganizationService(this.db, this.clock).visible(principal, organizationName);
     this.managed(principal, organization);
     const at = this.clock.now();
-    const key: SshKeyRow = { id: newId('sshkey'), organizationId: organization.id, name: input.name, value: input.value, createdAt: at, updatedAt: at };
+    const key: SshKeyRow = {
+      id: newId('sshkey'),
+      organizationId: organization.id,
+      name: input.name,
+      value: input.value,
+      createdAt: at,
+      updatedAt: at,
+    };
     repo.insertSshKey(this.db, key);
     return { key, organization };
   }

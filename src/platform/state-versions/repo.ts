@@ -25,7 +25,13 @@ export function findStateVersion(db: DbOrTx, id: string): StateVersionMeta | und
 }
 
 export function findStateVersions(db: DbOrTx, ids: readonly string[]): StateVersionMeta[] {
-  return ids.length === 0 ? [] : db.select(META).from(stateVersions).where(inArray(stateVersions.id, [...new Set(ids)])).all();
+  return ids.length === 0
+    ? []
+    : db
+        .select(META)
+        .from(stateVersions)
+        .where(inArray(stateVersions.id, [...new Set(ids)]))
+        .all();
 }
 
 /** The raw state or the JSON state of a version, for downloads and rollback. */

@@ -14,7 +14,17 @@ export interface FeatureSet {
 }
 
 /** What a free organization lacks: the paid features the Go client's tests check for. */
-export const PAID = ['agents', 'audit-logging', 'global-run-tasks', 'private-run-tasks', 'run-tasks', 'sentinel', 'sso', 'teams', 'cost-estimation'];
+export const PAID = [
+  'agents',
+  'audit-logging',
+  'global-run-tasks',
+  'private-run-tasks',
+  'run-tasks',
+  'sentinel',
+  'sso',
+  'teams',
+  'cost-estimation',
+];
 
 /**
  * The plans an organization can be put on. Their names are the ones the platform's Go client
@@ -30,7 +40,13 @@ export const FEATURE_SETS: readonly FeatureSet[] = [
 ];
 
 /** The figures a subscription may carry, as the wire spells them. */
-const CONTRACT_INTEGERS = ['runs-ceiling', 'agents-ceiling', 'contract-user-limit', 'contract-apply-limit', 'contract-managed-resources-limit'];
+const CONTRACT_INTEGERS = [
+  'runs-ceiling',
+  'agents-ceiling',
+  'contract-user-limit',
+  'contract-apply-limit',
+  'contract-managed-resources-limit',
+];
 const CONTRACT_TIMES = ['contract-start-at', 'end-at'];
 
 /** Plans and subscriptions: a site administrator's way to give an organization paid features. */
@@ -57,18 +73,24 @@ export class SubscriptionService {
     const organization = organizationsRepo.findOrganizationByName(this.db, organizationName);
     if (!organization) throw NOT_FOUND;
     const featureSet = FEATURE_SETS.find((set) => set.id === featureSetId);
-    if (!featureSet) throw unprocessable('relationships.feature-set must name a feature set from /api/v2/admin/feature-sets', '/data/relationships/feature-set/data/id');
+    if (!featureSet)
+      throw unprocessable(
+        'relationships.feature-set must name a feature set from /api/v2/admin/feature-sets',
+        '/data/relationships/feature-set/data/id',
+      );
     const contract: Record<string, number | string> = {};
     for (const name of CONTRACT_INTEGERS) {
       const value = attributes[name];
       if (value === undefined || value === null) continue;
-      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw unprocessable(`${name} must be a non-negative integer`, `/data/attributes/${name}`);
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+        throw unprocessable(`${name} must be a non-negative integer`, `/data/attributes/${name}`);
       contract[name] = value;
     }
     for (const name of CONTRACT_TIMES) {
       const value = attributes[name];
       if (value === undefined || value === null) continue;
-      if (typeof value !== 'string' || Number.isNaN(Date.parse(value))) throw unprocessable(`${name} must be an ISO 8601 time`, `/data/attributes/${name}`);
+      if (typeof value !== 'string' || Number.isNaN(Date.parse(value)))
+        throw unprocessable(`${name} must be an ISO 8601 time`, `/data/attributes/${name}`);
       contract[name] = new Date(value).toISOString();
     }
     const subscription: StoredSubscription = { featureSetId: featureSet.id, startedAt: this.clock.now().toISOString(), contract };

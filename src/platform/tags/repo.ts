@@ -13,7 +13,11 @@ export function findTag(db: DbOrTx, id: string): TagRow | undefined {
 }
 
 export function findTagByName(db: DbOrTx, organizationId: string, name: string): TagRow | undefined {
-  return db.select().from(tags).where(and(eq(tags.organizationId, organizationId), eq(tags.name, name))).get();
+  return db
+    .select()
+    .from(tags)
+    .where(and(eq(tags.organizationId, organizationId), eq(tags.name, name)))
+    .get();
 }
 
 export function insertTag(db: DbOrTx, row: TagRow): void {
@@ -37,7 +41,12 @@ export function tagsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): M
   if (workspaceIds.length === 0) return result;
   if (workspaceIds.length === 1) {
     const [workspaceId] = workspaceIds as [string];
-    result.set(workspaceId, tagsOfOneWorkspace(db).all({ workspaceId }).map((row) => row.tag));
+    result.set(
+      workspaceId,
+      tagsOfOneWorkspace(db)
+        .all({ workspaceId })
+        .map((row) => row.tag),
+    );
     return result;
   }
   const rows = db
@@ -67,13 +76,21 @@ export function attachTag(db: DbOrTx, workspaceId: string, tagId: string, positi
 }
 
 export function detachTag(db: DbOrTx, workspaceId: string, tagId: string): void {
-  db.delete(workspaceTags).where(and(eq(workspaceTags.workspaceId, workspaceId), eq(workspaceTags.tagId, tagId))).run();
+  db.delete(workspaceTags)
+    .where(and(eq(workspaceTags.workspaceId, workspaceId), eq(workspaceTags.tagId, tagId)))
+    .run();
 }
 
 /** Removes those of `tagIds` no workspace carries any more: a tag exists only while it is used. */
 export function deleteUnusedTags(db: DbOrTx, tagIds: readonly string[]): void {
-  const used = db.select({ one: sql`1` }).from(workspaceTags).where(eq(workspaceTags.tagId, tags.id));
-  for (const slice of inSlices(tagIds)) db.delete(tags).where(and(inArray(tags.id, slice), notExists(used))).run();
+  const used = db
+    .select({ one: sql`1` })
+    .from(workspaceTags)
+    .where(eq(workspaceTags.tagId, tags.id));
+  for (const slice of inSlices(tagIds))
+    db.delete(tags)
+      .where(and(inArray(tags.id, slice), notExists(used)))
+      .run();
 }
 
 const instanceCount = sql<number>`(select count(*) from ${workspaceTags} where ${workspaceTags.tagId} = ${tags.id})`;
@@ -84,11 +101,20 @@ export interface OrganizationTagFilter {
   excludeTaggableId?: string;
 }
 
-export function listOrganizationTags(db: DbOrTx, organizationId: string, filter: OrganizationTagFilter, offset: number, limit: number): { rows: CountedTag[]; total: number } {
+export function listOrganizationTags(
+  db: DbOrTx,
+  organizationId: string,
+  filter: OrganizationTagFilter,
+  offset: number,
+  limit: number,
+): { rows: CountedTag[]; total: number } {
   const conditions: (SQL | undefined)[] = [eq(tags.organizationId, organizationId)];
   if (filter.query) conditions.push(containsIgnoringCase(tags.name, filter.query));
   if (filter.excludeTaggableId) {
-    const onTaggable = db.select({ id: workspaceTags.tagId }).from(workspaceTags).where(eq(workspaceTags.workspaceId, filter.excludeTaggableId));
+    const onTaggable = db
+      .select({ id: workspaceTags.tagId })
+      .from(workspaceTags)
+      .where(eq(workspaceTags.workspaceId, filter.excludeTaggableId));
     conditions.push(notInArray(tags.id, onTaggable));
   }
   const where = and(...conditions);
@@ -106,7 +132,13 @@ export function listOrganizationTags(db: DbOrTx, organizationId: string, filter:
 }
 
 /** One workspace's tags in insertion order, optionally only those whose name contains `name`. */
-export function listWorkspaceTags(db: DbOrTx, workspaceId: string, name: string | undefined, offset: number, limit: number): { rows: CountedTag[]; total: number } {
+export function listWorkspaceTags(
+  db: DbOrTx,
+  workspaceId: string,
+  name: string | undefined,
+  offset: number,
+  limit: number,
+): { rows: CountedTag[]; total: number } {
   const where = and(eq(workspaceTags.workspaceId, workspaceId), name ? containsIgnoringCase(tags.name, name) : undefined);
   const rows = db
     .select({ tag: tags, instanceCount })
@@ -124,7 +156,12 @@ export function listWorkspaceTags(db: DbOrTx, workspaceId: string, name: string 
 
 /** Ids of the tags a workspace carries (to clean up after the workspace is deleted). */
 export function tagIdsOfWorkspace(db: DbOrTx, workspaceId: string): string[] {
-  return db.select({ id: workspaceTags.tagId }).from(workspaceTags).where(eq(workspaceTags.workspaceId, workspaceId)).all().map((row) => row.id);
+  return db
+    .select({ id: workspaceTags.tagId })
+    .from(workspaceTags)
+    .where(eq(workspaceTags.workspaceId, workspaceId))
+    .all()
+    .map((row) => row.id);
 }
 
 /** Removes the tags from every workspace and from the organization. */

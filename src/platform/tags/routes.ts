@@ -39,13 +39,21 @@ export async function tagRoutes(app: PlatformApp, context: PlatformContext): Pro
   });
 
   // The real client filters this list with `name`, a parameter the spec does not list.
-  app.get('/workspaces/:id/relationships/tags', { schema: { params: params('id'), querystring: listQuery({ filters: ['name'] }) } }, async (request, reply) => {
-    const query: Query = request.query;
-    const page = readPage(query);
-    const { workspace, organization } = workspaces.require(workspaces.locate(request.principal, request.params.id));
-    const { rows, total } = listWorkspaceTags(db, workspace.id, textParameter(query, 'name'), page.offset, page.size);
-    return sendDocument(reply, 200, listDocument(request, { items: rows.map((row) => tagResource(row, organization.name)), total, page }));
-  });
+  app.get(
+    '/workspaces/:id/relationships/tags',
+    { schema: { params: params('id'), querystring: listQuery({ filters: ['name'] }) } },
+    async (request, reply) => {
+      const query: Query = request.query;
+      const page = readPage(query);
+      const { workspace, organization } = workspaces.require(workspaces.locate(request.principal, request.params.id));
+      const { rows, total } = listWorkspaceTags(db, workspace.id, textParameter(query, 'name'), page.offset, page.size);
+      return sendDocument(
+        reply,
+        200,
+        listDocument(request, { items: rows.map((row) => tagResource(row, organization.name)), total, page }),
+      );
+    },
+  );
 
   const change = (request: FastifyRequest<ById>, action: 'add' | 'remove') => {
     const { workspace, organization } = workspaces.require(workspaces.locate(request.principal, request.params.id), 'can-manage-tags');
@@ -73,17 +81,22 @@ export async function tagRoutes(app: PlatformApp, context: PlatformContext): Pro
   });
 
   // One tag onto several workspaces (OrganizationTags.AddWorkspaces); each needs tag management.
-  app.post<ById>('/tags/:id/relationships/workspaces', { schema: { params: params('id'), body: identifierListBody('workspaces') } }, async (request, reply) => {
-    const tag = findTag(db, request.params.id);
-    const organization = tag && findOrganizationById(db, tag.organizationId);
-    if (!tag || !organization) throw NOT_FOUND;
-    workspaces.organization(request.principal, organization.name);
-    const workspaceIds = readIdentifierList(request.body, 'workspaces').map((entry, index) => {
-      const located = entry.id === undefined ? undefined : workspaces.locate(request.principal, entry.id);
-      if (!located || located.organization.id !== organization.id) throw unprocessable('each entry needs the id of a workspace of the tag\'s organization', `/data/${index}/id`);
-      return workspaces.require(located, 'can-manage-tags').workspace.id;
-    });
-    db.transaction((tx) => tags.addToWorkspaces(tx, tag, workspaceIds));
-    return sendNoContent(reply);
-  });
+  app.post<ById>(
+    '/tags/:id/relationships/workspaces',
+    { schema: { params: params('id'), body: identifierListBody('workspaces') } },
+    async (request, reply) => {
+      const tag = findTag(db, request.params.id);
+      const organization = tag && findOrganizationById(db, tag.organizationId);
+      if (!tag || !organization) throw NOT_FOUND;
+      workspaces.organization(request.principal, organization.name);
+      const workspaceIds = readIdentifierList(request.body, 'workspaces').map((entry, index) => {
+        const located = entry.id === undefined ? undefined : workspaces.locate(request.principal, entry.id);
+        if (!located || located.organization.id !== organization.id)
+          throw unprocessable("each entry needs the id of a workspace of the tag's organization", `/data/${index}/id`);
+        return workspaces.require(located, 'can-manage-tags').workspace.id;
+      });
+      db.transaction((tx) => tags.addToWorkspaces(tx, tag, workspaceIds));
+      return sendNoContent(reply);
+    },
+  );
 }

@@ -22,7 +22,8 @@ export function tagReferences(entries: { id?: string; attributes: Record<string,
     const pointer = `${base}/${index}`;
     if (entry.id !== undefined) return { id: entry.id, pointer };
     const name = entry.attributes['name'];
-    if (typeof name !== 'string' || name === '') throw unprocessable('each tag needs an id or attributes.name', `${pointer}/attributes/name`);
+    if (typeof name !== 'string' || name === '')
+      throw unprocessable('each tag needs an id or attributes.name', `${pointer}/attributes/name`);
     if (name.length > 255 || !TAG_NAME.test(name)) throw unprocessable(`tag name ${TAG_NAME_TEXT}`, `${pointer}/attributes/name`);
     return { name, pointer };
   });
@@ -78,7 +79,8 @@ export class TagService {
   deleteTags(db: DbOrTx, organizationId: string, ids: { id?: string }[]): void {
     const tagIds = ids.map((entry, index) => {
       const tag = entry.id === undefined ? undefined : repo.findTag(db, entry.id);
-      if (!tag || tag.organizationId !== organizationId) throw new ApiError(404, `tag ${entry.id ?? ''} not found`.trim(), { pointer: `/data/${index}/id` });
+      if (!tag || tag.organizationId !== organizationId)
+        throw new ApiError(404, `tag ${entry.id ?? ''} not found`.trim(), { pointer: `/data/${index}/id` });
       return tag.id;
     });
     repo.deleteTags(db, tagIds);

@@ -9,12 +9,28 @@ export function findTeamWorkspace(db: DbOrTx, id: string): TeamWorkspaceRow | un
 }
 
 export function findTeamWorkspaceFor(db: DbOrTx, teamId: string, workspaceId: string): TeamWorkspaceRow | undefined {
-  return db.select().from(teamWorkspaces).where(and(eq(teamWorkspaces.teamId, teamId), eq(teamWorkspaces.workspaceId, workspaceId))).get();
+  return db
+    .select()
+    .from(teamWorkspaces)
+    .where(and(eq(teamWorkspaces.teamId, teamId), eq(teamWorkspaces.workspaceId, workspaceId)))
+    .get();
 }
 
-export function listTeamWorkspaces(db: DbOrTx, workspaceId: string, offset: number, limit: number): { rows: TeamWorkspaceRow[]; total: number } {
+export function listTeamWorkspaces(
+  db: DbOrTx,
+  workspaceId: string,
+  offset: number,
+  limit: number,
+): { rows: TeamWorkspaceRow[]; total: number } {
   const where = eq(teamWorkspaces.workspaceId, workspaceId);
-  const rows = db.select().from(teamWorkspaces).where(where).orderBy(asc(teamWorkspaces.createdAt), asc(teamWorkspaces.id)).limit(limit).offset(offset).all();
+  const rows = db
+    .select()
+    .from(teamWorkspaces)
+    .where(where)
+    .orderBy(asc(teamWorkspaces.createdAt), asc(teamWorkspaces.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
   const total = db.select({ n: count() }).from(teamWorkspaces).where(where).get()?.n ?? 0;
   return { rows, total };
 }
@@ -23,7 +39,12 @@ export function insertTeamWorkspace(db: DbOrTx, row: TeamWorkspaceRow): void {
   db.insert(teamWorkspaces).values(row).run();
 }
 
-export function updateTeamWorkspace(db: DbOrTx, id: string, access: TeamWorkspaceRow['access'], customPermissions: TeamWorkspaceRow['customPermissions']): void {
+export function updateTeamWorkspace(
+  db: DbOrTx,
+  id: string,
+  access: TeamWorkspaceRow['access'],
+  customPermissions: TeamWorkspaceRow['customPermissions'],
+): void {
   db.update(teamWorkspaces).set({ access, customPermissions }).where(eq(teamWorkspaces.id, id)).run();
 }
 

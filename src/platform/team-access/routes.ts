@@ -10,7 +10,10 @@ import { TeamAccessService, type GrantAccess } from './service.js';
 
 type ById = { Params: { id: string } };
 
-const TEAM_ACCESS_BODY = resourceBody(['team-workspaces'], { attributes: { access: Attr.string('read, plan, write, admin or custom') }, relationships: ['team', 'workspace'] });
+const TEAM_ACCESS_BODY = resourceBody(['team-workspaces'], {
+  attributes: { access: Attr.string('read, plan, write, admin or custom') },
+  relationships: ['team', 'workspace'],
+});
 
 const ACCESS_CHOICES = [...ACCESS_LEVELS, 'custom'] as const;
 

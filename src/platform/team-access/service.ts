@@ -55,13 +55,20 @@ export class TeamAccessService {
   create(located: Located, teamId: string, access: GrantAccess, attributes: Attributes): TeamWorkspaceRow {
     const team = findTeam(this.db, teamId);
     if (!team || team.organizationId !== located.organization.id) {
-      throw unprocessable('team does not exist in the workspace\'s organization', '/data/relationships/team/data/id');
+      throw unprocessable("team does not exist in the workspace's organization", '/data/relationships/team/data/id');
     }
     if (repo.findTeamWorkspaceFor(this.db, teamId, located.workspace.id)) {
       throw unprocessable('the team already has access to this workspace; update that access instead', '/data/relationships/team/data/id');
     }
     const customPermissions = this.custom(access, attributes, null);
-    const row: TeamWorkspaceRow = { id: newId('tws'), teamId, workspaceId: located.workspace.id, access, customPermissions, createdAt: this.clock.now() };
+    const row: TeamWorkspaceRow = {
+      id: newId('tws'),
+      teamId,
+      workspaceId: located.workspace.id,
+      access,
+      customPermissions,
+      createdAt: this.clock.now(),
+    };
     repo.insertTeamWorkspace(this.db, row);
     return row;
   }

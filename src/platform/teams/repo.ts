@@ -17,7 +17,11 @@ export function findTeam(db: DbOrTx, id: string): TeamRow | undefined {
 }
 
 export function findTeamByName(db: DbOrTx, organizationId: string, name: string): TeamRow | undefined {
-  return db.select().from(teams).where(and(eq(teams.organizationId, organizationId), eq(teams.name, name))).get();
+  return db
+    .select()
+    .from(teams)
+    .where(and(eq(teams.organizationId, organizationId), eq(teams.name, name)))
+    .get();
 }
 
 export interface TeamFilter {
@@ -29,7 +33,13 @@ export interface TeamFilter {
   names?: string[];
 }
 
-export function listTeams(db: DbOrTx, organizationId: string, filter: TeamFilter, offset: number, limit: number): { rows: TeamRow[]; total: number } {
+export function listTeams(
+  db: DbOrTx,
+  organizationId: string,
+  filter: TeamFilter,
+  offset: number,
+  limit: number,
+): { rows: TeamRow[]; total: number } {
   const conditions: (SQL | undefined)[] = [eq(teams.organizationId, organizationId)];
   if (filter.secretTeamsVisible !== 'all') {
     conditions.push(or(eq(teams.visibility, 'organization'), inArray(teams.id, [...filter.secretTeamsVisible])));
@@ -50,7 +60,14 @@ export function listTeams(db: DbOrTx, organizationId: string, filter: TeamFilter
   const window = readWindow({ offset, size: limit }, total);
   if (window.limit === 0) return { rows: [], total };
   const order = window.backwards ? [desc(teams.name), desc(teams.id)] : [asc(teams.name), asc(teams.id)];
-  const rows = db.select().from(teams).where(where).orderBy(...order).limit(window.limit).offset(window.offset).all();
+  const rows = db
+    .select()
+    .from(teams)
+    .where(where)
+    .orderBy(...order)
+    .limit(window.limit)
+    .offset(window.offset)
+    .all();
   return { rows: window.backwards ? rows.reverse() : rows, total };
 }
 
@@ -125,7 +142,14 @@ export function teamIdsOfUsers(db: DbOrTx, organizationId: string, userIds: read
 
 export function findUsersByIds(db: DbOrTx, ids: readonly string[]): Map<string, UserRow> {
   if (ids.length === 0) return new Map();
-  return new Map(db.select().from(users).where(inArray(users.id, [...ids])).all().map((user) => [user.id, user]));
+  return new Map(
+    db
+      .select()
+      .from(users)
+      .where(inArray(users.id, [...ids]))
+      .all()
+      .map((user) => [user.id, user]),
+  );
 }
 
 export function addTeamMembers(db: DbOrTx, teamId: string, userIds: readonly string[], at: Date): void {

@@ -68,13 +68,17 @@ export async function teamRoutes(app: PlatformApp, context: PlatformContext): Pr
     return sendDocument(reply, 200, listDocument(request, { items: data, total, page }, { included }));
   });
 
-  app.post<OrganizationParams>('/organizations/:organization/teams', { schema: { params: byOrganization, body: TEAM_BODY } }, async (request, reply) => {
-    const scope = service.scope(request.principal, request.params.organization, 'manage-teams');
-    const input = readTeamInput(request.body);
-    if (input.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
-    const created = service.create(scope, { ...input, name: input.name });
-    return sendTeam(reply, 201, created, new Set());
-  });
+  app.post<OrganizationParams>(
+    '/organizations/:organization/teams',
+    { schema: { params: byOrganization, body: TEAM_BODY } },
+    async (request, reply) => {
+      const scope = service.scope(request.principal, request.params.organization, 'manage-teams');
+      const input = readTeamInput(request.body);
+      if (input.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
+      const created = service.create(scope, { ...input, name: input.name });
+      return sendTeam(reply, 201, created, new Set());
+    },
+  );
 
   app.get('/teams/:id', { schema: { params: byTeam, querystring: showQuery(INCLUDES) } }, async (request, reply) => {
     const found = service.visible(request.principal, request.params.id);

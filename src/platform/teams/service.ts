@@ -196,7 +196,8 @@ export class TeamService {
 
   private resolveMember(team: TeamRow, action: 'add' | 'remove', key: MemberKey, entry: MemberEntry, index: number): string {
     const pointer = `/data/${index}/id`;
-    if (!entry.id) throw unprocessable(`each entry needs an id (${key === 'users' ? 'a username' : 'an organization membership id'})`, pointer);
+    if (!entry.id)
+      throw unprocessable(`each entry needs an id (${key === 'users' ? 'a username' : 'an organization membership id'})`, pointer);
     if (key === 'organization-memberships') {
       const membership = findMembershipById(this.db, entry.id);
       if (!membership || membership.organizationId !== team.organizationId) {
@@ -207,13 +208,20 @@ export class TeamService {
     const user = findUserByUsername(this.db, entry.id);
     if (!user) throw unprocessable(`user "${entry.id}" does not exist`, pointer);
     if (action === 'add' && findMembership(this.db, team.organizationId, user.id)?.status !== 'active') {
-      throw unprocessable(`user "${entry.id}" is not an active member of the organization; invite them and have them accept first`, pointer);
+      throw unprocessable(
+        `user "${entry.id}" is not an active member of the organization; invite them and have them accept first`,
+        pointer,
+      );
     }
     return user.id;
   }
 
   private checkName(organizationId: string, name: string): void {
-    if (!TEAM_NAME_PATTERN.test(name)) throw unprocessable('name is invalid: use only letters, numbers, spaces, "-" and "_" (no leading or trailing space)', '/data/attributes/name');
+    if (!TEAM_NAME_PATTERN.test(name))
+      throw unprocessable(
+        'name is invalid: use only letters, numbers, spaces, "-" and "_" (no leading or trailing space)',
+        '/data/attributes/name',
+      );
     if (repo.findTeamByName(this.db, organizationId, name)) throw unprocessable('name has already been taken', '/data/attributes/name');
   }
 }

@@ -18,7 +18,14 @@ export function deleteToken(db: DbOrTx, id: string): void {
 
 export function listUserTokens(db: DbOrTx, userId: string, offset: number, limit: number): { rows: TokenRow[]; total: number } {
   const where = and(eq(platformTokens.kind, 'user'), eq(platformTokens.userId, userId));
-  const rows = db.select().from(platformTokens).where(where).orderBy(asc(platformTokens.createdAt), asc(platformTokens.id)).limit(limit).offset(offset).all();
+  const rows = db
+    .select()
+    .from(platformTokens)
+    .where(where)
+    .orderBy(asc(platformTokens.createdAt), asc(platformTokens.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
   const total = db.select({ n: count() }).from(platformTokens).where(where).get()?.n ?? 0;
   return { rows, total };
 }

@@ -7,7 +7,6 @@ import { TeamService } from '../teams/service.js';
 import { tokenResource } from './resource.js';
 import { TokenService, type TokenInput } from './service.js';
 
-
 /**
  * Body types real clients send for tokens: go-tfe's option structs carry no type (so `""`), the
  * documentation writes `authentication-token`, and the resource type is `authentication-tokens`.
@@ -16,7 +15,10 @@ const TOKEN_TYPES = ['authentication-tokens', 'authentication-token'];
 
 const TOKEN_BODY = optionalResourceBody(TOKEN_TYPES, {
   allowEmptyType: true,
-  attributes: { description: Attr.string('at most 255 characters (not on organization tokens)'), 'expired-at': Attr.string('ISO 8601 timestamp') },
+  attributes: {
+    description: Attr.string('at most 255 characters (not on organization tokens)'),
+    'expired-at': Attr.string('ISO 8601 timestamp'),
+  },
 });
 const byUser = params('userId');
 const byTeam = params('teamId');
@@ -63,7 +65,11 @@ export async function tokenRoutes(app: PlatformApp, context: PlatformContext): P
   // The team token: one per team; POST replaces it.
   app.post('/teams/:teamId/authentication-token', { schema: { params: byTeam, body: TOKEN_BODY } }, async (request, reply) => {
     const { team } = teams.visible(request.principal, request.params.teamId, 'update-api-token');
-    const issued = service.replaceOwnedToken(request.principal, { kind: 'team', teamId: team.id }, readInput(request.body, { description: true }));
+    const issued = service.replaceOwnedToken(
+      request.principal,
+      { kind: 'team', teamId: team.id },
+      readInput(request.body, { description: true }),
+    );
     return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
   });
 
@@ -79,16 +85,24 @@ export async function tokenRoutes(app: PlatformApp, context: PlatformContext): P
   });
 
   // The organization token: one per organization; POST replaces it.
-  app.post('/organizations/:organization/authentication-token', { schema: { params: byOrganization, body: TOKEN_BODY } }, async (request, reply) => {
-    const organization = service.tokenOrganization(request.principal, request.params.organization);
-    const owner = { kind: 'organization' as const, organizationId: organization.id };
-    const issued = service.replaceOwnedToken(request.principal, owner, readInput(request.body, { description: false }));
-    return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
-  });
+  app.post(
+    '/organizations/:organization/authentication-token',
+    { schema: { params: byOrganization, body: TOKEN_BODY } },
+    async (request, reply) => {
+      const organization = service.tokenOrganization(request.principal, request.params.organization);
+      const owner = { kind: 'organization' as const, organizationId: organization.id };
+      const issued = service.replaceOwnedToken(request.principal, owner, readInput(request.body, { description: false }));
+      return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
+    },
+  );
 
   app.get('/organizations/:organization/authentication-token', { schema: { params: byOrganization } }, async (request, reply) => {
     const organization = service.tokenOrganization(request.principal, request.params.organization);
-    return sendDocument(reply, 200, singleDocument(tokenResource(service.ownedToken({ kind: 'organization', organizationId: organization.id }))));
+    return sendDocument(
+      reply,
+      200,
+      singleDocument(tokenResource(service.ownedToken({ kind: 'organization', organizationId: organization.id }))),
+    );
   });
 
   app.delete('/organizations/:organization/authentication-token', { schema: { params: byOrganization } }, async (request, reply) => {

@@ -105,7 +105,8 @@ export class TokenService {
   expiry(value: string | null | undefined): Date | null | undefined {
     if (value === undefined || value === null) return value;
     const at = ISO_TIMESTAMP.test(value) ? Date.parse(value) : Number.NaN;
-    if (Number.isNaN(at) || at > LATEST_EXPIRY) throw unprocessable('expired-at must be an ISO 8601 timestamp such as 2030-01-01T00:00:00Z', '/data/attributes/expired-at');
+    if (Number.isNaN(at) || at > LATEST_EXPIRY)
+      throw unprocessable('expired-at must be an ISO 8601 timestamp such as 2030-01-01T00:00:00Z', '/data/attributes/expired-at');
     if (at <= this.clock.nowMs()) throw unprocessable('expired-at must be in the future', '/data/attributes/expired-at');
     return new Date(at);
   }

@@ -18,7 +18,9 @@ export function findUserByEmail(db: DbOrTx, email: string): UserRow | undefined 
 }
 
 export function insertUser(db: DbOrTx, row: UserRow): void {
-  db.insert(users).values({ ...row, email: row.email.toLowerCase() }).run();
+  db.insert(users)
+    .values({ ...row, email: row.email.toLowerCase() })
+    .run();
 }
 
 export function updateUser(db: DbOrTx, id: string, changes: Partial<Pick<UserRow, 'username' | 'email'>>): void {

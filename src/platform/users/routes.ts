@@ -16,7 +16,12 @@ const NO_INCLUDES: readonly string[] = [];
 
 const ACCOUNT_BODY = resourceBody(['users'], { allowEmptyType: true, attributes: { username: Attr.string(), email: Attr.string() } });
 const ADMIN_USER_BODY = resourceBody(['users'], {
-  attributes: { username: Attr.string(), email: Attr.string(), 'is-site-admin': Attr.boolean(), 'is-admin': Attr.boolean('alias of is-site-admin') },
+  attributes: {
+    username: Attr.string(),
+    email: Attr.string(),
+    'is-site-admin': Attr.boolean(),
+    'is-admin': Attr.boolean('alias of is-site-admin'),
+  },
 });
 
 /** `users`, the caller's account, and the site administrator's user management (an understudy extension). */
@@ -60,7 +65,12 @@ export async function userRoutes(app: PlatformApp, context: PlatformContext): Pr
   app.get('/admin/users', { schema: { querystring: listQuery({ filters: ['q', 'filter[admin]'] }) } }, async (request, reply) => {
     const query: Query = request.query;
     const page = readPage(query);
-    const { rows, total } = service.list(request.principal, { query: text(query['q']), siteAdmin: flag(query, 'filter[admin]') }, page.offset, page.size);
+    const { rows, total } = service.list(
+      request.principal,
+      { query: text(query['q']), siteAdmin: flag(query, 'filter[admin]') },
+      page.offset,
+      page.size,
+    );
     return sendDocument(reply, 200, listDocument(request, { items: rows.map(userResource), total, page }));
   });
 }

@@ -65,7 +65,9 @@ export class UserService {
     if (!user) throw NOT_FOUND;
     if (isSiteAdmin(principal) || (principal.kind === 'user' && principal.user.id === id)) return user;
     const permissions = new Permissions(this.db);
-    const shared = organizationIdsOfUser(this.db, user.id).some((organizationId) => permissions.can(principal, { id: organizationId }, 'read'));
+    const shared = organizationIdsOfUser(this.db, user.id).some((organizationId) =>
+      permissions.can(principal, { id: organizationId }, 'read'),
+    );
     if (!shared) throw NOT_FOUND;
     return user;
   }
@@ -116,7 +118,10 @@ export class UserService {
 
   private checkUsername(username: string, db: DbOrTx = this.db): void {
     if (!USERNAME_PATTERN.test(username)) {
-      throw unprocessable('username is invalid: use letters, numbers, ".", "-" and "_", starting with a letter or number', '/data/attributes/username');
+      throw unprocessable(
+        'username is invalid: use letters, numbers, ".", "-" and "_", starting with a letter or number',
+        '/data/attributes/username',
+      );
     }
     if (repo.findUserByUsername(db, username)) throw unprocessable('username has already been taken', '/data/attributes/username');
   }

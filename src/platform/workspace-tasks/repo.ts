@@ -9,12 +9,28 @@ export function findWorkspaceTask(db: DbOrTx, id: string): WorkspaceTaskRow | un
 }
 
 export function findAttachment(db: DbOrTx, workspaceId: string, taskId: string): WorkspaceTaskRow | undefined {
-  return db.select().from(workspaceTasks).where(and(eq(workspaceTasks.workspaceId, workspaceId), eq(workspaceTasks.taskId, taskId))).get();
+  return db
+    .select()
+    .from(workspaceTasks)
+    .where(and(eq(workspaceTasks.workspaceId, workspaceId), eq(workspaceTasks.taskId, taskId)))
+    .get();
 }
 
-export function listWorkspaceTasks(db: DbOrTx, workspaceId: string, offset: number, limit: number): { rows: WorkspaceTaskRow[]; total: number } {
+export function listWorkspaceTasks(
+  db: DbOrTx,
+  workspaceId: string,
+  offset: number,
+  limit: number,
+): { rows: WorkspaceTaskRow[]; total: number } {
   const where = eq(workspaceTasks.workspaceId, workspaceId);
-  const rows = db.select().from(workspaceTasks).where(where).orderBy(asc(workspaceTasks.createdAt), asc(workspaceTasks.id)).limit(limit).offset(offset).all();
+  const rows = db
+    .select()
+    .from(workspaceTasks)
+    .where(where)
+    .orderBy(asc(workspaceTasks.createdAt), asc(workspaceTasks.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
   const total = db.select({ n: count() }).from(workspaceTasks).where(where).get()?.n ?? 0;
   return { rows, total };
 }

@@ -33,7 +33,8 @@ function readInput(body: unknown, creating: boolean): WorkspaceTaskInput {
   const level = enforcementLevel(attributes, 'enforcement-level', `${POINTER}/enforcement-level`);
   if (level !== undefined) input.enforcementLevel = level;
   const stage = attributes.string('stage') ?? undefined;
-  if (stage !== undefined && !STAGES.includes(stage as RunTaskStage)) throw unprocessable(`stage must be one of ${STAGES.join(', ')}`, `${POINTER}/stage`);
+  if (stage !== undefined && !STAGES.includes(stage as RunTaskStage))
+    throw unprocessable(`stage must be one of ${STAGES.join(', ')}`, `${POINTER}/stage`);
   if (stage !== undefined) input.stage = stage as RunTaskStage;
   const stages = stageList(attributes, `${POINTER}/stages`);
   if (stages !== undefined) input.stages = stages;
@@ -54,23 +55,31 @@ export async function workspaceTaskRoutes(app: PlatformApp, context: PlatformCon
   });
 
   // The spec answers 204; real clients decode the attachment from the body, so it is returned (201).
-  app.post<ByWorkspace>('/workspaces/:workspaceId/tasks', { schema: { params: byWorkspace, body: WORKSPACE_TASK_BODY } }, async (request, reply) => {
-    const located = service.workspace(request.principal, request.params.workspaceId, true);
-    const row = service.attach(located, readInput(request.body, true));
-    return sendDocument(reply, 201, singleDocument(workspaceTaskResource(row)));
-  });
+  app.post<ByWorkspace>(
+    '/workspaces/:workspaceId/tasks',
+    { schema: { params: byWorkspace, body: WORKSPACE_TASK_BODY } },
+    async (request, reply) => {
+      const located = service.workspace(request.principal, request.params.workspaceId, true);
+      const row = service.attach(located, readInput(request.body, true));
+      return sendDocument(reply, 201, singleDocument(workspaceTaskResource(row)));
+    },
+  );
 
   app.get<ByTask>('/workspaces/:workspaceId/tasks/:id', { schema: { params: byTask } }, async (request, reply) => {
     const located = service.workspace(request.principal, request.params.workspaceId, false);
     return sendDocument(reply, 200, singleDocument(workspaceTaskResource(service.find(located, request.params.id))));
   });
 
-  app.patch<ByTask>('/workspaces/:workspaceId/tasks/:id', { schema: { params: byTask, body: WORKSPACE_TASK_BODY } }, async (request, reply) => {
-    const located = service.workspace(request.principal, request.params.workspaceId, true);
-    service.find(located, request.params.id);
-    const row = service.update(located, request.params.id, readInput(request.body, false));
-    return sendDocument(reply, 200, singleDocument(workspaceTaskResource(row)));
-  });
+  app.patch<ByTask>(
+    '/workspaces/:workspaceId/tasks/:id',
+    { schema: { params: byTask, body: WORKSPACE_TASK_BODY } },
+    async (request, reply) => {
+      const located = service.workspace(request.principal, request.params.workspaceId, true);
+      service.find(located, request.params.id);
+      const row = service.update(located, request.params.id, readInput(request.body, false));
+      return sendDocument(reply, 200, singleDocument(workspaceTaskResource(row)));
+    },
+  );
 
   app.delete<ByTask>('/workspaces/:workspaceId/tasks/:id', { schema: { params: byTask } }, async (request, reply) => {
     const located = service.workspace(request.principal, request.params.workspaceId, true);

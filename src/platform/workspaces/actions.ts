@@ -49,17 +49,22 @@ export async function workspaceActionRoutes(app: PlatformApp, context: PlatformC
     return sendNoContent(reply);
   });
 
-  app.post('/organizations/:org/workspaces/:name/actions/safe-delete', { schema: { params: params('org', 'name') } }, async (request, reply) => {
-    service.safeDestroy(service.locateByName(request.principal, request.params.org, request.params.name));
-    return sendNoContent(reply);
-  });
+  app.post(
+    '/organizations/:org/workspaces/:name/actions/safe-delete',
+    { schema: { params: params('org', 'name') } },
+    async (request, reply) => {
+      service.safeDestroy(service.locateByName(request.principal, request.params.org, request.params.name));
+      return sendNoContent(reply);
+    },
+  );
 
   // The key id travels in `data.attributes.id`: a string assigns that key, null unassigns.
   app.patch<ById>('/workspaces/:id/relationships/ssh-key', { schema: { ...action, body: SSH_KEY_BODY } }, async (request, reply) => {
     const include = workspaceInclude(request);
     const located = service.require(byId(request), 'can-update');
     const attributes = readResource(request.body, ['workspaces']).attributes;
-    if (!('id' in attributes)) throw unprocessable('data.attributes.id is required (an SSH key id, or null to unassign)', '/data/attributes/id');
+    if (!('id' in attributes))
+      throw unprocessable('data.attributes.id is required (an SSH key id, or null to unassign)', '/data/attributes/id');
     const keyId = new Attributes(attributes).string('id', { nullable: true }) ?? null;
     return sendDocument(reply, 200, workspaceDocument(context, request, service.assignSshKey(located, keyId), include));
   });

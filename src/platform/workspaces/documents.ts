@@ -17,9 +17,20 @@ export function workspaceInclude(request: FastifyRequest): Set<string> {
 }
 
 /** The one-workspace document every workspace endpoint answers with. */
-export function workspaceDocument(context: PlatformContext, request: FastifyRequest, located: Located, include: ReadonlySet<string>): SingleDocument {
+export function workspaceDocument(
+  context: PlatformContext,
+  request: FastifyRequest,
+  located: Located,
+  include: ReadonlySet<string>,
+): SingleDocument {
   const { db } = context.store;
-  const data = renderWorkspaces(db, located.scope, located.organization, [located.workspace], renderOptions(context, request))[0] as ResourceObject;
+  const data = renderWorkspaces(
+    db,
+    located.scope,
+    located.organization,
+    [located.workspace],
+    renderOptions(context, request),
+  )[0] as ResourceObject;
   const included = new Included();
   const origin = requestUrl(request).origin;
   includeForWorkspaces(db, context.clock, request.principal, located.organization, [located.workspace], include, included, origin);

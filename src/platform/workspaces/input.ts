@@ -133,7 +133,11 @@ export function readWorkspaceSettings(raw: Record<string, unknown>, edition: Edi
   set('autoApply', attributes.boolean('auto-apply'));
   set('autoApplyRunTrigger', attributes.boolean('auto-apply-run-trigger'));
   set('autoDestroyAt', timestamp(attributes, 'auto-destroy-at'));
-  const activity = attributes.string('auto-destroy-activity-duration', { nullable: true, pattern: /^\d{1,4}[dh]$/, patternText: 'must be a number of days or hours such as "14d" or "12h"' });
+  const activity = attributes.string('auto-destroy-activity-duration', {
+    nullable: true,
+    pattern: /^\d{1,4}[dh]$/,
+    patternText: 'must be a number of days or hours such as "14d" or "12h"',
+  });
   set('autoDestroyActivityDuration', activity);
   set('allowDestroyPlan', attributes.boolean('allow-destroy-plan'));
   set('fileTriggersEnabled', attributes.boolean('file-triggers-enabled'));

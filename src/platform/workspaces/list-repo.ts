@@ -112,7 +112,13 @@ function projectShape(shape: Shape, organizationId: string, filter: WorkspaceFil
 }
 
 function shapeOf(organizationId: string, readable: ReadableSet, filter: WorkspaceFilter): Shape | undefined {
-  const shape: Shape = { where: [], params: [], anchorable: true, label: JSON.stringify([filter.name ?? '', filter.wildcardName ?? '']), from: 'workspaces w' };
+  const shape: Shape = {
+    where: [],
+    params: [],
+    anchorable: true,
+    label: JSON.stringify([filter.name ?? '', filter.wildcardName ?? '']),
+    from: 'workspaces w',
+  };
   if (!readable.all) {
     if (readable.teamIds.length === 0) return undefined;
     const granted = [`w.id IN (SELECT workspace_id FROM team_workspaces WHERE team_id IN (${readable.teamIds.map(() => '?').join(', ')}))`];
@@ -162,20 +168,30 @@ interface Window {
 }
 
 /** Rowids and sort keys of `window`, read forwards (optionally from an anchor) or backwards from the end. */
-function readWindow(sqlite: Database.Database, shape: Shape, sort: WorkspaceSort, window: Window, from: { key: SortKey; backwards: boolean } | undefined) {
+function readWindow(
+  sqlite: Database.Database,
+  shape: Shape,
+  sort: WorkspaceSort,
+  window: Window,
+  from: { key: SortKey; backwards: boolean } | undefined,
+) {
   const { columns, descending } = SORTS[sort];
   const backwards = from?.backwards ?? false;
   const direction = descending !== backwards ? 'DESC' : 'ASC';
   const where = [...shape.where];
   const params: (string | number)[] = [...shape.params];
   if (from && from.key.length > 0) {
-    where.push(`(${columns.map((column) => `w.${column}`).join(', ')}) ${direction === 'DESC' ? '<=' : '>='} (${columns.map(() => '?').join(', ')})`);
+    where.push(
+      `(${columns.map((column) => `w.${column}`).join(', ')}) ${direction === 'DESC' ? '<=' : '>='} (${columns.map(() => '?').join(', ')})`,
+    );
     params.push(...from.key);
   }
   const text = `SELECT w.rowid AS r, ${columns.map((column) => `w.${column}`).join(', ')} FROM ${shape.from} WHERE ${where.join(' AND ')} ORDER BY ${columns
     .map((column) => `w.${column} ${direction}`)
     .join(', ')} LIMIT ? OFFSET ?`;
-  const rows = preparedSql(sqlite, text).raw().all(...params, window.limit, window.offset) as (string | number)[][];
+  const rows = preparedSql(sqlite, text)
+    .raw()
+    .all(...params, window.limit, window.offset) as (string | number)[][];
   return backwards ? rows.reverse() : rows;
 }
 
@@ -193,9 +209,16 @@ export function pageOfWorkspaces(
   const sqlite = sqliteOf(db);
   const shape = shapeOf(organizationId, readable, filter);
   if (shape === undefined) return { rows: [], total: 0 };
-  const counts = (preparedSql(sqlite, COUNTS).get(organizationId) as { total: number; version: number } | undefined) ?? { total: 0, version: 0 };
+  const counts = (preparedSql(sqlite, COUNTS).get(organizationId) as { total: number; version: number } | undefined) ?? {
+    total: 0,
+    version: 0,
+  };
   const filtered = shape.where.length > 1;
-  const total = filtered ? (preparedSql(sqlite, `SELECT count(*) FROM ${shape.from} WHERE ${shape.where.join(' AND ')}`).pluck().get(...shape.params) as number) : counts.total;
+  const total = filtered
+    ? (preparedSql(sqlite, `SELECT count(*) FROM ${shape.from} WHERE ${shape.where.join(' AND ')}`)
+        .pluck()
+        .get(...shape.params) as number)
+    : counts.total;
   if (page.offset >= total) return { rows: [], total };
 
   const limit = Math.min(page.size, total - page.offset);
@@ -208,12 +231,18 @@ export function pageOfWorkspaces(
     keyed = readWindow(sqlite, shape, sort, { offset: fromEnd, limit }, { key: [], backwards: true });
   } else {
     // One row beyond the page: its key is where the next page starts.
-    keyed = readWindow(sqlite, shape, sort, { offset: skipForwards, limit: limit + 1 }, anchor === undefined ? undefined : { key: anchor.key, backwards: false });
+    keyed = readWindow(
+      sqlite,
+      shape,
+      sort,
+      { offset: skipForwards, limit: limit + 1 },
+      anchor === undefined ? undefined : { key: anchor.key, backwards: false },
+    );
     const next = keyed.length > limit ? keyed.pop() : undefined;
-    if (listKey !== undefined && next !== undefined) anchors(sqlite).remember(listKey, counts.version, page.offset + page.size, next.slice(1));
+    if (listKey !== undefined && next !== undefined)
+      anchors(sqlite).remember(listKey, counts.version, page.offset + page.size, next.slice(1));
   }
   if (listKey !== undefined && keyed[0] !== undefined) anchors(sqlite).remember(listKey, counts.version, page.offset, keyed[0].slice(1));
   const rows = keyed.map(([rowid]) => rowByRowid(db).get({ rowid })).filter((row): row is WorkspaceRow => row !== undefined);
   return { rows, total };
 }
-

@@ -10,7 +10,13 @@ import { updateRows } from '../../store/update.js';
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 
 // Lookups by key run on every workspace request, so they are compiled once (store/prepared.ts).
-const byId = prepared((db) => db.select().from(workspaces).where(eq(workspaces.id, sql.placeholder('id'))).prepare());
+const byId = prepared((db) =>
+  db
+    .select()
+    .from(workspaces)
+    .where(eq(workspaces.id, sql.placeholder('id')))
+    .prepare(),
+);
 const byName = prepared((db) =>
   db
     .select()
@@ -105,7 +111,10 @@ export function workspaceConditions(db: DbOrTx, organizationId: string, readable
   if (filter.wildcardName) conditions.push(wildcardCondition(filter.wildcardName));
   const wanted = [...new Set(filter.tags ?? [])];
   if (wanted.length > 0) {
-    const all = taggedWith(organizationId, wanted)(db)
+    const all = taggedWith(
+      organizationId,
+      wanted,
+    )(db)
       .groupBy(workspaceTags.workspaceId)
       .having(sql`count(*) = ${wanted.length}`);
     conditions.push(inArray(workspaces.id, all));
@@ -126,10 +135,23 @@ const ORDER: Record<WorkspaceSort, SQL> = {
 };
 
 /** One page of a filtered, sorted list and the total, in two indexed queries. */
-export function listWorkspaces(db: DbOrTx, where: SQL | undefined, sort: WorkspaceSort, offset: number, limit: number): { rows: WorkspaceRow[]; total: number } {
+export function listWorkspaces(
+  db: DbOrTx,
+  where: SQL | undefined,
+  sort: WorkspaceSort,
+  offset: number,
+  limit: number,
+): { rows: WorkspaceRow[]; total: number } {
   // Names are unique per organization, so they settle ties in the timestamp orders deterministically.
   const order = sort === 'name' || sort === '-name' ? [ORDER[sort]] : [ORDER[sort], asc(workspaces.name)];
-  const rows = db.select().from(workspaces).where(where).orderBy(...order).limit(limit).offset(offset).all();
+  const rows = db
+    .select()
+    .from(workspaces)
+    .where(where)
+    .orderBy(...order)
+    .limit(limit)
+    .offset(offset)
+    .all();
   const total = db.select({ n: count() }).from(workspaces).where(where).get()?.n ?? 0;
   return { rows, total };
 }

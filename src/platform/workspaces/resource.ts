@@ -38,7 +38,10 @@ export function organizationDefaultMode(organization: OrganizationRow): Executio
 }
 
 /** Execution mode and agent pool in force: the workspace's own, or the organization's defaults. */
-export function effectiveExecution(workspace: WorkspaceRow, organization: OrganizationRow): { mode: ExecutionMode; agentPoolId: string | null } {
+export function effectiveExecution(
+  workspace: WorkspaceRow,
+  organization: OrganizationRow,
+): { mode: ExecutionMode; agentPoolId: string | null } {
   if (workspace.executionMode !== null) return { mode: workspace.executionMode, agentPoolId: workspace.agentPoolId };
   const mode = organizationDefaultMode(organization);
   const pool = organization.attributes[DEFAULT_AGENT_POOL_ID];
@@ -156,7 +159,11 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
       },
       readme: { data: null },
       'remote-state-consumers': { links: { related: `${base}/relationships/remote-state-consumers` } },
-      ...(workspace.sshKeyId ? { 'ssh-key': { data: { id: workspace.sshKeyId, type: 'ssh-keys' }, links: { related: `/api/v2/ssh-keys/${workspace.sshKeyId}` } } } : {}),
+      ...(workspace.sshKeyId
+        ? {
+            'ssh-key': { data: { id: workspace.sshKeyId, type: 'ssh-keys' }, links: { related: `/api/v2/ssh-keys/${workspace.sshKeyId}` } },
+          }
+        : {}),
       'locked-by': lockedByRelationship(workspace, organization),
       project: { data: { id: workspace.projectId ?? defaultProjectId(organization.id), type: 'projects' } },
       tags: { data: view.tags.map((tag) => ({ id: tag.id, type: 'tags' })) },

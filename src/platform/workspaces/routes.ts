@@ -25,17 +25,22 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
   const show = { params: params('id'), querystring: showQuery(WORKSPACE_INCLUDES) };
   const showByName = { params: params('org', 'name'), querystring: showQuery(WORKSPACE_INCLUDES) };
 
-  app.post('/organizations/:org/workspaces', { schema: { params: params('org'), querystring: showQuery(WORKSPACE_INCLUDES), body: WORKSPACE_BODY } }, async (request, reply) => {
-    const include = workspaceInclude(request);
-    service.creatable(request.principal, request.params.org);
-    const input = readResource(request.body, ['workspaces']);
-    const tagsRelationship = input.relationships['tags'];
-    const tags = tagsRelationship === undefined ? [] : tagReferences(readIdentifierList(tagsRelationship, 'tags'), '/data/relationships/tags/data');
-    const project = relationshipId(input.relationships, 'project', 'projects');
-    const settings = readWorkspaceSettings(input.attributes, context.config.edition);
-    const located = service.create(request.principal, request.params.org, settings, tags, project);
-    return sendDocument(reply, 201, workspaceDocument(context, request, located, include));
-  });
+  app.post(
+    '/organizations/:org/workspaces',
+    { schema: { params: params('org'), querystring: showQuery(WORKSPACE_INCLUDES), body: WORKSPACE_BODY } },
+    async (request, reply) => {
+      const include = workspaceInclude(request);
+      service.creatable(request.principal, request.params.org);
+      const input = readResource(request.body, ['workspaces']);
+      const tagsRelationship = input.relationships['tags'];
+      const tags =
+        tagsRelationship === undefined ? [] : tagReferences(readIdentifierList(tagsRelationship, 'tags'), '/data/relationships/tags/data');
+      const project = relationshipId(input.relationships, 'project', 'projects');
+      const settings = readWorkspaceSettings(input.attributes, context.config.edition);
+      const located = service.create(request.principal, request.params.org, settings, tags, project);
+      return sendDocument(reply, 201, workspaceDocument(context, request, located, include));
+    },
+  );
 
   const filters = ['search[name]', 'search[wildcard-name]', 'search[tags]', 'search[exclude-tags]', 'filter[project][id]', 'sort'] as const;
   const listSchema = listQuery({ includes: WORKSPACE_INCLUDES, filters });
@@ -43,16 +48,27 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     const query = request.query;
     const include = workspaceInclude(request);
     const page = readPage(query);
-    const { organization, scope, rows, total } = service.list(request.principal, request.params.org, readWorkspaceFilter(query), readWorkspaceSort(query), page);
+    const { organization, scope, rows, total } = service.list(
+      request.principal,
+      request.params.org,
+      readWorkspaceFilter(query),
+      readWorkspaceSort(query),
+      page,
+    );
     const items = renderWorkspaces(db, scope, organization, rows, renderOptions(context, request));
     const included = new Included();
     includeForWorkspaces(db, context.clock, request.principal, organization, rows, include, included, requestUrl(request).origin);
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
-  const render = async (request: FastifyRequest, located: Located) => workspaceDocument(context, request, service.require(located), workspaceInclude(request));
-  app.get<ById>('/workspaces/:id', { schema: show }, async (request, reply) => sendDocument(reply, 200, await render(request, byId(request))));
-  app.get<ByName>('/organizations/:org/workspaces/:name', { schema: showByName }, async (request, reply) => sendDocument(reply, 200, await render(request, byName(request))));
+  const render = async (request: FastifyRequest, located: Located) =>
+    workspaceDocument(context, request, service.require(located), workspaceInclude(request));
+  app.get<ById>('/workspaces/:id', { schema: show }, async (request, reply) =>
+    sendDocument(reply, 200, await render(request, byId(request))),
+  );
+  app.get<ByName>('/organizations/:org/workspaces/:name', { schema: showByName }, async (request, reply) =>
+    sendDocument(reply, 200, await render(request, byName(request))),
+  );
 
   const update = (request: FastifyRequest, located: Located) => {
     const include = workspaceInclude(request);
@@ -62,8 +78,12 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     const settings = readWorkspaceSettings(input.attributes, context.config.edition);
     return workspaceDocument(context, request, service.update(located, settings, project), include);
   };
-  app.patch<ById>('/workspaces/:id', { schema: { ...show, body: WORKSPACE_BODY } }, async (request, reply) => sendDocument(reply, 200, update(request, byId(request))));
-  app.patch<ByName>('/organizations/:org/workspaces/:name', { schema: { ...showByName, body: WORKSPACE_BODY } }, async (request, reply) => sendDocument(reply, 200, update(request, byName(request))));
+  app.patch<ById>('/workspaces/:id', { schema: { ...show, body: WORKSPACE_BODY } }, async (request, reply) =>
+    sendDocument(reply, 200, update(request, byId(request))),
+  );
+  app.patch<ByName>('/organizations/:org/workspaces/:name', { schema: { ...showByName, body: WORKSPACE_BODY } }, async (request, reply) =>
+    sendDocument(reply, 200, update(request, byName(request))),
+  );
 
   app.delete<ById>('/workspaces/:id', { schema: { params: params('id') } }, async (request, reply) => {
     service.destroy(byId(request));

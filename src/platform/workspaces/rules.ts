@@ -20,7 +20,11 @@ export interface ExecutionSettings {
  * `current` is the stored state (for create: inheriting, no pool); `organizationMode` is the
  * organization's default, in force while the workspace does not override it.
  */
-export function resolveExecution(current: ExecutionSettings, input: WorkspaceSettingsInput, organizationMode: ExecutionMode): ExecutionSettings {
+export function resolveExecution(
+  current: ExecutionSettings,
+  input: WorkspaceSettingsInput,
+  organizationMode: ExecutionMode,
+): ExecutionSettings {
   if (input.executionMode !== undefined && input.operations !== undefined) {
     throw unprocessable('execution-mode and operations cannot be given together; use execution-mode', `${POINTER}/operations`);
   }
@@ -72,7 +76,9 @@ export function mergeVcsRepo(current: StoredVcsRepo | null, input: VcsRepoInput 
     'ingress-submodules': input['ingress-submodules'] ?? current?.['ingress-submodules'] ?? false,
     'tags-regex': input['tags-regex'] === undefined ? (current?.['tags-regex'] ?? null) : input['tags-regex'] || null,
     'github-app-installation-id':
-      input['github-app-installation-id'] === undefined ? (current?.['github-app-installation-id'] ?? null) : input['github-app-installation-id'],
+      input['github-app-installation-id'] === undefined
+        ? (current?.['github-app-installation-id'] ?? null)
+        : input['github-app-installation-id'],
     'webhook-id': current?.['webhook-id'] ?? uuid(),
   };
   if (!IDENTIFIER.test(merged.identifier)) {

@@ -91,7 +91,8 @@ export class WorkspaceService {
   }
 
   private checkNameFree(organizationId: string, name: string): void {
-    if (repo.findWorkspaceByName(this.db, organizationId, name)) throw unprocessable('name has already been taken', '/data/attributes/name');
+    if (repo.findWorkspaceByName(this.db, organizationId, name))
+      throw unprocessable('name has already been taken', '/data/attributes/name');
   }
 
   private checkPool(organizationId: string, poolId: string | null, previous: string | null): void {
@@ -148,7 +149,10 @@ export class WorkspaceService {
       for (const name of [names[0], names[names.length - 1]]) {
         if (name && repo.findWorkspaceByName(tx, organization.id, name)) throw conflict(`workspace ${name} already exists`);
       }
-      repo.insertWorkspaces(tx, names.map((name) => defaultWorkspaceRow(tx, organization.id, name, at, this.edition)));
+      repo.insertWorkspaces(
+        tx,
+        names.map((name) => defaultWorkspaceRow(tx, organization.id, name, at, this.edition)),
+      );
     });
     return at;
   }
@@ -160,7 +164,11 @@ export class WorkspaceService {
     const { workspace, organization } = located;
     const project = projectId === undefined ? undefined : projectForWorkspace(this.db, organization.id, projectId);
     if (settings.name !== undefined && settings.name !== workspace.name) this.checkNameFree(organization.id, settings.name);
-    const execution = resolveExecution({ mode: workspace.executionMode, agentPoolId: workspace.agentPoolId }, settings, organizationDefaultMode(organization));
+    const execution = resolveExecution(
+      { mode: workspace.executionMode, agentPoolId: workspace.agentPoolId },
+      settings,
+      organizationDefaultMode(organization),
+    );
     this.checkPool(organization.id, execution.agentPoolId, workspace.agentPoolId);
     const resetAssessments = wireBehaviours(this.dialect).assessmentsResetOnUpdate;
     const at = this.clock.now();
@@ -168,7 +176,8 @@ export class WorkspaceService {
       ...settingColumns(settings),
       ...definedOnly({
         name: settings.name,
-        toolVersion: settings.toolVersion === undefined ? undefined : validToolVersion(settings.toolVersion, spell('tool-version', this.dialect)),
+        toolVersion:
+          settings.toolVersion === undefined ? undefined : validToolVersion(settings.toolVersion, spell('tool-version', this.dialect)),
       }),
       // The spec gives `assessments-enabled` a default of false on update; real clients expect "unchanged".
       assessmentsEnabled: settings.assessmentsEnabled ?? (resetAssessments ? false : workspace.assessmentsEnabled),

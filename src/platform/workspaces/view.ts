@@ -49,7 +49,13 @@ export const WORKSPACE_INCLUDES = [
  * Renders workspaces of one organization for one caller: tags and access levels are loaded for
  * the whole page in one query each, so a page costs the same whatever its size.
  */
-export function renderWorkspaces(db: DbOrTx, scope: CallerScope, organization: OrganizationRow, rows: readonly WorkspaceRow[], options: RenderOptions): ResourceObject[] {
+export function renderWorkspaces(
+  db: DbOrTx,
+  scope: CallerScope,
+  organization: OrganizationRow,
+  rows: readonly WorkspaceRow[],
+  options: RenderOptions,
+): ResourceObject[] {
   const ids = rows.map((row) => row.id);
   const tags = tagsOfWorkspaces(db, ids);
   const levels = new WorkspacePermissions(db).levels(scope, ids);
@@ -86,7 +92,13 @@ export function includeForWorkspaces(
     for (const list of outputsOf(db, currentStateVersionIds(rows)).values()) included.add(...list.map(workspaceOutputResource));
   }
   if (include.has('project')) {
-    includeProjects(db, principal, organization, rows.map((row) => row.projectId ?? defaultProjectId(organization.id)), included);
+    includeProjects(
+      db,
+      principal,
+      organization,
+      rows.map((row) => row.projectId ?? defaultProjectId(organization.id)),
+      included,
+    );
   }
   if (include.has('locked_by')) {
     for (const { lockedBy } of rows) {

@@ -72,7 +72,13 @@ export class Acl {
       if (path.startsWith(prefix) && (longest === undefined || prefix.length > longest.length)) longest = prefix;
     }
     if (longest !== undefined) {
-      candidates.push({ firstWildcard: longest.length, isPrefix: true, wildcards: 0, path: longest, capabilities: this.prefix.get(longest) as number });
+      candidates.push({
+        firstWildcard: longest.length,
+        isPrefix: true,
+        wildcards: 0,
+        path: longest,
+        capabilities: this.prefix.get(longest) as number,
+      });
     }
     const parts = path.split('/');
     for (const [full, capabilities] of this.segment) {

@@ -20,7 +20,9 @@ export class Authorizer {
 
   aclFor(token: Pick<TokenEntry, 'policies'>): Acl {
     if (token.policies.includes('root')) return new Acl([], true);
-    const parsed = token.policies.map((name) => this.policies.parsed(name)).filter((policy): policy is ParsedPolicy => policy !== undefined);
+    const parsed = token.policies
+      .map((name) => this.policies.parsed(name))
+      .filter((policy): policy is ParsedPolicy => policy !== undefined);
     return new Acl(parsed);
   }
 

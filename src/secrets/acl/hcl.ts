@@ -133,7 +133,8 @@ class Parser {
   }
 
   private fail(token: Token, expected: string): never {
-    const got = token.kind === 'eof' ? 'EOF' : token.kind === 'ident' || token.kind === 'string' ? token.kind.toUpperCase() : `"${token.text}"`;
+    const got =
+      token.kind === 'eof' ? 'EOF' : token.kind === 'ident' || token.kind === 'string' ? token.kind.toUpperCase() : `"${token.text}"`;
     throw new HclSyntaxError(token.line, token.column, `expected ${expected} got: ${got}`);
   }
 

@@ -22,7 +22,13 @@ function parseCached(raw: string): ParsedPolicy {
 }
 
 /** A non-root token's policies are read on every request. */
-const policyText = prepared((db) => db.select({ raw: secretPolicies.raw }).from(secretPolicies).where(eq(secretPolicies.name, sql.placeholder('name'))).prepare());
+const policyText = prepared((db) =>
+  db
+    .select({ raw: secretPolicies.raw })
+    .from(secretPolicies)
+    .where(eq(secretPolicies.name, sql.placeholder('name')))
+    .prepare(),
+);
 
 /** Policy names are case-insensitive: stored and compared lower-case, trimmed. */
 export function policyName(name: string): string {
@@ -38,7 +44,12 @@ export class PolicyStore {
 
   /** Stored policy names, sorted (the caller adds `root` where the listing shows it). */
   names(): string[] {
-    return this.db.select({ name: secretPolicies.name }).from(secretPolicies).orderBy(asc(secretPolicies.name)).all().map((row) => row.name);
+    return this.db
+      .select({ name: secretPolicies.name })
+      .from(secretPolicies)
+      .orderBy(asc(secretPolicies.name))
+      .all()
+      .map((row) => row.name);
   }
 
   /** The policy's text; `root` has none and reads as an empty string. */

@@ -49,7 +49,13 @@ function coerce(name: string, spec: FieldSpec, value: unknown): unknown {
         throw conversionError(name, value, 'a duration');
       }
     case 'commaStringSlice':
-      if (typeof value === 'string') return value === '' ? [] : value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+      if (typeof value === 'string')
+        return value === ''
+          ? []
+          : value
+              .split(',')
+              .map((item) => item.trim())
+              .filter((item) => item !== '');
       if (Array.isArray(value)) return stringItems(name, value, 'a list or a comma-separated string');
       throw conversionError(name, value, 'a list or a comma-separated string');
     case 'stringSlice':

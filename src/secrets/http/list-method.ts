@@ -48,7 +48,8 @@ const GET = Buffer.from('GET', 'latin1');
 const HEAD_END = Buffer.from('\r\n\r\n', 'latin1');
 /** The header names that decide framing or must be dropped, by length (no two share one). */
 const WANTED_BY_LENGTH: (string | undefined)[] = [];
-for (const name of ['content-length', 'transfer-encoding', 'upgrade', 'connection', LIST_MARKER_HEADER]) WANTED_BY_LENGTH[name.length] = name;
+for (const name of ['content-length', 'transfer-encoding', 'upgrade', 'connection', LIST_MARKER_HEADER])
+  WANTED_BY_LENGTH[name.length] = name;
 
 const REQUEST_LINE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+ +\S+ +HTTP\/\d\.\d$/;
 const CHUNK_SIZE = /^([0-9A-Fa-f]+)[ \t]*(?:;.*)?$/;
@@ -371,7 +372,7 @@ function readFields(text: string): HeadFields | undefined {
   const blockEnd = text.length - 2;
   const headersStart = text.indexOf('\r\n') + 2;
   const fields: HeadFields = { headersStart, upgrade: false };
-  for (let lineStart = headersStart; lineStart < blockEnd; ) {
+  for (let lineStart = headersStart; lineStart < blockEnd;) {
     const lineEnd = text.indexOf('\r\n', lineStart);
     const colon = text.indexOf(':', lineStart);
     if (colon === -1 || colon > lineEnd) return undefined;

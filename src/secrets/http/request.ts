@@ -66,7 +66,9 @@ function checkPatchContentType(request: FastifyRequest): void {
   const mediaType = header.split(';')[0]?.trim().toLowerCase() ?? '';
   if (mediaType === '') throw badRequest('mime: no media type');
   if (mediaType !== MERGE_PATCH) {
-    throw new ApiError(415, 'unsupported media type', { messages: [`PATCH requires Content-Type of ${MERGE_PATCH}, provided ${mediaType}`] });
+    throw new ApiError(415, 'unsupported media type', {
+      messages: [`PATCH requires Content-Type of ${MERGE_PATCH}, provided ${mediaType}`],
+    });
   }
 }
 

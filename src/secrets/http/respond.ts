@@ -10,12 +10,14 @@ import type { LogicalResponse } from '../framework/types.js';
 export const JSON_TYPE = 'application/json';
 
 function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  return reply
-    .code(status)
-    .header('content-type', JSON_TYPE)
-    .header('cache-control', 'no-store')
-    // A Buffer, because Fastify appends `; charset=utf-8` to JSON content types it serializes.
-    .send(Buffer.from(`${JSON.stringify(body)}\n`));
+  return (
+    reply
+      .code(status)
+      .header('content-type', JSON_TYPE)
+      .header('cache-control', 'no-store')
+      // A Buffer, because Fastify appends `; charset=utf-8` to JSON content types it serializes.
+      .send(Buffer.from(`${JSON.stringify(body)}\n`))
+  );
 }
 
 export function sendLogical(reply: FastifyReply, response: LogicalResponse | undefined): FastifyReply {

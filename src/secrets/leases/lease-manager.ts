@@ -201,7 +201,15 @@ export class LeaseManager {
       return { work: { at, kind: 'lease-revocation', subject: lease.id, outcome: 'failed', detail }, error: message };
     }
     this.store.delete(lease.id);
-    return { work: { at, kind: 'lease-revocation', subject: lease.id, outcome: 'done', detail: attempts > 1 ? `revoked on attempt ${attempts}` : 'revoked' } };
+    return {
+      work: {
+        at,
+        kind: 'lease-revocation',
+        subject: lease.id,
+        outcome: 'done',
+        detail: attempts > 1 ? `revoked on attempt ${attempts}` : 'revoked',
+      },
+    };
   }
 
   /** Expired leases and pending retries, for the scheduler. */
@@ -215,10 +223,23 @@ export class LeaseManager {
           at: lease.dueAt.getTime(),
           run: async () => {
             const current = this.store.get(lease.id);
-            if (!current) return { at: lease.dueAt.toISOString(), kind: 'lease-revocation', subject: lease.id, outcome: 'done', detail: 'already gone' };
+            if (!current)
+              return {
+                at: lease.dueAt.toISOString(),
+                kind: 'lease-revocation',
+                subject: lease.id,
+                outcome: 'done',
+                detail: 'already gone',
+              };
             // Renewed since it was picked: nothing is due any more.
             if (current.dueAt.getTime() > this.deps.clock.nowMs()) {
-              return { at: lease.dueAt.toISOString(), kind: 'lease-revocation', subject: lease.id, outcome: 'done', detail: 'no longer due' };
+              return {
+                at: lease.dueAt.toISOString(),
+                kind: 'lease-revocation',
+                subject: lease.id,
+                outcome: 'done',
+                detail: 'no longer due',
+              };
             }
             return (await this.attempt(current)).work;
           },

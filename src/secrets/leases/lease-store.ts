@@ -51,16 +51,30 @@ export class LeaseStore {
 
   idsOfTokens(tokenIds: string[]): string[] {
     if (tokenIds.length === 0) return [];
-    return this.db.select({ id: secretLeases.id }).from(secretLeases).where(inArray(secretLeases.tokenId, tokenIds)).all().map((row) => row.id);
+    return this.db
+      .select({ id: secretLeases.id })
+      .from(secretLeases)
+      .where(inArray(secretLeases.tokenId, tokenIds))
+      .all()
+      .map((row) => row.id);
   }
 
   idsOfMount(mountUuid: string): string[] {
-    return this.db.select({ id: secretLeases.id }).from(secretLeases).where(eq(secretLeases.mountUuid, mountUuid)).all().map((row) => row.id);
+    return this.db
+      .select({ id: secretLeases.id })
+      .from(secretLeases)
+      .where(eq(secretLeases.mountUuid, mountUuid))
+      .all()
+      .map((row) => row.id);
   }
 
   /** Moves leases to a new mount path (remount keeps leases, under their new ids). */
   renamePrefix(mountUuid: string, from: string, to: string): void {
-    const rows = this.db.select().from(secretLeases).where(and(eq(secretLeases.mountUuid, mountUuid), idLike(from))).all();
+    const rows = this.db
+      .select()
+      .from(secretLeases)
+      .where(and(eq(secretLeases.mountUuid, mountUuid), idLike(from)))
+      .all();
     for (const row of rows.filter((lease) => lease.id.startsWith(from))) {
       this.update(row.id, { id: to + row.id.slice(from.length), path: to + row.path.slice(from.length) });
     }

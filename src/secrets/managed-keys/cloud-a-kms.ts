@@ -1,7 +1,16 @@
 import { badRequest } from '../../core/errors.js';
 import type { CloudAKmsAdapter } from '../../adapters/kms/cloud-a/adapter.js';
 import { KmsError } from '../../adapters/kms/types.js';
-import { checkCurve, checkKeyBits, MASKED, merged, requireSetting, type KeyParams, type KeyTypeDefinition, type KeyTypeEnvironment } from './definition.js';
+import {
+  checkCurve,
+  checkKeyBits,
+  MASKED,
+  merged,
+  requireSetting,
+  type KeyParams,
+  type KeyTypeDefinition,
+  type KeyTypeEnvironment,
+} from './definition.js';
 
 const FIELDS = {
   access_key: { type: 'string', description: 'Access key id; else AWS_ACCESS_KEY_ID. Never returned.' },
@@ -33,7 +42,8 @@ export function cloudAKmsKeyType(): KeyTypeDefinition {
     fields: FIELDS,
     params(fields, stored, policy, environment) {
       const params: KeyParams = {};
-      for (const [name, spec] of Object.entries(FIELDS)) params[name] = merged(fields, stored, name, ('default' in spec ? spec.default : '') as string | number);
+      for (const [name, spec] of Object.entries(FIELDS))
+        params[name] = merged(fields, stored, name, ('default' in spec ? spec.default : '') as string | number);
       const keyType = String(params['key_type']).toUpperCase();
       params['key_type'] = keyType;
       const { accessKey, secretKey } = credentials(params, environment.env);
@@ -44,12 +54,15 @@ export function cloudAKmsKeyType(): KeyTypeDefinition {
       checkKeyBits(Number(params['key_bits']));
       checkCurve(String(params['curve']));
       if (keyType === 'RSA' && params['key_bits'] === 0) throw badRequest('key_bits is required when key_type is RSA');
-      if (keyType === 'ECDSA' && policy.allowGenerate) requireSetting(String(params['curve']), 'curve', ' when allow_generate_key is true and key_type is ECDSA');
+      if (keyType === 'ECDSA' && policy.allowGenerate)
+        requireSetting(String(params['curve']), 'curve', ' when allow_generate_key is true and key_type is ECDSA');
       const kmsKey = String(params['kms_key']);
       requireSetting(kmsKey, 'kms_key');
-      if (policy.allowGenerate && !kmsKey.startsWith('alias/')) throw badRequest('kms_key must be an alias (alias/…) when allow_generate_key is true');
+      if (policy.allowGenerate && !kmsKey.startsWith('alias/'))
+        throw badRequest('kms_key must be an alias (alias/…) when allow_generate_key is true');
       const endpoint = String(params['endpoint']);
-      if (endpoint !== '' && !/^https?:\/\/[^/]/.test(endpoint)) throw badRequest(`endpoint must be an http or https URL, got "${endpoint}"`);
+      if (endpoint !== '' && !/^https?:\/\/[^/]/.test(endpoint))
+        throw badRequest(`endpoint must be an http or https URL, got "${endpoint}"`);
       return params;
     },
     wire(params) {
@@ -72,18 +85,20 @@ export function cloudAKmsKeyType(): KeyTypeDefinition {
       } catch (error) {
         throw new KmsError((error as Error).message);
       }
-      return load().then((loaded) => loaded.open(
-        {
-          endpoint: resolvedEndpoint,
-          region: String(params['region'] || environment.env['AWS_REGION'] || environment.env['AWS_DEFAULT_REGION'] || 'us-east-1'),
-          ...credentials(params, environment.env),
-          kmsKey: String(params['kms_key']),
-          keyType: params['key_type'] === 'RSA' ? 'RSA' : 'ECDSA',
-          keyBits: Number(params['key_bits']),
-          curve: String(params['curve']),
-        },
-        policy,
-      ));
+      return load().then((loaded) =>
+        loaded.open(
+          {
+            endpoint: resolvedEndpoint,
+            region: String(params['region'] || environment.env['AWS_REGION'] || environment.env['AWS_DEFAULT_REGION'] || 'us-east-1'),
+            ...credentials(params, environment.env),
+            kmsKey: String(params['kms_key']),
+            keyType: params['key_type'] === 'RSA' ? 'RSA' : 'ECDSA',
+            keyBits: Number(params['key_bits']),
+            curve: String(params['curve']),
+          },
+          policy,
+        ),
+      );
     },
     close: async () => (adapter ? (await adapter).close() : undefined),
   };

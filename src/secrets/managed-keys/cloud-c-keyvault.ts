@@ -1,13 +1,25 @@
 import { badRequest } from '../../core/errors.js';
 import type { CloudCConfig, CloudCKeyVaultAdapter } from '../../adapters/kms/cloud-c/adapter.js';
 import { KmsError } from '../../adapters/kms/types.js';
-import { checkKeyBits, MASKED, merged, requireSetting, type KeyParams, type KeyTypeDefinition, type KeyTypeEnvironment } from './definition.js';
+import {
+  checkKeyBits,
+  MASKED,
+  merged,
+  requireSetting,
+  type KeyParams,
+  type KeyTypeDefinition,
+  type KeyTypeEnvironment,
+} from './definition.js';
 
 const FIELDS = {
   tenant_id: { type: 'string', description: 'Directory (tenant) id.' },
   client_id: { type: 'string', description: 'Application id; empty with client_secret for managed identity.' },
   client_secret: { type: 'string', description: 'Application secret; never returned.' },
-  environment: { type: 'string', description: 'Cloud environment name, an http(s) URL of a compatible service, or empty for the built-in stand-in.', default: '' },
+  environment: {
+    type: 'string',
+    description: 'Cloud environment name, an http(s) URL of a compatible service, or empty for the built-in stand-in.',
+    default: '',
+  },
   vault_name: { type: 'string', description: 'Key vault holding the key.' },
   key_name: { type: 'string', description: 'Name of the key in the vault.' },
   resource: { type: 'string', description: 'Key vault DNS suffix (managed HSM: its own).', default: '' },
@@ -32,7 +44,10 @@ function target(params: KeyParams, environment: KeyTypeEnvironment): Pick<CloudC
   const named = ENVIRONMENTS[name];
   if (named) {
     const suffix = String(params['resource']) || named.vaultSuffix;
-    return { vaultUrl: `https://${String(params['vault_name'])}.${suffix}`, authority: { kind: 'provider', authorityHost: named.authorityHost } };
+    return {
+      vaultUrl: `https://${String(params['vault_name'])}.${suffix}`,
+      authority: { kind: 'provider', authorityHost: named.authorityHost },
+    };
   }
   if (name !== '') {
     const base = name.replace(/\/+$/, '');
@@ -56,7 +71,8 @@ export function cloudCKeyVaultKeyType(): KeyTypeDefinition {
     fields: FIELDS,
     params(fields, stored, policy) {
       const params: KeyParams = {};
-      for (const [name, spec] of Object.entries(FIELDS)) params[name] = merged(fields, stored, name, ('default' in spec ? spec.default : '') as string | number);
+      for (const [name, spec] of Object.entries(FIELDS))
+        params[name] = merged(fields, stored, name, ('default' in spec ? spec.default : '') as string | number);
       const text = (name: string) => String(params[name]);
       requireSetting(text('tenant_id'), 'tenant_id');
       if ((text('client_id') === '') !== (text('client_secret') === '')) {
@@ -71,7 +87,9 @@ export function cloudCKeyVaultKeyType(): KeyTypeDefinition {
       if (policy.allowGenerate && params['key_bits'] === 0) throw badRequest('key_bits is required when allow_generate_key is true');
       const env = text('environment');
       if (env !== '' && !ENVIRONMENTS[env] && !/^https?:\/\/[^/]/.test(env)) {
-        throw badRequest(`environment must be one of ${Object.keys(ENVIRONMENTS).join(', ')}, an http(s) URL, or empty for the built-in stand-in`);
+        throw badRequest(
+          `environment must be one of ${Object.keys(ENVIRONMENTS).join(', ')}, an http(s) URL, or empty for the built-in stand-in`,
+        );
       }
       return params;
     },
@@ -89,17 +107,19 @@ export function cloudCKeyVaultKeyType(): KeyTypeDefinition {
       };
     },
     open(params, policy, environment) {
-      return load().then((loaded) => loaded.open(
-        {
-          ...target(params, environment),
-          tenantId: String(params['tenant_id']),
-          clientId: String(params['client_id']),
-          clientSecret: String(params['client_secret']),
-          keyName: String(params['key_name']),
-          keyBits: Number(params['key_bits']) || 2048,
-        },
-        policy,
-      ));
+      return load().then((loaded) =>
+        loaded.open(
+          {
+            ...target(params, environment),
+            tenantId: String(params['tenant_id']),
+            clientId: String(params['client_id']),
+            clientSecret: String(params['client_secret']),
+            keyName: String(params['key_name']),
+            keyBits: Number(params['key_bits']) || 2048,
+          },
+          policy,
+        ),
+      );
     },
     close: async () => (adapter ? (await adapter).close() : undefined),
   };

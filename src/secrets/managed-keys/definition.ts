@@ -32,7 +32,12 @@ export interface KeyTypeDefinition {
 export const MASKED = 'redacted';
 
 /** A setting's value for this write: the request's, else the stored one, else the default. */
-export function merged<T extends string | number | boolean>(fields: FieldData, stored: KeyParams | undefined, name: string, fallback: T): T {
+export function merged<T extends string | number | boolean>(
+  fields: FieldData,
+  stored: KeyParams | undefined,
+  name: string,
+  fallback: T,
+): T {
   if (fields.has(name)) return fields.get<T>(name);
   const kept = stored?.[name];
   return kept === undefined ? fallback : (kept as T);

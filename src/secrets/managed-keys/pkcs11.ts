@@ -43,7 +43,9 @@ function libraryPath(params: KeyParams, libraries: ReadonlyMap<string, string>):
   const path = libraries.get(name);
   if (path === undefined) {
     const known = [...libraries.keys()];
-    throw new KmsError(`unknown library "${name}": not a kms_library of this server (${known.length > 0 ? `known: ${known.join(', ')}` : 'none configured'})`);
+    throw new KmsError(
+      `unknown library "${name}": not a kms_library of this server (${known.length > 0 ? `known: ${known.join(', ')}` : 'none configured'})`,
+    );
   }
   return path;
 }
@@ -75,7 +77,8 @@ export function pkcs11KeyType(): KeyTypeDefinition {
       checkSlot(text('slot'));
       checkCurve(text('curve'));
       checkKeyBits(Number(params['key_bits']));
-      if (policy.allowGenerate && mechanism === CKM.ECDSA) requireSetting(text('curve'), 'curve', ' when allow_generate_key is true with the ECDSA mechanism');
+      if (policy.allowGenerate && mechanism === CKM.ECDSA)
+        requireSetting(text('curve'), 'curve', ' when allow_generate_key is true with the ECDSA mechanism');
       if (policy.allowGenerate && RSA_MECHANISMS.includes(mechanism) && params['key_bits'] === 0) {
         throw badRequest('key_bits is required when allow_generate_key is true with an RSA mechanism');
       }

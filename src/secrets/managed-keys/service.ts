@@ -118,7 +118,8 @@ export class ManagedKeys {
     const other = KEY_TYPES.filter((candidate) => candidate !== type).find((candidate) => this.get(candidate, name));
     if (other) throw badRequest(`a managed key named "${name}" already exists with type ${spell(other, this.dialect)}`);
     const stored = this.get(type, name);
-    const flag = (flagName: (typeof GENERIC_FLAGS)[number]) => (fields.has(flagName) ? fields.get<boolean>(flagName) : (stored?.[flagName] ?? false));
+    const flag = (flagName: (typeof GENERIC_FLAGS)[number]) =>
+      fields.has(flagName) ? fields.get<boolean>(flagName) : (stored?.[flagName] ?? false);
     const flags = {
       allow_generate_key: flag('allow_generate_key'),
       allow_replace_key: flag('allow_replace_key'),
@@ -153,7 +154,8 @@ export class ManagedKeys {
     const record = this.get(type, name);
     if (!record) return;
     const user = this.mounts.all().find((mount) => this.listedBy(mount.config, record));
-    if (user) throw badRequest(`managed key "${name}" is still listed in allowed_managed_keys of mount ${user.path}; remove it there first`);
+    if (user)
+      throw badRequest(`managed key "${name}" is still listed in allowed_managed_keys of mount ${user.path}; remove it there first`);
     this.db.transaction((tx) => {
       this.storage(tx).delete(recordKey(type, name));
       this.storage(tx).delete(idKey(record.uuid));
@@ -186,7 +188,8 @@ export class ManagedKeys {
     } catch (error) {
       throw badRequest(`${record.type} backend: ${reasonOf(error)}`);
     }
-    if (!verifySignature(signer, message, signature)) throw badRequest(`${record.type} backend: the signature does not verify with the key's public key`);
+    if (!verifySignature(signer, message, signature))
+      throw badRequest(`${record.type} backend: the signature does not verify with the key's public key`);
   }
 
   /**
@@ -199,7 +202,9 @@ export class ManagedKeys {
     if (!reference.id && !reference.name) throw badRequest('missing managed_key_name or managed_key_id');
     if (!record) throw badRequest(`no managed key found with ${reference.id ? 'id' : 'name'} "${label}"`);
     if (!record.any_mount && !this.listedBy(mount.config, record)) {
-      throw badRequest(`managed key "${record.name}" is not allowed on mount ${mount.path}: set any_mount on the key or list it in the mount's allowed_managed_keys`);
+      throw badRequest(
+        `managed key "${record.name}" is not allowed on mount ${mount.path}: set any_mount on the key or list it in the mount's allowed_managed_keys`,
+      );
     }
     const signer = await this.open(record);
     return {

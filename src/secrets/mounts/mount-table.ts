@@ -21,7 +21,13 @@ export function mountPath(path: string): string {
 
 /** A normalised path (`a/b/`) with no empty, `.` or `..` segment: one requests can address. */
 function isValidMountPath(path: string): boolean {
-  return path !== '/' && !path.split('/').slice(0, -1).some((segment) => segment === '' || segment === '.' || segment === '..');
+  return (
+    path !== '/' &&
+    !path
+      .split('/')
+      .slice(0, -1)
+      .some((segment) => segment === '' || segment === '.' || segment === '..')
+  );
 }
 
 export interface EnableMountInput {
@@ -49,7 +55,11 @@ export class MountTable {
   }
 
   get(path: string): MountRow | undefined {
-    return this.db.select().from(mounts).where(eq(mounts.path, mountPath(path))).get();
+    return this.db
+      .select()
+      .from(mounts)
+      .where(eq(mounts.path, mountPath(path)))
+      .get();
   }
 
   ofType(type: string): MountRow[] {
@@ -113,11 +123,18 @@ export class MountTable {
   }
 
   remove(path: string): void {
-    this.db.delete(mounts).where(eq(mounts.path, mountPath(path))).run();
+    this.db
+      .delete(mounts)
+      .where(eq(mounts.path, mountPath(path)))
+      .run();
   }
 
   update(path: string, patch: Partial<Pick<MountRow, 'config' | 'description' | 'options'>>): void {
-    this.db.update(mounts).set(patch).where(eq(mounts.path, mountPath(path))).run();
+    this.db
+      .update(mounts)
+      .set(patch)
+      .where(eq(mounts.path, mountPath(path)))
+      .run();
   }
 
   /** Moves a mount; its data stays with it, since storage is keyed by the mount's uuid. */
@@ -129,7 +146,9 @@ export class MountTable {
     if (PROTECTED_PREFIXES.some((prefix) => target.startsWith(prefix)) || PERMANENT_MOUNTS.includes(target)) {
       throw badRequest(`cannot remount to destination "${target}"`);
     }
-    const clash = this.all().find((mount) => mount.path !== source.path && (mount.path.startsWith(target) || target.startsWith(mount.path)));
+    const clash = this.all().find(
+      (mount) => mount.path !== source.path && (mount.path.startsWith(target) || target.startsWith(mount.path)),
+    );
     if (clash || target === source.path) throw badRequest(`path is already in use at ${clash?.path ?? target}`);
     this.db.update(mounts).set({ path: target }).where(eq(mounts.path, source.path)).run();
     return { ...source, path: target };

@@ -98,7 +98,8 @@ export function readPasswordPolicy(text: string): PasswordPolicy {
     return parsePasswordPolicy(text);
   } catch (error) {
     if (error instanceof PasswordPolicyError) throw error;
-    if (error instanceof HclSyntaxError || error instanceof SyntaxError) throw new PasswordPolicyError(`unable to parse policy: ${error.message}`);
+    if (error instanceof HclSyntaxError || error instanceof SyntaxError)
+      throw new PasswordPolicyError(`unable to parse policy: ${error.message}`);
     throw error;
   }
 }

@@ -36,7 +36,10 @@ export class MountStorage {
   }
 
   delete(key: string): void {
-    this.db.delete(secretEntries).where(and(eq(secretEntries.mountUuid, this.mountUuid), eq(secretEntries.key, key))).run();
+    this.db
+      .delete(secretEntries)
+      .where(and(eq(secretEntries.mountUuid, this.mountUuid), eq(secretEntries.key, key)))
+      .run();
   }
 
   /**
@@ -68,7 +71,11 @@ export class MountStorage {
   /** Removes every key under `prefix` (a token's cubbyhole when the token goes). */
   deletePrefix(prefix: string): void {
     const keys = this.keysWithPrefix(prefix);
-    if (keys.length > 0) this.db.delete(secretEntries).where(and(eq(secretEntries.mountUuid, this.mountUuid), inArray(secretEntries.key, keys))).run();
+    if (keys.length > 0)
+      this.db
+        .delete(secretEntries)
+        .where(and(eq(secretEntries.mountUuid, this.mountUuid), inArray(secretEntries.key, keys)))
+        .run();
   }
 
   /** Removes everything the mount stored (disabling a mount). */

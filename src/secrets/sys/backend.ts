@@ -64,7 +64,17 @@ const refuseHealthMethod = (): never => {
  * leases beside it), so each area's paths live with its logic.
  */
 export function systemBackend(context: SecretsContext): Backend {
-  return { type: 'system', paths: [...statusPaths(context), ...mountPaths(context), ...policyPaths(context), ...passwordPolicyPaths(context), ...leasePaths(context), ...managedKeyPaths(context)] };
+  return {
+    type: 'system',
+    paths: [
+      ...statusPaths(context),
+      ...mountPaths(context),
+      ...policyPaths(context),
+      ...passwordPolicyPaths(context),
+      ...leasePaths(context),
+      ...managedKeyPaths(context),
+    ],
+  };
 }
 
 function statusPaths(context: SecretsContext): PathSpec[] {
@@ -82,54 +92,55 @@ function statusPaths(context: SecretsContext): PathSpec[] {
     cluster_id: clusterId,
   });
   return [
-      {
-        pattern: 'health',
-        summary: 'Health of the server; bare body, status by state (always active here). Only GET and HEAD.',
-        // A handler of its own in the real service: no token is looked at, for any method.
-        unauthenticated: ['read', 'list', 'create', 'update', 'delete', 'patch'],
-        operations: {
-          read: (request) => ({ raw: { status: healthStatus(request.data), contentType: 'application/json', body: `${JSON.stringify(healthBody())}\n` } }),
-          list: refuseHealthMethod,
-          update: refuseHealthMethod,
-          delete: refuseHealthMethod,
-          patch: refuseHealthMethod,
-        },
+    {
+      pattern: 'health',
+      summary: 'Health of the server; bare body, status by state (always active here). Only GET and HEAD.',
+      // A handler of its own in the real service: no token is looked at, for any method.
+      unauthenticated: ['read', 'list', 'create', 'update', 'delete', 'patch'],
+      operations: {
+        read: (request) => ({
+          raw: { status: healthStatus(request.data), contentType: 'application/json', body: `${JSON.stringify(healthBody())}\n` },
+        }),
+        list: refuseHealthMethod,
+        update: refuseHealthMethod,
+        delete: refuseHealthMethod,
+        patch: refuseHealthMethod,
       },
-      {
-        pattern: 'init',
-        summary: 'Whether the server is initialized; it always is.',
-        unauthenticated: ['read'],
-        operations: { read: () => ({ raw: { status: 200, contentType: 'application/json', body: '{"initialized":true}\n' } }) },
+    },
+    {
+      pattern: 'init',
+      summary: 'Whether the server is initialized; it always is.',
+      unauthenticated: ['read'],
+      operations: { read: () => ({ raw: { status: 200, contentType: 'application/json', body: '{"initialized":true}\n' } }) },
+    },
+    {
+      pattern: 'seal-status',
+      summary: 'Seal status; always initialized and unsealed.',
+      unauthenticated: ['read'],
+      operations: {
+        read: () => ({
+          raw: {
+            status: 200,
+            contentType: 'application/json',
+            body: `${JSON.stringify({
+              type: 'shamir',
+              initialized: true,
+              sealed: false,
+              t: 1,
+              n: 1,
+              progress: 0,
+              nonce: '',
+              version: SECRETS_API_VERSION,
+              build_date: '',
+              migration: false,
+              cluster_name: CLUSTER_NAME,
+              cluster_id: clusterId,
+              recovery_seal: false,
+              storage_type: 'understudy',
+            })}\n`,
+          },
+        }),
       },
-      {
-        pattern: 'seal-status',
-        summary: 'Seal status; always initialized and unsealed.',
-        unauthenticated: ['read'],
-        operations: {
-          read: () => ({
-            raw: {
-              status: 200,
-              contentType: 'application/json',
-              body: `${JSON.stringify({
-                type: 'shamir',
-                initialized: true,
-                sealed: false,
-                t: 1,
-                n: 1,
-                progress: 0,
-                nonce: '',
-                version: SECRETS_API_VERSION,
-                build_date: '',
-                migration: false,
-                cluster_name: CLUSTER_NAME,
-                cluster_id: clusterId,
-                recovery_seal: false,
-                storage_type: 'understudy',
-              })}\n`,
-            },
-          }),
-        },
-      },
+    },
   ];
 }
-

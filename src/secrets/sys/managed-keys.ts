@@ -4,7 +4,10 @@ import type { FieldSpec, HandlerRequest, PathSpec } from '../framework/types.js'
 import { GENERIC_FLAGS } from '../managed-keys/service.js';
 
 const GENERIC_FIELDS: Record<string, FieldSpec> = Object.fromEntries(
-  GENERIC_FLAGS.map((name) => [name, { type: 'bool', description: 'String boolean, default "false".', default: false } satisfies FieldSpec]),
+  GENERIC_FLAGS.map((name) => [
+    name,
+    { type: 'bool', description: 'String boolean, default "false".', default: false } satisfies FieldSpec,
+  ]),
 );
 
 /** `sys/managed-keys/:type[/:name]`: key configurations for the PKCS#11 and cloud key backends. */

@@ -9,7 +9,13 @@ import { parseDurationSeconds } from '../../core/duration.js';
 /** Entries the listing always shows: the server's own trees, which are not in the mount table. */
 const BUILT_IN_MOUNTS: { path: string; type: string; description: string; accessor: string; uuid: string }[] = [
   { path: 'identity/', type: 'identity', description: 'identity store', accessor: 'identity_builtin', uuid: 'builtin-identity' },
-  { path: 'sys/', type: 'system', description: 'system endpoints used for control, policy and debugging', accessor: 'system_builtin', uuid: 'builtin-system' },
+  {
+    path: 'sys/',
+    type: 'system',
+    description: 'system endpoints used for control, policy and debugging',
+    accessor: 'system_builtin',
+    uuid: 'builtin-system',
+  },
 ];
 
 const ENABLE_FIELDS: Record<string, FieldSpec> = {
@@ -48,12 +54,16 @@ function mergeConfig(base: Record<string, unknown>, input: Record<string, unknow
   for (const name of ['default_lease_ttl', 'max_lease_ttl'] as const) {
     if (input[name] !== undefined && input[name] !== null) config[name] = ttlSetting(name, input[name]);
   }
-  if (input['force_no_cache'] !== undefined) config['force_no_cache'] = input['force_no_cache'] === true || input['force_no_cache'] === 'true';
+  if (input['force_no_cache'] !== undefined)
+    config['force_no_cache'] = input['force_no_cache'] === true || input['force_no_cache'] === 'true';
   const keys = input['allowed_managed_keys'];
   if (keys !== undefined && keys !== null) {
     config['allowed_managed_keys'] = Array.isArray(keys)
       ? keys.map(String)
-      : String(keys).split(',').map((key) => key.trim()).filter((key) => key !== '');
+      : String(keys)
+          .split(',')
+          .map((key) => key.trim())
+          .filter((key) => key !== '');
   }
   const max = Number(config['max_lease_ttl'] ?? 0);
   const fallbackDefault = Number(config['default_lease_ttl'] ?? 0);
@@ -64,7 +74,9 @@ function mergeConfig(base: Record<string, unknown>, input: Record<string, unknow
 }
 
 /** A mount as `sys/mounts` describes it. */
-export function mountInfoWire(mount: Pick<MountRow, 'accessor' | 'config' | 'description' | 'local' | 'options' | 'sealWrap' | 'type' | 'uuid'>) {
+export function mountInfoWire(
+  mount: Pick<MountRow, 'accessor' | 'config' | 'description' | 'local' | 'options' | 'sealWrap' | 'type' | 'uuid'>,
+) {
   const { allowed_managed_keys: allowedKeys, ...config } = mount.config;
   return {
     accessor: mount.accessor,

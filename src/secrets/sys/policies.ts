@@ -24,26 +24,30 @@ export function policyPaths(context: SecretsContext): PathSpec[] {
   /** Stored names plus the built-in `root`, which the real service appends last. */
   const listing = () => [...policies.names(), 'root'];
 
-  const read = (field: 'policy' | 'rules', legacy: boolean) => (request: HandlerRequest): LogicalResponse | undefined => {
-    const name = policyName(request.params['name'] ?? '');
-    const raw = policies.raw(name);
-    if (raw === undefined) throw notFound();
-    return { data: { name, [field]: raw }, dataAtTopLevel: legacy };
-  };
+  const read =
+    (field: 'policy' | 'rules', legacy: boolean) =>
+    (request: HandlerRequest): LogicalResponse | undefined => {
+      const name = policyName(request.params['name'] ?? '');
+      const raw = policies.raw(name);
+      if (raw === undefined) throw notFound();
+      return { data: { name, [field]: raw }, dataAtTopLevel: legacy };
+    };
 
-  const write = (legacy: boolean) => (request: HandlerRequest): LogicalResponse | undefined => {
-    const name = policyName(request.params['name'] ?? '');
-    if (name === '') throw badRequest('policy name must be provided in the URL');
-    const warnings: string[] = [];
-    let raw = request.fields.get<string | undefined>('policy') ?? '';
-    if (raw === '' && legacy && request.fields.has('rules')) {
-      raw = request.fields.get<string>('rules');
-      warnings.push("'rules' is deprecated, please use 'policy' instead");
-    }
-    if (raw === '') throw badRequest("'policy' parameter not supplied or empty");
-    policies.put(name, decodeIfBase64(raw));
-    return warnings.length > 0 ? { warnings } : undefined;
-  };
+  const write =
+    (legacy: boolean) =>
+    (request: HandlerRequest): LogicalResponse | undefined => {
+      const name = policyName(request.params['name'] ?? '');
+      if (name === '') throw badRequest('policy name must be provided in the URL');
+      const warnings: string[] = [];
+      let raw = request.fields.get<string | undefined>('policy') ?? '';
+      if (raw === '' && legacy && request.fields.has('rules')) {
+        raw = request.fields.get<string>('rules');
+        warnings.push("'rules' is deprecated, please use 'policy' instead");
+      }
+      if (raw === '') throw badRequest("'policy' parameter not supplied or empty");
+      policies.put(name, decodeIfBase64(raw));
+      return warnings.length > 0 ? { warnings } : undefined;
+    };
 
   const remove = (request: HandlerRequest): undefined => {
     policies.delete(request.params['name'] ?? '');

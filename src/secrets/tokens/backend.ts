@@ -41,13 +41,13 @@ export function tokenLookupData(token: TokenEntry, store: TokenStore): Record<st
 
 const CREATE_FIELDS: Record<string, FieldSpec> = {
   id: { type: 'string', description: 'Token value to use instead of a generated one (root or sudo only).' },
-  policies: { type: 'commaStringSlice', description: 'Policies of the new token; the parent\'s when omitted.' },
+  policies: { type: 'commaStringSlice', description: "Policies of the new token; the parent's when omitted." },
   meta: { type: 'kvPairs', description: 'String metadata, returned by lookups.' },
   no_parent: { type: 'bool', description: 'Create an orphan (root or sudo only).', default: false },
   no_default_policy: { type: 'bool', description: 'Leave out the `default` policy.', default: false },
   renewable: { type: 'bool', description: 'Whether the token can be renewed.' },
   ttl: { type: 'duration', description: 'Initial TTL; the mount default (768h) when omitted.' },
-  explicit_max_ttl: { type: 'duration', description: 'Hard cap on the token\'s lifetime, renewals included.' },
+  explicit_max_ttl: { type: 'duration', description: "Hard cap on the token's lifetime, renewals included." },
   period: { type: 'duration', description: 'Periodic token: every renewal grants this TTL (root or sudo only).' },
   display_name: { type: 'string', description: 'Shown as `token-<name>`.' },
   num_uses: { type: 'int', description: 'Requests the token may make; 0 is unlimited.' },
@@ -123,7 +123,12 @@ export function tokenBackend(context: SecretsContext): Backend {
   const lookupSelf = (request: HandlerRequest): LogicalResponse => ({ data: tokenLookupData(caller(request), tokens.store) });
 
   const paths: PathSpec[] = [
-    { pattern: 'create', summary: 'Create a child token (or an orphan, with sudo).', fields: CREATE_FIELDS, operations: { update: create(false) } },
+    {
+      pattern: 'create',
+      summary: 'Create a child token (or an orphan, with sudo).',
+      fields: CREATE_FIELDS,
+      operations: { update: create(false) },
+    },
     { pattern: 'create-orphan', summary: 'Create a token without a parent.', fields: CREATE_FIELDS, operations: { update: create(true) } },
     { pattern: 'lookup-self', summary: "The calling token's properties.", operations: { read: lookupSelf, update: lookupSelf } },
     {
@@ -149,12 +154,19 @@ export function tokenBackend(context: SecretsContext): Backend {
         },
       },
     },
-    { pattern: 'renew-self', summary: 'Extend the calling token.', fields: INCREMENT_FIELD, operations: { update: (request) => renew(caller(request), request) } },
+    {
+      pattern: 'renew-self',
+      summary: 'Extend the calling token.',
+      fields: INCREMENT_FIELD,
+      operations: { update: (request) => renew(caller(request), request) },
+    },
     {
       pattern: 'renew',
       summary: 'Extend a token.',
       fields: { ...TOKEN_FIELD, ...INCREMENT_FIELD },
-      operations: { update: (request) => renew(liveToken(request.fields.get<string | undefined>('token'), badRequest('missing token ID')), request) },
+      operations: {
+        update: (request) => renew(liveToken(request.fields.get<string | undefined>('token'), badRequest('missing token ID')), request),
+      },
     },
     {
       pattern: 'revoke-self',
@@ -198,7 +210,8 @@ export function tokenBackend(context: SecretsContext): Backend {
       // Not root-protected in the table: the handler checks sudo itself and answers a 400.
       operations: {
         update: async (request) => {
-          if (!acl.hasSudo(caller(request), 'auth/token/revoke-orphan')) throw badRequest('root or sudo privileges required to revoke and orphan');
+          if (!acl.hasSudo(caller(request), 'auth/token/revoke-orphan'))
+            throw badRequest('root or sudo privileges required to revoke and orphan');
           const token = tokens.store.bySecret(namedToken(request));
           if (token) await tokens.revokeOrphan(token);
           return undefined;

@@ -260,7 +260,13 @@ export class TokenService {
             }
             const revoked = this.store.tree(current).length;
             await this.revokeTree(current);
-            return { at: new Date(at).toISOString(), kind: 'token-expiry', subject, outcome: 'done', detail: `revoked ${revoked} token(s)` };
+            return {
+              at: new Date(at).toISOString(),
+              kind: 'token-expiry',
+              subject,
+              outcome: 'done',
+              detail: `revoked ${revoked} token(s)`,
+            };
           },
         };
       },

@@ -24,7 +24,13 @@ const firstToExpire = prepared((db) =>
   db.select().from(secretTokens).where(isNotNull(secretTokens.expiresAt)).orderBy(asc(secretTokens.expiresAt)).limit(1).prepare(),
 );
 /** Every authenticated request looks its token up, so this one statement is built once. */
-const tokenById = prepared((db) => db.select().from(secretTokens).where(eq(secretTokens.id, sql.placeholder('id'))).prepare());
+const tokenById = prepared((db) =>
+  db
+    .select()
+    .from(secretTokens)
+    .where(eq(secretTokens.id, sql.placeholder('id')))
+    .prepare(),
+);
 
 /** Rows of the token table; the rules (creation, renewal, revocation) live in TokenService. */
 export class TokenStore {
@@ -62,7 +68,12 @@ export class TokenStore {
   }
 
   accessors(): string[] {
-    return this.db.select({ accessor: secretTokens.accessor }).from(secretTokens).orderBy(asc(secretTokens.accessor)).all().map((row) => row.accessor);
+    return this.db
+      .select({ accessor: secretTokens.accessor })
+      .from(secretTokens)
+      .orderBy(asc(secretTokens.accessor))
+      .all()
+      .map((row) => row.accessor);
   }
 
   insert(entry: TokenEntry): void {

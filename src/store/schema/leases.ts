@@ -27,7 +27,9 @@ export const secretLeases = sqliteTable(
     maxTtlSeconds: integer('max_ttl_seconds').notNull(),
     /** What the engine needs to revoke (a database user name, a certificate serial). */
     revokeData: text('revoke_data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    state: text('state', { enum: ['active', 'revoking'] }).notNull().default('active'),
+    state: text('state', { enum: ['active', 'revoking'] })
+      .notNull()
+      .default('active'),
     dueAt: integer('due_at', { mode: 'timestamp_ms' }).notNull(),
     revokeAttempts: integer('revoke_attempts').notNull().default(0),
     lastError: text('last_error'),

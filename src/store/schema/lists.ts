@@ -14,7 +14,9 @@ export const listCounts = sqliteTable(
   'list_counts',
   {
     list: text('list').notNull(),
-    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     total: integer('total').notNull().default(0),
     version: integer('version').notNull().default(0),
   },

@@ -47,8 +47,14 @@ export const organizations = sqliteTable('organizations', {
   id: text('id').primaryKey(),
   name: text('name').notNull().unique(),
   email: text('email').notNull(),
-  settings: text('settings', { mode: 'json' }).$type<OrganizationSettings>().notNull().default(sql`'{}'`),
-  attributes: text('attributes', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+  settings: text('settings', { mode: 'json' })
+    .$type<OrganizationSettings>()
+    .notNull()
+    .default(sql`'{}'`),
+  attributes: text('attributes', { mode: 'json' })
+    .$type<Record<string, unknown>>()
+    .notNull()
+    .default(sql`'{}'`),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });
@@ -66,12 +72,17 @@ export const teams = sqliteTable(
   'teams',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     visibility: text('visibility').notNull().default('secret'),
     /** The owners team: every permission, cannot be deleted, never left without a member. */
     isOwners: integer('is_owners', { mode: 'boolean' }).notNull().default(false),
-    organizationAccess: text('organization_access', { mode: 'json' }).$type<OrganizationAccess>().notNull().default(sql`'{}'`),
+    organizationAccess: text('organization_access', { mode: 'json' })
+      .$type<OrganizationAccess>()
+      .notNull()
+      .default(sql`'{}'`),
     /** Identifier an SSO provider uses to map its groups onto this team; stored and echoed only. */
     ssoTeamId: text('sso_team_id'),
     /** Whether members of the team (not only team managers) may create and revoke its token. */
@@ -84,8 +95,12 @@ export const teams = sqliteTable(
 export const teamMembers = sqliteTable(
   'team_members',
   {
-    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
-    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    teamId: text('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
   },
   (t) => [primaryKey({ columns: [t.teamId, t.userId] }), index('team_members_user').on(t.userId)],
@@ -95,8 +110,12 @@ export const organizationMemberships = sqliteTable(
   'organization_memberships',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
-    userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: text('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     /** `invited` until accepted, then `active`; only active members get their teams' permissions. */
     status: text('status', { enum: ['invited', 'active'] }).notNull(),
     createdAt: createdAt(),

@@ -39,7 +39,9 @@ export const registryModules = sqliteTable(
   'registry_modules',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     registryName: text('registry_name').notNull(),
     namespace: text('namespace').notNull(),
     name: text('name').notNull(),
@@ -60,7 +62,9 @@ export const registryModuleVersions = sqliteTable(
   'registry_module_versions',
   {
     id: text('id').primaryKey(),
-    moduleId: text('module_id').notNull().references(() => registryModules.id, { onDelete: 'cascade' }),
+    moduleId: text('module_id')
+      .notNull()
+      .references(() => registryModules.id, { onDelete: 'cascade' }),
     version: text('version').notNull(),
     status: text('status').notNull(),
     source: text('source').notNull(),
@@ -77,7 +81,9 @@ export const registryModuleVersions = sqliteTable(
 /** A VCS provider connection of an organization (`oauth-clients`); its base URL is a git location understudy reaches. */
 export const oauthClients = sqliteTable('oauth_clients', {
   id: text('id').primaryKey(),
-  organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+  organizationId: text('organization_id')
+    .notNull()
+    .references(() => organizations.id, { onDelete: 'cascade' }),
   serviceProvider: text('service_provider').notNull(),
   name: text('name'),
   httpUrl: text('http_url').notNull(),
@@ -88,6 +94,8 @@ export const oauthClients = sqliteTable('oauth_clients', {
 /** The token of a connection (`oauth-tokens`); `oauth-token-id` of a module points here. */
 export const oauthTokens = sqliteTable('oauth_tokens', {
   id: text('id').primaryKey(),
-  oauthClientId: text('oauth_client_id').notNull().references(() => oauthClients.id, { onDelete: 'cascade' }),
+  oauthClientId: text('oauth_client_id')
+    .notNull()
+    .references(() => oauthClients.id, { onDelete: 'cascade' }),
   createdAt: createdAt(),
 });

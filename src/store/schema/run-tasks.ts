@@ -19,7 +19,9 @@ export const runTasks = sqliteTable(
   'run_tasks',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     url: text('url').notNull(),
     description: text('description'),
@@ -31,7 +33,10 @@ export const runTasks = sqliteTable(
     createdAt: createdAt(),
   },
   // The second index is the list's order, so a page is read off it instead of sorting every task.
-  (t) => [uniqueIndex('run_tasks_org_name').on(t.organizationId, t.name), index('run_tasks_org_created').on(t.organizationId, t.createdAt, t.id)],
+  (t) => [
+    uniqueIndex('run_tasks_org_name').on(t.organizationId, t.name),
+    index('run_tasks_org_created').on(t.organizationId, t.createdAt, t.id),
+  ],
 );
 
 /** A run task attached to a workspace; deleting either side removes the attachment. */
@@ -39,8 +44,12 @@ export const workspaceTasks = sqliteTable(
   'workspace_tasks',
   {
     id: text('id').primaryKey(),
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
-    taskId: text('task_id').notNull().references(() => runTasks.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    taskId: text('task_id')
+      .notNull()
+      .references(() => runTasks.id, { onDelete: 'cascade' }),
     enforcementLevel: text('enforcement_level', { enum: ['advisory', 'mandatory'] }).notNull(),
     /** Never empty; the deprecated single `stage` is its first element. */
     stages: text('stages', { mode: 'json' }).$type<RunTaskStage[]>().notNull(),
@@ -55,7 +64,9 @@ export const runTaskDeliveries = sqliteTable(
   'run_task_deliveries',
   {
     id: text('id').primaryKey(),
-    workspaceTaskId: text('workspace_task_id').notNull().references(() => workspaceTasks.id, { onDelete: 'cascade' }),
+    workspaceTaskId: text('workspace_task_id')
+      .notNull()
+      .references(() => workspaceTasks.id, { onDelete: 'cascade' }),
     stage: text('stage').notNull(),
     runId: text('run_id').notNull(),
     url: text('url').notNull(),

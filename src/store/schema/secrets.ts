@@ -38,7 +38,10 @@ export const mounts = sqliteTable('mounts', {
   description: text('description').notNull().default(''),
   accessor: text('accessor').notNull().unique(),
   uuid: text('uuid').notNull().unique(),
-  config: text('config', { mode: 'json' }).$type<Record<string, unknown>>().notNull().default(sql`'{}'`),
+  config: text('config', { mode: 'json' })
+    .$type<Record<string, unknown>>()
+    .notNull()
+    .default(sql`'{}'`),
   options: text('options', { mode: 'json' }).$type<Record<string, string> | null>(),
   local: integer('local', { mode: 'boolean' }).notNull().default(false),
   sealWrap: integer('seal_wrap', { mode: 'boolean' }).notNull().default(false),

@@ -38,7 +38,9 @@ export const agentPools = sqliteTable(
   'agent_pools',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     organizationScoped: integer('organization_scoped', { mode: 'boolean' }).notNull().default(true),
     createdAt: createdAt(),
@@ -51,7 +53,9 @@ export const sshKeys = sqliteTable(
   'ssh_keys',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     value: text('value').notNull(),
     createdAt: createdAt(),
@@ -68,7 +72,9 @@ export const projects = sqliteTable(
   'projects',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     description: text('description'),
     isDefault: integer('is_default', { mode: 'boolean' }).notNull().default(false),
@@ -102,7 +108,9 @@ export const workspaces = sqliteTable(
   'workspaces',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     description: text('description'),
     /** null: follow the organization's `default-execution-mode` (setting-overwrites false). */
@@ -120,8 +128,14 @@ export const workspaces = sqliteTable(
     structuredRunOutputEnabled: integer('structured_run_output_enabled', { mode: 'boolean' }).notNull(),
     assessmentsEnabled: integer('assessments_enabled', { mode: 'boolean' }).notNull(),
     toolVersion: text('tool_version').notNull(),
-    triggerPrefixes: text('trigger_prefixes', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
-    triggerPatterns: text('trigger_patterns', { mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    triggerPrefixes: text('trigger_prefixes', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
+    triggerPatterns: text('trigger_patterns', { mode: 'json' })
+      .$type<string[]>()
+      .notNull()
+      .default(sql`'[]'`),
     workingDirectory: text('working_directory'),
     vcsRepo: text('vcs_repo', { mode: 'json' }).$type<StoredVcsRepo>(),
     source: text('source').notNull(),
@@ -159,7 +173,9 @@ export const tags = sqliteTable(
   'tags',
   {
     id: text('id').primaryKey(),
-    organizationId: text('organization_id').notNull().references(() => organizations.id, { onDelete: 'cascade' }),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     createdAt: createdAt(),
   },
@@ -170,8 +186,12 @@ export const tags = sqliteTable(
 export const workspaceTags = sqliteTable(
   'workspace_tags',
   {
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
-    tagId: text('tag_id').notNull().references(() => tags.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    tagId: text('tag_id')
+      .notNull()
+      .references(() => tags.id, { onDelete: 'cascade' }),
     position: integer('position').notNull(),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.tagId] }), index('workspace_tags_tag').on(t.tagId)],
@@ -181,8 +201,12 @@ export const workspaceTags = sqliteTable(
 export const remoteStateConsumers = sqliteTable(
   'remote_state_consumers',
   {
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
-    consumerId: text('consumer_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    consumerId: text('consumer_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
   },
   (t) => [primaryKey({ columns: [t.workspaceId, t.consumerId] }), index('remote_state_consumers_consumer').on(t.consumerId)],
 );
@@ -192,8 +216,12 @@ export const teamWorkspaces = sqliteTable(
   'team_workspaces',
   {
     id: text('id').primaryKey(),
-    teamId: text('team_id').notNull().references(() => teams.id, { onDelete: 'cascade' }),
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    teamId: text('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
     access: text('access', { enum: ['read', 'plan', 'write', 'admin', 'custom'] }).notNull(),
     /** The detailed permissions of `custom` access; null for the fixed levels, whose details are implied. */
     customPermissions: text('custom_permissions', { mode: 'json' }).$type<CustomWorkspaceAccess>(),
@@ -209,8 +237,12 @@ export const teamWorkspaces = sqliteTable(
 export const agentPoolWorkspaces = sqliteTable(
   'agent_pool_workspaces',
   {
-    poolId: text('pool_id').notNull().references(() => agentPools.id, { onDelete: 'cascade' }),
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    poolId: text('pool_id')
+      .notNull()
+      .references(() => agentPools.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
     kind: text('kind', { enum: ['allowed', 'excluded'] }).notNull(),
   },
   (t) => [primaryKey({ columns: [t.poolId, t.kind, t.workspaceId] }), index('agent_pool_workspaces_ws').on(t.workspaceId)],

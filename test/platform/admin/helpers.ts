@@ -13,11 +13,31 @@ export function patchSettings(server: TestServer, address: string, attributes: R
 export function selfSignedCertificate(commonName: string): string {
   const dir = mkdtempSync(join(tmpdir(), 'understudy-saml-'));
   const cert = join(dir, 'cert.pem');
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', join(dir, 'key.pem'), '-out', cert, '-days', '2', '-subj', `/CN=${commonName}`], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      join(dir, 'key.pem'),
+      '-out',
+      cert,
+      '-days',
+      '2',
+      '-subj',
+      `/CN=${commonName}`,
+    ],
+    { stdio: 'ignore' },
+  );
   return readFileSync(cert, 'utf8');
 }
 
-export async function outbox(server: TestServer): Promise<{ kind: string; 'delivered-via': string; from: string; to: string; subject: string | null; body: string }[]> {
+export async function outbox(
+  server: TestServer,
+): Promise<{ kind: string; 'delivered-via': string; from: string; to: string; subject: string | null; body: string }[]> {
   const response = await fetch(`${server.baseUrl}/_emulator/outbox`);
   return ((await response.json()) as { messages: never[] }).messages;
 }

@@ -11,7 +11,11 @@ import { ADMIN_TOKEN, ROOT_TOKEN, testConfig } from '../../helpers/app.js';
  * "the same second" exact; advancing it by a second opens the next window.
  */
 /** The shipped seed with limiting as the spec's defaults have it, stated so the test helpers keep it. */
-const specDefaults = () => writeSeed({ ...JSON.parse(readFileSync(SHIPPED_SEED, 'utf8')), 'admin-settings': { general: { 'api-rate-limiting-enabled': true, 'api-rate-limit': 30 } } });
+const specDefaults = () =>
+  writeSeed({
+    ...JSON.parse(readFileSync(SHIPPED_SEED, 'utf8')),
+    'admin-settings': { general: { 'api-rate-limiting-enabled': true, 'api-rate-limit': 30 } },
+  });
 
 describe('API rate limiting (the spec defaults: enabled, 30 per second)', () => {
   let app: App;

@@ -25,7 +25,11 @@ describe('administrator settings from the seed', () => {
   afterAll(() => server.close());
 
   it('starts with the seeded values and returns to them on reset', async () => {
-    expect((await platform(server, 'GET', '/admin/general-settings')).body.data.attributes).toMatchObject({ 'api-rate-limiting-enabled': false, 'default-remote-state-access': false, 'api-rate-limit': 30 });
+    expect((await platform(server, 'GET', '/admin/general-settings')).body.data.attributes).toMatchObject({
+      'api-rate-limiting-enabled': false,
+      'default-remote-state-access': false,
+      'api-rate-limit': 30,
+    });
     expect((await platform(server, 'GET', '/admin/sms-settings')).body.data.attributes).toMatchObject({ 'account-sid': 'ACseed' });
     await patchSettings(server, 'customization-settings', { footer: 'changed' });
     await patchSettings(server, 'general-settings', { 'default-remote-state-access': true });

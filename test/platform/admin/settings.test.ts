@@ -13,12 +13,43 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
   afterAll(() => server.close());
 
   it.each([
-    ['general-settings', 'general', { 'api-rate-limit': 30, 'default-remote-state-access': true, 'limit-user-organization-creation': true, 'allow-speculative-plans-on-pull-requests-from-forks': false, 'send-passing-statuses-for-untriggered-speculative-plans': false }],
-    ['cost-estimation-settings', 'cost-estimation', { enabled: false, 'cloud-a-access-key-id': '', 'cloud-b-credentials': '', 'cloud-c-tenant-id': '' }],
-    ['saml-settings', 'saml', { enabled: false, debug: false, 'attr-username': 'Username', 'attr-groups': 'MemberOf', 'attr-site-admin': 'SiteAdmin', 'site-admin-role': 'site-admins', 'sso-api-token-session-timeout': 1209600, 'old-idp-cert': null }],
+    [
+      'general-settings',
+      'general',
+      {
+        'api-rate-limit': 30,
+        'default-remote-state-access': true,
+        'limit-user-organization-creation': true,
+        'allow-speculative-plans-on-pull-requests-from-forks': false,
+        'send-passing-statuses-for-untriggered-speculative-plans': false,
+      },
+    ],
+    [
+      'cost-estimation-settings',
+      'cost-estimation',
+      { enabled: false, 'cloud-a-access-key-id': '', 'cloud-b-credentials': '', 'cloud-c-tenant-id': '' },
+    ],
+    [
+      'saml-settings',
+      'saml',
+      {
+        enabled: false,
+        debug: false,
+        'attr-username': 'Username',
+        'attr-groups': 'MemberOf',
+        'attr-site-admin': 'SiteAdmin',
+        'site-admin-role': 'site-admins',
+        'sso-api-token-session-timeout': 1209600,
+        'old-idp-cert': null,
+      },
+    ],
     ['smtp-settings', 'smtp', { enabled: false, auth: 'none', host: '', port: null }],
     ['sms-settings', 'sms', { enabled: false, 'account-sid': '', 'from-number': '' }],
-    ['customization-settings', 'customization', { 'support-email-address': 'support@hashicorp.com', 'login-help': '', footer: '', error: '', 'new-user': '' }],
+    [
+      'customization-settings',
+      'customization',
+      { 'support-email-address': 'support@hashicorp.com', 'login-help': '', footer: '', error: '', 'new-user': '' },
+    ],
   ])('GET %s answers the spec id, type and defaults', async (type, id, expected) => {
     const response = await platform(server, 'GET', `/admin/${type}`);
     expect(response.status).toBe(200);
@@ -29,8 +60,18 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
   });
 
   it('answers 404, as for a missing resource, to a caller who is not a site administrator, whatever the body', async () => {
-    for (const [method, path] of [['GET', '/admin/general-settings'], ['PATCH', '/admin/general-settings'], ['GET', '/admin/sms-settings'], ['POST', '/admin/sms-settings/verify'], ['POST', '/admin/oidc-settings/actions/rotate-key'], ['POST', '/admin/saml-settings/actions/revoke-old-certificate']] as const) {
-      const response = await platform(server, method, path, { token: userToken, ...(method === 'GET' ? {} : { body: { nonsense: true } }) });
+    for (const [method, path] of [
+      ['GET', '/admin/general-settings'],
+      ['PATCH', '/admin/general-settings'],
+      ['GET', '/admin/sms-settings'],
+      ['POST', '/admin/sms-settings/verify'],
+      ['POST', '/admin/oidc-settings/actions/rotate-key'],
+      ['POST', '/admin/saml-settings/actions/revoke-old-certificate'],
+    ] as const) {
+      const response = await platform(server, method, path, {
+        token: userToken,
+        ...(method === 'GET' ? {} : { body: { nonsense: true } }),
+      });
       expect(response.status, `${method} ${path}`).toBe(404);
       expect(response.body).toEqual((await platform(server, 'GET', '/organizations/no-such-org')).body);
     }
@@ -41,12 +82,27 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
   it('changes only the attributes given: "type": "" and nulls are accepted, null keeps the value', async () => {
     const first = await patchSettings(server, 'general-settings', { 'api-rate-limit': 50, 'api-rate-limiting-enabled': false });
     expect(first.status).toBe(200);
-    expect(first.body.data.attributes).toMatchObject({ 'api-rate-limit': 50, 'api-rate-limiting-enabled': false, 'default-remote-state-access': true });
-    const second = await patchSettings(server, 'general-settings', { 'api-rate-limit': null, 'apply-timeout': null, 'plan-timeout': null, 'send-passing-statuses-for-untriggered-speculative-plans': true });
+    expect(first.body.data.attributes).toMatchObject({
+      'api-rate-limit': 50,
+      'api-rate-limiting-enabled': false,
+      'default-remote-state-access': true,
+    });
+    const second = await patchSettings(server, 'general-settings', {
+      'api-rate-limit': null,
+      'apply-timeout': null,
+      'plan-timeout': null,
+      'send-passing-statuses-for-untriggered-speculative-plans': true,
+    });
     expect(second.status).toBe(200);
-    expect(second.body.data.attributes).toMatchObject({ 'api-rate-limit': 50, 'send-passing-statuses-for-untriggered-speculative-plans': true });
+    expect(second.body.data.attributes).toMatchObject({
+      'api-rate-limit': 50,
+      'send-passing-statuses-for-untriggered-speculative-plans': true,
+    });
     expect((await platform(server, 'GET', '/admin/general-settings')).body.data.attributes['api-rate-limit']).toBe(50);
-    await patchSettings(server, 'general-settings', { 'api-rate-limit': 30, 'send-passing-statuses-for-untriggered-speculative-plans': false });
+    await patchSettings(server, 'general-settings', {
+      'api-rate-limit': 30,
+      'send-passing-statuses-for-untriggered-speculative-plans': false,
+    });
   });
 
   it.each([
@@ -64,7 +120,11 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
     ['saml-settings', { enabled: true, 'idp-cert': '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n' }, 'idp-cert'],
     ['cost-estimation-settings', { enabled: true, 'cloud-a-access-key-id': 'AKIA1' }, 'enabled'],
     ['cost-estimation-settings', { enabled: true, 'cloud-b-credentials': '{"type":"user"}' }, 'enabled'],
-    ['cost-estimation-settings', { enabled: true, 'cloud-c-client-id': 'a', 'cloud-c-client-secret': 'b', 'cloud-c-subscription-id': 'c' }, 'enabled'],
+    [
+      'cost-estimation-settings',
+      { enabled: true, 'cloud-c-client-id': 'a', 'cloud-c-client-secret': 'b', 'cloud-c-subscription-id': 'c' },
+      'enabled',
+    ],
     ['customization-settings', { footer: 42 }, 'footer'],
   ])('PATCH %s %j is a 422 pointing at %s, and changes nothing', async (address, attributes, attribute) => {
     const before = (await platform(server, 'GET', `/admin/${address}`)).body;
@@ -75,8 +135,25 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
   });
 
   it('answers malformed bodies with a 422, never a 5xx, on every settings document and action', async () => {
-    const bodies = ['', 'not json', '[]', '{"data":null}', '{"data":{"type":"","attributes":null}}', '{"data":{"type":"users","attributes":{}}}', '{"data":{"attributes":{}}}'];
-    for (const address of ['general-settings', 'cost-estimation-settings', 'saml-settings', 'smtp-settings', 'sms-settings', 'twilio-settings', 'customization-settings', 'sms-settings/verify']) {
+    const bodies = [
+      '',
+      'not json',
+      '[]',
+      '{"data":null}',
+      '{"data":{"type":"","attributes":null}}',
+      '{"data":{"type":"users","attributes":{}}}',
+      '{"data":{"attributes":{}}}',
+    ];
+    for (const address of [
+      'general-settings',
+      'cost-estimation-settings',
+      'saml-settings',
+      'smtp-settings',
+      'sms-settings',
+      'twilio-settings',
+      'customization-settings',
+      'sms-settings/verify',
+    ]) {
       for (const body of bodies) {
         const response = await platform(server, address.endsWith('verify') ? 'POST' : 'PATCH', `/admin/${address}`, { body });
         // verify without a usable test number is the spec's 400; a body of the wrong shape is a 422.
@@ -88,13 +165,25 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
   });
 
   it('enables cost estimation with any one complete credential set, and returns credentials as stored', async () => {
-    const serviceAccount = JSON.stringify({ type: 'service_account', private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n', client_email: 'pricing@project.test' });
+    const serviceAccount = JSON.stringify({
+      type: 'service_account',
+      private_key: '-----BEGIN PRIVATE KEY-----\nx\n-----END PRIVATE KEY-----\n',
+      client_email: 'pricing@project.test',
+    });
     for (const set of [
       { 'cloud-a-access-key-id': 'AKIAEXAMPLE', 'cloud-a-secret-key': 'secret-a' },
       { 'cloud-b-credentials': serviceAccount },
       { 'cloud-c-client-id': 'id', 'cloud-c-client-secret': 'secret', 'cloud-c-subscription-id': 'sub', 'cloud-c-tenant-id': 'tenant' },
     ]) {
-      const cleared = { 'cloud-a-access-key-id': '', 'cloud-a-secret-key': '', 'cloud-b-credentials': '', 'cloud-c-client-id': '', 'cloud-c-client-secret': '', 'cloud-c-subscription-id': '', 'cloud-c-tenant-id': '' };
+      const cleared = {
+        'cloud-a-access-key-id': '',
+        'cloud-a-secret-key': '',
+        'cloud-b-credentials': '',
+        'cloud-c-client-id': '',
+        'cloud-c-client-secret': '',
+        'cloud-c-subscription-id': '',
+        'cloud-c-tenant-id': '',
+      };
       const response = await patchSettings(server, 'cost-estimation-settings', { ...cleared, enabled: true, ...set });
       expect(response.status, JSON.stringify(set)).toBe(200);
       expect(response.body.data.attributes).toMatchObject({ enabled: true, ...set });
@@ -103,10 +192,21 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
   });
 
   it('never returns the SMTP password or the SMS auth token, and never takes the test address as a setting', async () => {
-    const smtp = await patchSettings(server, 'smtp-settings', { host: 'mail.test', port: 2525, sender: 'ops@example.test', auth: 'plain', username: 'ops', password: 'hunter2-smtp' });
+    const smtp = await patchSettings(server, 'smtp-settings', {
+      host: 'mail.test',
+      port: 2525,
+      sender: 'ops@example.test',
+      auth: 'plain',
+      username: 'ops',
+      password: 'hunter2-smtp',
+    });
     expect(smtp.status).toBe(200);
     expect(smtp.body.data.attributes).toMatchObject({ host: 'mail.test', port: 2525, auth: 'plain', username: 'ops' });
-    const sms = await patchSettings(server, 'sms-settings', { 'account-sid': 'AC123', 'auth-token': 'hunter2-sms', 'from-number': '+15550000' });
+    const sms = await patchSettings(server, 'sms-settings', {
+      'account-sid': 'AC123',
+      'auth-token': 'hunter2-sms',
+      'from-number': '+15550000',
+    });
     expect(sms.status).toBe(200);
     for (const address of ['smtp-settings', 'sms-settings', 'twilio-settings']) {
       const text = JSON.stringify((await platform(server, 'GET', `/admin/${address}`)).body);
@@ -124,7 +224,9 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
     const real = await platform(server, 'GET', '/admin/twilio-settings');
     expect(real.status).toBe(200);
     expect(real.body.data).toMatchObject({ id: 'sms', type: 'sms-settings' });
-    const patched = await platform(server, 'PATCH', '/admin/twilio-settings', { body: { data: { type: 'twilio-settings', attributes: { 'from-number': '+15551111' } } } });
+    const patched = await platform(server, 'PATCH', '/admin/twilio-settings', {
+      body: { data: { type: 'twilio-settings', attributes: { 'from-number': '+15551111' } } },
+    });
     expect(patched.body.data.attributes['from-number']).toBe('+15551111');
     for (const method of ['POST', 'PATCH']) {
       for (const path of ['/admin/sms-settings/verify', '/admin/twilio-settings/verify']) {
@@ -139,7 +241,12 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
     const first = selfSignedCertificate('idp-one');
     const second = selfSignedCertificate('idp-two');
     const urls = { 'sso-endpoint-url': 'https://idp.example.test/sso', 'slo-endpoint-url': 'https://idp.example.test/slo' };
-    const insecure = await patchSettings(server, 'saml-settings', { enabled: true, 'idp-cert': first, ...urls, 'slo-endpoint-url': 'http://idp.example.test/slo' });
+    const insecure = await patchSettings(server, 'saml-settings', {
+      enabled: true,
+      'idp-cert': first,
+      ...urls,
+      'slo-endpoint-url': 'http://idp.example.test/slo',
+    });
     expect(insecure.status).toBe(422);
     expect(insecure.body.errors[0].source.pointer).toBe('/data/attributes/slo-endpoint-url');
 
@@ -154,12 +261,19 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
 
     const revoked = await platform(server, 'POST', '/admin/saml-settings/actions/revoke-old-certificate');
     expect(revoked.status).toBe(200);
-    expect(revoked.body.data).toMatchObject({ id: 'saml', type: 'saml-settings', attributes: { 'idp-cert': second, 'old-idp-cert': null } });
+    expect(revoked.body.data).toMatchObject({
+      id: 'saml',
+      type: 'saml-settings',
+      attributes: { 'idp-cert': second, 'old-idp-cert': null },
+    });
     await patchSettings(server, 'saml-settings', { enabled: false });
   });
 
   it('escapes HTML characters in customization strings, as the spec says', async () => {
-    const response = await patchSettings(server, 'customization-settings', { 'login-help': '<div>Login Help</div>', footer: 'Tom & "Jerry"' });
+    const response = await patchSettings(server, 'customization-settings', {
+      'login-help': '<div>Login Help</div>',
+      footer: 'Tom & "Jerry"',
+    });
     expect(response.status).toBe(200);
     expect(response.body.data.attributes['login-help']).toBe('&lt;div&gt;Login Help&lt;/div&gt;');
     expect(response.body.data.attributes.footer).toBe('Tom &amp; &quot;Jerry&quot;');
@@ -167,7 +281,9 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
 
   it('makes default-remote-state-access the default of global-remote-state on new workspaces', async () => {
     const create = (name: string, attributes: Record<string, unknown> = {}) =>
-      platform(server, 'POST', '/organizations/understudy/workspaces', { body: { data: { type: 'workspaces', attributes: { name, ...attributes } } } });
+      platform(server, 'POST', '/organizations/understudy/workspaces', {
+        body: { data: { type: 'workspaces', attributes: { name, ...attributes } } },
+      });
     expect((await create('remote-default-on')).body.data.attributes['global-remote-state']).toBe(true);
     await patchSettings(server, 'general-settings', { 'default-remote-state-access': false });
     expect((await create('remote-default-off')).body.data.attributes['global-remote-state']).toBe(false);
@@ -176,7 +292,11 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
   });
 
   it('lets users who are not site administrators create organizations only when limit-user-organization-creation is off', async () => {
-    const create = (name: string) => platform(server, 'POST', '/organizations', { token: userToken, body: { data: { type: 'organizations', attributes: { name, email: 'u@example.test' } } } });
+    const create = (name: string) =>
+      platform(server, 'POST', '/organizations', {
+        token: userToken,
+        body: { data: { type: 'organizations', attributes: { name, email: 'u@example.test' } } },
+      });
     expect((await create('user-org-refused')).status).toBe(404);
     await patchSettings(server, 'general-settings', { 'limit-user-organization-creation': false });
     const allowed = await create('user-org-allowed');
@@ -197,9 +317,18 @@ describe('administrator settings in the upstream dialect', () => {
   it('answers the SMS settings as twilio, cost keys with the real cloud names, and the extra attributes', async () => {
     const sms = await platform(server, 'GET', '/admin/sms-settings');
     expect(sms.body.data).toMatchObject({ id: 'twilio', type: 'twilio-settings' });
-    const cost = await patchSettings(server, 'cost-estimation-settings', { enabled: true, 'aws-access-key-id': 'AKIA2', 'aws-secret-key': 's' });
+    const cost = await patchSettings(server, 'cost-estimation-settings', {
+      enabled: true,
+      'aws-access-key-id': 'AKIA2',
+      'aws-secret-key': 's',
+    });
     expect(cost.status).toBe(200);
-    expect(cost.body.data.attributes).toMatchObject({ enabled: true, 'aws-access-key-id': 'AKIA2', 'aws-secret-key': 's', 'aws-enabled': false });
+    expect(cost.body.data.attributes).toMatchObject({
+      enabled: true,
+      'aws-access-key-id': 'AKIA2',
+      'aws-secret-key': 's',
+      'aws-enabled': false,
+    });
     expect(cost.body.data.attributes).not.toHaveProperty('cloud-a-access-key-id');
     const general = await patchSettings(server, 'general-settings', { 'api-rate-limit': 50, 'apply-timeout': '2h', 'plan-timeout': '30m' });
     expect(general.body.data.attributes).toMatchObject({ 'api-rate-limit': 50, 'apply-timeout': '2h', 'plan-timeout': '30m' });
@@ -230,8 +359,16 @@ describe('administrator settings on the hosted edition', () => {
   afterAll(() => server.close());
 
   it('answers 404 at every admin settings path, even to the site administrator', async () => {
-    for (const [method, path] of [['GET', '/admin/general-settings'], ['PATCH', '/admin/smtp-settings'], ['GET', '/admin/twilio-settings'], ['POST', '/admin/oidc-settings/actions/rotate-key']] as const) {
-      expect((await platform(server, method, path, method === 'GET' ? {} : { body: { data: { type: '', attributes: {} } } })).status, path).toBe(404);
+    for (const [method, path] of [
+      ['GET', '/admin/general-settings'],
+      ['PATCH', '/admin/smtp-settings'],
+      ['GET', '/admin/twilio-settings'],
+      ['POST', '/admin/oidc-settings/actions/rotate-key'],
+    ] as const) {
+      expect(
+        (await platform(server, method, path, method === 'GET' ? {} : { body: { data: { type: '', attributes: {} } } })).status,
+        path,
+      ).toBe(404);
     }
   });
 });

@@ -16,7 +16,11 @@ describe('signing keys for dynamic provider credentials', () => {
   const jwks = async (): Promise<Jwks> => (await (await fetch(`${server.baseUrl}/.well-known/jwks`)).json()) as Jwks;
   const kids = async () => (await jwks()).keys.map((key) => key.kid);
   const advance = async (by: string) => {
-    const response = await fetch(`${server.baseUrl}/_emulator/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ advance: by }) });
+    const response = await fetch(`${server.baseUrl}/_emulator/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ advance: by }),
+    });
     return (await response.json()) as { ran: { kind: string }[] };
   };
 
@@ -28,7 +32,11 @@ describe('signing keys for dynamic provider credentials', () => {
     expect(key?.kid).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(createPublicKey({ key: key as never, format: 'jwk' }).asymmetricKeyDetails?.modulusLength).toBe(2048);
     const discovery = (await (await fetch(`${server.baseUrl}/.well-known/openid-configuration`)).json()) as Record<string, unknown>;
-    expect(discovery).toMatchObject({ issuer: server.baseUrl, jwks_uri: `${server.baseUrl}/.well-known/jwks`, id_token_signing_alg_values_supported: ['RS256'] });
+    expect(discovery).toMatchObject({
+      issuer: server.baseUrl,
+      jwks_uri: `${server.baseUrl}/.well-known/jwks`,
+      id_token_signing_alg_values_supported: ['RS256'],
+    });
   });
 
   it('rotate adds exactly one current key and keeps the old one; trim leaves only the new one; trim with nothing to trim is 422', async () => {

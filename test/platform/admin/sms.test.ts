@@ -28,7 +28,9 @@ describe('SMS verification into the own outbox (UNDERSTUDY_SMS_API_URL unset)', 
     const posted = await verify(server, 'POST', { 'test-number': '+15559990000' });
     expect(posted.status).toBe(200);
     expect(posted.body).toBeUndefined();
-    const patched = await platform(server, 'PATCH', '/admin/twilio-settings/verify', { body: { data: { type: '', attributes: { 'test-number': '+15559990001' } } } });
+    const patched = await platform(server, 'PATCH', '/admin/twilio-settings/verify', {
+      body: { data: { type: '', attributes: { 'test-number': '+15559990001' } } },
+    });
     expect(patched.status).toBe(200);
     const messages = await outbox(server);
     expect(messages).toEqual([
@@ -50,9 +52,18 @@ describe('SMS verification through an SMS messages API (UNDERSTUDY_SMS_API_URL)'
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => {
-        requests.push({ url: request.url ?? '', authorization: request.headers.authorization ?? '', type: request.headers['content-type'] ?? '', form: Object.fromEntries(new URLSearchParams(body)) });
+        requests.push({
+          url: request.url ?? '',
+          authorization: request.headers.authorization ?? '',
+          type: request.headers['content-type'] ?? '',
+          form: Object.fromEntries(new URLSearchParams(body)),
+        });
         response.writeHead(answer, { 'content-type': 'application/json' });
-        response.end(JSON.stringify(answer === 201 ? { sid: 'SM1', status: 'queued' } : { code: 21211, message: "The 'To' number is not a valid phone number." }));
+        response.end(
+          JSON.stringify(
+            answer === 201 ? { sid: 'SM1', status: 'queued' } : { code: 21211, message: "The 'To' number is not a valid phone number." },
+          ),
+        );
       });
     });
     await new Promise<void>((done) => api.listen(0, '127.0.0.1', done));
@@ -78,7 +89,7 @@ describe('SMS verification through an SMS messages API (UNDERSTUDY_SMS_API_URL)'
     expect(await outbox(server)).toEqual([expect.objectContaining({ kind: 'sms', 'delivered-via': 'http', to: '+15559990002' })]);
   });
 
-  it('answers 400 with the API\'s reason when it refuses the message', async () => {
+  it("answers 400 with the API's reason when it refuses the message", async () => {
     answer = 400;
     const response = await verify(server, 'POST', { 'test-number': 'not-a-number' });
     expect(response.status).toBe(400);

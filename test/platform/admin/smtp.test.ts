@@ -23,7 +23,11 @@ async function startSmtp(options: Partial<SMTPServerOptions>): Promise<{ port: n
       let data = '';
       stream.on('data', (chunk: Buffer) => (data += chunk.toString()));
       stream.on('end', () => {
-        received.push({ from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '', to: session.envelope.rcptTo.map((rcpt) => rcpt.address), data });
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          data,
+        });
         callback();
       });
     },
@@ -66,7 +70,9 @@ describe('SMTP settings send a real test message', () => {
     expect(smtp.received).toHaveLength(1);
     expect(smtp.received[0]).toMatchObject({ from: 'understudy@example.test', to: ['admin@example.test'] });
     expect(smtp.received[0]?.data).toContain('Subject: understudy test message');
-    expect(await outbox(server)).toEqual([expect.objectContaining({ kind: 'mail', 'delivered-via': 'smtp', from: 'understudy@example.test', to: 'admin@example.test' })]);
+    expect(await outbox(server)).toEqual([
+      expect.objectContaining({ kind: 'mail', 'delivered-via': 'smtp', from: 'understudy@example.test', to: 'admin@example.test' }),
+    ]);
   });
 
   it.each(['plain', 'login'])('authenticates with %s using the stored username and password', async (auth) => {
@@ -127,7 +133,13 @@ describe('SMTP settings send a real test message', () => {
     // A socket that accepts and then says nothing: no SMTP greeting ever comes.
     const silent = createServer(() => undefined);
     await new Promise<void>((done) => silent.listen(0, '127.0.0.1', done));
-    smtps.push({ close: () => new Promise<void>((done) => { silent.close(() => done()); (silent as unknown as { closeAllConnections?: () => void }).closeAllConnections?.(); }) });
+    smtps.push({
+      close: () =>
+        new Promise<void>((done) => {
+          silent.close(() => done());
+          (silent as unknown as { closeAllConnections?: () => void }).closeAllConnections?.();
+        }),
+    });
     const started = Date.now();
     const response = await patchSettings(server, 'smtp-settings', settings((silent.address() as AddressInfo).port));
     expect(response.status).toBe(504);
@@ -147,19 +159,42 @@ describe('SMTP settings send a real test message', () => {
 describe('secrets in the log', () => {
   it('never writes the SMTP password or the SMS auth token, even at trace level and on failures', async () => {
     let logged = '';
-    const sink = new Writable({ write(chunk: Buffer, _encoding, done) { logged += chunk.toString(); done(); } });
+    const sink = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        logged += chunk.toString();
+        done();
+      },
+    });
     const app = await buildApp(testConfig({ UNDERSTUDY_LOG_LEVEL: 'trace', UNDERSTUDY_MAIL_TIMEOUT_MS: '500' }), { logTo: sink });
     await app.fastify.listen({ host: '127.0.0.1', port: 0 });
-    const server = { app, config: testConfig(), baseUrl: `http://127.0.0.1:${(app.fastify.server.address() as AddressInfo).port}`, close: () => app.fastify.close() };
+    const server = {
+      app,
+      config: testConfig(),
+      baseUrl: `http://127.0.0.1:${(app.fastify.server.address() as AddressInfo).port}`,
+      close: () => app.fastify.close(),
+    };
     try {
-      const smtp = await startSmtp({ authOptional: false, allowInsecureAuth: true, onAuth: (_login, _session, callback) => callback(new Error('Invalid username or password')) });
+      const smtp = await startSmtp({
+        authOptional: false,
+        allowInsecureAuth: true,
+        onAuth: (_login, _session, callback) => callback(new Error('Invalid username or password')),
+      });
       try {
-        const refused = await patchSettings(server, 'smtp-settings', settings(smtp.port, { auth: 'login', username: 'mailer', password: 'smtp-password-never-logged' }));
+        const refused = await patchSettings(
+          server,
+          'smtp-settings',
+          settings(smtp.port, { auth: 'login', username: 'mailer', password: 'smtp-password-never-logged' }),
+        );
         expect(refused.status).toBe(401);
       } finally {
         await smtp.close();
       }
-      await patchSettings(server, 'sms-settings', { enabled: true, 'account-sid': 'AC1', 'auth-token': 'sms-token-never-logged', 'from-number': '+15550000' });
+      await patchSettings(server, 'sms-settings', {
+        enabled: true,
+        'account-sid': 'AC1',
+        'auth-token': 'sms-token-never-logged',
+        'from-number': '+15550000',
+      });
       expect(logged).toContain('/api/v2/admin/smtp-settings');
       expect(logged).not.toContain('smtp-password-never-logged');
       expect(logged).not.toContain('sms-token-never-logged');

@@ -13,7 +13,9 @@ describe('JSON:API conventions on the teams list', () => {
     base = `${server.baseUrl}/api/v2${TEAMS}`;
     for (let i = 1; i <= 44; i++) {
       const name = `team-${String(i).padStart(2, '0')}`;
-      const created = await platform(server, 'POST', TEAMS, { body: { data: { type: 'teams', attributes: { name, visibility: 'organization' } } } });
+      const created = await platform(server, 'POST', TEAMS, {
+        body: { data: { type: 'teams', attributes: { name, visibility: 'organization' } } },
+      });
       expect(created.status).toBe(201);
     }
   });
@@ -25,7 +27,14 @@ describe('JSON:API conventions on the teams list', () => {
     const { status, body } = await platform(server, 'GET', TEAMS);
     expect(status).toBe(200);
     expect(body.data).toHaveLength(20);
-    expect(body.meta.pagination).toEqual({ 'current-page': 1, 'page-size': 20, 'prev-page': null, 'next-page': 2, 'total-pages': 3, 'total-count': 45 });
+    expect(body.meta.pagination).toEqual({
+      'current-page': 1,
+      'page-size': 20,
+      'prev-page': null,
+      'next-page': 2,
+      'total-pages': 3,
+      'total-count': 45,
+    });
     expect(body.links).toEqual({ self: link(1, 20), first: link(1, 20), prev: null, next: link(2, 20), last: link(3, 20) });
   });
 
@@ -37,21 +46,37 @@ describe('JSON:API conventions on the teams list', () => {
     expect(last.body.data).toHaveLength(5);
     expect(last.body.meta.pagination).toMatchObject({ 'current-page': 3, 'prev-page': 2, 'next-page': null, 'total-pages': 3 });
     expect(last.body.links).toMatchObject({ self: link(3, 20), prev: link(2, 20), next: null, last: link(3, 20) });
-    const ids = [...(await platform(server, 'GET', TEAMS)).body.data, ...middle.body.data, ...last.body.data].map((team: { id: string }) => team.id);
+    const ids = [...(await platform(server, 'GET', TEAMS)).body.data, ...middle.body.data, ...last.body.data].map(
+      (team: { id: string }) => team.id,
+    );
     expect(new Set(ids).size).toBe(45);
   });
 
   it('pages of 10 give five pages', async () => {
     const { body } = await platform(server, 'GET', `${TEAMS}?page%5Bnumber%5D=5&page%5Bsize%5D=10`);
     expect(body.data).toHaveLength(5);
-    expect(body.meta.pagination).toEqual({ 'current-page': 5, 'page-size': 10, 'prev-page': 4, 'next-page': null, 'total-pages': 5, 'total-count': 45 });
+    expect(body.meta.pagination).toEqual({
+      'current-page': 5,
+      'page-size': 10,
+      'prev-page': 4,
+      'next-page': null,
+      'total-pages': 5,
+      'total-count': 45,
+    });
     expect(body.links.last).toBe(link(5, 10));
   });
 
   it('page size 100 (the maximum) holds everything on one page', async () => {
     const { body } = await platform(server, 'GET', `${TEAMS}?page[size]=100`);
     expect(body.data).toHaveLength(45);
-    expect(body.meta.pagination).toEqual({ 'current-page': 1, 'page-size': 100, 'prev-page': null, 'next-page': null, 'total-pages': 1, 'total-count': 45 });
+    expect(body.meta.pagination).toEqual({
+      'current-page': 1,
+      'page-size': 100,
+      'prev-page': null,
+      'next-page': null,
+      'total-pages': 1,
+      'total-count': 45,
+    });
     expect(body.links).toEqual({ self: link(1, 100), first: link(1, 100), prev: null, next: null, last: link(1, 100) });
   });
 
@@ -66,7 +91,13 @@ describe('JSON:API conventions on the teams list', () => {
     const { status, body } = await platform(server, 'GET', `${TEAMS}?page[number]=999&page[size]=100`);
     expect(status).toBe(200);
     expect(body.data).toEqual([]);
-    expect(body.meta.pagination).toMatchObject({ 'current-page': 999, 'total-count': 45, 'total-pages': 1, 'next-page': null, 'prev-page': 998 });
+    expect(body.meta.pagination).toMatchObject({
+      'current-page': 999,
+      'total-count': 45,
+      'total-pages': 1,
+      'next-page': null,
+      'prev-page': 998,
+    });
   });
 
   it('accepts percent-encoded brackets', async () => {
@@ -83,7 +114,14 @@ describe('JSON:API conventions on the teams list', () => {
   });
 
   it('rejects a bad page number with 400', async () => {
-    for (const query of ['page[number]=0', 'page[number]=abc', 'page[size]=-1', 'page[size]=1e3', 'page[number]=99999999999999999999', 'page[number]=9007199254740991']) {
+    for (const query of [
+      'page[number]=0',
+      'page[number]=abc',
+      'page[size]=-1',
+      'page[size]=1e3',
+      'page[number]=99999999999999999999',
+      'page[number]=9007199254740991',
+    ]) {
       const { status, body } = await platform(server, 'GET', `${TEAMS}?${query}`);
       expect(status, query).toBe(400);
       expect(body.errors[0].status).toBe('400');

@@ -49,7 +49,11 @@ export function inviteDirectly(server: TestServer, organization: string, usernam
   const at = server.app.runtime.clock.now();
   db.insert(organizationMemberships).values({ id, organizationId: org.id, userId: user.id, status: 'invited', createdAt: at }).run();
   if (teamName) {
-    const team = db.select().from(teams).where(and(eq(teams.organizationId, org.id), eq(teams.name, teamName))).get();
+    const team = db
+      .select()
+      .from(teams)
+      .where(and(eq(teams.organizationId, org.id), eq(teams.name, teamName)))
+      .get();
     if (!team) throw new Error(`no team ${teamName}`);
     db.insert(teamMembers).values({ teamId: team.id, userId: user.id, createdAt: at }).run();
   }

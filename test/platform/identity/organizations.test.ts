@@ -23,7 +23,9 @@ describe('organizations', () => {
   };
 
   const createAgentPool = async (organization: string, name: string): Promise<string> => {
-    const pool = await platform(server, 'POST', `/organizations/${organization}/agent-pools`, { body: { data: { type: 'agent-pools', attributes: { name } } } });
+    const pool = await platform(server, 'POST', `/organizations/${organization}/agent-pools`, {
+      body: { data: { type: 'agent-pools', attributes: { name } } },
+    });
     expect(pool.status).toBe(201);
     return pool.body.data.id;
   };
@@ -37,7 +39,7 @@ describe('organizations', () => {
     expect(response.headers.get('x-ratelimit-limit')).toBeNull();
   });
 
-  it('creates from go-tfe\'s body, makes the creator an active owner, and reads back the same object', async () => {
+  it("creates from go-tfe's body, makes the creator an active owner, and reads back the same object", async () => {
     const created = await create('tst-create', { 'default-execution-mode': 'local' });
     expect(created).toMatchObject({ id: 'tst-create', type: 'organizations', links: { self: '/api/v2/organizations/tst-create' } });
     expect(created.attributes).toMatchObject({ name: 'tst-create', 'cost-estimation-enabled': true, 'default-execution-mode': 'local' });
@@ -50,7 +52,7 @@ describe('organizations', () => {
     expect(members.body.data[0].attributes.status).toBe('active');
   });
 
-  it('lists no stacks (go-tfe\'s cleanup reads them before deleting the organization)', async () => {
+  it("lists no stacks (go-tfe's cleanup reads them before deleting the organization)", async () => {
     await create('tst-stacks');
     const { status, body } = await platform(server, 'GET', '/organizations/tst-stacks/stacks?page%5Bsize%5D=100');
     expect(status).toBe(200);
@@ -78,13 +80,20 @@ describe('organizations', () => {
 
     // Workspaces without their own execution settings follow the organization's pool.
     const workspace = await platform(server, 'POST', '/organizations/tst-agent/workspaces', {
-      body: { data: { type: 'workspaces', attributes: { name: 'ws-follows', 'setting-overwrites': { 'execution-mode': false, 'agent-pool': false } } } },
+      body: {
+        data: {
+          type: 'workspaces',
+          attributes: { name: 'ws-follows', 'setting-overwrites': { 'execution-mode': false, 'agent-pool': false } },
+        },
+      },
     });
     expect(workspace.status).toBe(201);
     expect(workspace.body.data.attributes['execution-mode']).toBe('agent');
 
     // Leaving agent mode drops the pool.
-    const remote = await platform(server, 'PATCH', '/organizations/tst-agent', { body: { data: { type: 'organizations', attributes: { 'default-execution-mode': 'remote' } } } });
+    const remote = await platform(server, 'PATCH', '/organizations/tst-agent', {
+      body: { data: { type: 'organizations', attributes: { 'default-execution-mode': 'remote' } } },
+    });
     expect(remote.body.data.attributes['default-execution-mode']).toBe('remote');
     expect(remote.body.data.relationships['default-agent-pool']).toEqual({ data: null });
   });
@@ -93,7 +102,11 @@ describe('organizations', () => {
     await create('tst-pool-gone');
     const pool = await createAgentPool('tst-pool-gone', 'pool-1');
     const body = {
-      data: { type: 'organizations', attributes: { 'default-execution-mode': 'agent' }, relationships: { 'default-agent-pool': { data: { type: 'agent-pools', id: pool } } } },
+      data: {
+        type: 'organizations',
+        attributes: { 'default-execution-mode': 'agent' },
+        relationships: { 'default-agent-pool': { data: { type: 'agent-pools', id: pool } } },
+      },
     };
     expect((await platform(server, 'PATCH', '/organizations/tst-pool-gone', { body })).status).toBe(200);
     expect((await platform(server, 'DELETE', `/agent-pools/${pool}`)).status).toBe(204);
@@ -113,7 +126,12 @@ describe('organizations', () => {
     expect(remote.body.errors[0].detail).toContain("Default agent pool must not be specified unless using 'agent' execution mode");
     expect(remote.body.errors[0].source.pointer).toBe('/data/relationships/default-agent-pool');
 
-    const unknown = await platform(server, 'PATCH', '/organizations/tst-pool-rules', withPool({ 'default-execution-mode': 'agent' }, 'apool-doesnotexist'));
+    const unknown = await platform(
+      server,
+      'PATCH',
+      '/organizations/tst-pool-rules',
+      withPool({ 'default-execution-mode': 'agent' }, 'apool-doesnotexist'),
+    );
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors[0].detail).toContain('The provided agent pool does not exist');
     expect((await platform(server, 'GET', '/organizations/tst-pool-rules')).body.data.attributes['default-execution-mode']).toBe('remote');
@@ -131,18 +149,33 @@ describe('organizations', () => {
       const created = await platform(server, 'POST', '/organizations', { body: goTfeCreateBody('tst-invalid', attributes) });
       expect(created.status, name).toBe(422);
       expect(created.body.errors[0].source.pointer).toBe(`/data/attributes/${name}`);
-      const patched = await platform(server, 'PATCH', '/organizations/understudy', { body: { data: { type: 'organizations', attributes } } });
+      const patched = await platform(server, 'PATCH', '/organizations/understudy', {
+        body: { data: { type: 'organizations', attributes } },
+      });
       expect(patched.status, name).toBe(422);
     }
     expect((await platform(server, 'GET', '/organizations/tst-invalid')).status).toBe(404);
     const updated = await platform(server, 'PATCH', '/organizations/understudy', {
-      body: { data: { type: 'organizations', attributes: { 'session-timeout': 3600, 'session-remember': 3600, 'collaborator-auth-policy': 'two_factor_mandatory' } } },
+      body: {
+        data: {
+          type: 'organizations',
+          attributes: { 'session-timeout': 3600, 'session-remember': 3600, 'collaborator-auth-policy': 'two_factor_mandatory' },
+        },
+      },
     });
-    expect(updated.body.data.attributes).toMatchObject({ 'session-timeout': 3600, 'session-remember': 3600, 'collaborator-auth-policy': 'two_factor_mandatory' });
+    expect(updated.body.data.attributes).toMatchObject({
+      'session-timeout': 3600,
+      'session-remember': 3600,
+      'collaborator-auth-policy': 'two_factor_mandatory',
+    });
   });
 
   it('refuses an include it does not offer with 400 naming the include parameter', async () => {
-    for (const path of ['/organizations?include=users', '/organizations/understudy?include=workspaces', '/account/details?include=organizations']) {
+    for (const path of [
+      '/organizations?include=users',
+      '/organizations/understudy?include=workspaces',
+      '/account/details?include=organizations',
+    ]) {
       const { status, body } = await platform(server, 'GET', path);
       expect(status, path).toBe(400);
       expect(body.errors[0].detail).toContain('include parameter');
@@ -152,7 +185,9 @@ describe('organizations', () => {
 
   it('renames, deletes, and then answers 404', async () => {
     await create('tst-rename');
-    const renamed = await platform(server, 'PATCH', '/organizations/tst-rename', { body: { data: { type: 'organizations', attributes: { name: 'tst-renamed' } } } });
+    const renamed = await platform(server, 'PATCH', '/organizations/tst-rename', {
+      body: { data: { type: 'organizations', attributes: { name: 'tst-renamed' } } },
+    });
     expect(renamed.body.data.id).toBe('tst-renamed');
     expect((await platform(server, 'GET', '/organizations/tst-rename')).status).toBe(404);
     expect((await platform(server, 'DELETE', '/organizations/tst-renamed')).status).toBe(204);
@@ -161,7 +196,15 @@ describe('organizations', () => {
   });
 
   it('never answers odd query strings or bodies with a 5xx', async () => {
-    const queries = ['page%5Bnumber%5D=1e3', 'page%5Bsize%5D=-1', 'page%5Bnumber%5D=2&page%5Bnumber%5D=3', 'include=&include=', 'page%5Bnumber%5D%5Bx%5D=1', 'q=%ZZ', '%E0%A4%A=1'];
+    const queries = [
+      'page%5Bnumber%5D=1e3',
+      'page%5Bsize%5D=-1',
+      'page%5Bnumber%5D=2&page%5Bnumber%5D=3',
+      'include=&include=',
+      'page%5Bnumber%5D%5Bx%5D=1',
+      'q=%ZZ',
+      '%E0%A4%A=1',
+    ];
     for (const query of queries) {
       const { status } = await platform(server, 'GET', `/organizations?${query}`);
       expect(status, query).toBeLessThan(500);
@@ -176,7 +219,15 @@ describe('organizations', () => {
     expect({ status: overlong.status, body: overlong.body }).toEqual({ status: 404, body: missing.body });
 
     const deep = `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}`;
-    const bodies = ['[]', '"x"', 'null', '{"data":null}', '{"data":{"type":""}}', deep, `{"data":${'['.repeat(20000)}${']'.repeat(20000)}}`];
+    const bodies = [
+      '[]',
+      '"x"',
+      'null',
+      '{"data":null}',
+      '{"data":{"type":""}}',
+      deep,
+      `{"data":${'['.repeat(20000)}${']'.repeat(20000)}}`,
+    ];
     for (const text of bodies) {
       const { status } = await platform(server, 'POST', '/organizations', { body: text });
       expect(status, text.slice(0, 40)).toBe(422);

@@ -42,7 +42,11 @@ const SEED = {
         { name: 'team-managers', 'organization-access': { 'manage-teams': true }, members: ['team-manager'] },
         { name: 'access-managers', 'organization-access': { 'manage-organization-access': true }, members: ['access-manager'] },
         { name: 'secret-readers', 'organization-access': { 'access-secret-teams': true }, members: ['secret-reader'] },
-        { name: 'workspace-managers', 'organization-access': { 'manage-workspaces': true, 'manage-run-tasks': true }, members: ['workspace-manager'] },
+        {
+          name: 'workspace-managers',
+          'organization-access': { 'manage-workspaces': true, 'manage-run-tasks': true },
+          members: ['workspace-manager'],
+        },
         { name: 'vault' },
       ],
     },
@@ -61,7 +65,10 @@ type Call = (server: TestServer, world: World, bearer: string | null) => Promise
 const ENDPOINTS = {
   'show org': (server, _world, bearer) => platform(server, 'GET', '/organizations/matrix', { token: bearer }),
   'update org': (server, _world, bearer) =>
-    platform(server, 'PATCH', '/organizations/matrix', { token: bearer, body: { data: { type: 'organizations', attributes: { email: 'new@matrix.test' } } } }),
+    platform(server, 'PATCH', '/organizations/matrix', {
+      token: bearer,
+      body: { data: { type: 'organizations', attributes: { email: 'new@matrix.test' } } },
+    }),
   'list orgs': async (server, _world, bearer) => {
     const response = await platform(server, 'GET', '/organizations', { token: bearer });
     if (response.status !== 200) return response;
@@ -71,18 +78,30 @@ const ENDPOINTS = {
   'list teams': (server, _world, bearer) => platform(server, 'GET', '/organizations/matrix/teams', { token: bearer }),
   'show secret team': (server, world, bearer) => platform(server, 'GET', `/teams/${world.vault}`, { token: bearer }),
   'create team': (server, _world, bearer) =>
-    platform(server, 'POST', '/organizations/matrix/teams', { token: bearer, body: { data: { type: 'teams', attributes: { name: 'fresh' } } } }),
+    platform(server, 'POST', '/organizations/matrix/teams', {
+      token: bearer,
+      body: { data: { type: 'teams', attributes: { name: 'fresh' } } },
+    }),
   'rename team': (server, world, bearer) =>
-    platform(server, 'PATCH', `/teams/${world.scratch}`, { token: bearer, body: { data: { type: 'teams', attributes: { name: 'renamed' } } } }),
+    platform(server, 'PATCH', `/teams/${world.scratch}`, {
+      token: bearer,
+      body: { data: { type: 'teams', attributes: { name: 'renamed' } } },
+    }),
   'grant org access': (server, world, bearer) =>
     platform(server, 'PATCH', `/teams/${world.scratch}`, {
       token: bearer,
       body: { data: { type: 'teams', attributes: { 'organization-access': { 'manage-workspaces': true } } } },
     }),
   'add member': (server, world, bearer) =>
-    platform(server, 'POST', `/teams/${world.scratch}/relationships/users`, { token: bearer, body: { data: [{ type: 'users', id: 'newcomer' }] } }),
+    platform(server, 'POST', `/teams/${world.scratch}/relationships/users`, {
+      token: bearer,
+      body: { data: [{ type: 'users', id: 'newcomer' }] },
+    }),
   'remove member': (server, world, bearer) =>
-    platform(server, 'DELETE', `/teams/${world.scratch}/relationships/users`, { token: bearer, body: { data: [{ type: 'users', id: 'bystander' }] } }),
+    platform(server, 'DELETE', `/teams/${world.scratch}/relationships/users`, {
+      token: bearer,
+      body: { data: [{ type: 'users', id: 'bystander' }] },
+    }),
   'delete team': (server, world, bearer) => platform(server, 'DELETE', `/teams/${world.scratch}`, { token: bearer }),
   'create org token': (server, _world, bearer) => platform(server, 'POST', '/organizations/matrix/authentication-token', { token: bearer }),
   'delete org': (server, _world, bearer) => platform(server, 'DELETE', '/organizations/matrix', { token: bearer }),
@@ -99,11 +118,16 @@ const A = ABSENT;
 
 /** How each principal gets its bearer token in a freshly reset world. */
 type Principal = (server: TestServer) => Promise<string | null>;
-const user = (name: string): Principal => async () => token(name);
-const teamToken = (team: string): Principal => async (server) => {
-  const created = await platform(server, 'POST', `/teams/${await teamId(server, 'matrix', team)}/authentication-token`);
-  return created.body.data.attributes.token as string;
-};
+const user =
+  (name: string): Principal =>
+  async () =>
+    token(name);
+const teamToken =
+  (team: string): Principal =>
+  async (server) => {
+    const created = await platform(server, 'POST', `/teams/${await teamId(server, 'matrix', team)}/authentication-token`);
+    return created.body.data.attributes.token as string;
+  };
 
 // prettier-ignore
 const MATRIX: [string, Principal, number[]][] = [
@@ -142,7 +166,9 @@ describe('permission matrix', () => {
     const scratch = await platform(server, 'POST', '/organizations/matrix/teams', {
       body: { data: { type: 'teams', attributes: { name: 'scratch', visibility: 'organization' } } },
     });
-    const added = await platform(server, 'POST', `/teams/${scratch.body.data.id}/relationships/users`, { body: { data: [{ type: 'users', id: 'bystander' }] } });
+    const added = await platform(server, 'POST', `/teams/${scratch.body.data.id}/relationships/users`, {
+      body: { data: [{ type: 'users', id: 'bystander' }] },
+    });
     expect(added.status).toBe(204);
     return { scratch: scratch.body.data.id, vault: await teamId(server, 'matrix', 'vault') };
   }

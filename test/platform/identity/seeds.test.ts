@@ -33,13 +33,18 @@ describe('principals from a seed file', () => {
   const createTeam = (token: string, name: string) =>
     platform(server, 'POST', '/organizations/seeded/teams', { token, body: { data: { type: 'teams', attributes: { name } } } });
 
-  it('gives the configured admin token to the seed\'s site administrator', async () => {
+  it("gives the configured admin token to the seed's site administrator", async () => {
     const { body } = await platform(server, 'GET', '/account/details', { token: ADMIN_TOKEN });
     expect(body.data.attributes).toMatchObject({ username: 'root', 'is-site-admin': true });
   });
 
   it('makes every seeded user token work for its user', async () => {
-    for (const [token, username] of [['quinn-token-1', 'quinn'], ['quinn-token-2', 'quinn'], ['riley-token', 'riley'], ['loner-token', 'loner']]) {
+    for (const [token, username] of [
+      ['quinn-token-1', 'quinn'],
+      ['quinn-token-2', 'quinn'],
+      ['riley-token', 'riley'],
+      ['loner-token', 'loner'],
+    ]) {
       const { status, body } = await platform(server, 'GET', '/account/details', { token });
       expect(status, token).toBe(200);
       expect(body.data.attributes.username).toBe(username);
@@ -48,10 +53,18 @@ describe('principals from a seed file', () => {
 
   it('grants seeded owners, team flags and plain membership what they imply', async () => {
     const owner = await platform(server, 'GET', '/organizations/seeded', { token: 'quinn-token-1' });
-    expect(owner.body.data.attributes.permissions).toMatchObject({ 'can-destroy': true, 'can-create-team': true, 'can-update-api-token': true });
+    expect(owner.body.data.attributes.permissions).toMatchObject({
+      'can-destroy': true,
+      'can-create-team': true,
+      'can-update-api-token': true,
+    });
 
     const manager = await platform(server, 'GET', '/organizations/seeded', { token: 'riley-token' });
-    expect(manager.body.data.attributes.permissions).toMatchObject({ 'can-destroy': false, 'can-create-team': true, 'can-manage-users': true });
+    expect(manager.body.data.attributes.permissions).toMatchObject({
+      'can-destroy': false,
+      'can-create-team': true,
+      'can-manage-users': true,
+    });
     expect((await createTeam('riley-token', 'made-by-riley')).status).toBe(201);
 
     const reader = await platform(server, 'GET', '/organizations/seeded', { token: 'sam-token' });
@@ -64,9 +77,14 @@ describe('principals from a seed file', () => {
   });
 
   it('seeded teams list their members and flags', async () => {
-    const { body } = await platform(server, 'GET', '/organizations/seeded/teams?filter[names]=people-ops,readers&include=users', { token: 'quinn-token-1' });
+    const { body } = await platform(server, 'GET', '/organizations/seeded/teams?filter[names]=people-ops,readers&include=users', {
+      token: 'quinn-token-1',
+    });
     const byName = Object.fromEntries(body.data.map((team: { attributes: { name: string } }) => [team.attributes.name, team]));
-    expect(byName['people-ops'].attributes).toMatchObject({ 'users-count': 1, 'organization-access': { 'manage-teams': true, 'manage-workspaces': false } });
+    expect(byName['people-ops'].attributes).toMatchObject({
+      'users-count': 1,
+      'organization-access': { 'manage-teams': true, 'manage-workspaces': false },
+    });
     expect(byName['readers'].attributes['users-count']).toBe(2);
     expect(body.included.map((user: { attributes: { username: string } }) => user.attributes.username).sort()).toEqual(['riley', 'sam']);
   });

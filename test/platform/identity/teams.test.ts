@@ -55,9 +55,20 @@ describe('teams', () => {
       'users-count': 0,
       'sso-team-id': 'sso-1',
       'allow-member-token-management': false,
-      permissions: { 'can-update-membership': true, 'can-destroy': true, 'can-update-organization-access': true, 'can-update-api-token': true, 'can-update-visibility': true },
+      permissions: {
+        'can-update-membership': true,
+        'can-destroy': true,
+        'can-update-organization-access': true,
+        'can-update-api-token': true,
+        'can-update-visibility': true,
+      },
     });
-    expect(data.attributes['organization-access']).toMatchObject({ 'manage-policies': true, 'manage-modules': true, 'delegate-policy-overrides': true, 'manage-workspaces': false });
+    expect(data.attributes['organization-access']).toMatchObject({
+      'manage-policies': true,
+      'manage-modules': true,
+      'delegate-policy-overrides': true,
+      'manage-workspaces': false,
+    });
     expect(data.attributes['organization-access']).not.toHaveProperty('not-a-flag');
     expect(data.relationships.organization.data).toEqual({ id: 'acme', type: 'organizations' });
     expect(data.relationships.users.data).toEqual([]);
@@ -95,10 +106,14 @@ describe('teams', () => {
     const renamed = await platform(server, 'PATCH', `/teams/${owners}`, { body: teamBody({ name: 'bosses' }) });
     expect(renamed.status).toBe(422);
     expect(renamed.body.errors[0].source.pointer).toBe('/data/attributes/name');
-    const reflagged = await platform(server, 'PATCH', `/teams/${owners}`, { body: teamBody({ 'organization-access': { 'manage-workspaces': false } }) });
+    const reflagged = await platform(server, 'PATCH', `/teams/${owners}`, {
+      body: teamBody({ 'organization-access': { 'manage-workspaces': false } }),
+    });
     expect(reflagged.status).toBe(422);
     // Resending what it already has (a provider's full update) is fine.
-    const same = await platform(server, 'PATCH', `/teams/${owners}`, { body: teamBody({ name: 'owners', 'organization-access': { 'manage-workspaces': true } }) });
+    const same = await platform(server, 'PATCH', `/teams/${owners}`, {
+      body: teamBody({ name: 'owners', 'organization-access': { 'manage-workspaces': true } }),
+    });
     expect(same.status).toBe(200);
     expect(same.body.data.attributes['organization-access']['manage-workspaces']).toBe(true);
     expect(same.body.data.attributes.permissions['can-destroy']).toBe(false);
@@ -110,7 +125,11 @@ describe('teams', () => {
       body: teamBody({ name: 'makers', visibility: 'organization', 'organization-access': { 'manage-workspaces': true } }),
     });
     expect(updated.status).toBe(200);
-    expect(updated.body.data.attributes).toMatchObject({ name: 'makers', visibility: 'organization', 'organization-access': { 'manage-workspaces': true } });
+    expect(updated.body.data.attributes).toMatchObject({
+      name: 'makers',
+      visibility: 'organization',
+      'organization-access': { 'manage-workspaces': true },
+    });
     await platform(server, 'POST', '/organizations/acme/teams', { body: teamBody({ name: 'other' }) });
     const clash = await platform(server, 'PATCH', `/teams/${builders}`, { body: teamBody({ name: 'other' }) });
     expect(clash.status).toBe(422);
@@ -121,9 +140,12 @@ describe('teams', () => {
   });
 
   it('filters by q (case-insensitive substring) and filter[names] (exact, comma-separated)', async () => {
-    for (const name of ['Alpha-one', 'alpha-two', 'beta']) await platform(server, 'POST', '/organizations/acme/teams', { body: teamBody({ name }) });
+    for (const name of ['Alpha-one', 'alpha-two', 'beta'])
+      await platform(server, 'POST', '/organizations/acme/teams', { body: teamBody({ name }) });
     const names = async (query: string) =>
-      (await platform(server, 'GET', `/organizations/acme/teams?${query}`)).body.data.map((team: { attributes: { name: string } }) => team.attributes.name).sort();
+      (await platform(server, 'GET', `/organizations/acme/teams?${query}`)).body.data
+        .map((team: { attributes: { name: string } }) => team.attributes.name)
+        .sort();
     expect(await names('q=ALPHA')).toEqual(['Alpha-one', 'alpha-two']);
     expect(await names('filter%5Bnames%5D=beta%2Cowners')).toEqual(['beta', 'owners']);
     expect(await names('filter[names]=nope')).toEqual([]);
@@ -132,9 +154,13 @@ describe('teams', () => {
 
   it('shows secret teams only to their members and to those who may see all of them', async () => {
     const secret = await platform(server, 'POST', '/organizations/acme/teams', { body: teamBody({ name: 'hidden' }) });
-    const open = await platform(server, 'POST', '/organizations/acme/teams', { body: teamBody({ name: 'open', visibility: 'organization' }) });
+    const open = await platform(server, 'POST', '/organizations/acme/teams', {
+      body: teamBody({ name: 'open', visibility: 'organization' }),
+    });
     const seenBy = async (token: string) =>
-      (await platform(server, 'GET', '/organizations/acme/teams', { token })).body.data.map((team: { attributes: { name: string } }) => team.attributes.name).sort();
+      (await platform(server, 'GET', '/organizations/acme/teams', { token })).body.data
+        .map((team: { attributes: { name: string } }) => team.attributes.name)
+        .sort();
     // mason belongs to the secret team "builders" only.
     expect(await seenBy('token-of-mason')).toEqual(['builders', 'open']);
     expect(await seenBy('token-of-olivia')).toEqual(['builders', 'hidden', 'open', 'owners']);
@@ -147,12 +173,18 @@ describe('teams', () => {
     const byMember = await platform(server, 'POST', `/teams/${builders}/authentication-token`, { token: 'token-of-mason' });
     expect(byMember.status).toBe(201);
     const read = await platform(server, 'GET', `/teams/${builders}`, { token: 'token-of-mason' });
-    expect(read.body.data.attributes.permissions).toMatchObject({ 'can-update-api-token': true, 'can-destroy': false, 'can-update-membership': false });
+    expect(read.body.data.attributes.permissions).toMatchObject({
+      'can-update-api-token': true,
+      'can-destroy': false,
+      'can-update-membership': false,
+    });
 
     await platform(server, 'PATCH', `/teams/${builders}`, { body: teamBody({ 'allow-member-token-management': false }) });
     expect((await platform(server, 'POST', `/teams/${builders}/authentication-token`, { token: 'token-of-mason' })).status).toBe(404);
     expect((await platform(server, 'DELETE', `/teams/${builders}/authentication-token`, { token: 'token-of-mason' })).status).toBe(404);
-    expect((await platform(server, 'DELETE', `/authentication-tokens/${byMember.body.data.id}`, { token: 'token-of-mason' })).status).toBe(404);
+    expect((await platform(server, 'DELETE', `/authentication-tokens/${byMember.body.data.id}`, { token: 'token-of-mason' })).status).toBe(
+      404,
+    );
     // The team's own token acts with the team's permissions, which do not include its token.
     const teamToken = byMember.body.data.attributes.token;
     expect((await platform(server, 'POST', `/teams/${builders}/authentication-token`, { token: teamToken })).status).toBe(404);
@@ -162,14 +194,21 @@ describe('teams', () => {
   describe('members', () => {
     it('adds and removes active members by username, and includes them', async () => {
       const builders = await teamId(server, 'acme', 'builders');
-      expect((await platform(server, 'POST', `/teams/${builders}/relationships/users`, { body: members('users', 'olivia', 'mason') })).status).toBe(204);
+      expect(
+        (await platform(server, 'POST', `/teams/${builders}/relationships/users`, { body: members('users', 'olivia', 'mason') })).status,
+      ).toBe(204);
       const read = await platform(server, 'GET', `/teams/${builders}?include=users`);
       expect(read.body.data.attributes['users-count']).toBe(2);
       expect(read.body.data.relationships.users.data.map((user: { id: string }) => user.id)).toHaveLength(2);
-      expect(read.body.included.map((user: { attributes: { username: string } }) => user.attributes.username).sort()).toEqual(['mason', 'olivia']);
+      expect(read.body.included.map((user: { attributes: { username: string } }) => user.attributes.username).sort()).toEqual([
+        'mason',
+        'olivia',
+      ]);
       expect(read.body.included[0]).toMatchObject({ type: 'users', attributes: { 'two-factor': { enabled: false, verified: false } } });
 
-      expect((await platform(server, 'DELETE', `/teams/${builders}/relationships/users`, { body: members('users', 'mason') })).status).toBe(204);
+      expect((await platform(server, 'DELETE', `/teams/${builders}/relationships/users`, { body: members('users', 'mason') })).status).toBe(
+        204,
+      );
       const after = await platform(server, 'GET', `/teams/${builders}?include=users`);
       expect(after.body.included.map((user: { attributes: { username: string } }) => user.attributes.username)).toEqual(['olivia']);
     });
@@ -178,7 +217,9 @@ describe('teams', () => {
       const builders = await teamId(server, 'acme', 'builders');
       inviteDirectly(server, 'acme', 'ivy');
       for (const username of ['stranger', 'ivy', 'nobody-at-all']) {
-        const { status, body } = await platform(server, 'POST', `/teams/${builders}/relationships/users`, { body: members('users', 'olivia', username) });
+        const { status, body } = await platform(server, 'POST', `/teams/${builders}/relationships/users`, {
+          body: members('users', 'olivia', username),
+        });
         expect(status, username).toBe(422);
         expect(body.errors[0].source.pointer).toBe('/data/1/id');
       }
@@ -190,7 +231,13 @@ describe('teams', () => {
     it('adds an invited user by membership id; the team lists the membership but not the user until accepted', async () => {
       const builders = await teamId(server, 'acme', 'builders');
       const membership = inviteDirectly(server, 'acme', 'ivy');
-      expect((await platform(server, 'POST', `/teams/${builders}/relationships/organization-memberships`, { body: members('organization-memberships', membership) })).status).toBe(204);
+      expect(
+        (
+          await platform(server, 'POST', `/teams/${builders}/relationships/organization-memberships`, {
+            body: members('organization-memberships', membership),
+          })
+        ).status,
+      ).toBe(204);
       const read = await platform(server, 'GET', `/teams/${builders}?include=organization-memberships`);
       expect(read.body.data.attributes['users-count']).toBe(1);
       expect(read.body.data.relationships['organization-memberships'].data.map((m: { id: string }) => m.id)).toContain(membership);
@@ -200,23 +247,43 @@ describe('teams', () => {
       // The invitation grants nothing yet.
       expect((await platform(server, 'GET', '/organizations/acme', { token: 'token-of-ivy' })).status).toBe(404);
 
-      expect((await platform(server, 'DELETE', `/teams/${builders}/relationships/organization-memberships`, { body: members('organization-memberships', membership) })).status).toBe(204);
-      const unknown = await platform(server, 'POST', `/teams/${builders}/relationships/organization-memberships`, { body: members('organization-memberships', 'ou-nope') });
+      expect(
+        (
+          await platform(server, 'DELETE', `/teams/${builders}/relationships/organization-memberships`, {
+            body: members('organization-memberships', membership),
+          })
+        ).status,
+      ).toBe(204);
+      const unknown = await platform(server, 'POST', `/teams/${builders}/relationships/organization-memberships`, {
+        body: members('organization-memberships', 'ou-nope'),
+      });
       expect(unknown.status).toBe(422);
     });
 
     it('never leaves the owners team without a member', async () => {
       const last = await platform(server, 'DELETE', `/teams/${owners}/relationships/users`, { body: members('users', 'olivia') });
       expect(last.status).toBe(422);
-      expect((await platform(server, 'GET', '/organizations/acme', { token: 'token-of-olivia' })).body.data.attributes.permissions['can-destroy']).toBe(true);
+      expect(
+        (await platform(server, 'GET', '/organizations/acme', { token: 'token-of-olivia' })).body.data.attributes.permissions[
+          'can-destroy'
+        ],
+      ).toBe(true);
       await platform(server, 'POST', `/teams/${owners}/relationships/users`, { body: members('users', 'mason') });
-      expect((await platform(server, 'DELETE', `/teams/${owners}/relationships/users`, { body: members('users', 'olivia') })).status).toBe(204);
-      expect((await platform(server, 'GET', '/organizations/acme', { token: 'token-of-olivia' })).body.data.attributes.permissions['can-destroy']).toBe(false);
+      expect((await platform(server, 'DELETE', `/teams/${owners}/relationships/users`, { body: members('users', 'olivia') })).status).toBe(
+        204,
+      );
+      expect(
+        (await platform(server, 'GET', '/organizations/acme', { token: 'token-of-olivia' })).body.data.attributes.permissions[
+          'can-destroy'
+        ],
+      ).toBe(false);
     });
 
     it('rejects entries of the wrong type', async () => {
       const builders = await teamId(server, 'acme', 'builders');
-      const { status, body } = await platform(server, 'POST', `/teams/${builders}/relationships/users`, { body: members('organization-memberships', 'mason') });
+      const { status, body } = await platform(server, 'POST', `/teams/${builders}/relationships/users`, {
+        body: members('organization-memberships', 'mason'),
+      });
       expect(status).toBe(422);
       expect(body.errors[0].source.pointer).toBe('/data/0/type');
     });

@@ -20,10 +20,16 @@ describe('authentication tokens', () => {
 
   describe('user tokens', () => {
     it('a created token works as a bearer and is listed without its secret', async () => {
-      const created = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, { token: alice.token, body: tokenBody({ description: 'ci' }) });
+      const created = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, {
+        token: alice.token,
+        body: tokenBody({ description: 'ci' }),
+      });
       expect(created.status).toBe(201);
       const { data } = created.body;
-      expect(data).toMatchObject({ type: 'authentication-tokens', attributes: { description: 'ci', 'expired-at': null, 'last-used-at': null } });
+      expect(data).toMatchObject({
+        type: 'authentication-tokens',
+        attributes: { description: 'ci', 'expired-at': null, 'last-used-at': null },
+      });
       expect(data.id).toMatch(/^at-/);
       expect(data.attributes['created-at']).toMatch(/Z$/);
       expect(data.relationships['created-by'].data).toEqual({ id: alice.id, type: 'users' });
@@ -47,7 +53,10 @@ describe('authentication tokens', () => {
     });
 
     it('a deleted token stops working at once', async () => {
-      const created = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, { token: alice.token, body: tokenBody({}) });
+      const created = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, {
+        token: alice.token,
+        body: tokenBody({}),
+      });
       const secret = created.body.data.attributes.token;
       expect((await platform(server, 'GET', '/account/details', { token: secret })).status).toBe(200);
       expect((await platform(server, 'DELETE', `/authentication-tokens/${created.body.data.id}`, { token: alice.token })).status).toBe(204);
@@ -57,7 +66,10 @@ describe('authentication tokens', () => {
 
     it('a token stops working once the clock passes its expired-at', async () => {
       const expiresAt = new Date(server.app.runtime.clock.nowMs() + HOUR).toISOString();
-      const created = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, { token: alice.token, body: tokenBody({ 'expired-at': expiresAt }) });
+      const created = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, {
+        token: alice.token,
+        body: tokenBody({ 'expired-at': expiresAt }),
+      });
       expect(created.status).toBe(201);
       expect(created.body.data.attributes['expired-at']).toBe(expiresAt);
       const secret = created.body.data.attributes.token;
@@ -71,14 +83,20 @@ describe('authentication tokens', () => {
     it('refuses an expiry in the past or not a timestamp with 422', async () => {
       const past = new Date(server.app.runtime.clock.nowMs() - 1000).toISOString();
       for (const value of [past, 'tomorrow', 42, 'Tue, 01 Jan 2030 00:00:00 GMT', '+275760-09-13T00:00:00.000Z', '2030-02-30T00:00:00']) {
-        const { status, body } = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, { token: alice.token, body: tokenBody({ 'expired-at': value }) });
+        const { status, body } = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, {
+          token: alice.token,
+          body: tokenBody({ 'expired-at': value }),
+        });
         expect(status, String(value)).toBe(422);
         expect(body.errors[0].source.pointer).toBe('/data/attributes/expired-at');
       }
     });
 
-    it('accepts go-tfe\'s body with an empty type, and no body at all', async () => {
-      const emptyType = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, { token: alice.token, body: { data: { type: '', attributes: { description: 'x' } } } });
+    it("accepts go-tfe's body with an empty type, and no body at all", async () => {
+      const emptyType = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, {
+        token: alice.token,
+        body: { data: { type: '', attributes: { description: 'x' } } },
+      });
       expect(emptyType.status).toBe(201);
       const noBody = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, { token: alice.token });
       expect(noBody.status).toBe(201);
@@ -87,7 +105,9 @@ describe('authentication tokens', () => {
     it("only the user or a site administrator sees or manages a user's tokens", async () => {
       const own = await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, { token: alice.token, body: tokenBody({}) });
       expect((await platform(server, 'GET', `/users/${alice.id}/authentication-tokens`, { token: bob.token })).status).toBe(404);
-      expect((await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, { token: bob.token, body: tokenBody({}) })).status).toBe(404);
+      expect(
+        (await platform(server, 'POST', `/users/${alice.id}/authentication-tokens`, { token: bob.token, body: tokenBody({}) })).status,
+      ).toBe(404);
       expect((await platform(server, 'GET', `/authentication-tokens/${own.body.data.id}`, { token: bob.token })).status).toBe(404);
       expect((await platform(server, 'DELETE', `/authentication-tokens/${own.body.data.id}`, { token: bob.token })).status).toBe(404);
       // The site administrator may.
@@ -106,7 +126,9 @@ describe('authentication tokens', () => {
       const me = await platform(server, 'GET', '/account/details', { token: firstSecret });
       expect(me.body.data.attributes).toMatchObject({ 'is-service-account': true });
 
-      const second = await platform(server, 'POST', `/teams/${owners}/authentication-token`, { body: { data: { type: 'authentication-token', attributes: {} } } });
+      const second = await platform(server, 'POST', `/teams/${owners}/authentication-token`, {
+        body: { data: { type: 'authentication-token', attributes: {} } },
+      });
       expect(second.status).toBe(201);
       expect((await platform(server, 'GET', '/account/details', { token: firstSecret })).status).toBe(401);
       const secondSecret = second.body.data.attributes.token;
@@ -123,7 +145,9 @@ describe('authentication tokens', () => {
     });
 
     it('dies with its team', async () => {
-      const team = await platform(server, 'POST', '/organizations/understudy/teams', { body: { data: { type: 'teams', attributes: { name: 'short-lived' } } } });
+      const team = await platform(server, 'POST', '/organizations/understudy/teams', {
+        body: { data: { type: 'teams', attributes: { name: 'short-lived' } } },
+      });
       const token = await platform(server, 'POST', `/teams/${team.body.data.id}/authentication-token`);
       const secret = token.body.data.attributes.token;
       expect((await platform(server, 'GET', '/organizations/understudy', { token: secret })).status).toBe(200);
@@ -142,7 +166,9 @@ describe('authentication tokens', () => {
       expect(me.status).toBe(200);
       expect(me.body.data.attributes).toMatchObject({ 'is-service-account': true, username: 'api-org-understudy' });
 
-      const second = await platform(server, 'POST', '/organizations/understudy/authentication-token', { body: { data: { type: '', attributes: {} } } });
+      const second = await platform(server, 'POST', '/organizations/understudy/authentication-token', {
+        body: { data: { type: '', attributes: {} } },
+      });
       expect(second.status).toBe(201);
       expect((await platform(server, 'GET', '/organizations/understudy', { token: firstSecret })).status).toBe(401);
       const secondSecret = second.body.data.attributes.token;

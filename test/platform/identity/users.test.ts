@@ -61,12 +61,23 @@ describe('users and the account', () => {
     const teamToken = (await platform(server, 'POST', `/teams/${owners}/authentication-token`)).body.data.attributes.token;
     const team = await platform(server, 'GET', '/account/details', { token: teamToken });
     expect(team.status).toBe(200);
-    expect(team.body.data.attributes).toMatchObject({ 'is-service-account': true, 'is-site-admin': false, permissions: { 'can-change-email': false } });
+    expect(team.body.data.attributes).toMatchObject({
+      'is-service-account': true,
+      'is-site-admin': false,
+      permissions: { 'can-change-email': false },
+    });
     expect(team.body.data.attributes.username).toMatch(/^api-team_/);
     const again = await platform(server, 'GET', '/account/details', { token: teamToken });
     expect(again.body.data.id).toBe(team.body.data.id);
     // They have no account to update.
-    expect((await platform(server, 'PATCH', '/account/update', { token: teamToken, body: { data: { type: 'users', attributes: { username: 'x' } } } })).status).toBe(404);
+    expect(
+      (
+        await platform(server, 'PATCH', '/account/update', {
+          token: teamToken,
+          body: { data: { type: 'users', attributes: { username: 'x' } } },
+        })
+      ).status,
+    ).toBe(404);
   });
 
   it('account/update changes username and email, validating both', async () => {
@@ -86,18 +97,26 @@ describe('users and the account', () => {
       [{ email: 'not-an-email' }, '/data/attributes/email'],
       [{ username: 7 }, '/data/attributes/username'],
     ] as const) {
-      const { status, body } = await platform(server, 'PATCH', '/account/update', { token: erin.token, body: { data: { type: 'users', attributes } } });
+      const { status, body } = await platform(server, 'PATCH', '/account/update', {
+        token: erin.token,
+        body: { data: { type: 'users', attributes } },
+      });
       expect(status, JSON.stringify(attributes)).toBe(422);
       expect(body.errors[0].source.pointer).toBe(pointer);
     }
     // go-tfe sends no type on this body.
-    const typeless = await platform(server, 'PATCH', '/account/update', { token: erin.token, body: { data: { type: '', attributes: { username: 'erin3' } } } });
+    const typeless = await platform(server, 'PATCH', '/account/update', {
+      token: erin.token,
+      body: { data: { type: '', attributes: { username: 'erin3' } } },
+    });
     expect(typeless.status).toBe(200);
   });
 
   describe('admin users (an understudy extension)', () => {
     it('lets a site administrator create and list users', async () => {
-      const created = await platform(server, 'POST', '/admin/users', { body: { data: { type: 'users', attributes: { username: 'frank', email: 'frank@example.test' } } } });
+      const created = await platform(server, 'POST', '/admin/users', {
+        body: { data: { type: 'users', attributes: { username: 'frank', email: 'frank@example.test' } } },
+      });
       expect(created.status).toBe(201);
       expect(created.body.data.attributes).toMatchObject({ username: 'frank', 'is-site-admin': false });
       const admin2 = await platform(server, 'POST', '/admin/users', {
@@ -109,13 +128,20 @@ describe('users and the account', () => {
       expect(list.status).toBe(200);
       expect(list.body.data.map((user: { attributes: { username: string } }) => user.attributes.username)).toEqual(['frank']);
       const admins = await platform(server, 'GET', '/admin/users?filter[admin]=true');
-      expect(admins.body.data.map((user: { attributes: { username: string } }) => user.attributes.username).sort()).toEqual(['admin', 'grace']);
+      expect(admins.body.data.map((user: { attributes: { username: string } }) => user.attributes.username).sort()).toEqual([
+        'admin',
+        'grace',
+      ]);
       expect(admins.body.meta.pagination['total-count']).toBe(2);
 
-      const duplicate = await platform(server, 'POST', '/admin/users', { body: { data: { type: 'users', attributes: { username: 'frank', email: 'other@example.test' } } } });
+      const duplicate = await platform(server, 'POST', '/admin/users', {
+        body: { data: { type: 'users', attributes: { username: 'frank', email: 'other@example.test' } } },
+      });
       expect(duplicate.status).toBe(422);
       expect(duplicate.body.errors[0].source.pointer).toBe('/data/attributes/username');
-      const missing = await platform(server, 'POST', '/admin/users', { body: { data: { type: 'users', attributes: { username: 'henry' } } } });
+      const missing = await platform(server, 'POST', '/admin/users', {
+        body: { data: { type: 'users', attributes: { username: 'henry' } } },
+      });
       expect(missing.status).toBe(422);
       expect(missing.body.errors[0].source.pointer).toBe('/data/attributes/email');
     });
@@ -123,7 +149,14 @@ describe('users and the account', () => {
     it('is a 404 for anyone else, before looking at the body', async () => {
       const ida = await createUserWithToken(server, 'ida');
       expect((await platform(server, 'GET', '/admin/users', { token: ida.token })).status).toBe(404);
-      expect((await platform(server, 'POST', '/admin/users', { token: ida.token, body: { data: { type: 'users', attributes: { username: 'x', email: 'x@y.z' } } } })).status).toBe(404);
+      expect(
+        (
+          await platform(server, 'POST', '/admin/users', {
+            token: ida.token,
+            body: { data: { type: 'users', attributes: { username: 'x', email: 'x@y.z' } } },
+          })
+        ).status,
+      ).toBe(404);
       expect((await platform(server, 'GET', '/admin/users', { token: ADMIN_TOKEN })).status).toBe(200);
     });
   });

@@ -14,12 +14,15 @@ const invite = (email: unknown, teams: string[] = []) => ({
 describe('organization memberships', () => {
   let world: World;
   beforeAll(async () => {
-    world = await startWorld({}, {
-      organizations: [
-        { name: 'limited', email: 'x@limited.test', owners: ['owner'], 'membership-limit': 2 },
-        { name: 'welcoming', email: 'x@welcoming.test', owners: ['owner'], 'auto-accept-invitations': true },
-      ],
-    });
+    world = await startWorld(
+      {},
+      {
+        organizations: [
+          { name: 'limited', email: 'x@limited.test', owners: ['owner'], 'membership-limit': 2 },
+          { name: 'welcoming', email: 'x@welcoming.test', owners: ['owner'], 'auto-accept-invitations': true },
+        ],
+      },
+    );
   });
   afterAll(() => world.close());
 
@@ -37,8 +40,17 @@ describe('organization memberships', () => {
     });
     expect(body.data.id).toMatch(/^ou-/);
     const user = body.included[0];
-    expect(user).toMatchObject({ type: 'users', id: body.data.relationships.user.data.id, attributes: { email: 'new.person@example.test', 'is-service-account': false, 'two-factor': { enabled: false, verified: false } } });
-    expect(user.attributes.permissions).toMatchObject({ 'can-create-organizations': false, 'can-change-email': true, 'can-change-username': true, 'can-manage-user-tokens': true });
+    expect(user).toMatchObject({
+      type: 'users',
+      id: body.data.relationships.user.data.id,
+      attributes: { email: 'new.person@example.test', 'is-service-account': false, 'two-factor': { enabled: false, verified: false } },
+    });
+    expect(user.attributes.permissions).toMatchObject({
+      'can-create-organizations': false,
+      'can-change-email': true,
+      'can-change-username': true,
+      'can-manage-user-tokens': true,
+    });
     expect(user.relationships['authentication-tokens'].links.related).toBe(`/api/v2/users/${user.id}/authentication-tokens`);
     expect(user.links.self).toBe(`/api/v2/users/${user.id}`);
     // Create with its included user equals read with include=user.
@@ -48,7 +60,9 @@ describe('organization memberships', () => {
 
   it('reuses an existing account with that email', async () => {
     const team = (await platform(world.server, 'GET', `/organizations/${OTHER_ORG}/teams`)).body.data[0].id;
-    const { status, body } = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/organization-memberships`, { body: invite('MEMBER@acme.test', [team]) });
+    const { status, body } = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/organization-memberships`, {
+      body: invite('MEMBER@acme.test', [team]),
+    });
     expect(status).toBe(201);
     const users = await platform(world.server, 'GET', '/admin/users?q=member@acme.test');
     expect(users.body.data).toHaveLength(1);
@@ -67,17 +81,33 @@ describe('organization memberships', () => {
       { data: { type: 'users', attributes: { email: 'a@b.test' } } },
     ];
     for (const body of cases) expect((await platform(world.server, 'POST', MEMBERSHIPS, { body })).status, JSON.stringify(body)).toBe(422);
-    expect((await platform(world.server, 'POST', '/organizations/nope/organization-memberships', { body: invite('a@b.test', []) })).status).toBe(404);
+    expect(
+      (await platform(world.server, 'POST', '/organizations/nope/organization-memberships', { body: invite('a@b.test', []) })).status,
+    ).toBe(404);
   });
 
   it('refuses an invitation beyond the membership limit with 400, and the limit is settable', async () => {
     const team = (await platform(world.server, 'GET', '/organizations/limited/teams')).body.data[0].id;
-    expect((await platform(world.server, 'POST', '/organizations/limited/organization-memberships', { body: invite('first@limited.test', [team]) })).status).toBe(201);
-    const refused = await platform(world.server, 'POST', '/organizations/limited/organization-memberships', { body: invite('second@limited.test', [team]) });
+    expect(
+      (
+        await platform(world.server, 'POST', '/organizations/limited/organization-memberships', {
+          body: invite('first@limited.test', [team]),
+        })
+      ).status,
+    ).toBe(201);
+    const refused = await platform(world.server, 'POST', '/organizations/limited/organization-memberships', {
+      body: invite('second@limited.test', [team]),
+    });
     expect(refused.status).toBe(400);
     expect(refused.body.errors[0].status).toBe('400');
     expect((await control(world.server, 'PATCH', '/organizations/limited', { 'membership-limit': 3 })).body['membership-limit']).toBe(3);
-    expect((await platform(world.server, 'POST', '/organizations/limited/organization-memberships', { body: invite('second@limited.test', [team]) })).status).toBe(201);
+    expect(
+      (
+        await platform(world.server, 'POST', '/organizations/limited/organization-memberships', {
+          body: invite('second@limited.test', [team]),
+        })
+      ).status,
+    ).toBe(201);
     expect((await control(world.server, 'PATCH', '/organizations/limited', { 'membership-limit': 'many' })).status).toBe(400);
     expect((await control(world.server, 'PATCH', '/organizations/nope', {})).status).toBe(404);
   });
@@ -91,8 +121,15 @@ describe('organization memberships', () => {
     expect(counts.active).toBe(counts.total - 1);
     const invited = await platform(world.server, 'GET', `${MEMBERSHIPS}?filter[status]=invited`);
     expect(invited.body.data.map((item: { attributes: { email: string } }) => item.attributes.email)).toEqual(['new.person@example.test']);
-    const byEmail = await platform(world.server, 'GET', `${MEMBERSHIPS}?filter%5Bemail%5D=${encodeURIComponent('owner@acme.test,reader@acme.test')}`);
-    expect(byEmail.body.data.map((item: { attributes: { email: string } }) => item.attributes.email).sort()).toEqual(['owner@acme.test', 'reader@acme.test']);
+    const byEmail = await platform(
+      world.server,
+      'GET',
+      `${MEMBERSHIPS}?filter%5Bemail%5D=${encodeURIComponent('owner@acme.test,reader@acme.test')}`,
+    );
+    expect(byEmail.body.data.map((item: { attributes: { email: string } }) => item.attributes.email).sort()).toEqual([
+      'owner@acme.test',
+      'reader@acme.test',
+    ]);
     const q = await platform(world.server, 'GET', `${MEMBERSHIPS}?q=new.person`);
     expect(q.body.data).toHaveLength(1);
     const far = await platform(world.server, 'GET', `${MEMBERSHIPS}?page[number]=999&page[size]=100`);
@@ -121,10 +158,15 @@ describe('organization memberships', () => {
 
   it('makes the invite count only once accepted', async () => {
     const teams = [world.teams['readers']!];
-    const created = await platform(world.server, 'POST', MEMBERSHIPS, { body: invite('reader@elsewhere.test', teams), token: world.principals.people });
+    const created = await platform(world.server, 'POST', MEMBERSHIPS, {
+      body: invite('reader@elsewhere.test', teams),
+      token: world.principals.people,
+    });
     expect(created.status).toBe(201);
     const userId = created.body.data.relationships.user.data.id;
-    const token = await platform(world.server, 'POST', `/users/${userId}/authentication-tokens`, { body: { data: { type: 'authentication-tokens', attributes: { description: 't' } } } });
+    const token = await platform(world.server, 'POST', `/users/${userId}/authentication-tokens`, {
+      body: { data: { type: 'authentication-tokens', attributes: { description: 't' } } },
+    });
     const userToken = token.body.data.attributes.token;
     expect((await platform(world.server, 'GET', `/organizations/${ORG}/workspaces`, { token: userToken })).status).toBe(404);
     const own = await platform(world.server, 'GET', '/organization-memberships', { token: userToken });
@@ -134,13 +176,20 @@ describe('organization memberships', () => {
     expect((await control(world.server, 'POST', `/organization-memberships/${created.body.data.id}/accept`)).status).toBe(409);
     expect((await control(world.server, 'POST', '/organization-memberships/ou-nope/accept')).status).toBe(404);
     expect((await platform(world.server, 'GET', `/organizations/${ORG}/workspaces`, { token: userToken })).status).toBe(200);
-    expect((await platform(world.server, 'GET', `/organization-memberships/${created.body.data.id}`, { token: userToken })).body.data.attributes.status).toBe('active');
+    expect(
+      (await platform(world.server, 'GET', `/organization-memberships/${created.body.data.id}`, { token: userToken })).body.data.attributes
+        .status,
+    ).toBe('active');
   });
 
-  it('lists the caller\'s own memberships across organizations', async () => {
+  it("lists the caller's own memberships across organizations", async () => {
     const own = await platform(world.server, 'GET', '/organization-memberships', { token: world.principals.owner });
     expect(own.status).toBe(200);
-    expect(own.body.data.map((item: { relationships: { organization: { data: { id: string } } } }) => item.relationships.organization.data.id).sort()).toEqual([ORG, 'limited', 'welcoming']);
+    expect(
+      own.body.data
+        .map((item: { relationships: { organization: { data: { id: string } } } }) => item.relationships.organization.data.id)
+        .sort(),
+    ).toEqual([ORG, 'limited', 'welcoming']);
     expect((await platform(world.server, 'GET', '/organization-memberships', { token: world.principals.orgtoken })).body.data).toEqual([]);
   });
 
@@ -167,14 +216,18 @@ describe('organization memberships', () => {
 
   it('auto-accepts invitations where the seed says so', async () => {
     const team = (await platform(world.server, 'GET', '/organizations/welcoming/teams')).body.data[0].id;
-    const created = await platform(world.server, 'POST', '/organizations/welcoming/organization-memberships', { body: invite('seeded@example.test', [team]) });
+    const created = await platform(world.server, 'POST', '/organizations/welcoming/organization-memberships', {
+      body: invite('seeded@example.test', [team]),
+    });
     expect(created.body.data.attributes.status).toBe('active');
   });
 
   it('auto-accepts invitations once the control plane says so', async () => {
     await control(world.server, 'PATCH', `/organizations/${OTHER_ORG}`, { 'auto-accept-invitations': true });
     const team = (await platform(world.server, 'GET', `/organizations/${OTHER_ORG}/teams`)).body.data[0].id;
-    const created = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/organization-memberships`, { body: invite('fast@example.test', [team]) });
+    const created = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/organization-memberships`, {
+      body: invite('fast@example.test', [team]),
+    });
     expect(created.body.data.attributes.status).toBe('active');
   });
 });

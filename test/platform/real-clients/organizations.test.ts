@@ -10,7 +10,9 @@ describe('organizations as the Go client sees them', () => {
   });
   afterAll(() => world.close());
   const createOrganization = (name: string) =>
-    platform(world.server, 'POST', '/organizations', { body: { data: { type: 'organizations', attributes: { name, email: `${name}@tfe.local` } } } });
+    platform(world.server, 'POST', '/organizations', {
+      body: { data: { type: 'organizations', attributes: { name, email: `${name}@tfe.local` } } },
+    });
 
   it('stores and returns aggregated-commit-status-enabled and speculative-plan-management-enabled, with remaining-testable-count', async () => {
     const created = await createOrganization('tst-settings');
@@ -21,13 +23,23 @@ describe('organizations as the Go client sees them', () => {
     });
     for (const value of [true, false]) {
       const updated = await platform(world.server, 'PATCH', '/organizations/tst-settings', {
-        body: { data: { type: 'organizations', attributes: { 'aggregated-commit-status-enabled': value, 'speculative-plan-management-enabled': value } } },
+        body: {
+          data: {
+            type: 'organizations',
+            attributes: { 'aggregated-commit-status-enabled': value, 'speculative-plan-management-enabled': value },
+          },
+        },
       });
-      expect(updated.body.data.attributes).toMatchObject({ 'aggregated-commit-status-enabled': value, 'speculative-plan-management-enabled': value });
+      expect(updated.body.data.attributes).toMatchObject({
+        'aggregated-commit-status-enabled': value,
+        'speculative-plan-management-enabled': value,
+      });
       const read = await platform(world.server, 'GET', '/organizations/tst-settings');
       expect(read.body.data.attributes['aggregated-commit-status-enabled']).toBe(value);
     }
-    const refused = await platform(world.server, 'PATCH', '/organizations/tst-settings', { body: { data: { type: 'organizations', attributes: { 'aggregated-commit-status-enabled': 'yes' } } } });
+    const refused = await platform(world.server, 'PATCH', '/organizations/tst-settings', {
+      body: { data: { type: 'organizations', attributes: { 'aggregated-commit-status-enabled': 'yes' } } },
+    });
     expect(refused.status).toBe(422);
   });
 
@@ -37,8 +49,13 @@ describe('organizations as the Go client sees them', () => {
     expect((await createOrganization(forty)).status).toBe(201);
     const tooLong = await createOrganization(`${forty}x`);
     expect(tooLong.status).toBe(422);
-    expect(tooLong.body.errors[0]).toMatchObject({ detail: 'name is too long (maximum is 40 characters)', source: { pointer: '/data/attributes/name' } });
-    const rename = await platform(world.server, 'PATCH', `/organizations/${forty}`, { body: { data: { type: 'organizations', attributes: { name: `${forty}y` } } } });
+    expect(tooLong.body.errors[0]).toMatchObject({
+      detail: 'name is too long (maximum is 40 characters)',
+      source: { pointer: '/data/attributes/name' },
+    });
+    const rename = await platform(world.server, 'PATCH', `/organizations/${forty}`, {
+      body: { data: { type: 'organizations', attributes: { name: `${forty}y` } } },
+    });
     expect(rename.status).toBe(422);
   });
 
@@ -47,7 +64,7 @@ describe('organizations as the Go client sees them', () => {
     expect(set.body.data.attributes).toHaveProperty('waypoint-templates-and-addons', false);
   });
 
-  it('accepts terraform-version 0.10.0, as the Go client\'s workspace tests send it', async () => {
+  it("accepts terraform-version 0.10.0, as the Go client's workspace tests send it", async () => {
     const created = await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
       body: { data: { type: 'workspaces', attributes: { name: 'old-tool', 'terraform-version': '0.10.0' } } },
     });
@@ -57,20 +74,26 @@ describe('organizations as the Go client sees them', () => {
   });
 });
 
-describe('plans and subscriptions the Go client\'s helpers set up', () => {
+describe("plans and subscriptions the Go client's helpers set up", () => {
   let world: World;
   beforeAll(async () => {
     world = await startWorld();
   });
   afterAll(() => world.close());
-  const featureSets = (q: string, token?: string) => platform(world.server, 'GET', `/admin/feature-sets?q=${encodeURIComponent(q)}`, { token });
+  const featureSets = (q: string, token?: string) =>
+    platform(world.server, 'GET', `/admin/feature-sets?q=${encodeURIComponent(q)}`, { token });
   const subscribe = (featureSetId: string, token?: string) =>
     platform(world.server, 'POST', `/admin/organizations/${ORG}/subscription`, {
       token,
       body: {
         data: {
           type: 'subscription',
-          attributes: { 'runs-ceiling': 10, 'contract-start-at': '2026-01-01T00:00:00Z', 'contract-user-limit': 1000, 'contract-apply-limit': 5000 },
+          attributes: {
+            'runs-ceiling': 10,
+            'contract-start-at': '2026-01-01T00:00:00Z',
+            'contract-user-limit': 1000,
+            'contract-apply-limit': 5000,
+          },
           relationships: { 'feature-set': { data: { type: 'feature-sets', id: featureSetId } } },
         },
       },

@@ -8,8 +8,14 @@ describe('agent pools and their workspaces', () => {
   const ids: Record<string, string> = {};
   beforeAll(async () => {
     world = await startWorld();
-    for (const [org, name] of [[ORG, 'alpha'], [ORG, 'beta'], [OTHER_ORG, 'foreign']] as const) {
-      const created = await platform(world.server, 'POST', `/organizations/${org}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name } } } });
+    for (const [org, name] of [
+      [ORG, 'alpha'],
+      [ORG, 'beta'],
+      [OTHER_ORG, 'foreign'],
+    ] as const) {
+      const created = await platform(world.server, 'POST', `/organizations/${org}/workspaces`, {
+        body: { data: { type: 'workspaces', attributes: { name } } },
+      });
       ids[name] = created.body.data.id;
     }
   });
@@ -20,7 +26,13 @@ describe('agent pools and their workspaces', () => {
 
   it('creates a pool with allowed workspaces, and a PATCH carrying only that relationship replaces them', async () => {
     const created = await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
-      body: { data: { type: 'agent-pools', attributes: { name: 'scoped', 'organization-scoped': false }, relationships: { 'allowed-workspaces': refs('alpha') } } },
+      body: {
+        data: {
+          type: 'agent-pools',
+          attributes: { name: 'scoped', 'organization-scoped': false },
+          relationships: { 'allowed-workspaces': refs('alpha') },
+        },
+      },
     });
     expect(created.status).toBe(201);
     expect(allowed(created.body)).toEqual([ids.alpha]);
@@ -34,7 +46,9 @@ describe('agent pools and their workspaces', () => {
     expect(allowed(patched.body)).toEqual([ids.alpha, ids.beta]);
     expect(allowed((await platform(world.server, 'GET', `/agent-pools/${id}`)).body)).toEqual([ids.alpha, ids.beta]);
 
-    const cleared = await platform(world.server, 'PATCH', `/agent-pools/${id}`, { body: { data: { type: 'agent-pools', relationships: { 'allowed-workspaces': { data: [] } } } } });
+    const cleared = await platform(world.server, 'PATCH', `/agent-pools/${id}`, {
+      body: { data: { type: 'agent-pools', relationships: { 'allowed-workspaces': { data: [] } } } },
+    });
     expect(allowed(cleared.body)).toEqual([]);
   });
 
@@ -57,7 +71,9 @@ describe('agent pools and their workspaces', () => {
     });
     const id = created.body.data.id as string;
     const refused = await platform(world.server, 'PATCH', `/agent-pools/${id}`, {
-      body: { data: { type: 'agent-pools', attributes: { name: 'renamed' }, relationships: { 'allowed-workspaces': refs('alpha', 'foreign') } } },
+      body: {
+        data: { type: 'agent-pools', attributes: { name: 'renamed' }, relationships: { 'allowed-workspaces': refs('alpha', 'foreign') } },
+      },
     });
     expect(refused.status).toBe(422);
     expect(refused.body.errors[0].source.pointer).toBe('/data/relationships/allowed-workspaces/data/1/id');
@@ -68,7 +84,9 @@ describe('agent pools and their workspaces', () => {
       body: { data: { type: 'agent-pools', attributes: { name: 'never' }, relationships: { 'allowed-workspaces': refs('foreign') } } },
     });
     expect(createRefused.status).toBe(422);
-    const names = (await platform(world.server, 'GET', `/organizations/${ORG}/agent-pools?page[size]=100`)).body.data.map((pool: { attributes: { name: string } }) => pool.attributes.name);
+    const names = (await platform(world.server, 'GET', `/organizations/${ORG}/agent-pools?page[size]=100`)).body.data.map(
+      (pool: { attributes: { name: string } }) => pool.attributes.name,
+    );
     expect(names).not.toContain('never');
   });
 
@@ -76,12 +94,22 @@ describe('agent pools and their workspaces', () => {
     const pool = await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
       body: { data: { type: 'agent-pools', attributes: { name: 'filtered' }, relationships: { 'allowed-workspaces': refs('alpha') } } },
     });
-    await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, { body: { data: { type: 'agent-pools', attributes: { name: 'unrelated' } } } });
-    const listed = await platform(world.server, 'GET', `/organizations/${ORG}/agent-pools?filter%5Ballowed_workspaces%5D%5Bname%5D=alpha&page[size]=100`);
+    await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
+      body: { data: { type: 'agent-pools', attributes: { name: 'unrelated' } } },
+    });
+    const listed = await platform(
+      world.server,
+      'GET',
+      `/organizations/${ORG}/agent-pools?filter%5Ballowed_workspaces%5D%5Bname%5D=alpha&page[size]=100`,
+    );
     const names = listed.body.data.map((entry: { attributes: { name: string } }) => entry.attributes.name);
     expect(names).toContain('filtered');
     expect(names).not.toContain('unrelated');
-    expect(listed.body.data.every((entry: { relationships: Record<string, { data: { id: string }[] }> }) => entry.relationships['allowed-workspaces']?.data.some((ref) => ref.id === ids.alpha))).toBe(true);
+    expect(
+      listed.body.data.every((entry: { relationships: Record<string, { data: { id: string }[] }> }) =>
+        entry.relationships['allowed-workspaces']?.data.some((ref) => ref.id === ids.alpha),
+      ),
+    ).toBe(true);
     expect(listed.body.meta.pagination['total-count']).toBe(names.length);
     expect(pool.status).toBe(201);
     const none = await platform(world.server, 'GET', `/organizations/${ORG}/agent-pools?filter[allowed_workspaces][name]=nowhere`);
@@ -94,7 +122,9 @@ describe('custom team access', () => {
   let workspaceId: string;
   beforeAll(async () => {
     world = await startWorld();
-    const created = await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'custom-ws' } } } });
+    const created = await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+      body: { data: { type: 'workspaces', attributes: { name: 'custom-ws' } } },
+    });
     workspaceId = created.body.data.id;
   });
   afterAll(() => world.close());
@@ -105,13 +135,23 @@ describe('custom team access', () => {
         data: {
           type: 'team-workspaces',
           attributes,
-          relationships: { team: { data: { type: 'teams', id: world.teams[team] } }, workspace: { data: { type: 'workspaces', id: workspaceId } } },
+          relationships: {
+            team: { data: { type: 'teams', id: world.teams[team] } },
+            workspace: { data: { type: 'workspaces', id: workspaceId } },
+          },
         },
       },
     });
 
   it('adds custom access with its permissions, updates them, and the team member gets what they grant', async () => {
-    const added = await grant('level-plan', { access: 'custom', runs: 'apply', variables: 'write', 'state-versions': 'write', 'sentinel-mocks': 'read', 'workspace-locking': true });
+    const added = await grant('level-plan', {
+      access: 'custom',
+      runs: 'apply',
+      variables: 'write',
+      'state-versions': 'write',
+      'sentinel-mocks': 'read',
+      'workspace-locking': true,
+    });
     expect(added.status).toBe(201);
     expect(added.body.data.attributes).toEqual({
       access: 'custom',
@@ -126,14 +166,28 @@ describe('custom team access', () => {
     expect(asMember.body.data.attributes.permissions).toMatchObject({ 'can-queue-apply': true, 'can-lock': true, 'can-update': false });
 
     const updated = await platform(world.server, 'PATCH', `/team-workspaces/${added.body.data.id}`, {
-      body: { data: { type: 'team-workspaces', attributes: { runs: 'read', 'state-versions': 'read-outputs', 'workspace-locking': false } } },
+      body: {
+        data: { type: 'team-workspaces', attributes: { runs: 'read', 'state-versions': 'read-outputs', 'workspace-locking': false } },
+      },
     });
     expect(updated.status).toBe(200);
-    expect(updated.body.data.attributes).toMatchObject({ access: 'custom', runs: 'read', variables: 'write', 'state-versions': 'read-outputs', 'workspace-locking': false });
+    expect(updated.body.data.attributes).toMatchObject({
+      access: 'custom',
+      runs: 'read',
+      variables: 'write',
+      'state-versions': 'read-outputs',
+      'workspace-locking': false,
+    });
     const after = await platform(world.server, 'GET', `/workspaces/${workspaceId}`, { token: world.principals.wsplan });
-    expect(after.body.data.attributes.permissions).toMatchObject({ 'can-queue-apply': false, 'can-queue-run': false, 'can-read-settings': true });
+    expect(after.body.data.attributes.permissions).toMatchObject({
+      'can-queue-apply': false,
+      'can-queue-run': false,
+      'can-read-settings': true,
+    });
 
-    const fixed = await platform(world.server, 'PATCH', `/team-workspaces/${added.body.data.id}`, { body: { data: { type: 'team-workspaces', attributes: { access: 'write' } } } });
+    const fixed = await platform(world.server, 'PATCH', `/team-workspaces/${added.body.data.id}`, {
+      body: { data: { type: 'team-workspaces', attributes: { access: 'write' } } },
+    });
     expect(fixed.body.data.attributes).toMatchObject({ access: 'write', runs: 'apply', 'workspace-locking': true });
   });
 
@@ -144,6 +198,8 @@ describe('custom team access', () => {
     expect(refused.status).toBe(422);
     expect(refused.body.errors[0].source.pointer).toBe('/data/attributes/runs');
     const listed = await platform(world.server, 'GET', `/team-workspaces?filter[workspace][id]=${workspaceId}`);
-    expect(listed.body.data.map((entry: { relationships: { team: { data: { id: string } } } }) => entry.relationships.team.data.id)).not.toContain(world.teams['level-write']);
+    expect(
+      listed.body.data.map((entry: { relationships: { team: { data: { id: string } } } }) => entry.relationships.team.data.id),
+    ).not.toContain(world.teams['level-write']);
   });
 });

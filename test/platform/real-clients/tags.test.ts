@@ -7,21 +7,32 @@ describe('organization tags as the Go client drives them', () => {
   const ids: Record<string, string> = {};
   beforeAll(async () => {
     world = await startWorld();
-    for (const [org, name] of [[ORG, 'one'], [ORG, 'two'], [ORG, 'three'], [OTHER_ORG, 'theirs']] as const) {
-      const created = await platform(world.server, 'POST', `/organizations/${org}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name } } } });
+    for (const [org, name] of [
+      [ORG, 'one'],
+      [ORG, 'two'],
+      [ORG, 'three'],
+      [OTHER_ORG, 'theirs'],
+    ] as const) {
+      const created = await platform(world.server, 'POST', `/organizations/${org}/workspaces`, {
+        body: { data: { type: 'workspaces', attributes: { name } } },
+      });
       ids[name] = created.body.data.id;
     }
   });
   afterAll(() => world.close());
 
   const tagWorkspace = (workspace: string, ...names: string[]) =>
-    platform(world.server, 'POST', `/workspaces/${ids[workspace]}/relationships/tags`, { body: { data: names.map((name) => ({ type: 'tags', attributes: { name } })) } });
+    platform(world.server, 'POST', `/workspaces/${ids[workspace]}/relationships/tags`, {
+      body: { data: names.map((name) => ({ type: 'tags', attributes: { name } })) },
+    });
   const orgTags = async () => {
     const listed = await platform(world.server, 'GET', `/organizations/${ORG}/tags?page[size]=100`);
     return Object.fromEntries(listed.body.data.map((tag: { id: string; attributes: { name: string } }) => [tag.attributes.name, tag]));
   };
   const tagNames = async (workspace: string) =>
-    (await platform(world.server, 'GET', `/workspaces/${ids[workspace]}/relationships/tags`)).body.data.map((tag: { attributes: { name: string } }) => tag.attributes.name);
+    (await platform(world.server, 'GET', `/workspaces/${ids[workspace]}/relationships/tags`)).body.data.map(
+      (tag: { attributes: { name: string } }) => tag.attributes.name,
+    );
 
   it('gives every tag a links.self', async () => {
     await tagWorkspace('one', 'linked');
@@ -33,7 +44,12 @@ describe('organization tags as the Go client drives them', () => {
     await tagWorkspace('one', 'shared');
     const tag = (await orgTags())['shared'];
     const added = await platform(world.server, 'POST', `/tags/${tag.id}/relationships/workspaces`, {
-      body: { data: [{ type: 'workspaces', id: ids.two }, { type: 'workspaces', id: ids.three }] },
+      body: {
+        data: [
+          { type: 'workspaces', id: ids.two },
+          { type: 'workspaces', id: ids.three },
+        ],
+      },
     });
     expect(added.status).toBe(204);
     expect(await tagNames('two')).toContain('shared');
@@ -45,12 +61,26 @@ describe('organization tags as the Go client drives them', () => {
     await tagWorkspace('one', 'local');
     const tag = (await orgTags())['local'];
     const foreign = await platform(world.server, 'POST', `/tags/${tag.id}/relationships/workspaces`, {
-      body: { data: [{ type: 'workspaces', id: ids.two }, { type: 'workspaces', id: ids.theirs }] },
+      body: {
+        data: [
+          { type: 'workspaces', id: ids.two },
+          { type: 'workspaces', id: ids.theirs },
+        ],
+      },
     });
     expect(foreign.status).toBe(422);
     expect(await tagNames('two')).not.toContain('local');
-    expect((await platform(world.server, 'POST', '/tags/tag-nope/relationships/workspaces', { body: { data: [{ type: 'workspaces', id: ids.two }] } })).status).toBe(404);
-    const reader = await platform(world.server, 'POST', `/tags/${tag.id}/relationships/workspaces`, { token: world.principals.reader, body: { data: [{ type: 'workspaces', id: ids.two }] } });
+    expect(
+      (
+        await platform(world.server, 'POST', '/tags/tag-nope/relationships/workspaces', {
+          body: { data: [{ type: 'workspaces', id: ids.two }] },
+        })
+      ).status,
+    ).toBe(404);
+    const reader = await platform(world.server, 'POST', `/tags/${tag.id}/relationships/workspaces`, {
+      token: world.principals.reader,
+      body: { data: [{ type: 'workspaces', id: ids.two }] },
+    });
     expect(reader.status).toBe(404);
   });
 
@@ -59,7 +89,12 @@ describe('organization tags as the Go client drives them', () => {
     await tagWorkspace('two', 'gone-a');
     const before = await orgTags();
     const deleted = await platform(world.server, 'DELETE', `/organizations/${ORG}/tags`, {
-      body: { data: [{ type: 'tags', id: before['gone-a'].id }, { type: 'tags', id: before['gone-b'].id }] },
+      body: {
+        data: [
+          { type: 'tags', id: before['gone-a'].id },
+          { type: 'tags', id: before['gone-b'].id },
+        ],
+      },
     });
     expect(deleted.status).toBe(204);
     const after = await orgTags();
@@ -73,13 +108,26 @@ describe('organization tags as the Go client drives them', () => {
   it('deletes nothing when one id is unknown, and only for callers who manage workspaces', async () => {
     await tagWorkspace('three', 'survivor');
     const survivor = (await orgTags())['survivor'];
-    const partial = await platform(world.server, 'DELETE', `/organizations/${ORG}/tags`, { body: { data: [{ type: 'tags', id: survivor.id }, { type: 'tags', id: 'tag-unknown' }] } });
+    const partial = await platform(world.server, 'DELETE', `/organizations/${ORG}/tags`, {
+      body: {
+        data: [
+          { type: 'tags', id: survivor.id },
+          { type: 'tags', id: 'tag-unknown' },
+        ],
+      },
+    });
     expect(partial.status).toBe(404);
     expect((await orgTags())['survivor']).toBeDefined();
-    const member = await platform(world.server, 'DELETE', `/organizations/${ORG}/tags`, { token: world.principals.member, body: { data: [{ type: 'tags', id: survivor.id }] } });
+    const member = await platform(world.server, 'DELETE', `/organizations/${ORG}/tags`, {
+      token: world.principals.member,
+      body: { data: [{ type: 'tags', id: survivor.id }] },
+    });
     expect(member.status).toBe(404);
     expect((await orgTags())['survivor']).toBeDefined();
-    const manager = await platform(world.server, 'DELETE', `/organizations/${ORG}/tags`, { token: world.principals.manager, body: { data: [{ type: 'tags', id: survivor.id }] } });
+    const manager = await platform(world.server, 'DELETE', `/organizations/${ORG}/tags`, {
+      token: world.principals.manager,
+      body: { data: [{ type: 'tags', id: survivor.id }] },
+    });
     expect(manager.status).toBe(204);
   });
 });

@@ -10,7 +10,9 @@ let link = '';
 
 beforeAll(async () => {
   server = await startServer();
-  await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, { body: { data: { type: 'registry-modules', attributes: { name: 'hostile', provider: 'aws' } } } });
+  await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, {
+    body: { data: { type: 'registry-modules', attributes: { name: 'hostile', provider: 'aws' } } },
+  });
   const version = await platform(server, 'POST', `/organizations/${ORG}/registry-modules/private/${ORG}/hostile/aws/versions`, {
     body: { data: { type: 'registry-module-versions', attributes: { version: '1.0.0' } } },
   });
@@ -18,8 +20,10 @@ beforeAll(async () => {
 });
 afterAll(async () => server.close());
 
-const put = (body: Buffer) => fetch(link, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(body) });
-const state = async () => (await platform(server, 'GET', `/organizations/${ORG}/registry-modules/private/${ORG}/hostile/aws`)).body.data.attributes;
+const put = (body: Buffer) =>
+  fetch(link, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(body) });
+const state = async () =>
+  (await platform(server, 'GET', `/organizations/${ORG}/registry-modules/private/${ORG}/hostile/aws`)).body.data.attributes;
 
 async function expectRejected(body: Buffer, message: RegExp) {
   const before = await state();
@@ -46,12 +50,16 @@ describe('module archive upload rejections', () => {
   it('rejects .. in a path', async () => expectRejected(await withEntry({ name: '../escape.tf', content: 'x' }), /contains \.\./));
   it('rejects nested .. in a path', async () => expectRejected(await withEntry({ name: 'a/../../escape', content: 'x' }), /contains \.\./));
   it('rejects absolute paths', async () => expectRejected(await withEntry({ name: '/etc/passwd', content: 'x' }), /absolute path/));
-  it('rejects symlinks that leave the root', async () => expectRejected(await withEntry({ name: 'link', type: 'symlink', linkname: '../../etc/passwd' }), /outside the module/));
-  it('rejects absolute symlinks', async () => expectRejected(await withEntry({ name: 'link', type: 'symlink', linkname: '/etc/passwd' }), /absolute path/));
-  it('rejects hard links that leave the root', async () => expectRejected(await withEntry({ name: 'hard', type: 'link', linkname: '../outside' }), /outside the module/));
+  it('rejects symlinks that leave the root', async () =>
+    expectRejected(await withEntry({ name: 'link', type: 'symlink', linkname: '../../etc/passwd' }), /outside the module/));
+  it('rejects absolute symlinks', async () =>
+    expectRejected(await withEntry({ name: 'link', type: 'symlink', linkname: '/etc/passwd' }), /absolute path/));
+  it('rejects hard links that leave the root', async () =>
+    expectRejected(await withEntry({ name: 'hard', type: 'link', linkname: '../outside' }), /outside the module/));
   it('rejects device files', async () => expectRejected(await withEntry({ name: 'dev', type: 'character-device' }), /character-device/));
   it('rejects fifos', async () => expectRejected(await withEntry({ name: 'pipe', type: 'fifo' }), /fifo/));
-  it('rejects .tf files that are not HCL', async () => expectRejected(await withEntry({ name: 'broken.tf', content: 'variable "x" {' }), /broken\.tf is not valid HCL/));
+  it('rejects .tf files that are not HCL', async () =>
+    expectRejected(await withEntry({ name: 'broken.tf', content: 'variable "x" {' }), /broken\.tf is not valid HCL/));
 
   it('accepts symlinks that stay inside, and then marks the version ok', async () => {
     expect((await put(await withEntry({ name: 'modules/inner/alias.md', type: 'symlink', linkname: '../../README.md' }))).status).toBe(200);
@@ -59,11 +67,18 @@ describe('module archive upload rejections', () => {
   });
 
   it('answers 404 for an unknown upload link', async () => {
-    expect((await fetch(`${server.baseUrl}/api/registry/uploads/v1/object/nope`, { method: 'PUT', body: new Uint8Array(await tarball(good)) })).status).toBe(404);
+    expect(
+      (await fetch(`${server.baseUrl}/api/registry/uploads/v1/object/nope`, { method: 'PUT', body: new Uint8Array(await tarball(good)) }))
+        .status,
+    ).toBe(404);
   });
 
   it('a secrets mount named object still works under /v1', async () => {
-    const response = await fetch(`${server.baseUrl}/v1/sys/mounts/object`, { method: 'POST', headers: { 'x-vault-token': server.config.rootToken }, body: JSON.stringify({ type: 'cubbyhole' }) });
+    const response = await fetch(`${server.baseUrl}/v1/sys/mounts/object`, {
+      method: 'POST',
+      headers: { 'x-vault-token': server.config.rootToken },
+      body: JSON.stringify({ type: 'cubbyhole' }),
+    });
     expect(response.status).toBeLessThan(500);
   });
 });
@@ -72,12 +87,16 @@ describe('archive limits (streaming)', () => {
   it('stops at the unpacked-size limit, even for a small gzip bomb', async () => {
     const bomb = await tarball([{ name: 'zeros.bin', content: Buffer.alloc(5 * 1024 * 1024) }]);
     expect(bomb.length).toBeLessThan(64 * 1024);
-    await expect(unpackModule(bomb, { maxUnpackedBytes: 1024 * 1024, maxFiles: 100, maxArchiveBytes: 1024 * 1024 })).rejects.toThrow(/more than 1048576 bytes/);
+    await expect(unpackModule(bomb, { maxUnpackedBytes: 1024 * 1024, maxFiles: 100, maxArchiveBytes: 1024 * 1024 })).rejects.toThrow(
+      /more than 1048576 bytes/,
+    );
   });
 
   it('stops at the file-count limit', async () => {
     const many = await tarball(Array.from({ length: 30 }, (_, i) => ({ name: `f${i}.txt`, content: 'x' })));
-    await expect(unpackModule(many, { maxUnpackedBytes: 1024 * 1024, maxFiles: 20, maxArchiveBytes: 1024 * 1024 })).rejects.toThrow(/more than 20 entries/);
+    await expect(unpackModule(many, { maxUnpackedBytes: 1024 * 1024, maxFiles: 20, maxArchiveBytes: 1024 * 1024 })).rejects.toThrow(
+      /more than 20 entries/,
+    );
   });
 
   it('rejects the default 100 MB limit through the HTTP upload', async () => {

@@ -11,11 +11,19 @@ export interface Tagged {
 }
 
 /** A real git repository at `<root>/vcs/acme/<name>` with one commit per tag; the connection base is `<root>/vcs`. */
-export async function gitRepository(root: string, name: string, tags: Tagged[]): Promise<{ base: string; identifier: string; dir: string; addTag: (tagged: Tagged) => Promise<void> }> {
+export async function gitRepository(
+  root: string,
+  name: string,
+  tags: Tagged[],
+): Promise<{ base: string; identifier: string; dir: string; addTag: (tagged: Tagged) => Promise<void> }> {
   const base = join(root, 'vcs');
   const dir = join(base, 'acme', name);
   await mkdir(dir, { recursive: true });
-  const git = (...args: string[]) => run('git', args, { cwd: dir, env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+  const git = (...args: string[]) =>
+    run('git', args, {
+      cwd: dir,
+      env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+    });
   await git('init', '--quiet', '-b', 'main');
   const addTag = async ({ tag, files }: Tagged) => {
     for (const file of files) {

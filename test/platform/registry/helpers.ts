@@ -3,15 +3,26 @@ import { platform, type TestServer } from '../../helpers/app.js';
 export const ORG = 'understudy';
 
 /** Creates a private module and uploads each version's archive; returns nothing but fails loudly. */
-export async function publishByUpload(server: TestServer, name: string, provider: string, versions: { version: string; archive: Buffer }[]): Promise<void> {
-  const created = await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, { body: { data: { type: 'registry-modules', attributes: { name, provider } } } });
+export async function publishByUpload(
+  server: TestServer,
+  name: string,
+  provider: string,
+  versions: { version: string; archive: Buffer }[],
+): Promise<void> {
+  const created = await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, {
+    body: { data: { type: 'registry-modules', attributes: { name, provider } } },
+  });
   if (created.status !== 201) throw new Error(`create module: ${created.status} ${JSON.stringify(created.body)}`);
   for (const { version, archive } of versions) {
     const made = await platform(server, 'POST', `/organizations/${ORG}/registry-modules/private/${ORG}/${name}/${provider}/versions`, {
       body: { data: { type: 'registry-module-versions', attributes: { version } } },
     });
     if (made.status !== 201) throw new Error(`create version: ${made.status} ${JSON.stringify(made.body)}`);
-    const uploaded = await fetch(made.body.data.links.upload, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(archive) });
+    const uploaded = await fetch(made.body.data.links.upload, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(archive),
+    });
     if (uploaded.status !== 200) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
   }
 }

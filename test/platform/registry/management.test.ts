@@ -19,12 +19,17 @@ const createVersion = (name: string, version: string, provider = 'aws') =>
   platform(server, 'POST', `/organizations/${ORG}/registry-modules/private/${ORG}/${name}/${provider}/versions`, {
     body: { data: { type: 'registry-module-versions', attributes: { version } } },
   });
-const upload = async (url: string, body: Buffer) => fetch(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(body) });
+const upload = async (url: string, body: Buffer) =>
+  fetch(url, { method: 'PUT', headers: { 'content-type': 'application/octet-stream' }, body: new Uint8Array(body) });
 
 /** A member of the organization with no team flags: can read, cannot manage. */
 async function memberToken(): Promise<string> {
-  const team = await platform(server, 'POST', `/organizations/${ORG}/teams`, { body: { data: { type: 'teams', attributes: { name: `readers-${Date.now()}` } } } });
-  const token = await platform(server, 'POST', `/teams/${team.body.data.id}/authentication-token`, { body: { data: { type: 'authentication-tokens' } } });
+  const team = await platform(server, 'POST', `/organizations/${ORG}/teams`, {
+    body: { data: { type: 'teams', attributes: { name: `readers-${Date.now()}` } } },
+  });
+  const token = await platform(server, 'POST', `/teams/${team.body.data.id}/authentication-token`, {
+    body: { data: { type: 'authentication-tokens' } },
+  });
   return token.body.data.attributes.token as string;
 }
 
@@ -35,7 +40,15 @@ describe('registry management API', () => {
     const data = created.body.data;
     expect(data.id).toMatch(/^mod-/);
     expect(data.type).toBe('registry-modules');
-    expect(data.attributes).toMatchObject({ name: 'network', provider: 'aws', namespace: ORG, 'registry-name': 'private', status: 'pending', 'version-statuses': [], 'vcs-repo': null });
+    expect(data.attributes).toMatchObject({
+      name: 'network',
+      provider: 'aws',
+      namespace: ORG,
+      'registry-name': 'private',
+      status: 'pending',
+      'version-statuses': [],
+      'vcs-repo': null,
+    });
     expect(data.attributes.permissions).toEqual({ 'can-delete': true, 'can-resync': true, 'can-retry': true });
     expect(data.relationships.organization.data).toEqual({ id: ORG, type: 'organizations' });
     expect(data.links.self).toBe(`/api/v2/organizations/${ORG}/registry-modules/private/${ORG}/network/aws`);
@@ -55,7 +68,9 @@ describe('registry management API', () => {
       [{ provider: 'aws' }, 'name'],
     ];
     for (const [attributes, attribute] of cases) {
-      const response = await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, { body: { data: { type: 'registry-modules', attributes } } });
+      const response = await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, {
+        body: { data: { type: 'registry-modules', attributes } },
+      });
       expect(response.status, JSON.stringify(attributes)).toBe(422);
       expect(response.body.errors[0].source.pointer).toBe(`/data/attributes/${attribute}`);
     }
@@ -94,9 +109,16 @@ describe('registry management API', () => {
     const byId = await platform(server, 'GET', `/registry-modules/${module.body.data.id}`);
     expect(byId.status).toBe(200);
     expect(byId.body.data.attributes.name).toBe('compute');
-    const read = await platform(server, 'GET', `/organizations/${ORG}/registry-modules/private/${ORG}/compute/aws/version?module_version=1.2.3-alpha%2Bfeature`);
+    const read = await platform(
+      server,
+      'GET',
+      `/organizations/${ORG}/registry-modules/private/${ORG}/compute/aws/version?module_version=1.2.3-alpha%2Bfeature`,
+    );
     expect(read.body.data.attributes.status).toBe('ok');
-    expect((await platform(server, 'GET', `/organizations/${ORG}/registry-modules/private/${ORG}/compute/aws/version?module_version=9.9.9`)).status).toBe(404);
+    expect(
+      (await platform(server, 'GET', `/organizations/${ORG}/registry-modules/private/${ORG}/compute/aws/version?module_version=9.9.9`))
+        .status,
+    ).toBe(404);
   });
 
   it('lists with q, filters and pagination', async () => {
@@ -113,8 +135,14 @@ describe('registry management API', () => {
     const byProvider = await platform(server, 'GET', `/organizations/${ORG}/registry-modules?filter[provider]=gcp`);
     expect(byProvider.body.data.map((m: { attributes: { name: string } }) => m.attributes.name)).toEqual(['alpha']);
     expect((await platform(server, 'GET', `/organizations/${ORG}/registry-modules?filter[registry_name]=public`)).body.data).toEqual([]);
-    expect((await platform(server, 'GET', `/organizations/${ORG}/registry-modules?filter[organization_name]=elsewhere`)).body.data).toEqual([]);
-    expect((await platform(server, 'GET', `/organizations/${ORG}/registry-modules?filter[organization_name]=${ORG}`)).body.meta.pagination['total-count']).toBe(total);
+    expect((await platform(server, 'GET', `/organizations/${ORG}/registry-modules?filter[organization_name]=elsewhere`)).body.data).toEqual(
+      [],
+    );
+    expect(
+      (await platform(server, 'GET', `/organizations/${ORG}/registry-modules?filter[organization_name]=${ORG}`)).body.meta.pagination[
+        'total-count'
+      ],
+    ).toBe(total);
     expect((await platform(server, 'GET', '/organizations/nope/registry-modules')).status).toBe(404);
   });
 
@@ -136,7 +164,9 @@ describe('registry management API', () => {
     const base = `/organizations/${ORG}/registry-modules/private/${ORG}/cascade`;
     expect((await platform(server, 'DELETE', `${base}/aws/9.9.9`)).status).toBe(404);
     expect((await platform(server, 'DELETE', `${base}/aws/1.0.0`)).status).toBe(204);
-    expect((await platform(server, 'GET', `${base}/aws`)).body.data.attributes['version-statuses']).toEqual([{ version: '1.1.0', status: 'pending' }]);
+    expect((await platform(server, 'GET', `${base}/aws`)).body.data.attributes['version-statuses']).toEqual([
+      { version: '1.1.0', status: 'pending' },
+    ]);
     // The last version takes its provider with it.
     expect((await platform(server, 'DELETE', `${base}/aws/1.1.0`)).status).toBe(204);
     expect((await platform(server, 'GET', `${base}/aws`)).status).toBe(404);
@@ -183,8 +213,12 @@ describe('registry in the upstream dialect', () => {
   it('spells the version source as real clients know it', async () => {
     const upstream = await startServer({ UNDERSTUDY_DIALECT: 'upstream' });
     try {
-      await platform(upstream, 'POST', `/organizations/${ORG}/registry-modules`, { body: { data: { type: 'registry-modules', attributes: { name: 'dialect', provider: 'aws' } } } });
-      const version = await platform(upstream, 'POST', `/registry-modules/${ORG}/dialect/aws/versions`, { body: { data: { type: 'registry-module-versions', attributes: { version: '1.0.0' } } } });
+      await platform(upstream, 'POST', `/organizations/${ORG}/registry-modules`, {
+        body: { data: { type: 'registry-modules', attributes: { name: 'dialect', provider: 'aws' } } },
+      });
+      const version = await platform(upstream, 'POST', `/registry-modules/${ORG}/dialect/aws/versions`, {
+        body: { data: { type: 'registry-module-versions', attributes: { version: '1.0.0' } } },
+      });
       expect(version.body.data.attributes.source).toBe('tfe-api');
     } finally {
       await upstream.close();

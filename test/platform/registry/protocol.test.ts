@@ -16,7 +16,9 @@ beforeAll(async () => {
   ]);
   await publishByUpload(server, 'greeting', 'null', [{ version: '0.1.0', archive: await tarball(moduleFiles('null')) }]);
   // A module whose only version never got an archive does not exist for consumers.
-  await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, { body: { data: { type: 'registry-modules', attributes: { name: 'empty', provider: 'random' } } } });
+  await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, {
+    body: { data: { type: 'registry-modules', attributes: { name: 'empty', provider: 'random' } } },
+  });
 });
 afterAll(async () => server.close());
 
@@ -58,7 +60,14 @@ describe('modules.v1', () => {
     const response = await registryGet(server, `${BASE}/${ORG}/greeting/random/1.0.0`, ADMIN_TOKEN);
     expect(response.status).toBe(200);
     const body = response.body;
-    expect(body).toMatchObject({ id: `${ORG}/greeting/random/1.0.0`, namespace: ORG, name: 'greeting', provider: 'random', version: '1.0.0', description: 'Says hello 1.0.0.' });
+    expect(body).toMatchObject({
+      id: `${ORG}/greeting/random/1.0.0`,
+      namespace: ORG,
+      name: 'greeting',
+      provider: 'random',
+      version: '1.0.0',
+      description: 'Says hello 1.0.0.',
+    });
     expect(body.root.readme).toContain('# greeting');
     expect(body.root.inputs).toEqual([
       { name: 'punctuation', type: 'string', description: '', default: '"!"', required: false },

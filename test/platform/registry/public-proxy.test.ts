@@ -47,7 +47,12 @@ describe('public registry proxy (hosted edition)', () => {
 
   it('curates public module records: create, show, list, delete only by namespace and name', async () => {
     const created = await platform(hosted, 'POST', `/organizations/${ORG}/registry-modules`, {
-      body: { data: { type: 'registry-modules', attributes: { name: 'consul', provider: 'aws', 'registry-name': 'public', namespace: 'hashicorp' } } },
+      body: {
+        data: {
+          type: 'registry-modules',
+          attributes: { name: 'consul', provider: 'aws', 'registry-name': 'public', namespace: 'hashicorp' },
+        },
+      },
     });
     expect(created.status).toBe(201);
     expect(created.body.data.attributes).toMatchObject({ namespace: 'hashicorp', 'registry-name': 'public' });
@@ -60,7 +65,9 @@ describe('public registry proxy (hosted edition)', () => {
     expect((await platform(hosted, 'GET', `${path}/aws`)).status).toBe(200);
     const listed = await platform(hosted, 'GET', `/organizations/${ORG}/registry-modules?filter[registry_name]=public`);
     expect(listed.body.data.map((m: { id: string }) => m.id)).toEqual([created.body.data.id]);
-    const version = await platform(hosted, 'POST', `${path}/aws/versions`, { body: { data: { type: 'registry-module-versions', attributes: { version: '1.0.0' } } } });
+    const version = await platform(hosted, 'POST', `${path}/aws/versions`, {
+      body: { data: { type: 'registry-module-versions', attributes: { version: '1.0.0' } } },
+    });
     expect(version.status).toBe(403);
     expect((await platform(hosted, 'DELETE', `${path}/aws`)).status).toBe(404);
     expect((await platform(hosted, 'DELETE', `${path}/aws/1.0.0`)).status).toBe(404);

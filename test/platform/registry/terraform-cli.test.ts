@@ -54,7 +54,9 @@ async function init(name: string, source: string, constraint: string) {
   await writeFile(join(dir, 'main.tf'), `module "m" {\n  source  = "${source}"\n  version = "${constraint}"\n}\n`);
   const env = { ...process.env, TF_CLI_CONFIG_FILE: cliConfig, CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1', TF_PLUGIN_CACHE_DIR: '' };
   const { stdout } = await run('terraform', ['init', '-no-color', '-input=false'], { cwd: dir, env, timeout: 120_000 });
-  const record = JSON.parse(await readFile(join(dir, '.terraform/modules/modules.json'), 'utf8')) as { Modules: { Key: string; Version: string; Dir: string }[] };
+  const record = JSON.parse(await readFile(join(dir, '.terraform/modules/modules.json'), 'utf8')) as {
+    Modules: { Key: string; Version: string; Dir: string }[];
+  };
   const installed = record.Modules.find((module) => module.Key === 'm')!;
   return { stdout, installed, mainTf: await readFile(join(dir, installed.Dir, 'main.tf'), 'utf8') };
 }
@@ -79,11 +81,28 @@ describe.skipIf(missing !== null)('terraform init against the registry', () => {
       { tag: 'not-a-version', files: files('ignored') },
     ]);
     const client = await platform(server, 'POST', `/organizations/${ORG}/oauth-clients`, {
-      body: { data: { type: 'oauth-clients', attributes: { 'service-provider': 'github', 'http-url': repository.base, 'api-url': repository.base, 'oauth-token-string': 'unused' } } },
+      body: {
+        data: {
+          type: 'oauth-clients',
+          attributes: {
+            'service-provider': 'github',
+            'http-url': repository.base,
+            'api-url': repository.base,
+            'oauth-token-string': 'unused',
+          },
+        },
+      },
     });
     const tokenId = client.body.data.relationships['oauth-tokens'].data[0].id;
     const published = await platform(server, 'POST', `/organizations/${ORG}/registry-modules/vcs`, {
-      body: { data: { type: 'registry-modules', attributes: { 'vcs-repo': { identifier: repository.identifier, 'oauth-token-id': tokenId, display_identifier: repository.identifier } } } },
+      body: {
+        data: {
+          type: 'registry-modules',
+          attributes: {
+            'vcs-repo': { identifier: repository.identifier, 'oauth-token-id': tokenId, display_identifier: repository.identifier },
+          },
+        },
+      },
     });
     expect(published.status).toBe(201);
     const { installed, mainTf } = await init('vcs', `${HOST}/${ORG}/tagged/null`, '>= 1.0.0');

@@ -23,7 +23,12 @@ beforeAll(async () => {
   ]);
   base = repository.base;
   const client = await platform(server, 'POST', `/organizations/${ORG}/oauth-clients`, {
-    body: { data: { type: 'oauth-clients', attributes: { 'service-provider': 'github', 'http-url': base, 'api-url': base, 'oauth-token-string': 'secret-token-string' } } },
+    body: {
+      data: {
+        type: 'oauth-clients',
+        attributes: { 'service-provider': 'github', 'http-url': base, 'api-url': base, 'oauth-token-string': 'secret-token-string' },
+      },
+    },
   });
   expect(client.status).toBe(201);
   expect(JSON.stringify(client.body)).not.toContain('secret-token-string');
@@ -34,7 +39,10 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-const publish = (vcsRepo: Record<string, unknown>, options: { org?: string | null; token?: string; extra?: Record<string, unknown> } = {}) =>
+const publish = (
+  vcsRepo: Record<string, unknown>,
+  options: { org?: string | null; token?: string; extra?: Record<string, unknown> } = {},
+) =>
   platform(server, 'POST', options.org === null ? '/registry-modules' : `/organizations/${options.org ?? ORG}/registry-modules/vcs`, {
     body: { data: { type: 'registry-modules', attributes: { 'vcs-repo': vcsRepo, ...options.extra } } },
     ...(options.token ? { token: options.token } : {}),
@@ -77,15 +85,31 @@ describe('VCS connections and publishing', () => {
   });
 
   it('publishes: every semver tag (optional v) becomes an ok version; vcs-repo and webhook-url are shown', async () => {
-    const response = await publish({ identifier: 'acme/terraform-aws-bucket', 'oauth-token-id': tokenId, display_identifier: 'acme/terraform-aws-bucket' }, { extra: { 'no-code': true } });
+    const response = await publish(
+      { identifier: 'acme/terraform-aws-bucket', 'oauth-token-id': tokenId, display_identifier: 'acme/terraform-aws-bucket' },
+      { extra: { 'no-code': true } },
+    );
     expect(response.status).toBe(201);
     const attributes = response.body.data.attributes;
-    expect(attributes).toMatchObject({ name: 'bucket', provider: 'aws', namespace: ORG, 'registry-name': 'private', status: 'setup_complete', 'no-code': true, 'publishing-mechanism': 'git_tag' });
+    expect(attributes).toMatchObject({
+      name: 'bucket',
+      provider: 'aws',
+      namespace: ORG,
+      'registry-name': 'private',
+      status: 'setup_complete',
+      'no-code': true,
+      'publishing-mechanism': 'git_tag',
+    });
     expect(attributes['version-statuses']).toEqual([
       { version: '1.1.0', status: 'ok' },
       { version: '1.0.0', status: 'ok' },
     ]);
-    expect(attributes['vcs-repo']).toMatchObject({ identifier: 'acme/terraform-aws-bucket', 'display-identifier': 'acme/terraform-aws-bucket', 'oauth-token-id': tokenId, 'ingress-submodules': true });
+    expect(attributes['vcs-repo']).toMatchObject({
+      identifier: 'acme/terraform-aws-bucket',
+      'display-identifier': 'acme/terraform-aws-bucket',
+      'oauth-token-id': tokenId,
+      'ingress-submodules': true,
+    });
     expect(attributes['vcs-repo']['webhook-url']).toMatch(new RegExp(`^${server.baseUrl}/api/registry/webhooks/`));
     // Versions of a VCS module come from tags only.
     const manual = await platform(server, 'POST', `/organizations/${ORG}/registry-modules/private/${ORG}/bucket/aws/versions`, {
@@ -99,7 +123,11 @@ describe('VCS connections and publishing', () => {
     const response = await publish({ identifier: 'acme/terraform-aws-queue', 'oauth-token-id': tokenId });
     const webhook: string = response.body.data.attributes['vcs-repo']['webhook-url'];
     await repository.addTag({ tag: 'v1.1.0', files: tf('q2') });
-    const hook = await fetch(webhook, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"ref":"refs/tags/v1.1.0"}' });
+    const hook = await fetch(webhook, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"ref":"refs/tags/v1.1.0"}',
+    });
     expect(hook.status).toBe(200);
     expect(await hook.json()).toEqual({ added: ['1.1.0'], failed: [] });
     const module = await platform(server, 'GET', `/organizations/${ORG}/registry-modules/private/${ORG}/queue/aws`);
@@ -109,11 +137,19 @@ describe('VCS connections and publishing', () => {
 
   it('the connection decides the organization; the deprecated path works; only owners publish', async () => {
     await gitRepository(work, 'terraform-aws-legacy', [{ tag: 'v1.0.0', files: tf('legacy') }]);
-    const other = await platform(server, 'POST', '/organizations', { body: { data: { type: 'organizations', attributes: { name: 'other-org', email: 'o@example.test' } } } });
+    const other = await platform(server, 'POST', '/organizations', {
+      body: { data: { type: 'organizations', attributes: { name: 'other-org', email: 'o@example.test' } } },
+    });
     expect(other.status).toBe(201);
     expect((await publish({ identifier: 'acme/terraform-aws-legacy', 'oauth-token-id': tokenId }, { org: 'other-org' })).status).toBe(404);
-    const team = await platform(server, 'POST', `/organizations/${ORG}/teams`, { body: { data: { type: 'teams', attributes: { name: 'vcs-readers' } } } });
-    const token = (await platform(server, 'POST', `/teams/${team.body.data.id}/authentication-token`, { body: { data: { type: 'authentication-tokens' } } })).body.data.attributes.token;
+    const team = await platform(server, 'POST', `/organizations/${ORG}/teams`, {
+      body: { data: { type: 'teams', attributes: { name: 'vcs-readers' } } },
+    });
+    const token = (
+      await platform(server, 'POST', `/teams/${team.body.data.id}/authentication-token`, {
+        body: { data: { type: 'authentication-tokens' } },
+      })
+    ).body.data.attributes.token;
     expect((await publish({ identifier: 'acme/terraform-aws-legacy', 'oauth-token-id': tokenId }, { token })).status).toBe(404);
     const legacy = await publish({ identifier: 'acme/terraform-aws-legacy', 'oauth-token-id': tokenId }, { org: null });
     expect(legacy.status).toBe(201);

@@ -28,10 +28,16 @@ function startReceiver(key: string | null): Promise<{ server: Server; url: strin
         verified = given.length === expected.length && timingSafeEqual(given, expected);
       }
       received.push({ headers: request.headers, body, verified });
-      response.writeHead(verified === false ? 401 : 200, { 'content-type': 'text/plain' }).end(verified === false ? 'bad signature' : 'accepted');
+      response
+        .writeHead(verified === false ? 401 : 200, { 'content-type': 'text/plain' })
+        .end(verified === false ? 'bad signature' : 'accepted');
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/task`, received })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/task`, received }),
+    ),
+  );
 }
 
 describe('delivering a run task payload', () => {
@@ -40,9 +46,19 @@ describe('delivering a run task payload', () => {
   let plainReceiver: Awaited<ReturnType<typeof startReceiver>>;
   let ws: string;
 
-  const attach = async (name: string, url: string, hmac: string | null, attributes: Record<string, unknown> = { 'enforcement-level': 'mandatory', stages: ['pre_plan', 'post_plan'] }) => {
+  const attach = async (
+    name: string,
+    url: string,
+    hmac: string | null,
+    attributes: Record<string, unknown> = { 'enforcement-level': 'mandatory', stages: ['pre_plan', 'post_plan'] },
+  ) => {
     const task = await platform(world.server, 'POST', `/organizations/${ORG}/tasks`, {
-      body: { data: { type: 'tasks', attributes: { name, url, description: 'receiver', category: 'task', ...(hmac ? { 'hmac-key': hmac } : {}) } } },
+      body: {
+        data: {
+          type: 'tasks',
+          attributes: { name, url, description: 'receiver', category: 'task', ...(hmac ? { 'hmac-key': hmac } : {}) },
+        },
+      },
     });
     const attached = await platform(world.server, 'POST', `/workspaces/${ws}/tasks`, {
       body: { data: { type: 'workspace-tasks', attributes, relationships: { task: { data: { type: 'tasks', id: task.body.data.id } } } } },
@@ -54,9 +70,20 @@ describe('delivering a run task payload', () => {
     world = await startWorld();
     signedReceiver = await startReceiver('shared-secret');
     plainReceiver = await startReceiver(null);
-    ws = (await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
-      body: { data: { type: 'workspaces', attributes: { name: 'delivered', 'working-directory': 'infra', 'vcs-repo': { 'oauth-token-id': 'ot-1', identifier: 'acme/infra', branch: 'main' } } } },
-    })).body.data.id;
+    ws = (
+      await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+        body: {
+          data: {
+            type: 'workspaces',
+            attributes: {
+              name: 'delivered',
+              'working-directory': 'infra',
+              'vcs-repo': { 'oauth-token-id': 'ot-1', identifier: 'acme/infra', branch: 'main' },
+            },
+          },
+        },
+      })
+    ).body.data.id;
   });
   afterAll(async () => {
     signedReceiver.server.close();
@@ -68,7 +95,14 @@ describe('delivering a run task payload', () => {
     const { id } = await attach('signed', signedReceiver.url, 'shared-secret');
     const result = await control(world.server, 'POST', `/run-tasks/${id}/trigger`, { stage: 'post_plan', 'run-id': 'run-fixed123' });
     expect(result.status).toBe(200);
-    expect(result.body).toMatchObject({ 'workspace-task-id': id, stage: 'post_plan', signed: true, 'response-status': 200, 'response-body': 'accepted', error: null });
+    expect(result.body).toMatchObject({
+      'workspace-task-id': id,
+      stage: 'post_plan',
+      signed: true,
+      'response-status': 200,
+      'response-body': 'accepted',
+      error: null,
+    });
     const delivered = signedReceiver.received.at(-1)!;
     expect(delivered.verified).toBe(true);
     expect(delivered.headers['content-type']).toBe('application/json');
@@ -86,20 +120,39 @@ describe('delivering a run task payload', () => {
       vcs_branch: 'main',
       vcs_repo_url: 'https://github.com/acme/infra',
     });
-    for (const key of ['access_token', 'task_result_callback_url', 'task_result_id', 'configuration_version_id', 'configuration_version_download_url', 'run_app_url', 'workspace_app_url', 'run_created_at', 'plan_json_api_url']) {
+    for (const key of [
+      'access_token',
+      'task_result_callback_url',
+      'task_result_id',
+      'configuration_version_id',
+      'configuration_version_download_url',
+      'run_app_url',
+      'workspace_app_url',
+      'run_created_at',
+      'plan_json_api_url',
+    ]) {
       expect(payload[key], key).toEqual(expect.any(String));
     }
-    expect(payload.configuration_version_download_url).toContain(`/api/v2/configuration-versions/${payload.configuration_version_id}/download`);
+    expect(payload.configuration_version_download_url).toContain(
+      `/api/v2/configuration-versions/${payload.configuration_version_id}/download`,
+    );
     expect(payload.task_result_callback_url).toMatch(/\/api\/v2\/task-results\/[0-9a-f-]+\/callback$/);
     expect(result.body.payload).toEqual(payload);
     expect(JSON.stringify(result.body)).not.toContain('shared-secret');
   });
 
   it('carries the configuration version and working directory at every stage, and the plan URL only after planning', async () => {
-    const { id } = await attach('every-stage', plainReceiver.url, null, { 'enforcement-level': 'advisory', stages: ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'] });
+    const { id } = await attach('every-stage', plainReceiver.url, null, {
+      'enforcement-level': 'advisory',
+      stages: ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'],
+    });
     for (const stage of ['pre_plan', 'post_plan', 'pre_apply', 'post_apply']) {
       const result = await control(world.server, 'POST', `/run-tasks/${id}/trigger`, { stage });
-      expect(result.body.payload).toMatchObject({ stage, workspace_working_directory: 'infra', configuration_version_id: expect.stringMatching(/^cv-/) });
+      expect(result.body.payload).toMatchObject({
+        stage,
+        workspace_working_directory: 'infra',
+        configuration_version_id: expect.stringMatching(/^cv-/),
+      });
       expect('plan_json_api_url' in result.body.payload).toBe(stage === 'post_plan' || stage === 'pre_apply');
     }
   });
@@ -122,7 +175,9 @@ describe('delivering a run task payload', () => {
     expect(result.body['response-status']).toBeNull();
     expect(result.body.error).toEqual(expect.any(String));
     const recorded = await control(world.server, 'GET', `/run-tasks/${id}/deliveries`);
-    expect(recorded.body.deliveries).toEqual([expect.objectContaining({ id: result.body.id, 'response-status': null, error: result.body.error, signed: false })]);
+    expect(recorded.body.deliveries).toEqual([
+      expect.objectContaining({ id: result.body.id, 'response-status': null, error: result.body.error, signed: false }),
+    ]);
     expect((await control(world.server, 'GET', '/run-tasks/wstask-nope/deliveries')).status).toBe(404);
   });
 

@@ -3,8 +3,16 @@ import { platform } from '../../helpers/app.js';
 import { control, ORG, OTHER_ORG, startWorld, type World } from '../workspaces/world.js';
 
 const TASKS = `/organizations/${ORG}/tasks`;
-const body = (attributes: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ data: { type: 'tasks', attributes, ...extra } });
-const valid = (name: string, extra: Record<string, unknown> = {}) => ({ name, url: 'http://127.0.0.1:9/hook', description: 'checks things', category: 'task', ...extra });
+const body = (attributes: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  data: { type: 'tasks', attributes, ...extra },
+});
+const valid = (name: string, extra: Record<string, unknown> = {}) => ({
+  name,
+  url: 'http://127.0.0.1:9/hook',
+  description: 'checks things',
+  category: 'task',
+  ...extra,
+});
 
 describe('run tasks', () => {
   let world: World;
@@ -18,7 +26,14 @@ describe('run tasks', () => {
     expect(created.status).toBe(201);
     expect(created.body.data).toMatchObject({
       type: 'tasks',
-      attributes: { name: 'scanner', url: 'http://127.0.0.1:9/hook', description: 'checks things', category: 'task', 'hmac-key': null, enabled: true },
+      attributes: {
+        name: 'scanner',
+        url: 'http://127.0.0.1:9/hook',
+        description: 'checks things',
+        category: 'task',
+        'hmac-key': null,
+        enabled: true,
+      },
       relationships: { organization: { data: { id: ORG, type: 'organizations' } }, tasks: { data: [] }, 'agent-pool': { data: null } },
       links: { self: `/api/v2/tasks/${created.body.data.id}` },
     });
@@ -38,7 +53,13 @@ describe('run tasks', () => {
     expect(created.body.data.attributes['global-configuration']).toEqual(global);
     const shown = await platform(world.server, 'GET', `/tasks/${created.body.data.id}`);
     expect(shown.body.data.attributes['global-configuration']).toEqual(global);
-    expect((await platform(world.server, 'POST', TASKS, { body: body(valid('bad-global', { 'global-configuration': { stages: ['mid_plan'] } })) })).status).toBe(422);
+    expect(
+      (
+        await platform(world.server, 'POST', TASKS, {
+          body: body(valid('bad-global', { 'global-configuration': { stages: ['mid_plan'] } })),
+        })
+      ).status,
+    ).toBe(422);
   });
 
   it('validates name, url, category, description and enabled (422 with pointers)', async () => {
@@ -59,7 +80,9 @@ describe('run tasks', () => {
       expect(response.status, JSON.stringify(attributes)).toBe(422);
       expect(response.body.errors[0].source.pointer).toBe(pointer);
     }
-    expect((await platform(world.server, 'POST', TASKS, { body: { data: { type: 'workspaces', attributes: valid('t') } } })).status).toBe(422);
+    expect((await platform(world.server, 'POST', TASKS, { body: { data: { type: 'workspaces', attributes: valid('t') } } })).status).toBe(
+      422,
+    );
     await platform(world.server, 'POST', TASKS, { body: body(valid('dupe')) });
     expect((await platform(world.server, 'POST', TASKS, { body: body(valid('dupe')) })).status).toBe(422);
   });
@@ -79,23 +102,44 @@ describe('run tasks', () => {
   it('updates, keeping absent attributes; hmac-key null clears it', async () => {
     const created = await platform(world.server, 'POST', TASKS, { body: body(valid('updatable', { 'hmac-key': 'k1' })) });
     const id = created.body.data.id;
-    const updated = await platform(world.server, 'PATCH', `/tasks/${id}`, { body: body({ name: 'renamed', enabled: false, description: 'new words' }) });
+    const updated = await platform(world.server, 'PATCH', `/tasks/${id}`, {
+      body: body({ name: 'renamed', enabled: false, description: 'new words' }),
+    });
     expect(updated.status).toBe(200);
-    expect(updated.body.data.attributes).toMatchObject({ name: 'renamed', enabled: false, description: 'new words', url: 'http://127.0.0.1:9/hook', 'hmac-key': null });
-    const stored = () => world.server.app.runtime.store.sqlite.prepare('SELECT hmac_key FROM run_tasks WHERE id = ?').get(id) as { hmac_key: string | null };
+    expect(updated.body.data.attributes).toMatchObject({
+      name: 'renamed',
+      enabled: false,
+      description: 'new words',
+      url: 'http://127.0.0.1:9/hook',
+      'hmac-key': null,
+    });
+    const stored = () =>
+      world.server.app.runtime.store.sqlite.prepare('SELECT hmac_key FROM run_tasks WHERE id = ?').get(id) as { hmac_key: string | null };
     expect(stored().hmac_key).toBe('k1');
     await platform(world.server, 'PATCH', `/tasks/${id}`, { body: body({ 'hmac-key': null }) });
     expect(stored().hmac_key).toBeNull();
     expect((await platform(world.server, 'PATCH', `/tasks/${id}`, { body: body({ category: 'other' }) })).status).toBe(422);
-    expect((await platform(world.server, 'PATCH', `/tasks/${id}`, { body: { data: { type: 'workspace-tasks', attributes: {} } } })).status).toBe(422);
+    expect(
+      (await platform(world.server, 'PATCH', `/tasks/${id}`, { body: { data: { type: 'workspace-tasks', attributes: {} } } })).status,
+    ).toBe(422);
     expect((await platform(world.server, 'PATCH', '/tasks/task-nope', { body: body({ name: 'x' }) })).status).toBe(404);
   });
 
   it('deletes, with its attachments; a second delete is 404', async () => {
     const task = (await platform(world.server, 'POST', TASKS, { body: body(valid('short-lived')) })).body.data.id;
-    const ws = (await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'with-task' } } } })).body.data.id;
+    const ws = (
+      await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+        body: { data: { type: 'workspaces', attributes: { name: 'with-task' } } },
+      })
+    ).body.data.id;
     const attached = await platform(world.server, 'POST', `/workspaces/${ws}/tasks`, {
-      body: { data: { type: 'workspace-tasks', attributes: { 'enforcement-level': 'advisory' }, relationships: { task: { data: { type: 'tasks', id: task } } } } },
+      body: {
+        data: {
+          type: 'workspace-tasks',
+          attributes: { 'enforcement-level': 'advisory' },
+          relationships: { task: { data: { type: 'tasks', id: task } } },
+        },
+      },
     });
     expect(attached.status).toBe(201);
     expect((await platform(world.server, 'DELETE', `/tasks/${task}`)).status).toBe(204);
@@ -108,18 +152,40 @@ describe('run tasks', () => {
   it('includes workspace tasks and their workspaces', async () => {
     const task = (await platform(world.server, 'POST', TASKS, { body: body(valid('included')) })).body.data.id;
     const attach = async (name: string, level: string) => {
-      const ws = (await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name } } } })).body.data.id;
-      return (await platform(world.server, 'POST', `/workspaces/${ws}/tasks`, {
-        body: { data: { type: 'workspace-tasks', attributes: { 'enforcement-level': level }, relationships: { task: { data: { type: 'tasks', id: task } } } } },
-      })).body.data;
+      const ws = (
+        await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+          body: { data: { type: 'workspaces', attributes: { name } } },
+        })
+      ).body.data.id;
+      return (
+        await platform(world.server, 'POST', `/workspaces/${ws}/tasks`, {
+          body: {
+            data: {
+              type: 'workspace-tasks',
+              attributes: { 'enforcement-level': level },
+              relationships: { task: { data: { type: 'tasks', id: task } } },
+            },
+          },
+        })
+      ).body.data;
     };
     const first = await attach('inc-1', 'advisory');
     const second = await attach('inc-2', 'mandatory');
     const shown = await platform(world.server, 'GET', `/tasks/${task}?include=workspace_tasks`);
-    expect(shown.body.data.relationships.tasks.data).toEqual([{ id: first.id, type: 'workspace-tasks' }, { id: second.id, type: 'workspace-tasks' }]);
-    expect(shown.body.included.map((item: { attributes: { 'enforcement-level': string } }) => item.attributes['enforcement-level'])).toEqual(['advisory', 'mandatory']);
+    expect(shown.body.data.relationships.tasks.data).toEqual([
+      { id: first.id, type: 'workspace-tasks' },
+      { id: second.id, type: 'workspace-tasks' },
+    ]);
+    expect(
+      shown.body.included.map((item: { attributes: { 'enforcement-level': string } }) => item.attributes['enforcement-level']),
+    ).toEqual(['advisory', 'mandatory']);
     const deep = await platform(world.server, 'GET', `/tasks/${task}?include=workspace_tasks.workspace`);
-    expect(deep.body.included.map((item: { type: string }) => item.type).sort()).toEqual(['workspace-tasks', 'workspace-tasks', 'workspaces', 'workspaces']);
+    expect(deep.body.included.map((item: { type: string }) => item.type).sort()).toEqual([
+      'workspace-tasks',
+      'workspace-tasks',
+      'workspaces',
+      'workspaces',
+    ]);
     const listed = await platform(world.server, 'GET', `${TASKS}?include=workspace_tasks`);
     expect(listed.body.included).toHaveLength(2);
     const bad = await platform(world.server, 'GET', `/tasks/${task}?include=workspaces`);
@@ -128,18 +194,33 @@ describe('run tasks', () => {
   });
 
   it('accepts an agent pool of the organization (private run tasks)', async () => {
-    const pool = (await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, { body: { data: { type: 'agent-pools', attributes: { name: 'private' } } } })).body.data.id;
-    const created = await platform(world.server, 'POST', TASKS, { body: body(valid('private-task'), { relationships: { 'agent-pool': { data: { type: 'agent-pools', id: pool } } } }) });
+    const pool = (
+      await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
+        body: { data: { type: 'agent-pools', attributes: { name: 'private' } } },
+      })
+    ).body.data.id;
+    const created = await platform(world.server, 'POST', TASKS, {
+      body: body(valid('private-task'), { relationships: { 'agent-pool': { data: { type: 'agent-pools', id: pool } } } }),
+    });
     expect(created.body.data.relationships['agent-pool']).toEqual({ data: { id: pool, type: 'agent-pools' } });
-    const unknown = await platform(world.server, 'POST', TASKS, { body: body(valid('private-unknown'), { relationships: { 'agent-pool': { data: { type: 'agent-pools', id: 'apool-nope' } } } }) });
+    const unknown = await platform(world.server, 'POST', TASKS, {
+      body: body(valid('private-unknown'), { relationships: { 'agent-pool': { data: { type: 'agent-pools', id: 'apool-nope' } } } }),
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors[0].detail).toContain('The provided agent pool does not exist');
   });
 
   it('is a paid-tier feature: an organization without the run-tasks entitlement gets 404 everywhere', async () => {
-    const task = (await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/tasks`, { body: body(valid('before-downgrade')) })).body.data.id;
-    const ws = (await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'free-tier' } } } })).body.data.id;
-    expect((await control(world.server, 'PATCH', `/organizations/${OTHER_ORG}`, { entitlements: { 'run-tasks': false } })).status).toBe(200);
+    const task = (await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/tasks`, { body: body(valid('before-downgrade')) })).body
+      .data.id;
+    const ws = (
+      await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/workspaces`, {
+        body: { data: { type: 'workspaces', attributes: { name: 'free-tier' } } },
+      })
+    ).body.data.id;
+    expect((await control(world.server, 'PATCH', `/organizations/${OTHER_ORG}`, { entitlements: { 'run-tasks': false } })).status).toBe(
+      200,
+    );
     const entitlements = await platform(world.server, 'GET', `/organizations/${OTHER_ORG}/entitlement-set`);
     expect(entitlements.body.data.attributes['run-tasks']).toBe(false);
     expect((await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/tasks`, { body: body(valid('after')) })).status).toBe(404);
@@ -147,7 +228,9 @@ describe('run tasks', () => {
     expect((await platform(world.server, 'GET', `/tasks/${task}`)).status).toBe(404);
     expect((await platform(world.server, 'GET', `/workspaces/${ws}/tasks`)).status).toBe(404);
     await control(world.server, 'PATCH', `/organizations/${OTHER_ORG}`, { entitlements: { 'run-tasks': true, 'global-run-tasks': false } });
-    const noGlobal = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/tasks`, { body: body(valid('no-global', { 'global-configuration': { enabled: true } })) });
+    const noGlobal = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/tasks`, {
+      body: body(valid('no-global', { 'global-configuration': { enabled: true } })),
+    });
     expect(noGlobal.status).toBe(201);
     expect(noGlobal.body.data.attributes['global-configuration']).toBeNull();
   });

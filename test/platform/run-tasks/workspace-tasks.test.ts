@@ -11,19 +11,27 @@ describe('workspace run tasks', () => {
   let ws: string;
   const tasks: string[] = [];
   const newTask = async (name: string, organization = ORG) =>
-    (await platform(world.server, 'POST', `/organizations/${organization}/tasks`, {
-      body: { data: { type: 'tasks', attributes: { name, url: 'http://127.0.0.1:9/x', description: '', category: 'task' } } },
-    })).body.data.id as string;
+    (
+      await platform(world.server, 'POST', `/organizations/${organization}/tasks`, {
+        body: { data: { type: 'tasks', attributes: { name, url: 'http://127.0.0.1:9/x', description: '', category: 'task' } } },
+      })
+    ).body.data.id as string;
 
   beforeAll(async () => {
     world = await startWorld();
-    ws = (await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'checked' } } } })).body.data.id;
+    ws = (
+      await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+        body: { data: { type: 'workspaces', attributes: { name: 'checked' } } },
+      })
+    ).body.data.id;
     for (const name of ['t1', 't2', 't3', 't4', 't5']) tasks.push(await newTask(name));
   });
   afterAll(() => world.close());
 
   it('attaches with 201 and the document (real clients decode it); stage defaults to post_plan', async () => {
-    const attached = await platform(world.server, 'POST', `/workspaces/${ws}/tasks`, { body: attachBody(tasks[0]!, { 'enforcement-level': 'mandatory' }) });
+    const attached = await platform(world.server, 'POST', `/workspaces/${ws}/tasks`, {
+      body: attachBody(tasks[0]!, { 'enforcement-level': 'mandatory' }),
+    });
     expect(attached.status).toBe(201);
     expect(attached.body.data).toMatchObject({
       type: 'workspace-tasks',
@@ -35,9 +43,13 @@ describe('workspace run tasks', () => {
   });
 
   it('derives stage from stages, and stages from a lone stage', async () => {
-    const withStages = await platform(world.server, 'POST', `/workspaces/${ws}/tasks`, { body: attachBody(tasks[1]!, { 'enforcement-level': 'advisory', stages: ['pre_plan', 'post_plan'] }) });
+    const withStages = await platform(world.server, 'POST', `/workspaces/${ws}/tasks`, {
+      body: attachBody(tasks[1]!, { 'enforcement-level': 'advisory', stages: ['pre_plan', 'post_plan'] }),
+    });
     expect(withStages.body.data.attributes).toMatchObject({ stage: 'pre_plan', stages: ['pre_plan', 'post_plan'] });
-    const withStage = await platform(world.server, 'POST', `/workspaces/${ws}/tasks`, { body: attachBody(tasks[2]!, { 'enforcement-level': 'advisory', stage: 'pre_apply', enabled: 'false' }) });
+    const withStage = await platform(world.server, 'POST', `/workspaces/${ws}/tasks`, {
+      body: attachBody(tasks[2]!, { 'enforcement-level': 'advisory', stage: 'pre_apply', enabled: 'false' }),
+    });
     expect(withStage.body.data.attributes).toMatchObject({ stage: 'pre_apply', stages: ['pre_apply'], enabled: false });
   });
 
@@ -55,12 +67,22 @@ describe('workspace run tasks', () => {
   it('updates enforcement level and stages; stages also reset stage', async () => {
     const one = (await platform(world.server, 'GET', `/workspaces/${ws}/tasks`)).body.data[0];
     const path = `/workspaces/${ws}/tasks/${one.id}`;
-    const level = await platform(world.server, 'PATCH', path, { body: { data: { type: 'workspace-tasks', attributes: { 'enforcement-level': 'advisory' } } } });
+    const level = await platform(world.server, 'PATCH', path, {
+      body: { data: { type: 'workspace-tasks', attributes: { 'enforcement-level': 'advisory' } } },
+    });
     expect(level.status).toBe(200);
     expect(level.body.data.attributes).toMatchObject({ 'enforcement-level': 'advisory', stages: ['post_plan'] });
-    const stages = await platform(world.server, 'PATCH', path, { body: { data: { type: 'workspace-tasks', attributes: { stages: ['post_apply', 'pre_plan'] } } } });
-    expect(stages.body.data.attributes).toMatchObject({ 'enforcement-level': 'advisory', stage: 'post_apply', stages: ['post_apply', 'pre_plan'] });
-    const stage = await platform(world.server, 'PATCH', path, { body: { data: { type: 'workspace-tasks', attributes: { stage: 'pre_plan' } } } });
+    const stages = await platform(world.server, 'PATCH', path, {
+      body: { data: { type: 'workspace-tasks', attributes: { stages: ['post_apply', 'pre_plan'] } } },
+    });
+    expect(stages.body.data.attributes).toMatchObject({
+      'enforcement-level': 'advisory',
+      stage: 'post_apply',
+      stages: ['post_apply', 'pre_plan'],
+    });
+    const stage = await platform(world.server, 'PATCH', path, {
+      body: { data: { type: 'workspace-tasks', attributes: { stage: 'pre_plan' } } },
+    });
     expect(stage.body.data.attributes).toMatchObject({ stage: 'pre_plan', stages: ['pre_plan'] });
     expect((await platform(world.server, 'GET', path)).body.data.attributes.stages).toEqual(['pre_plan']);
   });
@@ -78,9 +100,21 @@ describe('workspace run tasks', () => {
     expect((await post(attachBody(await newTask('foreign', OTHER_ORG)))).status).toBe(404);
     expect((await post(attachBody(tasks[3]!), 'ws-nope')).status).toBe(404);
     expect((await platform(world.server, 'GET', `/workspaces/${ws}/tasks/wstask-nope`)).status).toBe(404);
-    expect((await platform(world.server, 'PATCH', `/workspaces/${ws}/tasks/wstask-nope`, { body: { data: { type: 'workspace-tasks', attributes: {} } } })).status).toBe(404);
+    expect(
+      (
+        await platform(world.server, 'PATCH', `/workspaces/${ws}/tasks/wstask-nope`, {
+          body: { data: { type: 'workspace-tasks', attributes: {} } },
+        })
+      ).status,
+    ).toBe(404);
     const one = (await platform(world.server, 'GET', `/workspaces/${ws}/tasks`)).body.data[0];
-    expect((await platform(world.server, 'PATCH', `/workspaces/${ws}/tasks/${one.id}`, { body: { data: { type: 'workspace-tasks', attributes: { 'enforcement-level': 'never' } } } })).status).toBe(422);
+    expect(
+      (
+        await platform(world.server, 'PATCH', `/workspaces/${ws}/tasks/${one.id}`, {
+          body: { data: { type: 'workspace-tasks', attributes: { 'enforcement-level': 'never' } } },
+        })
+      ).status,
+    ).toBe(422);
     expect((await platform(world.server, 'GET', `/workspaces/ws-nope/tasks`)).status).toBe(404);
   });
 
@@ -95,7 +129,11 @@ describe('workspace run tasks', () => {
   });
 
   it('goes away with its workspace', async () => {
-    const other = (await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'gone' } } } })).body.data.id;
+    const other = (
+      await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+        body: { data: { type: 'workspaces', attributes: { name: 'gone' } } },
+      })
+    ).body.data.id;
     await platform(world.server, 'POST', `/workspaces/${other}/tasks`, { body: attachBody(tasks[4]!) });
     await platform(world.server, 'DELETE', `/workspaces/${other}`);
     expect((await platform(world.server, 'GET', `/tasks/${tasks[4]}`)).body.data.relationships.tasks.data).toEqual([]);

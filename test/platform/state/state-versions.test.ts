@@ -20,7 +20,10 @@ describe('state versions', () => {
   const unlock = (token?: string) =>
     platform(world.server, 'POST', `/workspaces/${workspace}/actions/unlock`, { ...(token ? { token } : {}) });
   const create = (body: unknown, token?: string, query = '') =>
-    platform(world.server, 'POST', `/workspaces/${workspace}/state-versions${query ? `?${query}` : ''}`, { body, ...(token ? { token } : {}) });
+    platform(world.server, 'POST', `/workspaces/${workspace}/state-versions${query ? `?${query}` : ''}`, {
+      body,
+      ...(token ? { token } : {}),
+    });
   const put = (url: string, body: Buffer) =>
     fetch(url, { method: 'PUT', body: new Uint8Array(body), headers: { 'content-type': 'application/octet-stream' } });
 
@@ -207,8 +210,12 @@ describe('state versions', () => {
     expect(password).toMatchObject({ type: 'workspace-outputs', attributes: { value: null, sensitive: true, 'output-type': 'string' } });
     expect((await platform(world.server, 'GET', '/state-version-outputs/wsout-missing')).status).toBe(404);
     const withOutputs = await platform(world.server, 'GET', `/state-versions/${created.body.data.id}?include=outputs`);
-    expect(withOutputs.body.included.map((item: { id: string }) => item.id)).toEqual(outputs.body.data.map((item: { id: string }) => item.id));
-    expect(withOutputs.body.included.find((item: { attributes: { name: string } }) => item.attributes.name === 'password').attributes.value).toBeNull();
+    expect(withOutputs.body.included.map((item: { id: string }) => item.id)).toEqual(
+      outputs.body.data.map((item: { id: string }) => item.id),
+    );
+    expect(
+      withOutputs.body.included.find((item: { attributes: { name: string } }) => item.attributes.name === 'password').attributes.value,
+    ).toBeNull();
     expect((await platform(world.server, 'GET', `/state-versions/${created.body.data.id}?include=run`)).status).toBe(400);
     expect((await create(inline(2), undefined, 'include=run')).status).toBe(400);
     expect((await platform(world.server, 'GET', `/workspaces/${workspace}/current-state-version`)).body.data.id).toBe(created.body.data.id);

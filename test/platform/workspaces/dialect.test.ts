@@ -5,9 +5,13 @@ import { ORG, startWorld, type World } from './world.js';
 const createWorkspace = (world: World, attributes: Record<string, unknown>) =>
   platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes } } });
 const createTask = (world: World, name: string, extra: Record<string, unknown> = {}) =>
-  platform(world.server, 'POST', `/organizations/${ORG}/tasks`, { body: { data: { type: 'tasks', attributes: { name, url: 'http://127.0.0.1:9/', category: 'task', ...extra } } } });
+  platform(world.server, 'POST', `/organizations/${ORG}/tasks`, {
+    body: { data: { type: 'tasks', attributes: { name, url: 'http://127.0.0.1:9/', category: 'task', ...extra } } },
+  });
 const inviteWithoutTeams = (world: World, email: string) =>
-  platform(world.server, 'POST', `/organizations/${ORG}/organization-memberships`, { body: { data: { type: 'organization-memberships', attributes: { email } } } });
+  platform(world.server, 'POST', `/organizations/${ORG}/organization-memberships`, {
+    body: { data: { type: 'organization-memberships', attributes: { email } } },
+  });
 
 /** The same requests against both dialects: spellings and the behaviours listed in dialect-behaviours.ts. */
 describe.each([
@@ -47,21 +51,31 @@ describe.each([
     expect((await inviteWithoutTeams(world, 'teamless@example.test')).status).toBe(upstream ? 201 : 422);
   });
 
-  it(upstream ? 'keeps assessments-enabled on an update that omits it (hosted)' : 'resets assessments-enabled on an update that omits it (hosted)', async () => {
-    // The attribute is hosted-only, so this behaviour shows on the hosted edition.
-    const hosted = await startWorld({ UNDERSTUDY_DIALECT: dialect, UNDERSTUDY_EDITION: 'hosted' });
-    try {
-      const created = await createWorkspace(hosted, { name: 'assessed', 'assessments-enabled': true });
-      expect(created.body.data.attributes['assessments-enabled']).toBe(true);
-      const updated = await platform(hosted.server, 'PATCH', `/workspaces/${created.body.data.id}`, { body: { data: { type: 'workspaces', attributes: { description: 'x' } } } });
-      expect(updated.body.data.attributes['assessments-enabled']).toBe(upstream);
-    } finally {
-      await hosted.close();
-    }
-  });
+  it(
+    upstream
+      ? 'keeps assessments-enabled on an update that omits it (hosted)'
+      : 'resets assessments-enabled on an update that omits it (hosted)',
+    async () => {
+      // The attribute is hosted-only, so this behaviour shows on the hosted edition.
+      const hosted = await startWorld({ UNDERSTUDY_DIALECT: dialect, UNDERSTUDY_EDITION: 'hosted' });
+      try {
+        const created = await createWorkspace(hosted, { name: 'assessed', 'assessments-enabled': true });
+        expect(created.body.data.attributes['assessments-enabled']).toBe(true);
+        const updated = await platform(hosted.server, 'PATCH', `/workspaces/${created.body.data.id}`, {
+          body: { data: { type: 'workspaces', attributes: { description: 'x' } } },
+        });
+        expect(updated.body.data.attributes['assessments-enabled']).toBe(upstream);
+      } finally {
+        await hosted.close();
+      }
+    },
+  );
 
   it(`${upstream ? 'shows' : 'leaves out'} the GitHub App installation id of a VCS repo`, async () => {
-    const created = await createWorkspace(world, { name: 'vcs', 'vcs-repo': { 'github-app-installation-id': 'ghain-1', identifier: 'a/b' } });
+    const created = await createWorkspace(world, {
+      name: 'vcs',
+      'vcs-repo': { 'github-app-installation-id': 'ghain-1', identifier: 'a/b' },
+    });
     expect(created.status).toBe(201);
     expect('github-app-installation-id' in created.body.data.attributes['vcs-repo']).toBe(upstream);
   });

@@ -17,7 +17,9 @@ describe('one workspace, one serialization', () => {
     it(`is identical across create, show, list and consumer list for ${role}`, async () => {
       const token = world.principals[role];
       const producer = (await workspaceWithLevels(world, `producer-${role}`, { 'global-remote-state': false })).id;
-      const pool = await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, { body: { data: { type: 'agent-pools', attributes: { name: `pool-${role}` } } } });
+      const pool = await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
+        body: { data: { type: 'agent-pools', attributes: { name: `pool-${role}` } } },
+      });
       const created = await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
         body: {
           data: {
@@ -29,7 +31,14 @@ describe('one workspace, one serialization', () => {
               'vcs-repo': { 'oauth-token-id': 'ot-1', identifier: 'acme/repo' },
               'trigger-patterns': ['**/*'],
             },
-            relationships: { tags: { data: [{ type: 'tags', attributes: { name: 'b' } }, { type: 'tags', attributes: { name: 'a' } }] } },
+            relationships: {
+              tags: {
+                data: [
+                  { type: 'tags', attributes: { name: 'b' } },
+                  { type: 'tags', attributes: { name: 'a' } },
+                ],
+              },
+            },
           },
         },
       });
@@ -41,17 +50,28 @@ describe('one workspace, one serialization', () => {
             data: {
               type: 'team-workspaces',
               attributes: { access: teamName === 'level-admin' ? 'admin' : 'read' },
-              relationships: { team: { data: { type: 'teams', id: world.teams[teamName] } }, workspace: { data: { type: 'workspaces', id } } },
+              relationships: {
+                team: { data: { type: 'teams', id: world.teams[teamName] } },
+                workspace: { data: { type: 'workspaces', id } },
+              },
             },
           },
         });
       }
-      expect((await platform(world.server, 'POST', `/workspaces/${producer}/relationships/remote-state-consumers`, { body: { data: [{ type: 'workspaces', id }] } })).status).toBe(204);
+      expect(
+        (
+          await platform(world.server, 'POST', `/workspaces/${producer}/relationships/remote-state-consumers`, {
+            body: { data: [{ type: 'workspaces', id }] },
+          })
+        ).status,
+      ).toBe(204);
 
       const byId = (await platform(world.server, 'GET', `/workspaces/${id}`, { token })).body.data;
       const byName = (await platform(world.server, 'GET', `/organizations/${ORG}/workspaces/consumer-${role}`, { token })).body.data;
-      const listed = (await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?search[name]=consumer-${role}`, { token })).body.data;
-      const consumers = (await platform(world.server, 'GET', `/workspaces/${producer}/relationships/remote-state-consumers`, { token })).body.data;
+      const listed = (await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?search[name]=consumer-${role}`, { token })).body
+        .data;
+      const consumers = (await platform(world.server, 'GET', `/workspaces/${producer}/relationships/remote-state-consumers`, { token }))
+        .body.data;
       expect(byName).toEqual(byId);
       expect(listed).toEqual([byId]);
       expect(consumers).toEqual([byId]);
@@ -62,11 +82,29 @@ describe('one workspace, one serialization', () => {
 
   it('shows each caller its own permissions', async () => {
     const { id } = await workspaceWithLevels(world, 'permissions');
-    const permissions = async (role: string) => (await platform(world.server, 'GET', `/workspaces/${id}`, { token: world.principals[role] })).body.data.attributes.permissions;
-    expect(await permissions('wsread')).toMatchObject({ 'can-read-settings': true, 'can-queue-run': false, 'can-lock': false, 'can-update': false });
+    const permissions = async (role: string) =>
+      (await platform(world.server, 'GET', `/workspaces/${id}`, { token: world.principals[role] })).body.data.attributes.permissions;
+    expect(await permissions('wsread')).toMatchObject({
+      'can-read-settings': true,
+      'can-queue-run': false,
+      'can-lock': false,
+      'can-update': false,
+    });
     expect(await permissions('wsplan')).toMatchObject({ 'can-queue-run': true, 'can-queue-apply': false, 'can-lock': false });
-    expect(await permissions('wswrite')).toMatchObject({ 'can-queue-apply': true, 'can-lock': true, 'can-unlock': true, 'can-update': false, 'can-force-unlock': false });
-    expect(await permissions('wsadmin')).toMatchObject({ 'can-update': true, 'can-destroy': true, 'can-force-unlock': true, 'can-force-delete': true, 'can-manage-run-tasks': true });
+    expect(await permissions('wswrite')).toMatchObject({
+      'can-queue-apply': true,
+      'can-lock': true,
+      'can-unlock': true,
+      'can-update': false,
+      'can-force-unlock': false,
+    });
+    expect(await permissions('wsadmin')).toMatchObject({
+      'can-update': true,
+      'can-destroy': true,
+      'can-force-unlock': true,
+      'can-force-delete': true,
+      'can-manage-run-tasks': true,
+    });
     expect(await permissions('reader')).toMatchObject({ 'can-read-settings': true, 'can-update': false });
     expect(await permissions('manager')).toMatchObject({ 'can-update': true, 'can-destroy': true });
   });

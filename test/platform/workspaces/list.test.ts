@@ -16,7 +16,8 @@ describe('listing workspaces', () => {
     expect(bulk.status).toBe(201);
     expect(bulk.body).toMatchObject({ created: 300, first: 'bulk-001', last: 'bulk-300' });
     const all = [];
-    for (let page = 1; page <= 3; page++) all.push(...(await platform(world.server, 'GET', `${LIST}?page[size]=100&page[number]=${page}`)).body.data);
+    for (let page = 1; page <= 3; page++)
+      all.push(...(await platform(world.server, 'GET', `${LIST}?page[size]=100&page[number]=${page}`)).body.data);
     for (const [index, workspace] of all.entries()) {
       const number = index + 1;
       const tags = [];
@@ -43,7 +44,14 @@ describe('listing workspaces', () => {
     const { status, body } = await platform(world.server, 'GET', LIST);
     expect(status).toBe(200);
     expect(body.data).toHaveLength(20);
-    expect(body.meta.pagination).toEqual({ 'current-page': 1, 'page-size': 20, 'prev-page': null, 'next-page': 2, 'total-pages': 16, 'total-count': 303 });
+    expect(body.meta.pagination).toEqual({
+      'current-page': 1,
+      'page-size': 20,
+      'prev-page': null,
+      'next-page': 2,
+      'total-pages': 16,
+      'total-count': 303,
+    });
     expect(body.links.next).toContain('page%5Bnumber%5D=2');
     expect(names(body)[0]).toBe('alpha-later');
   });
@@ -56,7 +64,17 @@ describe('listing workspaces', () => {
 
   it('search[name] matches part of the name, case-insensitively', async () => {
     const { body } = await platform(world.server, 'GET', `${LIST}?search[name]=BULK-00&page[size]=100`);
-    expect(names(body)).toEqual(['bulk-001', 'bulk-002', 'bulk-003', 'bulk-004', 'bulk-005', 'bulk-006', 'bulk-007', 'bulk-008', 'bulk-009']);
+    expect(names(body)).toEqual([
+      'bulk-001',
+      'bulk-002',
+      'bulk-003',
+      'bulk-004',
+      'bulk-005',
+      'bulk-006',
+      'bulk-007',
+      'bulk-008',
+      'bulk-009',
+    ]);
     const literal = await platform(world.server, 'GET', `${LIST}?search[name]=${encodeURIComponent('bulk_0')}`);
     expect(literal.body.data).toEqual([]);
   });
@@ -64,7 +82,11 @@ describe('listing workspaces', () => {
   it('search[wildcard-name] takes * as prefix, suffix or both; without * it is the exact name', async () => {
     expect(names((await platform(world.server, 'GET', `${LIST}?search[wildcard-name]=*late`)).body)).toEqual(['zeta-late']);
     expect(names((await platform(world.server, 'GET', `${LIST}?search[wildcard-name]=bulk-29*`)).body)).toHaveLength(10);
-    expect(names((await platform(world.server, 'GET', `${LIST}?search[wildcard-name]=*late*`)).body)).toEqual(['alpha-later', 'mid-latest', 'zeta-late']);
+    expect(names((await platform(world.server, 'GET', `${LIST}?search[wildcard-name]=*late*`)).body)).toEqual([
+      'alpha-later',
+      'mid-latest',
+      'zeta-late',
+    ]);
     expect(names((await platform(world.server, 'GET', `${LIST}?search[wildcard-name]=bulk-100`)).body)).toEqual(['bulk-100']);
   });
 
@@ -88,7 +110,9 @@ describe('listing workspaces', () => {
     expect(await first('created-at')).toEqual(['bulk-001', 'bulk-002', 'bulk-003']);
     world.server.app.runtime.clock.advance(1000);
     const bulk = (await platform(world.server, 'GET', `${LIST}?search[wildcard-name]=bulk-150`)).body.data[0];
-    await platform(world.server, 'PATCH', `/workspaces/${bulk.id}`, { body: { data: { type: 'workspaces', attributes: { description: 'touched' } } } });
+    await platform(world.server, 'PATCH', `/workspaces/${bulk.id}`, {
+      body: { data: { type: 'workspaces', attributes: { description: 'touched' } } },
+    });
     expect(await first('-updated-at')).toEqual(['bulk-150', 'mid-latest', 'alpha-later']);
     expect((await first('updated-at'))[0]).toBe('bulk-001');
     expect((await platform(world.server, 'GET', `${LIST}?sort=size`)).status).toBe(400);
@@ -108,7 +132,9 @@ describe('listing workspaces', () => {
 
   it('bulk refuses bad input and names already taken', async () => {
     expect((await control(world.server, 'POST', `/organizations/${ORG}/workspaces/bulk`, { count: 0 })).status).toBe(400);
-    expect((await control(world.server, 'POST', `/organizations/${ORG}/workspaces/bulk`, { count: 2, prefix: 'bad prefix' })).status).toBe(400);
+    expect((await control(world.server, 'POST', `/organizations/${ORG}/workspaces/bulk`, { count: 2, prefix: 'bad prefix' })).status).toBe(
+      400,
+    );
     expect((await control(world.server, 'POST', `/organizations/${ORG}/workspaces/bulk`, { count: 300, prefix: 'bulk' })).status).toBe(409);
     expect((await control(world.server, 'POST', '/organizations/nope/workspaces/bulk', { count: 1 })).status).toBe(404);
   });

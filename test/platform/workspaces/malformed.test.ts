@@ -16,21 +16,52 @@ const BODIES: unknown[] = [
   { data: [null, 1, 'x', { type: 'workspaces', id: 7 }] },
   { data: { type: 5 } },
   { data: { type: 'workspaces', attributes: [] } },
-  { data: { type: 'workspaces', attributes: { name: { nested: true }, 'vcs-repo': { identifier: 5 }, 'trigger-prefixes': [1], 'setting-overwrites': 'x' } } },
+  {
+    data: {
+      type: 'workspaces',
+      attributes: { name: { nested: true }, 'vcs-repo': { identifier: 5 }, 'trigger-prefixes': [1], 'setting-overwrites': 'x' },
+    },
+  },
   { data: { type: 'tasks', attributes: { 'global-configuration': { stages: 'pre_plan' } }, relationships: { 'agent-pool': 'x' } } },
   { data: { type: 'workspace-tasks', attributes: { stages: [null] }, relationships: { task: { data: [] } } } },
   { data: { type: 'organization-memberships', attributes: { email: ['a@b.c'] }, relationships: { teams: { data: {} } } } },
   { data: { type: 'team-workspaces', attributes: { access: null }, relationships: { team: null, workspace: { data: { id: 1 } } } } },
   { data: [{ type: 'tags', id: null, attributes: { name: null } }] },
   { __proto__: { polluted: true }, data: { type: 'workspaces', attributes: { __proto__: { name: 'x' } } } },
-  { data: { type: 'agent-pools', relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces', id: 5 }] }, 'excluded-workspaces': 'x' } } },
+  {
+    data: {
+      type: 'agent-pools',
+      relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces', id: 5 }] }, 'excluded-workspaces': 'x' },
+    },
+  },
   { data: { type: 'agent-pools', relationships: { 'allowed-workspaces': { data: [{ type: 'workspaces', id: 'ws-nope' }] } } } },
   { data: { type: 'team-workspaces', attributes: { access: 'custom', runs: 5, variables: null, 'workspace-locking': 'yes' } } },
-  { data: { type: 'subscription', attributes: { 'runs-ceiling': -1, 'contract-start-at': 'never' }, relationships: { 'feature-set': { data: { type: 'feature-sets', id: 9 } } } } },
+  {
+    data: {
+      type: 'subscription',
+      attributes: { 'runs-ceiling': -1, 'contract-start-at': 'never' },
+      relationships: { 'feature-set': { data: { type: 'feature-sets', id: 9 } } },
+    },
+  },
   { data: [{ type: 'workspaces', id: 'ws-nope' }, { type: 'tags' }] },
 ];
 
-const QUERIES = ['filter[allowed_workspaces][name][]=x', 'filter[allowed_workspaces][name]=%00', 'q=Busi&q=ness', 'page[number]=abc', 'page[size]=-1', 'page[number]=99999999999999999999', 'include=&include=organization', 'search[tags]=&search[tags]=a', 'sort=name&sort=-name', 'filter[status][x]=1', 'q[]=1', 'search[wildcard-name]=*', 'search[wildcard-name]=**', 'search[name]=%25_'];
+const QUERIES = [
+  'filter[allowed_workspaces][name][]=x',
+  'filter[allowed_workspaces][name]=%00',
+  'q=Busi&q=ness',
+  'page[number]=abc',
+  'page[size]=-1',
+  'page[number]=99999999999999999999',
+  'include=&include=organization',
+  'search[tags]=&search[tags]=a',
+  'sort=name&sort=-name',
+  'filter[status][x]=1',
+  'q[]=1',
+  'search[wildcard-name]=*',
+  'search[wildcard-name]=**',
+  'search[name]=%25_',
+];
 
 describe('malformed input', () => {
   let world: World;
@@ -38,8 +69,12 @@ describe('malformed input', () => {
   beforeAll(async () => {
     world = await startWorld();
     const { id } = await workspaceWithLevels(world, 'target');
-    const pool = await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, { body: { data: { type: 'agent-pools', attributes: { name: 'malformed-pool' } } } });
-    await platform(world.server, 'POST', `/workspaces/${id}/relationships/tags`, { body: { data: [{ type: 'tags', attributes: { name: 'kept' } }] } });
+    const pool = await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
+      body: { data: { type: 'agent-pools', attributes: { name: 'malformed-pool' } } },
+    });
+    await platform(world.server, 'POST', `/workspaces/${id}/relationships/tags`, {
+      body: { data: [{ type: 'tags', attributes: { name: 'kept' } }] },
+    });
     const tag = (await platform(world.server, 'GET', `/organizations/${ORG}/tags`)).body.data[0];
     const grants = await platform(world.server, 'GET', `/team-workspaces?filter[workspace][id]=${id}`);
     paths = [
@@ -78,7 +113,15 @@ describe('malformed input', () => {
   });
 
   it('answers every odd query with a 4xx or a success', async () => {
-    const lists = [`/organizations/${ORG}/workspaces`, `/organizations/${ORG}/tags`, `/organizations/${ORG}/tasks`, `/organizations/${ORG}/organization-memberships`, '/organization-memberships', `/organizations/${ORG}/agent-pools`, '/admin/feature-sets'];
+    const lists = [
+      `/organizations/${ORG}/workspaces`,
+      `/organizations/${ORG}/tags`,
+      `/organizations/${ORG}/tasks`,
+      `/organizations/${ORG}/organization-memberships`,
+      '/organization-memberships',
+      `/organizations/${ORG}/agent-pools`,
+      '/admin/feature-sets',
+    ];
     for (const path of lists) {
       for (const query of QUERIES) {
         const response = await platform(world.server, 'GET', `${path}?${query}`);

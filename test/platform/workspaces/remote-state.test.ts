@@ -13,7 +13,11 @@ describe('remote state consumers', () => {
   let c: string;
   const path = (id = producer) => `/workspaces/${id}/relationships/remote-state-consumers`;
   const make = async (name: string, attributes: Record<string, unknown> = {}) =>
-    (await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name, ...attributes } } } })).body.data.id as string;
+    (
+      await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+        body: { data: { type: 'workspaces', attributes: { name, ...attributes } } },
+      })
+    ).body.data.id as string;
 
   beforeAll(async () => {
     world = await startWorld();
@@ -54,7 +58,12 @@ describe('remote state consumers', () => {
   });
 
   it('uses only type and id of each element, as real clients send whole workspace objects', async () => {
-    const element = { type: 'workspaces', id: a, attributes: { name: '', actions: null }, relationships: { organization: { data: null }, outputs: { data: [] } } };
+    const element = {
+      type: 'workspaces',
+      id: a,
+      attributes: { name: '', actions: null },
+      relationships: { organization: { data: null }, outputs: { data: [] } },
+    };
     expect((await platform(world.server, 'POST', path(), { body: { data: [element] } })).status).toBe(204);
     expect(ids((await platform(world.server, 'GET', path())).body)).toEqual([a]);
     await platform(world.server, 'PATCH', path(), { body: refs() });
@@ -75,7 +84,11 @@ describe('remote state consumers', () => {
   });
 
   it('refuses the workspace itself, unknown workspaces and workspaces of another organization (422)', async () => {
-    const foreign = (await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'foreign' } } } })).body.data.id;
+    const foreign = (
+      await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/workspaces`, {
+        body: { data: { type: 'workspaces', attributes: { name: 'foreign' } } },
+      })
+    ).body.data.id;
     for (const method of ['POST', 'PATCH', 'DELETE']) {
       expect((await platform(world.server, method, path(), { body: refs(producer) })).status).toBe(422);
       expect((await platform(world.server, method, path(), { body: refs('ws-nope') })).status).toBe(422);
@@ -106,9 +119,12 @@ describe('remote state consumers', () => {
     const global = await make('global-producer', { 'global-remote-state': true });
     const { body } = await platform(world.server, 'GET', `${path(global)}?page[size]=100`);
     expect(body.data.map((item: { id: string }) => item.id)).not.toContain(global);
-    const all = (await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?page[size]=100`)).body.meta.pagination['total-count'];
+    const all = (await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?page[size]=100`)).body.meta.pagination[
+      'total-count'
+    ];
     expect(body.meta.pagination['total-count']).toBe(all - 1);
-    for (const method of ['POST', 'PATCH', 'DELETE']) expect((await platform(world.server, method, path(global), { body: refs(a) })).status).toBe(422);
+    for (const method of ['POST', 'PATCH', 'DELETE'])
+      expect((await platform(world.server, method, path(global), { body: refs(a) })).status).toBe(422);
   });
 
   it('omits consumers the caller cannot read, and pages the list', async () => {

@@ -10,7 +10,10 @@ describe('agent pools', () => {
   });
   afterAll(() => world.close());
   const createPool = (name: unknown, token?: string) =>
-    platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, { token, body: { data: { type: 'agent-pools', attributes: { name } } } });
+    platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
+      token,
+      body: { data: { type: 'agent-pools', attributes: { name } } },
+    });
 
   it('creates, lists, shows, renames and deletes', async () => {
     const created = await createPool('builders');
@@ -25,7 +28,9 @@ describe('agent pools', () => {
     const listed = await platform(world.server, 'GET', `/organizations/${ORG}/agent-pools?q=build`);
     expect(listed.body.data.map((pool: { id: string }) => pool.id)).toEqual([created.body.data.id]);
     expect((await platform(world.server, 'GET', `/agent-pools/${created.body.data.id}`)).body.data).toEqual(created.body.data);
-    const renamed = await platform(world.server, 'PATCH', `/agent-pools/${created.body.data.id}`, { body: { data: { type: 'agent-pools', attributes: { name: 'runners' } } } });
+    const renamed = await platform(world.server, 'PATCH', `/agent-pools/${created.body.data.id}`, {
+      body: { data: { type: 'agent-pools', attributes: { name: 'runners' } } },
+    });
     expect(renamed.body.data.attributes.name).toBe('runners');
     expect((await platform(world.server, 'DELETE', `/agent-pools/${created.body.data.id}`)).status).toBe(204);
     expect((await platform(world.server, 'GET', `/agent-pools/${created.body.data.id}`)).status).toBe(404);
@@ -37,7 +42,9 @@ describe('agent pools', () => {
     expect((await createPool('')).status).toBe(422);
     expect((await createPool(5)).status).toBe(422);
     await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
-      body: { data: { type: 'workspaces', attributes: { name: 'agent-ws', 'execution-mode': 'agent', 'agent-pool-id': pool.body.data.id } } },
+      body: {
+        data: { type: 'workspaces', attributes: { name: 'agent-ws', 'execution-mode': 'agent', 'agent-pool-id': pool.body.data.id } },
+      },
     });
     const shown = await platform(world.server, 'GET', `/agent-pools/${pool.body.data.id}`);
     expect(shown.body.data.relationships.workspaces.data).toHaveLength(1);
@@ -49,7 +56,9 @@ describe('agent pools', () => {
     expect((await createPool('not-yours', world.principals.manager)).status).toBe(404);
     expect((await createPool('owned', world.principals.owner)).status).toBe(201);
     expect((await createPool('org-token', world.principals.orgtoken)).status).toBe(201);
-    expect((await platform(world.server, 'GET', `/organizations/${ORG}/agent-pools`, { token: world.principals.outsider })).status).toBe(404);
+    expect((await platform(world.server, 'GET', `/organizations/${ORG}/agent-pools`, { token: world.principals.outsider })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -61,7 +70,9 @@ describe('SSH keys', () => {
   afterAll(() => world.close());
 
   it('creates, lists, shows, updates and deletes without ever returning the value', async () => {
-    const created = await platform(world.server, 'POST', `/organizations/${ORG}/ssh-keys`, { body: { data: { type: 'ssh-keys', attributes: { name: 'deploy', value: 'SECRET-KEY-MATERIAL' } } } });
+    const created = await platform(world.server, 'POST', `/organizations/${ORG}/ssh-keys`, {
+      body: { data: { type: 'ssh-keys', attributes: { name: 'deploy', value: 'SECRET-KEY-MATERIAL' } } },
+    });
     expect(created.status).toBe(201);
     expect(created.body.data).toEqual({
       id: expect.stringMatching(/^sshkey-/),
@@ -74,7 +85,9 @@ describe('SSH keys', () => {
     const listed = await platform(world.server, 'GET', `/organizations/${ORG}/ssh-keys`);
     expect(listed.body.data).toEqual([created.body.data]);
     expect((await platform(world.server, 'GET', `/ssh-keys/${id}`)).body.data).toEqual(created.body.data);
-    const updated = await platform(world.server, 'PATCH', `/ssh-keys/${id}`, { body: { data: { type: 'ssh-keys', attributes: { name: 'renamed', value: 'NEW-SECRET' } } } });
+    const updated = await platform(world.server, 'PATCH', `/ssh-keys/${id}`, {
+      body: { data: { type: 'ssh-keys', attributes: { name: 'renamed', value: 'NEW-SECRET' } } },
+    });
     expect(updated.body.data.attributes).toEqual({ name: 'renamed' });
     for (const response of [created, listed, updated]) expect(JSON.stringify(response.body)).not.toMatch(/SECRET/);
     expect((await platform(world.server, 'DELETE', `/ssh-keys/${id}`)).status).toBe(204);
@@ -90,8 +103,16 @@ describe('SSH keys', () => {
     const key = await post({ name: 'owned', value: 'y' }, world.principals.owner);
     expect(key.status).toBe(201);
     expect((await platform(world.server, 'GET', `/ssh-keys/${key.body.data.id}`, { token: world.principals.outsider })).status).toBe(404);
-    expect((await platform(world.server, 'PATCH', `/ssh-keys/${key.body.data.id}`, { body: { data: { type: 'ssh-keys', attributes: { name: '' } } } })).status).toBe(422);
-    expect((await platform(world.server, 'GET', `/organizations/${OTHER_ORG}/ssh-keys`, { token: world.principals.owner })).status).toBe(404);
+    expect(
+      (
+        await platform(world.server, 'PATCH', `/ssh-keys/${key.body.data.id}`, {
+          body: { data: { type: 'ssh-keys', attributes: { name: '' } } },
+        })
+      ).status,
+    ).toBe(422);
+    expect((await platform(world.server, 'GET', `/organizations/${OTHER_ORG}/ssh-keys`, { token: world.principals.owner })).status).toBe(
+      404,
+    );
   });
 });
 
@@ -100,7 +121,11 @@ describe('team access to workspaces', () => {
   let workspace: string;
   beforeAll(async () => {
     world = await startWorld();
-    workspace = (await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'shared' } } } })).body.data.id;
+    workspace = (
+      await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+        body: { data: { type: 'workspaces', attributes: { name: 'shared' } } },
+      })
+    ).body.data.id;
   });
   afterAll(() => world.close());
   const grant = (team: string, access: unknown, workspaceId = workspace, token?: string) =>
@@ -121,7 +146,10 @@ describe('team access to workspaces', () => {
     expect(created.body.data).toMatchObject({
       type: 'team-workspaces',
       attributes: { access: 'write', runs: 'apply', 'workspace-locking': true },
-      relationships: { team: { data: { id: world.teams['plain'], type: 'teams' } }, workspace: { data: { id: workspace, type: 'workspaces' } } },
+      relationships: {
+        team: { data: { id: world.teams['plain'], type: 'teams' } },
+        workspace: { data: { id: workspace, type: 'workspaces' } },
+      },
     });
     const id = created.body.data.id;
     expect(id).toMatch(/^tws-/);
@@ -131,9 +159,13 @@ describe('team access to workspaces', () => {
     const lock = await platform(world.server, 'POST', `/workspaces/${workspace}/actions/lock`, { token: world.principals.member });
     expect(lock.status).toBe(200);
     await platform(world.server, 'POST', `/workspaces/${workspace}/actions/unlock`, { token: world.principals.member });
-    const changed = await platform(world.server, 'PATCH', `/team-workspaces/${id}`, { body: { data: { type: 'team-workspaces', attributes: { access: 'read' } } } });
+    const changed = await platform(world.server, 'PATCH', `/team-workspaces/${id}`, {
+      body: { data: { type: 'team-workspaces', attributes: { access: 'read' } } },
+    });
     expect(changed.body.data.attributes.access).toBe('read');
-    expect((await platform(world.server, 'POST', `/workspaces/${workspace}/actions/lock`, { token: world.principals.member })).status).toBe(404);
+    expect((await platform(world.server, 'POST', `/workspaces/${workspace}/actions/lock`, { token: world.principals.member })).status).toBe(
+      404,
+    );
     expect((await platform(world.server, 'DELETE', `/team-workspaces/${id}`)).status).toBe(204);
     expect((await platform(world.server, 'GET', `/workspaces/${workspace}`, { token: world.principals.member })).status).toBe(404);
   });
@@ -155,9 +187,13 @@ describe('team access to workspaces', () => {
     const id = workspace;
     await grant(world.teams['level-write']!, 'write');
     expect((await grant(world.teams['plain']!, 'read', id, world.principals.wswrite)).status).toBe(404);
-    expect((await platform(world.server, 'GET', `/team-workspaces?filter[workspace][id]=${id}`, { token: world.principals.wswrite })).status).toBe(200);
+    expect(
+      (await platform(world.server, 'GET', `/team-workspaces?filter[workspace][id]=${id}`, { token: world.principals.wswrite })).status,
+    ).toBe(200);
     await grant(world.teams['level-admin']!, 'admin');
     expect((await grant(world.teams['plain']!, 'plan', id, world.principals.wsadmin)).status).toBe(201);
-    expect((await platform(world.server, 'GET', `/team-workspaces?filter[workspace][id]=${id}`, { token: world.principals.outsider })).status).toBe(404);
+    expect(
+      (await platform(world.server, 'GET', `/team-workspaces?filter[workspace][id]=${id}`, { token: world.principals.outsider })).status,
+    ).toBe(404);
   });
 });

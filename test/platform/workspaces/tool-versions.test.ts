@@ -33,7 +33,10 @@ describe('tool versions', () => {
     expect(checkToolVersion(value)).toEqual({ ok: true, selected });
   });
 
-  it.each(['nonexisting', '9.9.9', '1.5.99', '0.5.2', '0.0.1', '', '>= 2', '~> 1.4.0, < 1.4', '>> 1.0', '1.5.7-beta'])('refuses %j', (value) => {
-    expect(checkToolVersion(value).ok).toBe(false);
-  });
+  it.each(['nonexisting', '9.9.9', '1.5.99', '0.5.2', '0.0.1', '', '>= 2', '~> 1.4.0, < 1.4', '>> 1.0', '1.5.7-beta'])(
+    'refuses %j',
+    (value) => {
+      expect(checkToolVersion(value).ok).toBe(false);
+    },
+  );
 });

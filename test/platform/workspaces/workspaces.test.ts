@@ -4,7 +4,10 @@ import { LATEST_RELEASE } from '../../../src/platform/workspaces/tool-versions.j
 import { ORG, OTHER_ORG, startWorld, type World } from './world.js';
 
 const create = (world: World, attributes: Record<string, unknown>, extra: Record<string, unknown> = {}, token?: string) =>
-  platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { token, body: { data: { type: 'workspaces', attributes, ...extra } } });
+  platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+    token,
+    body: { data: { type: 'workspaces', attributes, ...extra } },
+  });
 
 const patch = (world: World, id: string, attributes: Record<string, unknown>) =>
   platform(world.server, 'PATCH', `/workspaces/${id}`, { body: { data: { type: 'workspaces', attributes } } });
@@ -20,7 +23,9 @@ describe('workspaces', () => {
   let poolId: string;
   beforeAll(async () => {
     world = await startWorld();
-    const pool = await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, { body: { data: { type: 'agent-pools', attributes: { name: 'pool-1' } } } });
+    const pool = await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
+      body: { data: { type: 'agent-pools', attributes: { name: 'pool-1' } } },
+    });
     poolId = pool.body.data.id;
   });
   afterAll(() => world.close());
@@ -67,7 +72,10 @@ describe('workspaces', () => {
       expect(attributes['latest-change-at']).toBe(attributes['created-at']);
       expect(Object.keys(attributes.permissions)).toHaveLength(17);
       expect(Object.values(attributes.permissions).every((value) => value === true)).toBe(true);
-      expect(body.data.links).toEqual({ self: `/api/v2/organizations/${ORG}/workspaces/defaults`, 'self-html': `/app/${ORG}/workspaces/defaults` });
+      expect(body.data.links).toEqual({
+        self: `/api/v2/organizations/${ORG}/workspaces/defaults`,
+        'self-html': `/app/${ORG}/workspaces/defaults`,
+      });
       expect(body.data.relationships).toMatchObject({
         organization: { data: { id: ORG, type: 'organizations' } },
         'agent-pool': { data: null },
@@ -103,12 +111,23 @@ describe('workspaces', () => {
         'trigger-prefixes': ['modules/'],
         'trigger-patterns': ['**/*.tf'],
         'working-directory': 'infra',
-        'vcs-repo': { 'oauth-token-id': 'ot-abc', identifier: 'acme/infra', branch: 'main', 'ingress-submodules': true, 'tags-regex': '^v\\d+$' },
+        'vcs-repo': {
+          'oauth-token-id': 'ot-abc',
+          identifier: 'acme/infra',
+          branch: 'main',
+          'ingress-submodules': true,
+          'tags-regex': '^v\\d+$',
+        },
       };
       const { status, body } = await create(world, attributes);
       expect(status).toBe(201);
       const { 'vcs-repo': _vcs, 'auto-destroy-at': _at, ...plain } = attributes;
-      expect(body.data.attributes).toMatchObject({ ...plain, operations: false, 'auto-destroy-at': '2025-01-01T00:00:00.000Z', 'vcs-repo-identifier': 'acme/infra' });
+      expect(body.data.attributes).toMatchObject({
+        ...plain,
+        operations: false,
+        'auto-destroy-at': '2025-01-01T00:00:00.000Z',
+        'vcs-repo-identifier': 'acme/infra',
+      });
       expect(body.data.attributes['vcs-repo']).toMatchObject({
         branch: 'main',
         identifier: 'acme/infra',
@@ -124,11 +143,37 @@ describe('workspaces', () => {
     });
 
     it('takes tags from relationships.tags, in order, by name or id', async () => {
-      const first = await create(world, { name: 'tagged-first' }, { relationships: { tags: { data: [{ type: 'tags', attributes: { name: 'tag1' } }, { type: 'tags', attributes: { name: 'tag2' } }] } } });
+      const first = await create(
+        world,
+        { name: 'tagged-first' },
+        {
+          relationships: {
+            tags: {
+              data: [
+                { type: 'tags', attributes: { name: 'tag1' } },
+                { type: 'tags', attributes: { name: 'tag2' } },
+              ],
+            },
+          },
+        },
+      );
       expect(first.status).toBe(201);
       expect(first.body.data.attributes['tag-names']).toEqual(['tag1', 'tag2']);
       const tag2 = first.body.data.relationships.tags.data[1];
-      const second = await create(world, { name: 'tagged-second' }, { relationships: { tags: { data: [{ type: 'tags', id: tag2.id }, { type: 'tags', attributes: { name: 'tag0' } }] } } });
+      const second = await create(
+        world,
+        { name: 'tagged-second' },
+        {
+          relationships: {
+            tags: {
+              data: [
+                { type: 'tags', id: tag2.id },
+                { type: 'tags', attributes: { name: 'tag0' } },
+              ],
+            },
+          },
+        },
+      );
       expect(second.body.data.attributes['tag-names']).toEqual(['tag2', 'tag0']);
       expect(second.body.data.relationships.tags.data[0]).toEqual(tag2);
     });
@@ -145,15 +190,23 @@ describe('workspaces', () => {
     });
 
     it('allows the same name in another organization', async () => {
-      const other = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/workspaces`, { body: { data: { type: 'workspaces', attributes: { name: 'taken' } } } });
+      const other = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/workspaces`, {
+        body: { data: { type: 'workspaces', attributes: { name: 'taken' } } },
+      });
       expect(other.status).toBe(201);
     });
 
     it('enforces the execution-mode, operations and agent-pool-id rules', async () => {
       expectInvalid(await create(world, { name: 'both', 'execution-mode': 'remote', operations: true }), '/data/attributes/operations');
       expectInvalid(await create(world, { name: 'agent-no-pool', 'execution-mode': 'agent' }), '/data/attributes/agent-pool-id');
-      expectInvalid(await create(world, { name: 'remote-pool', 'execution-mode': 'remote', 'agent-pool-id': poolId }), '/data/attributes/agent-pool-id');
-      expectInvalid(await create(world, { name: 'local-pool', 'execution-mode': 'local', 'agent-pool-id': poolId }), '/data/attributes/agent-pool-id');
+      expectInvalid(
+        await create(world, { name: 'remote-pool', 'execution-mode': 'remote', 'agent-pool-id': poolId }),
+        '/data/attributes/agent-pool-id',
+      );
+      expectInvalid(
+        await create(world, { name: 'local-pool', 'execution-mode': 'local', 'agent-pool-id': poolId }),
+        '/data/attributes/agent-pool-id',
+      );
       expectInvalid(await create(world, { name: 'ops-pool', operations: true, 'agent-pool-id': poolId }), '/data/attributes/agent-pool-id');
       expectInvalid(await create(world, { name: 'bad-mode', 'execution-mode': 'cloud' }), '/data/attributes/execution-mode');
       const unknown = await create(world, { name: 'unknown-pool', 'execution-mode': 'agent', 'agent-pool-id': 'apool-nope' });
@@ -169,18 +222,37 @@ describe('workspaces', () => {
     });
 
     it('refuses an agent pool of another organization', async () => {
-      const pool = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/agent-pools`, { body: { data: { type: 'agent-pools', attributes: { name: 'theirs' } } } });
-      expectInvalid(await create(world, { name: 'foreign-pool', 'execution-mode': 'agent', 'agent-pool-id': pool.body.data.id }), '/data/attributes/agent-pool-id');
+      const pool = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/agent-pools`, {
+        body: { data: { type: 'agent-pools', attributes: { name: 'theirs' } } },
+      });
+      expectInvalid(
+        await create(world, { name: 'foreign-pool', 'execution-mode': 'agent', 'agent-pool-id': pool.body.data.id }),
+        '/data/attributes/agent-pool-id',
+      );
     });
 
     it('requires oauth-token-id and identifier in a new vcs-repo', async () => {
       expectInvalid(await create(world, { name: 'vcs-1', 'vcs-repo': { identifier: 'a/b' } }), '/data/attributes/vcs-repo/oauth-token-id');
-      expectInvalid(await create(world, { name: 'vcs-2', 'vcs-repo': { 'oauth-token-id': 'ot-1' } }), '/data/attributes/vcs-repo/identifier');
-      expectInvalid(await create(world, { name: 'vcs-3', 'vcs-repo': { 'oauth-token-id': 'ot-1', identifier: 'no-slash' } }), '/data/attributes/vcs-repo/identifier');
-      expectInvalid(await create(world, { name: 'vcs-4', 'vcs-repo': { 'oauth-token-id': 'ot-1', identifier: 'a/b', 'tags-regex': '(' } }), '/data/attributes/vcs-repo/tags-regex');
+      expectInvalid(
+        await create(world, { name: 'vcs-2', 'vcs-repo': { 'oauth-token-id': 'ot-1' } }),
+        '/data/attributes/vcs-repo/identifier',
+      );
+      expectInvalid(
+        await create(world, { name: 'vcs-3', 'vcs-repo': { 'oauth-token-id': 'ot-1', identifier: 'no-slash' } }),
+        '/data/attributes/vcs-repo/identifier',
+      );
+      expectInvalid(
+        await create(world, { name: 'vcs-4', 'vcs-repo': { 'oauth-token-id': 'ot-1', identifier: 'a/b', 'tags-regex': '(' } }),
+        '/data/attributes/vcs-repo/tags-regex',
+      );
       const azure = await create(world, { name: 'vcs-5', 'vcs-repo': { 'oauth-token-id': 'ot-1', identifier: 'org/project/_git/repo' } });
       expect(azure.status).toBe(201);
-      expect(azure.body.data.attributes['vcs-repo']).toMatchObject({ branch: '', 'ingress-submodules': false, 'tags-regex': null, 'service-provider': 'ado_services' });
+      expect(azure.body.data.attributes['vcs-repo']).toMatchObject({
+        branch: '',
+        'ingress-submodules': false,
+        'tags-regex': null,
+        'service-provider': 'ado_services',
+      });
     });
 
     it('accepts exact tool versions and constraints, and refuses unknown or unsatisfiable ones', async () => {
@@ -195,7 +267,9 @@ describe('workspaces', () => {
     it('answers 422 for bodies of the wrong shape, never 5xx', async () => {
       const responses = await Promise.all([
         platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: '{"data":' }),
-        platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: { type: 'teams', attributes: { name: 'x' } } } }),
+        platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
+          body: { data: { type: 'teams', attributes: { name: 'x' } } },
+        }),
         platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, { body: { data: [] } }),
         create(world, { name: 'wrong-types', 'auto-apply': 'true' }),
         create(world, { name: 'wrong-types', 'trigger-prefixes': 'x' }),
@@ -208,7 +282,13 @@ describe('workspaces', () => {
     });
 
     it('answers 404 for an unknown organization or one the caller is not in', async () => {
-      expect((await platform(world.server, 'POST', '/organizations/nope/workspaces', { body: { data: { type: 'workspaces', attributes: { name: 'x' } } } })).status).toBe(404);
+      expect(
+        (
+          await platform(world.server, 'POST', '/organizations/nope/workspaces', {
+            body: { data: { type: 'workspaces', attributes: { name: 'x' } } },
+          })
+        ).status,
+      ).toBe(404);
       expect((await create(world, { name: 'outsider' }, {}, world.principals.outsider)).status).toBe(404);
     });
   });
@@ -252,8 +332,14 @@ describe('workspaces', () => {
     it('keeps operations in step with execution-mode, and applies the agent pool rules on update', async () => {
       const { body } = await create(world, { name: 'modes' });
       const id = body.data.id;
-      expect((await patch(world, id, { operations: false })).body.data.attributes).toMatchObject({ 'execution-mode': 'local', operations: false });
-      expect((await patch(world, id, { 'execution-mode': 'remote' })).body.data.attributes).toMatchObject({ 'execution-mode': 'remote', operations: true });
+      expect((await patch(world, id, { operations: false })).body.data.attributes).toMatchObject({
+        'execution-mode': 'local',
+        operations: false,
+      });
+      expect((await patch(world, id, { 'execution-mode': 'remote' })).body.data.attributes).toMatchObject({
+        'execution-mode': 'remote',
+        operations: true,
+      });
       expectInvalid(await patch(world, id, { 'execution-mode': 'agent' }), '/data/attributes/agent-pool-id');
       expectInvalid(await patch(world, id, { 'agent-pool-id': poolId }), '/data/attributes/agent-pool-id');
       expectInvalid(await patch(world, id, { 'execution-mode': 'local', operations: false }), '/data/attributes/operations');
@@ -265,11 +351,19 @@ describe('workspaces', () => {
     });
 
     it('patches vcs-repo key by key and removes it with null', async () => {
-      const { body } = await create(world, { name: 'vcs-patch', 'vcs-repo': { 'oauth-token-id': 'ot-1', identifier: 'a/b', branch: 'main' } });
+      const { body } = await create(world, {
+        name: 'vcs-patch',
+        'vcs-repo': { 'oauth-token-id': 'ot-1', identifier: 'a/b', branch: 'main' },
+      });
       const id = body.data.id;
       const webhook = body.data.attributes['vcs-repo']['webhook-url'];
       const patched = await patch(world, id, { 'vcs-repo': { branch: 'dev' } });
-      expect(patched.body.data.attributes['vcs-repo']).toMatchObject({ 'oauth-token-id': 'ot-1', identifier: 'a/b', branch: 'dev', 'webhook-url': webhook });
+      expect(patched.body.data.attributes['vcs-repo']).toMatchObject({
+        'oauth-token-id': 'ot-1',
+        identifier: 'a/b',
+        branch: 'dev',
+        'webhook-url': webhook,
+      });
       const removed = await patch(world, id, { 'vcs-repo': null });
       expect(removed.body.data.attributes['vcs-repo']).toBeNull();
       expect(removed.body.data.attributes['vcs-repo-identifier']).toBeNull();
@@ -284,7 +378,9 @@ describe('workspaces', () => {
     it('validates tool-version on update', async () => {
       const { body } = await create(world, { name: 'tv-update' });
       expectInvalid(await patch(world, body.data.id, { 'tool-version': '0.0.1' }), '/data/attributes/tool-version');
-      expect((await patch(world, body.data.id, { 'tool-version': '>= 1.0, < 1.2' })).body.data.attributes['tool-version']).toBe('>= 1.0, < 1.2');
+      expect((await patch(world, body.data.id, { 'tool-version': '>= 1.0, < 1.2' })).body.data.attributes['tool-version']).toBe(
+        '>= 1.0, < 1.2',
+      );
     });
 
     it('answers 404 for an unknown workspace on update', async () => {
@@ -296,7 +392,11 @@ describe('workspaces', () => {
     it('includes the organization and the lock holder; targets understudy does not model come back empty', async () => {
       const { body } = await create(world, { name: 'included' });
       await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/lock`);
-      const shown = await platform(world.server, 'GET', `/workspaces/${body.data.id}?include=organization,locked_by,current_run,current_run.plan,outputs,readme,current_configuration_version.ingress_attributes`);
+      const shown = await platform(
+        world.server,
+        'GET',
+        `/workspaces/${body.data.id}?include=organization,locked_by,current_run,current_run.plan,outputs,readme,current_configuration_version.ingress_attributes`,
+      );
       expect(shown.status).toBe(200);
       const types = shown.body.included.map((item: { type: string }) => item.type).sort();
       expect(types).toEqual(['organizations', 'users']);
@@ -316,7 +416,9 @@ describe('workspaces', () => {
     it('locks once, records the holder, and answers 409 as the real client expects', async () => {
       const { body } = await create(world, { name: 'lockable' });
       const id = body.data.id;
-      const locked = await platform(world.server, 'POST', `/workspaces/${id}/actions/lock`, { body: { data: { type: '', attributes: { reason: 'testing' } } } });
+      const locked = await platform(world.server, 'POST', `/workspaces/${id}/actions/lock`, {
+        body: { data: { type: '', attributes: { reason: 'testing' } } },
+      });
       expect(locked.status).toBe(200);
       expect(locked.body.data.attributes.locked).toBe(true);
       expect(locked.body.data.relationships['locked-by'].data).toMatchObject({ type: 'users' });
@@ -345,8 +447,12 @@ describe('workspaces', () => {
 
     it('records a team token as the holder', async () => {
       const { body } = await create(world, { name: 'team-held' });
-      const token = await platform(world.server, 'POST', `/teams/${world.teams.managers}/authentication-token`, { body: { data: { type: 'authentication-tokens' } } });
-      const locked = await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/lock`, { token: token.body.data.attributes.token });
+      const token = await platform(world.server, 'POST', `/teams/${world.teams.managers}/authentication-token`, {
+        body: { data: { type: 'authentication-tokens' } },
+      });
+      const locked = await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/lock`, {
+        token: token.body.data.attributes.token,
+      });
       expect(locked.body.data.relationships['locked-by'].data).toEqual({ id: world.teams.managers, type: 'teams' });
       const refused = await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/unlock`);
       expect(refused.body.errors[0].detail).toContain('is locked by Team managers');
@@ -354,7 +460,7 @@ describe('workspaces', () => {
       expect(included.body.included[0]).toMatchObject({ id: world.teams.managers, type: 'teams', attributes: { name: 'managers' } });
     });
 
-    it('records an organization token as the organization\'s service account, a user', async () => {
+    it("records an organization token as the organization's service account, a user", async () => {
       const { body } = await create(world, { name: 'org-held' });
       const locked = await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/lock`, { token: world.principals.orgtoken });
       expect(locked.status).toBe(200);
@@ -365,8 +471,15 @@ describe('workspaces', () => {
       const refused = await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/unlock`);
       expect(refused.body.errors[0].detail).toContain(`is locked by User ${account.body.data.attributes.username}`);
       const included = await platform(world.server, 'GET', `/workspaces/${body.data.id}?include=locked_by`);
-      expect(included.body.included[0]).toMatchObject({ id: holder.id, type: 'users', attributes: { username: account.body.data.attributes.username } });
-      expect((await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/unlock`, { token: world.principals.orgtoken })).body.data.attributes.locked).toBe(false);
+      expect(included.body.included[0]).toMatchObject({
+        id: holder.id,
+        type: 'users',
+        attributes: { username: account.body.data.attributes.username },
+      });
+      expect(
+        (await platform(world.server, 'POST', `/workspaces/${body.data.id}/actions/unlock`, { token: world.principals.orgtoken })).body.data
+          .attributes.locked,
+      ).toBe(false);
     });
   });
 
@@ -406,30 +519,60 @@ describe('workspaces', () => {
 
   describe('SSH key relationship', () => {
     it('assigns a key by attributes.id and unassigns with null', async () => {
-      const key = await platform(world.server, 'POST', `/organizations/${ORG}/ssh-keys`, { body: { data: { type: 'ssh-keys', attributes: { name: 'deploy', value: 'PRIVATE KEY' } } } });
+      const key = await platform(world.server, 'POST', `/organizations/${ORG}/ssh-keys`, {
+        body: { data: { type: 'ssh-keys', attributes: { name: 'deploy', value: 'PRIVATE KEY' } } },
+      });
       const { body } = await create(world, { name: 'keyed' });
-      const assign = await platform(world.server, 'PATCH', `/workspaces/${body.data.id}/relationships/ssh-key`, { body: { data: { type: 'workspaces', attributes: { id: key.body.data.id } } } });
+      const assign = await platform(world.server, 'PATCH', `/workspaces/${body.data.id}/relationships/ssh-key`, {
+        body: { data: { type: 'workspaces', attributes: { id: key.body.data.id } } },
+      });
       expect(assign.status).toBe(200);
-      expect(assign.body.data.relationships['ssh-key']).toEqual({ data: { id: key.body.data.id, type: 'ssh-keys' }, links: { related: `/api/v2/ssh-keys/${key.body.data.id}` } });
-      const unassign = await platform(world.server, 'PATCH', `/workspaces/${body.data.id}/relationships/ssh-key`, { body: { data: { type: 'workspaces', attributes: { id: null } } } });
+      expect(assign.body.data.relationships['ssh-key']).toEqual({
+        data: { id: key.body.data.id, type: 'ssh-keys' },
+        links: { related: `/api/v2/ssh-keys/${key.body.data.id}` },
+      });
+      const unassign = await platform(world.server, 'PATCH', `/workspaces/${body.data.id}/relationships/ssh-key`, {
+        body: { data: { type: 'workspaces', attributes: { id: null } } },
+      });
       expect(unassign.status).toBe(200);
       expect(unassign.body.data.relationships['ssh-key']).toBeUndefined();
     });
 
     it('refuses unknown keys, keys of another organization and malformed bodies', async () => {
       const { body } = await create(world, { name: 'keyless' });
-      const other = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/ssh-keys`, { body: { data: { type: 'ssh-keys', attributes: { name: 'theirs', value: 'K' } } } });
+      const other = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/ssh-keys`, {
+        body: { data: { type: 'ssh-keys', attributes: { name: 'theirs', value: 'K' } } },
+      });
       const path = `/workspaces/${body.data.id}/relationships/ssh-key`;
-      expectInvalid(await platform(world.server, 'PATCH', path, { body: { data: { type: 'workspaces', attributes: { id: 'sshkey-nope' } } } }), '/data/attributes/id');
-      expectInvalid(await platform(world.server, 'PATCH', path, { body: { data: { type: 'workspaces', attributes: { id: other.body.data.id } } } }), '/data/attributes/id');
-      expectInvalid(await platform(world.server, 'PATCH', path, { body: { data: { type: 'workspaces', attributes: {} } } }), '/data/attributes/id');
-      expect((await platform(world.server, 'PATCH', '/workspaces/ws-missing/relationships/ssh-key', { body: { data: { type: 'workspaces', attributes: { id: null } } } })).status).toBe(404);
+      expectInvalid(
+        await platform(world.server, 'PATCH', path, { body: { data: { type: 'workspaces', attributes: { id: 'sshkey-nope' } } } }),
+        '/data/attributes/id',
+      );
+      expectInvalid(
+        await platform(world.server, 'PATCH', path, { body: { data: { type: 'workspaces', attributes: { id: other.body.data.id } } } }),
+        '/data/attributes/id',
+      );
+      expectInvalid(
+        await platform(world.server, 'PATCH', path, { body: { data: { type: 'workspaces', attributes: {} } } }),
+        '/data/attributes/id',
+      );
+      expect(
+        (
+          await platform(world.server, 'PATCH', '/workspaces/ws-missing/relationships/ssh-key', {
+            body: { data: { type: 'workspaces', attributes: { id: null } } },
+          })
+        ).status,
+      ).toBe(404);
     });
 
     it('drops the assignment when the key is deleted', async () => {
-      const key = await platform(world.server, 'POST', `/organizations/${ORG}/ssh-keys`, { body: { data: { type: 'ssh-keys', attributes: { name: 'short-lived', value: 'K' } } } });
+      const key = await platform(world.server, 'POST', `/organizations/${ORG}/ssh-keys`, {
+        body: { data: { type: 'ssh-keys', attributes: { name: 'short-lived', value: 'K' } } },
+      });
       const { body } = await create(world, { name: 'loses-key' });
-      await platform(world.server, 'PATCH', `/workspaces/${body.data.id}/relationships/ssh-key`, { body: { data: { type: 'workspaces', attributes: { id: key.body.data.id } } } });
+      await platform(world.server, 'PATCH', `/workspaces/${body.data.id}/relationships/ssh-key`, {
+        body: { data: { type: 'workspaces', attributes: { id: key.body.data.id } } },
+      });
       await platform(world.server, 'DELETE', `/ssh-keys/${key.body.data.id}`);
       expect((await platform(world.server, 'GET', `/workspaces/${body.data.id}`)).body.data.relationships['ssh-key']).toBeUndefined();
     });

@@ -12,7 +12,19 @@ export const ORG = 'acme';
 export const OTHER_ORG = 'elsewhere';
 
 /** Users of the seed, by the role they play; each has the token `token-<name>-0000`. */
-export const ROLES = ['owner', 'manager', 'reader', 'tasker', 'people', 'wsread', 'wsplan', 'wswrite', 'wsadmin', 'member', 'outsider'] as const;
+export const ROLES = [
+  'owner',
+  'manager',
+  'reader',
+  'tasker',
+  'people',
+  'wsread',
+  'wsplan',
+  'wswrite',
+  'wsadmin',
+  'member',
+  'outsider',
+] as const;
 export type Role = (typeof ROLES)[number];
 
 export const tokenOf = (role: Role) => `token-${role}-0000`;
@@ -26,7 +38,11 @@ function seedFor(extra: { organizations?: Record<string, unknown>[] } = {}): str
     { username: 'admin', email: 'admin@understudy.test', 'site-admin': true },
     ...ROLES.map((role) => ({ username: role, email: `${role}@acme.test`, tokens: [tokenOf(role)] })),
   ];
-  const team = (name: string, members: string[], access: Record<string, boolean> = {}) => ({ name, members, 'organization-access': access });
+  const team = (name: string, members: string[], access: Record<string, boolean> = {}) => ({
+    name,
+    members,
+    'organization-access': access,
+  });
   const seed = {
     users,
     organizations: [
@@ -67,12 +83,19 @@ export interface World {
   close(): Promise<void>;
 }
 
-export async function startWorld(env: Record<string, string> = {}, extra: { organizations?: Record<string, unknown>[] } = {}): Promise<World> {
+export async function startWorld(
+  env: Record<string, string> = {},
+  extra: { organizations?: Record<string, unknown>[] } = {},
+): Promise<World> {
   const server = await startServer({ UNDERSTUDY_SEED: seedFor(extra), ...env });
-  const token = await platform(server, 'POST', `/organizations/${ORG}/authentication-token`, { body: { data: { type: 'authentication-tokens' } } });
+  const token = await platform(server, 'POST', `/organizations/${ORG}/authentication-token`, {
+    body: { data: { type: 'authentication-tokens' } },
+  });
   expect(token.status).toBe(201);
   const listed = await platform(server, 'GET', `/organizations/${ORG}/teams?page[size]=100`);
-  const teams = Object.fromEntries((listed.body.data as { id: string; attributes: { name: string } }[]).map((team) => [team.attributes.name, team.id]));
+  const teams = Object.fromEntries(
+    (listed.body.data as { id: string; attributes: { name: string } }[]).map((team) => [team.attributes.name, team.id]),
+  );
   const orgToken = token.body.data.attributes.token as string;
   const principals: Record<string, string> = { admin: ADMIN_TOKEN, orgtoken: orgToken };
   for (const role of ROLES) principals[role] = tokenOf(role);
@@ -80,7 +103,11 @@ export async function startWorld(env: Record<string, string> = {}, extra: { orga
 }
 
 /** Creates a workspace as the admin and grants the four level teams their access on it. */
-export async function workspaceWithLevels(world: World, name: string, attributes: Record<string, unknown> = {}): Promise<{ id: string; body: Awaited<ReturnType<typeof platform>>['body'] }> {
+export async function workspaceWithLevels(
+  world: World,
+  name: string,
+  attributes: Record<string, unknown> = {},
+): Promise<{ id: string; body: Awaited<ReturnType<typeof platform>>['body'] }> {
   const created = await platform(world.server, 'POST', `/organizations/${ORG}/workspaces`, {
     body: { data: { type: 'workspaces', attributes: { name, ...attributes } } },
   });

@@ -55,13 +55,20 @@ describe('the ACL matcher', () => {
   it('unions capabilities across policies, and deny wins', () => {
     const union = acl('path "s/x" { capabilities = ["read"] }', 'path "s/x" { capabilities = ["update"] }');
     expect(caps(union, 's/x')).toEqual(['read', 'update']);
-    const denied = acl('path "s/x" { capabilities = ["read"] }', 'path "s/x" { capabilities = ["deny"] }', 'path "s/x" { capabilities = ["update"] }');
+    const denied = acl(
+      'path "s/x" { capabilities = ["read"] }',
+      'path "s/x" { capabilities = ["deny"] }',
+      'path "s/x" { capabilities = ["update"] }',
+    );
     expect(caps(denied, 's/x')).toEqual(['deny']);
     expect(denied.allows('s/x', 'read', false)).toBe(false);
   });
 
   it('needs the operation capability and sudo on root-protected paths', () => {
-    const subject = acl('path "sys/leases/revoke-prefix/*" { capabilities = ["update"] }', 'path "sys/leases/lookup/*" { capabilities = ["list", "sudo"] }');
+    const subject = acl(
+      'path "sys/leases/revoke-prefix/*" { capabilities = ["update"] }',
+      'path "sys/leases/lookup/*" { capabilities = ["list", "sudo"] }',
+    );
     expect(subject.allows('sys/leases/revoke-prefix/db/', 'update', true)).toBe(false);
     expect(subject.allows('sys/leases/revoke-prefix/db/', 'update', false)).toBe(true);
     expect(subject.allows('sys/leases/lookup/db/', 'list', true)).toBe(true);

@@ -49,27 +49,35 @@ export function list(server: TestServer, path: string, token?: string | null): P
 export function listMethod(server: TestServer, path: string, token = ROOT_TOKEN): Promise<{ status: number; body: unknown }> {
   const url = new URL(`${server.baseUrl}/v1/${path}`);
   return new Promise((resolve, reject) => {
-    const req = httpRequest({ method: 'LIST', host: url.hostname, port: url.port, path: url.pathname, headers: { 'x-vault-token': token } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        let body: unknown;
-        try {
-          body = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          body = text;
-        }
-        resolve({ status: res.statusCode ?? 0, body });
-      });
-    });
+    const req = httpRequest(
+      { method: 'LIST', host: url.hostname, port: url.port, path: url.pathname, headers: { 'x-vault-token': token } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => {
+          let body: unknown;
+          try {
+            body = text === '' ? undefined : JSON.parse(text);
+          } catch {
+            body = text;
+          }
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      },
+    );
     req.on('error', reject);
     req.end();
   });
 }
 
 /** A request whose path goes out byte for byte (fetch would resolve `..` segments first). */
-export function rawV1(server: TestServer, method: string, rawPath: string, options: { token?: string; body?: unknown } = {}): Promise<{ status: number; body: unknown }> {
+export function rawV1(
+  server: TestServer,
+  method: string,
+  rawPath: string,
+  options: { token?: string; body?: unknown } = {},
+): Promise<{ status: number; body: unknown }> {
   const url = new URL(server.baseUrl);
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
   const headers: Record<string, string> = { 'x-vault-token': options.token ?? ROOT_TOKEN };
@@ -89,12 +97,19 @@ export function rawV1(server: TestServer, method: string, rawPath: string, optio
 /** `POST /_emulator/clock`. */
 export async function clock(server: TestServer, body: Record<string, unknown>): Promise<Reply> {
   return toReply(
-    await fetch(`${server.baseUrl}/_emulator/clock`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    await fetch(`${server.baseUrl}/_emulator/clock`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
   );
 }
 
 /** Advances the emulated clock and returns what ran. */
-export async function advance(server: TestServer, duration: string): Promise<{ kind: string; subject: string; outcome: string; detail?: string }[]> {
+export async function advance(
+  server: TestServer,
+  duration: string,
+): Promise<{ kind: string; subject: string; outcome: string; detail?: string }[]> {
   const reply = await clock(server, { advance: duration });
   if (reply.status !== 200) throw new Error(`clock advance failed: ${reply.status} ${reply.text}`);
   return reply.body.ran;
@@ -109,7 +124,15 @@ export async function putPolicy(server: TestServer, name: string, policy: string
 export async function createToken(server: TestServer, body: Record<string, unknown>, token: string = ROOT_TOKEN) {
   const reply = await v1(server, 'POST', 'auth/token/create', { token, body });
   if (reply.status !== 200) throw new Error(`token create: ${reply.status} ${reply.text}`);
-  return reply.body.auth as { client_token: string; accessor: string; policies: string[]; lease_duration: number; renewable: boolean; orphan: boolean; num_uses: number };
+  return reply.body.auth as {
+    client_token: string;
+    accessor: string;
+    policies: string[];
+    lease_duration: number;
+    renewable: boolean;
+    orphan: boolean;
+    num_uses: number;
+  };
 }
 
 export const POLICY_DENIED = ['1 error occurred:\n\t* permission denied\n\n'];

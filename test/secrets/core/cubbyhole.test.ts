@@ -14,10 +14,17 @@ describe('the cubbyhole engine', () => {
   afterAll(() => server.close());
 
   it('writes (POST and PUT), reads back the whole body, and replaces on rewrite', async () => {
-    expect((await v1(server, 'POST', 'cubbyhole/app/config', { token: alice, body: { user: 'a', port: 5432, nested: { ok: true } } })).status).toBe(204);
+    expect(
+      (await v1(server, 'POST', 'cubbyhole/app/config', { token: alice, body: { user: 'a', port: 5432, nested: { ok: true } } })).status,
+    ).toBe(204);
     const read = await v1(server, 'GET', 'cubbyhole/app/config', { token: alice });
     expect(read.status).toBe(200);
-    expect(read.body).toMatchObject({ data: { user: 'a', port: 5432, nested: { ok: true } }, lease_id: '', lease_duration: 0, renewable: false });
+    expect(read.body).toMatchObject({
+      data: { user: 'a', port: 5432, nested: { ok: true } },
+      lease_id: '',
+      lease_duration: 0,
+      renewable: false,
+    });
     expect((await v1(server, 'PUT', 'cubbyhole/app/config', { token: alice, body: { only: 'this' } })).status).toBe(204);
     expect((await v1(server, 'GET', 'cubbyhole/app/config', { token: alice })).body.data).toEqual({ only: 'this' });
   });
@@ -51,7 +58,7 @@ describe('the cubbyhole engine', () => {
     expect((await list(server, 'cubbyhole/')).status).toBe(404);
   });
 
-  it('answers an empty write with the real service\'s Go error (a 500)', async () => {
+  it("answers an empty write with the real service's Go error (a 500)", async () => {
     const reply = await v1(server, 'POST', 'cubbyhole/empty', { token: alice, body: {} });
     expect(reply.status).toBe(500);
     expect(reply.body).toEqual({ errors: ['1 error occurred:\n\t* missing data fields\n\n'] });

@@ -14,7 +14,13 @@ async function mountTestEngine(server: TestServer, path = 'creds-engine', config
 async function issue(server: TestServer, query: string, token?: string) {
   const reply = await v1(server, 'GET', `creds-engine/creds/${query}`, { token });
   if (reply.status !== 200) throw new Error(`issue: ${reply.status} ${reply.text}`);
-  return reply.body as { lease_id: string; lease_duration: number; renewable: boolean; data: Record<string, unknown>; warnings: string[] | null };
+  return reply.body as {
+    lease_id: string;
+    lease_duration: number;
+    renewable: boolean;
+    data: Record<string, unknown>;
+    warnings: string[] | null;
+  };
 }
 
 describe('leases', () => {
@@ -69,7 +75,9 @@ describe('leases', () => {
     await advance(server, '30m');
     const capped = await v1(server, 'PUT', 'sys/leases/renew', { body: { lease_id, increment: '5h' } });
     expect(capped.body.lease_duration).toBeGreaterThanOrEqual(5399);
-    expect(capped.body.warnings).toEqual([expect.stringMatching(/^TTL of "5h0m0s" exceeded the effective max_ttl of "1h(30m0s|29m59s)"; TTL value is capped accordingly$/)]);
+    expect(capped.body.warnings).toEqual([
+      expect.stringMatching(/^TTL of "5h0m0s" exceeded the effective max_ttl of "1h(30m0s|29m59s)"; TTL value is capped accordingly$/),
+    ]);
 
     // A lease whose TTL is its max: with under a second left it is still live but cannot grow.
     const full = await issue(server, 'full?ttl=2h&max_ttl=2h');
@@ -86,7 +94,9 @@ describe('leases', () => {
       'tokens cannot be renewed through this endpoint',
     ]);
     const fixed = await issue(server, 'fixed?ttl=1h&renewable=false');
-    expect((await v1(server, 'PUT', 'sys/leases/renew', { body: { lease_id: fixed.lease_id } })).body.errors).toEqual(['lease is not renewable']);
+    expect((await v1(server, 'PUT', 'sys/leases/renew', { body: { lease_id: fixed.lease_id } })).body.errors).toEqual([
+      'lease is not renewable',
+    ]);
   });
 
   it('revokes (sync 204 by default, 202 with sync false, 204 for unknown ids) and runs the engine revoke', async () => {
@@ -146,7 +156,7 @@ describe('leases', () => {
     expect(ran.map((work) => work.outcome)).toEqual(['failed', 'done']);
   });
 
-  it('revokes a token\'s leases when the token is revoked, and when it expires', async () => {
+  it("revokes a token's leases when the token is revoked, and when it expires", async () => {
     await putPolicy(server, 'creds-reader', 'path "creds-engine/creds/*" { capabilities = ["read"] }');
     const token = (await createToken(server, { policies: ['creds-reader'] })).client_token;
     const { lease_id } = await issue(server, 'owned?ttl=5h', token);

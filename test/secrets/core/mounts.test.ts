@@ -14,11 +14,16 @@ describe('mounts', () => {
     const reply = await v1(server, 'GET', 'sys/mounts');
     expect(Object.keys(reply.body.data)).toEqual(['cubbyhole/', 'database/', 'identity/', 'pki/', 'sys/']);
     expect(reply.body['cubbyhole/']).toMatchObject({ type: 'cubbyhole', local: true, description: 'per-token private secret storage' });
-    expect(reply.body.data['pki/']).toMatchObject({ type: 'pki', config: { default_lease_ttl: 0, max_lease_ttl: 0, force_no_cache: false } });
+    expect(reply.body.data['pki/']).toMatchObject({
+      type: 'pki',
+      config: { default_lease_ttl: 0, max_lease_ttl: 0, force_no_cache: false },
+    });
   });
 
   it('mounts an engine at a custom path, twice, with separate data', async () => {
-    expect((await v1(server, 'POST', 'sys/mounts/team-a/scratch', { body: { type: 'cubbyhole', description: 'team A' } })).status).toBe(204);
+    expect((await v1(server, 'POST', 'sys/mounts/team-a/scratch', { body: { type: 'cubbyhole', description: 'team A' } })).status).toBe(
+      204,
+    );
     expect((await v1(server, 'POST', 'sys/mounts/team-b/scratch', { body: { type: 'cubbyhole' } })).status).toBe(204);
     expect((await v1(server, 'POST', 'sys/mounts/pki-intermediate', { body: { type: 'pki' } })).status).toBe(204);
     expect((await v1(server, 'POST', 'sys/mounts/db2', { body: { type: 'database' } })).status).toBe(204);
@@ -38,9 +43,13 @@ describe('mounts', () => {
   });
 
   it('refuses unknown types, taken and nested paths, and reserved paths', async () => {
-    expect((await v1(server, 'POST', 'sys/mounts/x', { body: { type: 'nope' } })).body).toEqual({ errors: ['plugin not found in the catalog: nope'] });
+    expect((await v1(server, 'POST', 'sys/mounts/x', { body: { type: 'nope' } })).body).toEqual({
+      errors: ['plugin not found in the catalog: nope'],
+    });
     expect((await v1(server, 'POST', 'sys/mounts/pki', { body: { type: 'pki' } })).body.errors).toEqual(['path is already in use at pki/']);
-    expect((await v1(server, 'POST', 'sys/mounts/pki/nested', { body: { type: 'pki' } })).body.errors).toEqual(['path is already in use at pki/']);
+    expect((await v1(server, 'POST', 'sys/mounts/pki/nested', { body: { type: 'pki' } })).body.errors).toEqual([
+      'path is already in use at pki/',
+    ]);
     expect((await v1(server, 'POST', 'sys/mounts/sys/x', { body: { type: 'pki' } })).body.errors).toEqual(['cannot mount "sys/x/"']);
     expect((await v1(server, 'POST', 'sys/mounts/bad', { body: { type: 'pki', config: { default_lease_ttl: 'soon' } } })).status).toBe(400);
   });
@@ -60,7 +69,9 @@ describe('mounts', () => {
     expect((await v1(server, 'POST', 'sys/remount', { body: { from: 'movable', to: 'moved' } })).status).toBe(204);
     expect((await v1(server, 'GET', 'moved/kept')).body.data).toEqual({ v: 1 });
     expect((await v1(server, 'GET', 'movable/kept')).status).toBe(404);
-    expect((await v1(server, 'POST', 'sys/remount', { body: { from: 'unknown', to: 'x' } })).body.errors).toEqual(['no matching mount at "unknown/"']);
+    expect((await v1(server, 'POST', 'sys/remount', { body: { from: 'unknown', to: 'x' } })).body.errors).toEqual([
+      'no matching mount at "unknown/"',
+    ]);
   });
 
   it('refuses to move a mount to a path it could not be mounted at', async () => {
@@ -75,7 +86,9 @@ describe('mounts', () => {
   it('needs sudo to move a mount (sys/remount is root-protected)', async () => {
     await v1(server, 'POST', 'sys/mounts/sudo-move', { body: { type: 'cubbyhole' } });
     await v1(server, 'PUT', 'sys/policies/acl/remounter', { body: { policy: 'path "sys/remount" { capabilities = ["update"] }' } });
-    await v1(server, 'PUT', 'sys/policies/acl/remounter-sudo', { body: { policy: 'path "sys/remount" { capabilities = ["update", "sudo"] }' } });
+    await v1(server, 'PUT', 'sys/policies/acl/remounter-sudo', {
+      body: { policy: 'path "sys/remount" { capabilities = ["update", "sudo"] }' },
+    });
     const without = (await createToken(server, { policies: ['remounter'] })).client_token;
     const withSudo = (await createToken(server, { policies: ['remounter-sudo'] })).client_token;
     const refused = await v1(server, 'POST', 'sys/remount', { token: without, body: { from: 'sudo-move', to: 'sudo-moved' } });
@@ -85,20 +98,45 @@ describe('mounts', () => {
   });
 
   it('tunes TTLs and allowed_managed_keys, reporting effective values', async () => {
-    await v1(server, 'POST', 'sys/mounts/tuned', { body: { type: 'pki', config: { max_lease_ttl: '48h', allowed_managed_keys: ['hsm-key'] } } });
+    await v1(server, 'POST', 'sys/mounts/tuned', {
+      body: { type: 'pki', config: { max_lease_ttl: '48h', allowed_managed_keys: ['hsm-key'] } },
+    });
     const initial = await v1(server, 'GET', 'sys/mounts/tuned/tune');
-    expect(initial.body.data).toEqual({ description: '', default_lease_ttl: 172_800, max_lease_ttl: 172_800, force_no_cache: false, allowed_managed_keys: ['hsm-key'] });
+    expect(initial.body.data).toEqual({
+      description: '',
+      default_lease_ttl: 172_800,
+      max_lease_ttl: 172_800,
+      force_no_cache: false,
+      allowed_managed_keys: ['hsm-key'],
+    });
     expect(initial.body.max_lease_ttl).toBe(172_800);
-    expect((await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { default_lease_ttl: '1h', allowed_managed_keys: 'k1, k2', description: 'tuned' } })).status).toBe(204);
+    expect(
+      (
+        await v1(server, 'POST', 'sys/mounts/tuned/tune', {
+          body: { default_lease_ttl: '1h', allowed_managed_keys: 'k1, k2', description: 'tuned' },
+        })
+      ).status,
+    ).toBe(204);
     const after = await v1(server, 'GET', 'sys/mounts/tuned/tune');
-    expect(after.body.data).toMatchObject({ description: 'tuned', default_lease_ttl: 3600, max_lease_ttl: 172_800, allowed_managed_keys: ['k1', 'k2'] });
-    expect((await v1(server, 'GET', 'sys/mounts')).body.data['tuned/'].config).toMatchObject({ default_lease_ttl: 3600, max_lease_ttl: 172_800, allowed_managed_keys: ['k1', 'k2'] });
+    expect(after.body.data).toMatchObject({
+      description: 'tuned',
+      default_lease_ttl: 3600,
+      max_lease_ttl: 172_800,
+      allowed_managed_keys: ['k1', 'k2'],
+    });
+    expect((await v1(server, 'GET', 'sys/mounts')).body.data['tuned/'].config).toMatchObject({
+      default_lease_ttl: 3600,
+      max_lease_ttl: 172_800,
+      allowed_managed_keys: ['k1', 'k2'],
+    });
     expect((await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { max_lease_ttl: 'system' } })).status).toBe(204);
     expect((await v1(server, 'GET', 'sys/mounts/tuned/tune')).body.data.max_lease_ttl).toBe(2_764_800);
     const pki = await v1(server, 'GET', 'sys/mounts/pki/tune');
     expect(pki.body.data).toMatchObject({ default_lease_ttl: 2_764_800, max_lease_ttl: 2_764_800 });
     expect((await v1(server, 'GET', 'sys/mounts/absent/tune')).status).toBe(400);
-    expect((await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { default_lease_ttl: '100h', max_lease_ttl: '1h' } })).status).toBe(400);
+    expect((await v1(server, 'POST', 'sys/mounts/tuned/tune', { body: { default_lease_ttl: '100h', max_lease_ttl: '1h' } })).status).toBe(
+      400,
+    );
   });
 
   it('disabling a mount revokes its leases and deletes its data', async () => {

@@ -52,7 +52,9 @@ describe('ACL policies over HTTP', () => {
   });
 
   it('refuses an empty policy, changing root, and deleting root or default', async () => {
-    expect((await v1(server, 'PUT', 'sys/policies/acl/empty', { body: {} })).body.errors).toEqual(["'policy' parameter not supplied or empty"]);
+    expect((await v1(server, 'PUT', 'sys/policies/acl/empty', { body: {} })).body.errors).toEqual([
+      "'policy' parameter not supplied or empty",
+    ]);
     expect((await v1(server, 'PUT', 'sys/policy/root', { body: { policy: 'path "x" { policy = "read" }' } })).body.errors).toEqual([
       'cannot update "root" policy',
     ]);
@@ -66,14 +68,20 @@ describe('ACL policies over HTTP', () => {
     // Only the real default policy's grants: no random-bytes tool, which it does not give.
     const paths = [...(read.body.data.policy as string).matchAll(/^path "([^"]+)"/gm)].map((match) => match[1]);
     expect(paths).not.toContain('sys/tools/random');
-    expect(paths).toEqual(expect.arrayContaining(['auth/token/lookup-self', 'sys/leases/renew', 'sys/leases/lookup', 'sys/wrapping/wrap', 'sys/tools/hash']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['auth/token/lookup-self', 'sys/leases/renew', 'sys/leases/lookup', 'sys/wrapping/wrap', 'sys/tools/hash']),
+    );
   });
 
   describe('with real tokens', () => {
     let reader: string;
     let denied: string;
     beforeAll(async () => {
-      await putPolicy(server, 'mounts-reader', 'path "sys/mounts" { capabilities = ["read"] }\npath "sys/policy/*" { capabilities = ["read"] }');
+      await putPolicy(
+        server,
+        'mounts-reader',
+        'path "sys/mounts" { capabilities = ["read"] }\npath "sys/policy/*" { capabilities = ["read"] }',
+      );
       await putPolicy(server, 'no-mounts', 'path "sys/mounts" { capabilities = ["deny"] }');
       reader = (await createToken(server, { policies: ['mounts-reader'] })).client_token;
       denied = (await createToken(server, { policies: ['mounts-reader', 'no-mounts'] })).client_token;

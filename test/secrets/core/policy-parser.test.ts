@@ -76,7 +76,10 @@ describe('the HCL policy parser', () => {
   });
 
   it('reads the JSON form, as an object or a list of objects', () => {
-    expect(parsePolicy('{"path": {"a/*": {"capabilities": ["read"]}, "b": {"policy": "write"}}}').rules.map((r) => r.path)).toEqual(['a/', 'b']);
+    expect(parsePolicy('{"path": {"a/*": {"capabilities": ["read"]}, "b": {"policy": "write"}}}').rules.map((r) => r.path)).toEqual([
+      'a/',
+      'b',
+    ]);
     expect(parsePolicy('{"path": [{"c": {"capabilities": ["list"]}}]}').rules[0]?.path).toBe('c');
   });
 
@@ -100,7 +103,9 @@ describe('the HCL policy parser', () => {
   });
 
   it('refuses +* in a path', () => {
-    expect(parseError('path "a/+*" { capabilities = ["read"] }')).toBe(`failed to parse policy: path "a/+*": invalid use of wildcards ('+*' is forbidden)`);
+    expect(parseError('path "a/+*" { capabilities = ["read"] }')).toBe(
+      `failed to parse policy: path "a/+*": invalid use of wildcards ('+*' is forbidden)`,
+    );
   });
 
   it('positions syntax errors as line:column', () => {

@@ -69,7 +69,7 @@ describe('tokens', () => {
     expect(child.policies).toEqual(['creator', 'web']);
   });
 
-  it('adds default to a non-sudo parent\'s child only when the parent has it, and never lets it be asked for otherwise', async () => {
+  it("adds default to a non-sudo parent's child only when the parent has it, and never lets it be asked for otherwise", async () => {
     await putPolicy(server, 'creator', 'path "auth/token/create" { capabilities = ["update"] }');
     const bare = await createToken(server, { policies: ['web', 'creator'], no_default_policy: true });
     const fromBare = (body: Record<string, unknown>) => v1(server, 'POST', 'auth/token/create', { token: bare.client_token, body });
@@ -79,7 +79,10 @@ describe('tokens', () => {
     const withDefault = await createToken(server, { policies: ['web', 'creator'] });
     const child = await v1(server, 'POST', 'auth/token/create', { token: withDefault.client_token, body: { policies: ['web'] } });
     expect(child.body.auth.policies).toEqual(['default', 'web']);
-    const noDefault = await v1(server, 'POST', 'auth/token/create', { token: withDefault.client_token, body: { policies: ['web'], no_default_policy: true } });
+    const noDefault = await v1(server, 'POST', 'auth/token/create', {
+      token: withDefault.client_token,
+      body: { policies: ['web'], no_default_policy: true },
+    });
     expect(noDefault.body.auth.policies).toEqual(['web']);
   });
 
@@ -95,7 +98,11 @@ describe('tokens', () => {
     const parent = (await createToken(server, { policies: ['web'] })).client_token;
     const create = (body: Record<string, unknown>) => v1(server, 'POST', 'auth/token/create', { token: parent, body });
     // The parent's policies need a rule for auth/token/create; give it one.
-    await putPolicy(server, 'web', 'path "cubbyhole/*" { capabilities = ["read"] }\npath "auth/token/create*" { capabilities = ["update"] }');
+    await putPolicy(
+      server,
+      'web',
+      'path "cubbyhole/*" { capabilities = ["read"] }\npath "auth/token/create*" { capabilities = ["update"] }',
+    );
     expect((await create({ policies: ['db'] })).body.errors).toEqual(['child policies must be subset of parent']);
     // The subset rule is checked first, as in the real service; only a sudo caller reaches the root rule.
     expect((await create({ policies: ['root'] })).body.errors).toEqual(['child policies must be subset of parent']);
@@ -138,7 +145,15 @@ describe('tokens', () => {
 
   it('reports the root token as the real service does', async () => {
     const reply = await v1(server, 'GET', 'auth/token/lookup-self');
-    expect(reply.body.data).toMatchObject({ id: ROOT_TOKEN, policies: ['root'], ttl: 0, expire_time: null, path: 'auth/token/root', display_name: 'root', orphan: true });
+    expect(reply.body.data).toMatchObject({
+      id: ROOT_TOKEN,
+      policies: ['root'],
+      ttl: 0,
+      expire_time: null,
+      path: 'auth/token/root',
+      display_name: 'root',
+      orphan: true,
+    });
     expect(reply.body.data.issue_time).toBeUndefined();
   });
 
@@ -159,7 +174,9 @@ describe('tokens', () => {
     expect(lookup.body.data.last_renewal).toEqual(expect.any(String));
 
     const fixed = await createToken(server, { policies: ['web'], ttl: '1h', renewable: false });
-    expect((await v1(server, 'POST', 'auth/token/renew-self', { token: fixed.client_token, body: {} })).body.errors).toEqual(['lease is not renewable']);
+    expect((await v1(server, 'POST', 'auth/token/renew-self', { token: fixed.client_token, body: {} })).body.errors).toEqual([
+      'lease is not renewable',
+    ]);
   });
 
   it('expires through the clock: the token stops working and is revoked', async () => {
@@ -174,7 +191,11 @@ describe('tokens', () => {
 
   it('revokes children with their parent, but not with revoke-orphan', async () => {
     const parent = await createToken(server, { policies: ['web'] });
-    await putPolicy(server, 'web', 'path "cubbyhole/*" { capabilities = ["read"] }\npath "auth/token/create*" { capabilities = ["update"] }');
+    await putPolicy(
+      server,
+      'web',
+      'path "cubbyhole/*" { capabilities = ["read"] }\npath "auth/token/create*" { capabilities = ["update"] }',
+    );
     const child = await createToken(server, { policies: ['web'] }, parent.client_token);
     const grandchild = await createToken(server, { policies: ['web'] }, child.client_token);
     expect((await v1(server, 'POST', 'auth/token/revoke-self', { token: parent.client_token })).status).toBe(204);
@@ -223,7 +244,10 @@ describe('tokens', () => {
     const token = await createToken(server, { policies: ['web'], ttl: '1h' });
     const child = await v1(server, 'POST', 'auth/token/create', { token: token.client_token, body: { policies: ['web'] } });
     const childToken = child.body.auth.client_token as string;
-    const rows = server.app.runtime.store.sqlite.prepare('SELECT id, parent_id FROM secret_tokens').all() as { id: string; parent_id: string | null }[];
+    const rows = server.app.runtime.store.sqlite.prepare('SELECT id, parent_id FROM secret_tokens').all() as {
+      id: string;
+      parent_id: string | null;
+    }[];
     const dump = JSON.stringify(rows);
     for (const value of [ROOT_TOKEN, token.client_token, childToken]) {
       expect(dump).not.toContain(value);

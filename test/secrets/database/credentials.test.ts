@@ -40,7 +40,9 @@ describe('database credentials', () => {
     }
     const policy = parsePasswordPolicy('{"length": 10, "rule": {"charset": {"charset": "01", "min-chars": 10}}}');
     expect(generatePassword(policy)).toMatch(/^[01]{10}$/);
-    const listed = parsePasswordPolicy('{"length": 6, "rule": [{"charset": {"charset": "a", "min-chars": 3}}, {"charset": {"charset": "b", "min-chars": 3}}]}');
+    const listed = parsePasswordPolicy(
+      '{"length": 6, "rule": [{"charset": {"charset": "a", "min-chars": 3}}, {"charset": {"charset": "b", "min-chars": 3}}]}',
+    );
     expect([...generatePassword(listed)].sort().join('')).toBe('aaabbb');
   });
 });

@@ -9,7 +9,13 @@ import { createToken, list, POLICY_DENIED, putPolicy, v1 } from '../core/client.
  */
 describe('database engine without a database', () => {
   let server: TestServer;
-  const offline = { plugin_name: 'postgresql-database-plugin', connection_url: 'postgresql://{{username}}:{{password}}@127.0.0.1:1/app', username: 'admin', password: 'secret-Root-pw', verify_connection: false };
+  const offline = {
+    plugin_name: 'postgresql-database-plugin',
+    connection_url: 'postgresql://{{username}}:{{password}}@127.0.0.1:1/app',
+    username: 'admin',
+    password: 'secret-Root-pw',
+    verify_connection: false,
+  };
 
   beforeAll(async () => {
     server = await startServer();
@@ -28,9 +34,15 @@ describe('database engine without a database', () => {
       verify_connection: false,
     });
     // An update merges connection details and keeps what it does not name.
-    expect((await v1(server, 'POST', 'database/config/offline', { body: { max_open_connections: 2, verify_connection: false } })).status).toBe(204);
+    expect(
+      (await v1(server, 'POST', 'database/config/offline', { body: { max_open_connections: 2, verify_connection: false } })).status,
+    ).toBe(204);
     const merged = await v1(server, 'GET', 'database/config/offline');
-    expect(merged.body.data.connection_details).toEqual({ connection_url: offline.connection_url, username: 'admin', max_open_connections: 2 });
+    expect(merged.body.data.connection_details).toEqual({
+      connection_url: offline.connection_url,
+      username: 'admin',
+      max_open_connections: 2,
+    });
     expect(merged.body.data.allowed_roles).toEqual(['web', 'api-*']);
   });
 
@@ -45,17 +57,33 @@ describe('database engine without a database', () => {
   });
 
   it('refuses a missing or unknown plugin, naming the supported ones', async () => {
-    expect((await v1(server, 'POST', 'database/config/none', { body: { connection_url: 'x' } })).body.errors).toEqual(['empty plugin name']);
-    const unknown = await v1(server, 'POST', 'database/config/none', { body: { plugin_name: 'mongodb-database-plugin', verify_connection: false } });
+    expect((await v1(server, 'POST', 'database/config/none', { body: { connection_url: 'x' } })).body.errors).toEqual([
+      'empty plugin name',
+    ]);
+    const unknown = await v1(server, 'POST', 'database/config/none', {
+      body: { plugin_name: 'mongodb-database-plugin', verify_connection: false },
+    });
     expect(unknown.status).toBe(400);
-    for (const name of ['postgresql-database-plugin', 'mysql-database-plugin', 'mysql-legacy-database-plugin', 'mysql-rds-database-plugin', 'mysql-aurora-database-plugin']) {
+    for (const name of [
+      'postgresql-database-plugin',
+      'mysql-database-plugin',
+      'mysql-legacy-database-plugin',
+      'mysql-rds-database-plugin',
+      'mysql-aurora-database-plugin',
+    ]) {
       expect(unknown.body.errors[0]).toContain(name);
     }
     expect((await v1(server, 'GET', 'database/config/none')).status).toBe(404);
   });
 
   it('stores roles with their defaults and validates them', async () => {
-    expect((await v1(server, 'POST', 'database/roles/web', { body: { db_name: 'offline', creation_statements: 'CREATE ROLE "{{name}}";', max_ttl: 7200 } })).status).toBe(204);
+    expect(
+      (
+        await v1(server, 'POST', 'database/roles/web', {
+          body: { db_name: 'offline', creation_statements: 'CREATE ROLE "{{name}}";', max_ttl: 7200 },
+        })
+      ).status,
+    ).toBe(204);
     expect((await v1(server, 'GET', 'database/roles/web')).body.data).toEqual({
       db_name: 'offline',
       creation_statements: ['CREATE ROLE "{{name}}";'],
@@ -69,9 +97,13 @@ describe('database engine without a database', () => {
     const bad = (body: Record<string, unknown>) => v1(server, 'POST', 'database/roles/bad', { body });
     expect((await bad({ creation_statements: ['x'] })).body.errors).toEqual(['database name is required']);
     expect((await bad({ db_name: 'offline' })).body.errors).toEqual(['empty creation statements']);
-    expect((await bad({ db_name: 'offline', creation_statements: ['x'], credential_type: 'magic' })).body.errors).toEqual(['invalid credential_type "magic"']);
+    expect((await bad({ db_name: 'offline', creation_statements: ['x'], credential_type: 'magic' })).body.errors).toEqual([
+      'invalid credential_type "magic"',
+    ]);
     expect((await bad({ db_name: 'offline', creation_statements: ['x'], default_ttl: 'soon' })).status).toBe(400);
-    expect((await bad({ db_name: 'offline', creation_statements: ['x'], credential_config: { password_policy: 'nope' } })).status).toBe(400);
+    expect((await bad({ db_name: 'offline', creation_statements: ['x'], credential_config: { password_policy: 'nope' } })).status).toBe(
+      400,
+    );
     expect((await v1(server, 'GET', 'database/roles/bad')).status).toBe(404);
     expect((await list(server, 'database/roles')).body.data.keys).toEqual(['web']);
     expect((await list(server, 'database/static-roles')).status).toBe(404);
@@ -80,12 +112,19 @@ describe('database engine without a database', () => {
   it('validates static roles before touching the database', async () => {
     const bad = (body: Record<string, unknown>) => v1(server, 'POST', 'database/static-roles/app', { body });
     expect((await bad({ username: 'app', rotation_period: 60 })).body.errors).toEqual(['database name is a required field']);
-    expect((await bad({ db_name: 'offline', rotation_period: 60 })).body.errors).toEqual(['username is a required field to create a static account']);
-    expect((await bad({ db_name: 'offline', username: 'app' })).body.errors).toEqual(['rotation_period is required to create static accounts']);
-    expect((await bad({ db_name: 'offline', username: 'app', rotation_period: '4s' })).body.errors).toEqual(['rotation_period must be 5 seconds or more']);
-    expect((await v1(server, 'POST', 'database/static-roles/web', { body: { db_name: 'offline', username: 'app', rotation_period: 60 } })).body.errors).toEqual([
-      'Role and Static Role names must be unique',
+    expect((await bad({ db_name: 'offline', rotation_period: 60 })).body.errors).toEqual([
+      'username is a required field to create a static account',
     ]);
+    expect((await bad({ db_name: 'offline', username: 'app' })).body.errors).toEqual([
+      'rotation_period is required to create static accounts',
+    ]);
+    expect((await bad({ db_name: 'offline', username: 'app', rotation_period: '4s' })).body.errors).toEqual([
+      'rotation_period must be 5 seconds or more',
+    ]);
+    expect(
+      (await v1(server, 'POST', 'database/static-roles/web', { body: { db_name: 'offline', username: 'app', rotation_period: 60 } })).body
+        .errors,
+    ).toEqual(['Role and Static Role names must be unique']);
     // Creation rotates the password at once; with the database down it fails and stores nothing.
     const down = await bad({ db_name: 'offline', username: 'app', rotation_period: 60 });
     expect(down.status).toBe(400);
@@ -95,9 +134,13 @@ describe('database engine without a database', () => {
   });
 
   it('answers creds for a disallowed role and a down database with 400s, leasing nothing', async () => {
-    expect((await v1(server, 'POST', 'database/roles/other', { body: { db_name: 'offline', creation_statements: ['x'] } })).status).toBe(204);
+    expect((await v1(server, 'POST', 'database/roles/other', { body: { db_name: 'offline', creation_statements: ['x'] } })).status).toBe(
+      204,
+    );
     expect((await v1(server, 'GET', 'database/creds/other')).body.errors).toEqual(['"other" is not an allowed role']);
-    expect((await v1(server, 'POST', 'database/roles/api-1', { body: { db_name: 'offline', creation_statements: ['x'] } })).status).toBe(204);
+    expect((await v1(server, 'POST', 'database/roles/api-1', { body: { db_name: 'offline', creation_statements: ['x'] } })).status).toBe(
+      204,
+    );
     const down = await v1(server, 'GET', 'database/creds/api-1');
     expect(down.status).toBe(400);
     expect(down.body.errors[0]).toContain('ECONNREFUSED');
@@ -107,16 +150,26 @@ describe('database engine without a database', () => {
   it('answers rotate-root and reset with 400s: no username, a database that is down, an unknown connection', async () => {
     const noUser = { ...offline, username: '' };
     expect((await v1(server, 'POST', 'database/config/nouser', { body: noUser })).status).toBe(204);
-    expect((await v1(server, 'POST', 'database/rotate-root/nouser')).body.errors).toEqual(['unable to rotate root credentials: no username in configuration']);
+    expect((await v1(server, 'POST', 'database/rotate-root/nouser')).body.errors).toEqual([
+      'unable to rotate root credentials: no username in configuration',
+    ]);
     const down = await v1(server, 'POST', 'database/rotate-root/offline');
     expect(down.status).toBe(400);
     expect(down.body.errors[0]).toMatch(/^failed to update user: .*ECONNREFUSED/);
-    const badDsn = { plugin_name: 'mysql-database-plugin', connection_url: 'not a dsn', username: 'u', password: 'p', verify_connection: false };
+    const badDsn = {
+      plugin_name: 'mysql-database-plugin',
+      connection_url: 'not a dsn',
+      username: 'u',
+      password: 'p',
+      verify_connection: false,
+    };
     // Even unverified, a connection string the driver cannot read is refused at once.
     const unreadable = await v1(server, 'POST', 'database/config/baddsn', { body: badDsn });
     expect(unreadable.status).toBe(400);
     expect(unreadable.body.errors[0]).toContain('error creating database object: invalid DSN');
-    expect((await v1(server, 'POST', 'database/rotate-root/missing')).body.errors).toEqual(['failed to find entry for connection with name: "missing"']);
+    expect((await v1(server, 'POST', 'database/rotate-root/missing')).body.errors).toEqual([
+      'failed to find entry for connection with name: "missing"',
+    ]);
     expect((await v1(server, 'POST', 'database/reset/offline')).status).toBe(400);
   });
 
@@ -154,4 +207,3 @@ describe('database engine without a database', () => {
     expect((await v1(server, 'GET', 'sys/policies/password/xyz')).status).toBe(404);
   });
 });
-

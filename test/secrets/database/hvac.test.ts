@@ -70,7 +70,11 @@ describe.skipIf(!up || (!hvacInterpreter && !process.env.CI))('a real client: hv
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
     const result = JSON.parse(run.stdout);
-    expect(result.connection).toMatchObject({ plugin_name: 'postgresql-database-plugin', allowed_roles: ['*'], connection_details: { username: admin } });
+    expect(result.connection).toMatchObject({
+      plugin_name: 'postgresql-database-plugin',
+      allowed_roles: ['*'],
+      connection_details: { username: admin },
+    });
     expect(result.connection.connection_details.password).toBeUndefined();
     expect(result.roles).toEqual([id]);
     expect(result.static_roles).toEqual([`${id}s`]);

@@ -14,11 +14,19 @@ describe.skipIf(!up)('database engine on real MariaDB', () => {
   const readOnly = [`CREATE USER '{{name}}'@'%' IDENTIFIED BY '{{password}}';GRANT SELECT ON ${database}.* TO '{{name}}'@'%';`];
   let server: TestServer;
 
-  const usersLike = async (pattern: string) => ((await myQuery({}, 'SELECT User AS user FROM mysql.user WHERE User LIKE ?', [pattern])) as { user: string }[]).map((row) => row.user);
+  const usersLike = async (pattern: string) =>
+    ((await myQuery({}, 'SELECT User AS user FROM mysql.user WHERE User LIKE ?', [pattern])) as { user: string }[]).map((row) => row.user);
 
   const configure = (name: string, body: Record<string, unknown> = {}) =>
     v1(server, 'POST', `database/config/${name}`, {
-      body: { plugin_name: 'mysql-database-plugin', connection_url: url, username: admin, password: adminPassword, allowed_roles: ['*'], ...body },
+      body: {
+        plugin_name: 'mysql-database-plugin',
+        connection_url: url,
+        username: admin,
+        password: adminPassword,
+        allowed_roles: ['*'],
+        ...body,
+      },
     });
 
   beforeAll(async () => {
@@ -39,7 +47,10 @@ describe.skipIf(!up)('database engine on real MariaDB', () => {
 
   it('hands out a real user with its grants, dropped on revoke', async () => {
     const role = `${id}r`;
-    expect((await v1(server, 'POST', `database/roles/${role}`, { body: { db_name: 'main', creation_statements: readOnly, default_ttl: '1h' } })).status).toBe(204);
+    expect(
+      (await v1(server, 'POST', `database/roles/${role}`, { body: { db_name: 'main', creation_statements: readOnly, default_ttl: '1h' } }))
+        .status,
+    ).toBe(204);
     const creds = await v1(server, 'GET', `database/creds/${role}`);
     expect(creds.status).toBe(200);
     expect(creds.body).toMatchObject({ lease_duration: 3600, renewable: true });
@@ -62,12 +73,15 @@ describe.skipIf(!up)('database engine on real MariaDB', () => {
     await v1(server, 'POST', `database/roles/${role}`, { body: { db_name: 'main', creation_statements: readOnly, default_ttl: '1000h' } });
     const creds = await v1(server, 'GET', `database/creds/${role}`);
     expect(creds.body.lease_duration).toBe(768 * 3600);
-    expect(creds.body.warnings).toEqual(['TTL of "1000h0m0s" exceeded the effective max_ttl of "768h0m0s"; TTL value is capped accordingly']);
+    expect(creds.body.warnings).toEqual([
+      'TTL of "1000h0m0s" exceeded the effective max_ttl of "768h0m0s"; TTL value is capped accordingly',
+    ]);
     expect((await v1(server, 'POST', 'sys/mounts/database/tune', { body: { max_lease_ttl: '2h' } })).status).toBe(204);
     const tuned = await v1(server, 'GET', `database/creds/${role}`);
     expect(tuned.body.lease_duration).toBe(7200);
     expect((await v1(server, 'POST', 'sys/mounts/database/tune', { body: { max_lease_ttl: 0 } })).status).toBe(204);
-    for (const lease of [creds, tuned]) expect((await v1(server, 'PUT', 'sys/leases/revoke', { body: { lease_id: lease.body.lease_id } })).status).toBe(204);
+    for (const lease of [creds, tuned])
+      expect((await v1(server, 'PUT', 'sys/leases/revoke', { body: { lease_id: lease.body.lease_id } })).status).toBe(204);
     expect(await usersLike(`v-root-${role}-%`)).toEqual([]);
   });
 
@@ -76,7 +90,9 @@ describe.skipIf(!up)('database engine on real MariaDB', () => {
     // The marker table proves these statements ran rather than the default drop.
     await myQuery({ database }, 'CREATE TABLE IF NOT EXISTS revoked (name varchar(64))');
     const revocation = [`INSERT INTO ${database}.revoked VALUES ('{{name}}'); DROP USER '{{name}}'@'%';`];
-    await v1(server, 'POST', `database/roles/${role}`, { body: { db_name: 'main', creation_statements: readOnly, revocation_statements: revocation, default_ttl: 600 } });
+    await v1(server, 'POST', `database/roles/${role}`, {
+      body: { db_name: 'main', creation_statements: readOnly, revocation_statements: revocation, default_ttl: 600 },
+    });
     const creds = await v1(server, 'GET', `database/creds/${role}`);
     const { username, password } = creds.body.data as { username: string; password: string };
     expect(await myTry(username, password, database)).toBe('ok');
@@ -102,7 +118,9 @@ describe.skipIf(!up)('database engine on real MariaDB', () => {
     const user = `${id}_esc`;
     const password = 'p@ss:w/rd?#%41&x';
     await myQuery({}, 'CREATE USER ?@? IDENTIFIED BY ?', [user, '%', password]);
-    const reply = await v1(server, 'POST', 'database/config/escaped', { body: { plugin_name: 'mysql-database-plugin', connection_url: url, username: user, password } });
+    const reply = await v1(server, 'POST', 'database/config/escaped', {
+      body: { plugin_name: 'mysql-database-plugin', connection_url: url, username: user, password },
+    });
     expect(reply.status).toBe(204);
     expect((await v1(server, 'DELETE', 'database/config/escaped')).status).toBe(204);
   });
@@ -120,7 +138,13 @@ describe.skipIf(!up)('database engine on real MariaDB', () => {
     // The CREATE USER commits before the GRANT fails; the engine must drop it again.
     const bad = `${id}x`;
     await v1(server, 'POST', `database/roles/${bad}`, {
-      body: { db_name: 'main', creation_statements: [`CREATE USER '{{name}}'@'%' IDENTIFIED BY '{{password}}';`, `GRANT SELEKT ON ${database}.* TO '{{name}}'@'%';`] },
+      body: {
+        db_name: 'main',
+        creation_statements: [
+          `CREATE USER '{{name}}'@'%' IDENTIFIED BY '{{password}}';`,
+          `GRANT SELEKT ON ${database}.* TO '{{name}}'@'%';`,
+        ],
+      },
     });
     const failed = await v1(server, 'GET', `database/creds/${bad}`);
     expect(failed.status).toBe(400);
@@ -133,7 +157,10 @@ describe.skipIf(!up)('database engine on real MariaDB', () => {
     await myQuery({}, `CREATE USER '${user}'@'%' IDENTIFIED BY 'initial-Pw-1'`);
     await myQuery({}, `GRANT SELECT ON \`${database}\`.* TO '${user}'@'%'`);
     const name = `${id}s`;
-    expect((await v1(server, 'POST', `database/static-roles/${name}`, { body: { db_name: 'main', username: user, rotation_period: 30 } })).status).toBe(204);
+    expect(
+      (await v1(server, 'POST', `database/static-roles/${name}`, { body: { db_name: 'main', username: user, rotation_period: 30 } }))
+        .status,
+    ).toBe(204);
     expect(await myTry(user, 'initial-Pw-1', database)).toContain('Access denied');
     const first = await v1(server, 'GET', `database/static-creds/${name}`);
     expect(await myTry(user, first.body.data.password, database, 'SELECT name FROM widgets')).toBe('ok');

@@ -49,7 +49,9 @@ export async function pgQuery<T extends pg.QueryResultRow = pg.QueryResultRow>(
  * every 127.0.0.1 connection (pg_hba `trust`), so a login alone proves nothing about the password.
  */
 async function pgPasswordMatches(user: string, password: string): Promise<boolean> {
-  const { rows } = await pgQuery<{ verifier: string | null }>({}, 'SELECT rolpassword AS verifier FROM pg_authid WHERE rolname = $1', [user]);
+  const { rows } = await pgQuery<{ verifier: string | null }>({}, 'SELECT rolpassword AS verifier FROM pg_authid WHERE rolname = $1', [
+    user,
+  ]);
   const match = /^SCRAM-SHA-256\$(\d+):([^$]+)\$([^:]+):/.exec(rows[0]?.verifier ?? '');
   if (!match) return false;
   const salted = pbkdf2Sync(password.normalize('NFKC'), Buffer.from(match[2] as string, 'base64'), Number(match[1]), 32, 'sha256');
@@ -71,7 +73,11 @@ export async function pgTry(user: string, password: string, database: string, te
   return (await pgPasswordMatches(user, password)) ? 'ok' : `password authentication failed for user "${user}"`;
 }
 
-export async function myQuery(options: { user?: string; password?: string; database?: string }, text: string, values: unknown[] = []): Promise<unknown> {
+export async function myQuery(
+  options: { user?: string; password?: string; database?: string },
+  text: string,
+  values: unknown[] = [],
+): Promise<unknown> {
   const connection = await mysql.createConnection({ ...MY, ...options, connectTimeout: 5000 });
   try {
     const [rows] = await connection.query(text, values);

@@ -20,11 +20,20 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
 
   /** Roles this run created in PostgreSQL (dynamic usernames start with `v-root-<role>`). */
   const rolesLike = async (pattern: string) =>
-    (await pgQuery<{ rolname: string }>({}, 'SELECT rolname FROM pg_roles WHERE rolname LIKE $1', [pattern])).rows.map((row) => row.rolname);
+    (await pgQuery<{ rolname: string }>({}, 'SELECT rolname FROM pg_roles WHERE rolname LIKE $1', [pattern])).rows.map(
+      (row) => row.rolname,
+    );
 
   const configure = (name: string, body: Record<string, unknown> = {}) =>
     v1(server, 'POST', `database/config/${name}`, {
-      body: { plugin_name: 'postgresql-database-plugin', connection_url: url, username: admin, password: adminPassword, allowed_roles: '*', ...body },
+      body: {
+        plugin_name: 'postgresql-database-plugin',
+        connection_url: url,
+        username: admin,
+        password: adminPassword,
+        allowed_roles: '*',
+        ...body,
+      },
     });
 
   beforeAll(async () => {
@@ -58,9 +67,22 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
 
   it('hands out a real user with the grants of the creation statements, dropped on revoke', async () => {
     const role = `${id}r`;
-    expect((await v1(server, 'POST', `database/roles/${role}`, { body: { db_name: 'main', creation_statements: readOnly, default_ttl: '1h', max_ttl: '24h' } })).status).toBe(204);
+    expect(
+      (
+        await v1(server, 'POST', `database/roles/${role}`, {
+          body: { db_name: 'main', creation_statements: readOnly, default_ttl: '1h', max_ttl: '24h' },
+        })
+      ).status,
+    ).toBe(204);
     const read = await v1(server, 'GET', `database/roles/${role}`);
-    expect(read.body.data).toMatchObject({ db_name: 'main', default_ttl: 3600, max_ttl: 86400, credential_type: 'password', creation_statements: readOnly, revocation_statements: [] });
+    expect(read.body.data).toMatchObject({
+      db_name: 'main',
+      default_ttl: 3600,
+      max_ttl: 86400,
+      credential_type: 'password',
+      creation_statements: readOnly,
+      revocation_statements: [],
+    });
 
     const creds = await v1(server, 'GET', `database/creds/${role}`);
     expect(creds.status).toBe(200);
@@ -85,15 +107,19 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
 
   it('renews with VALID UNTIL and drops the user when the lease expires on the clock', async () => {
     const role = `${id}e`;
-    await v1(server, 'POST', `database/roles/${role}`, { body: { db_name: 'main', creation_statements: readOnly, default_ttl: 3600, max_ttl: 7200 } });
+    await v1(server, 'POST', `database/roles/${role}`, {
+      body: { db_name: 'main', creation_statements: readOnly, default_ttl: 3600, max_ttl: 7200 },
+    });
     const creds = await v1(server, 'GET', `database/creds/${role}`);
     const { username, password } = creds.body.data as { username: string; password: string };
-    const before = (await pgQuery<{ until: Date }>({}, 'SELECT rolvaliduntil AS until FROM pg_roles WHERE rolname = $1', [username])).rows[0]?.until;
+    const before = (await pgQuery<{ until: Date }>({}, 'SELECT rolvaliduntil AS until FROM pg_roles WHERE rolname = $1', [username]))
+      .rows[0]?.until;
 
     const renew = await v1(server, 'PUT', 'sys/leases/renew', { body: { lease_id: creds.body.lease_id, increment: 5400 } });
     expect(renew.status).toBe(200);
     expect(renew.body.lease_duration).toBe(5400);
-    const after = (await pgQuery<{ until: Date }>({}, 'SELECT rolvaliduntil AS until FROM pg_roles WHERE rolname = $1', [username])).rows[0]?.until;
+    const after = (await pgQuery<{ until: Date }>({}, 'SELECT rolvaliduntil AS until FROM pg_roles WHERE rolname = $1', [username])).rows[0]
+      ?.until;
     expect(after!.getTime() - before!.getTime()).toBeGreaterThanOrEqual(1790_000);
 
     const ran = await advance(server, '2h');
@@ -103,7 +129,9 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
   });
 
   it('refuses bad inputs with the driver message and leaves nothing half-created', async () => {
-    const unreachable = await configure('down', { connection_url: 'postgresql://{{username}}:{{password}}@127.0.0.1:1/postgres?sslmode=disable' });
+    const unreachable = await configure('down', {
+      connection_url: 'postgresql://{{username}}:{{password}}@127.0.0.1:1/postgres?sslmode=disable',
+    });
     expect(unreachable.status).toBe(400);
     expect(unreachable.body.errors[0]).toMatch(/^error creating database object: .*ECONNREFUSED/);
     expect((await v1(server, 'GET', 'database/config/down')).status).toBe(404);
@@ -116,7 +144,10 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
 
     const bad = `${id}x`;
     await v1(server, 'POST', `database/roles/${bad}`, {
-      body: { db_name: 'main', creation_statements: [`CREATE ROLE "{{name}}" WITH LOGIN PASSWORD '{{password}}';`, 'GRANT SELEKT ON widgets TO "{{name}}";'] },
+      body: {
+        db_name: 'main',
+        creation_statements: [`CREATE ROLE "{{name}}" WITH LOGIN PASSWORD '{{password}}';`, 'GRANT SELEKT ON widgets TO "{{name}}";'],
+      },
     });
     const failed = await v1(server, 'GET', `database/creds/${bad}`);
     expect(failed.status).toBe(400);
@@ -142,7 +173,9 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
     const plugin = await configure('odd', { plugin_name: 'oracle-database-plugin' });
     expect(plugin.status).toBe(400);
     expect(plugin.body.errors[0]).toContain('postgresql-database-plugin');
-    const rsa = await v1(server, 'POST', `database/roles/${id}k`, { body: { db_name: 'main', creation_statements: readOnly, credential_type: 'rsa_private_key' } });
+    const rsa = await v1(server, 'POST', `database/roles/${id}k`, {
+      body: { db_name: 'main', creation_statements: readOnly, credential_type: 'rsa_private_key' },
+    });
     expect(rsa.status).toBe(400);
     expect(rsa.body.errors[0]).toContain('not supported by the plugin');
   });
@@ -151,7 +184,9 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
     const user = `${id}_static`;
     await pgQuery({}, `CREATE ROLE "${user}" WITH LOGIN PASSWORD 'initial-Pw-1'`);
     const name = `${id}s`;
-    const create = await v1(server, 'POST', `database/static-roles/${name}`, { body: { db_name: 'main', username: user, rotation_period: '1h' } });
+    const create = await v1(server, 'POST', `database/static-roles/${name}`, {
+      body: { db_name: 'main', username: user, rotation_period: '1h' },
+    });
     expect(create.status).toBe(204);
     expect(await pgTry(user, 'initial-Pw-1', database)).toContain('password authentication failed');
 
@@ -161,7 +196,13 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
     expect(first.body.data.last_store_rotation).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await pgTry(user, first.body.data.password, database)).toBe('ok');
     const read = await v1(server, 'GET', `database/static-roles/${name}`);
-    expect(read.body.data).toMatchObject({ db_name: 'main', username: user, rotation_period: 3600, rotation_statements: [], credential_type: 'password' });
+    expect(read.body.data).toMatchObject({
+      db_name: 'main',
+      username: user,
+      rotation_period: 3600,
+      rotation_statements: [],
+      credential_type: 'password',
+    });
 
     const ran = await advance(server, '61m');
     expect(ran).toContainEqual(expect.objectContaining({ kind: 'static-role-rotation', subject: name, outcome: 'done' }));
@@ -177,7 +218,9 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
     expect(await pgTry(user, third.body.data.password, database)).toBe('ok');
 
     // A rotation that fails keeps the current password and is retried.
-    await v1(server, 'POST', `database/static-roles/${name}`, { body: { rotation_statements: ['ALTER ROLE "{{name}}" WITH PASSWORT \'{{password}}\''] } });
+    await v1(server, 'POST', `database/static-roles/${name}`, {
+      body: { rotation_statements: ['ALTER ROLE "{{name}}" WITH PASSWORT \'{{password}}\''] },
+    });
     const failed = await advance(server, '61m');
     expect(failed).toContainEqual(expect.objectContaining({ kind: 'static-role-rotation', subject: name, outcome: 'failed' }));
     expect(await pgTry(user, third.body.data.password, database)).toBe('ok');
@@ -188,15 +231,19 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
     const fourth = await v1(server, 'GET', `database/static-creds/${name}`);
     expect(await pgTry(user, fourth.body.data.password, database)).toBe('ok');
 
-    expect((await v1(server, 'POST', `database/static-roles/${id}t`, { body: { db_name: 'main', username: user, rotation_period: 4 } })).body.errors[0]).toBe(
-      'rotation_period must be 5 seconds or more',
-    );
+    expect(
+      (await v1(server, 'POST', `database/static-roles/${id}t`, { body: { db_name: 'main', username: user, rotation_period: 4 } })).body
+        .errors[0],
+    ).toBe('rotation_period must be 5 seconds or more');
     expect((await v1(server, 'DELETE', `database/static-roles/${name}`)).status).toBe(204);
     expect(await rolesLike(user)).toEqual([user]);
 
     // A static role whose connection was deleted fails its rotations and retries every 10 s.
     expect((await configure('gone')).status).toBe(204);
-    expect((await v1(server, 'POST', `database/static-roles/${name}`, { body: { db_name: 'gone', username: user, rotation_period: 60 } })).status).toBe(204);
+    expect(
+      (await v1(server, 'POST', `database/static-roles/${name}`, { body: { db_name: 'gone', username: user, rotation_period: 60 } }))
+        .status,
+    ).toBe(204);
     expect((await v1(server, 'DELETE', 'database/config/gone')).status).toBe(204);
     const orphaned = (await advance(server, '85s')).filter((work) => work.subject === name);
     expect(orphaned.map((work) => work.outcome)).toEqual(['failed', 'failed', 'failed']);
@@ -205,15 +252,20 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
   });
 
   it('generates passwords from a named policy', async () => {
-    const policy = 'length = 32\nrule "charset" {\n  charset = "abcdef"\n  min-chars = 1\n}\nrule "charset" {\n  charset = "0123456789"\n  min-chars = 2\n}\n';
+    const policy =
+      'length = 32\nrule "charset" {\n  charset = "abcdef"\n  min-chars = 1\n}\nrule "charset" {\n  charset = "0123456789"\n  min-chars = 2\n}\n';
     expect((await v1(server, 'PUT', `sys/policies/password/${id}`, { body: { policy } })).status).toBe(204);
     expect((await v1(server, 'GET', `sys/policies/password/${id}`)).body.data.policy).toBe(policy);
     const generated = await v1(server, 'GET', `sys/policies/password/${id}/generate`);
     expect(generated.body.data.password).toMatch(/^[a-f0-9]{32}$/);
-    expect((await v1(server, 'PUT', 'sys/policies/password/bad', { body: { policy: 'length = 2\nrule "charset" { charset = "a" }' } })).status).toBe(400);
+    expect(
+      (await v1(server, 'PUT', 'sys/policies/password/bad', { body: { policy: 'length = 2\nrule "charset" { charset = "a" }' } })).status,
+    ).toBe(400);
 
     const role = `${id}p`;
-    await v1(server, 'POST', `database/roles/${role}`, { body: { db_name: 'main', creation_statements: readOnly, credential_config: { password_policy: id } } });
+    await v1(server, 'POST', `database/roles/${role}`, {
+      body: { db_name: 'main', creation_statements: readOnly, credential_config: { password_policy: id } },
+    });
     const creds = await v1(server, 'GET', `database/creds/${role}`);
     expect(creds.body.data.password).toMatch(/^[a-f0-9]{32}$/);
     expect(await pgTry(creds.body.data.username, creds.body.data.password, database)).toBe('ok');
@@ -225,13 +277,24 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
     try {
       const user = `${id}_dialect`;
       await pgQuery({}, `CREATE ROLE "${user}" WITH LOGIN PASSWORD 'initial-Pw-1'`);
-      const body = { plugin_name: 'postgresql-database-plugin', connection_url: url, username: admin, password: adminPassword, allowed_roles: '*' };
+      const body = {
+        plugin_name: 'postgresql-database-plugin',
+        connection_url: url,
+        username: admin,
+        password: adminPassword,
+        allowed_roles: '*',
+      };
       expect((await v1(upstream, 'POST', 'database/config/main', { body })).status).toBe(204);
-      expect((await v1(upstream, 'POST', `database/static-roles/${id}d`, { body: { db_name: 'main', username: user, rotation_period: 60 } })).status).toBe(204);
+      expect(
+        (await v1(upstream, 'POST', `database/static-roles/${id}d`, { body: { db_name: 'main', username: user, rotation_period: 60 } }))
+          .status,
+      ).toBe(204);
       const creds = await v1(upstream, 'GET', `database/static-creds/${id}d`);
       expect(Object.keys(creds.body.data).sort()).toEqual(['last_vault_rotation', 'password', 'rotation_period', 'ttl', 'username']);
       expect(await pgTry(user, creds.body.data.password, database)).toBe('ok');
-      expect((await v1(upstream, 'GET', `database/static-roles/${id}d`)).body.data.last_vault_rotation).toBe(creds.body.data.last_vault_rotation);
+      expect((await v1(upstream, 'GET', `database/static-roles/${id}d`)).body.data.last_vault_rotation).toBe(
+        creds.body.data.last_vault_rotation,
+      );
     } finally {
       await upstream.close();
     }
@@ -240,13 +303,22 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
   it('closes the connection pool on /_emulator/reset and when the server closes', async () => {
     const other = await startServer();
     const application = `${id}pool`;
-    const sessions = async () => Number((await pgQuery<{ n: string }>({}, 'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [application])).rows[0]?.n);
+    const sessions = async () =>
+      Number(
+        (await pgQuery<{ n: string }>({}, 'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [application])).rows[0]
+          ?.n,
+      );
     const settle = async (want: number) => {
       for (let tries = 0; tries < 50 && (await sessions()) !== want; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
       return sessions();
     };
     try {
-      const body = { plugin_name: 'postgresql-database-plugin', connection_url: `${url}&application_name=${application}`, username: admin, password: adminPassword };
+      const body = {
+        plugin_name: 'postgresql-database-plugin',
+        connection_url: `${url}&application_name=${application}`,
+        username: admin,
+        password: adminPassword,
+      };
       const baseline = 0;
       expect((await v1(other, 'POST', 'database/config/pool', { body })).status).toBe(204);
       expect(await sessions()).toBeGreaterThan(baseline);
@@ -264,7 +336,13 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
 
   it('serves node-vault: configure, LIST roles, creds under a token display name, revoke', async () => {
     const client = vault({ endpoint: server.baseUrl, token: ROOT_TOKEN });
-    await client.write('database/config/nv', { plugin_name: 'postgresql-database-plugin', connection_url: url, username: admin, password: adminPassword, allowed_roles: `${id}n*` });
+    await client.write('database/config/nv', {
+      plugin_name: 'postgresql-database-plugin',
+      connection_url: url,
+      username: admin,
+      password: adminPassword,
+      allowed_roles: `${id}n*`,
+    });
     const role = `${id}nv`;
     await client.write(`database/roles/${role}`, { db_name: 'nv', creation_statements: readOnly, default_ttl: '10m' });
     expect((await client.list('database/roles')).data.keys).toContain(role);

@@ -9,7 +9,12 @@ describe('secrets API tokens and errors over TCP', () => {
   let server: TestServer;
   beforeAll(async () => {
     server = await startListServer();
-    const written = await send(server, { method: 'PUT', path: '/v1/things/items/a', headers: { 'x-vault-token': ROOT_TOKEN }, body: '{"value":1}' });
+    const written = await send(server, {
+      method: 'PUT',
+      path: '/v1/things/items/a',
+      headers: { 'x-vault-token': ROOT_TOKEN },
+      body: '{"value":1}',
+    });
     expect(written.status).toBe(204);
   });
   afterAll(() => server.close());
@@ -99,14 +104,24 @@ describe('secrets API tokens and errors over TCP', () => {
     });
 
     it('a malformed JSON body is 400 error parsing JSON', async () => {
-      const response = await send(server, { method: 'POST', path: '/v1/things/items/bad', headers: { ...headers, 'content-type': 'application/json' }, body: '{"value":' });
+      const response = await send(server, {
+        method: 'POST',
+        path: '/v1/things/items/bad',
+        headers: { ...headers, 'content-type': 'application/json' },
+        body: '{"value":',
+      });
       expect(response.status).toBe(400);
       expectSecretsHeaders(response);
       expect(response.body).toBe('{"errors":["error parsing JSON"]}\n');
     });
 
     it('PATCH on a path without a patch operation is 405 unsupported operation, never a 5xx', async () => {
-      const response = await send(server, { method: 'PATCH', path: '/v1/things/items/a', headers: { ...headers, 'content-type': 'application/merge-patch+json' }, body: '{"value":2}' });
+      const response = await send(server, {
+        method: 'PATCH',
+        path: '/v1/things/items/a',
+        headers: { ...headers, 'content-type': 'application/merge-patch+json' },
+        body: '{"value":2}',
+      });
       expect(response.status).toBe(405);
       expectSecretsHeaders(response);
       expect(JSON.parse(response.body)).toEqual({ errors: ['1 error occurred:\n\t* unsupported operation\n\n'] });

@@ -34,8 +34,17 @@ describe('the LIST method over TCP', () => {
       accepted.push(entry);
       socket.on('data', () => entry.reads++);
     });
-    for (const [name, value] of [['a', 1], ['b', 2], ['dir/c', 3]] as const) {
-      const written = await send(server, { method: 'POST', path: `/v1/things/items/${name}`, headers: token, body: JSON.stringify({ value }) });
+    for (const [name, value] of [
+      ['a', 1],
+      ['b', 2],
+      ['dir/c', 3],
+    ] as const) {
+      const written = await send(server, {
+        method: 'POST',
+        path: `/v1/things/items/${name}`,
+        headers: token,
+        body: JSON.stringify({ value }),
+      });
       expect(written.status).toBe(204);
     }
   });
@@ -108,7 +117,13 @@ describe('the LIST method over TCP', () => {
     try {
       const responses = [
         await send(server, { agent, method: 'GET', path: '/v1/things/items/a', headers: token }),
-        await send(server, { agent, method: 'POST', path: '/v1/things/items/k1', headers: { ...token, 'content-type': 'application/json' }, body: '{"k":1}' }),
+        await send(server, {
+          agent,
+          method: 'POST',
+          path: '/v1/things/items/k1',
+          headers: { ...token, 'content-type': 'application/json' },
+          body: '{"k":1}',
+        }),
         await send(server, { agent, method: 'LIST', path: '/v1/things/items/', headers: token }),
         await send(server, { agent, method: 'LIST', path: '/v1/things/items/dir', headers: token, body: '{"ignored":true}' }),
         await send(server, { agent, method: 'POST', path: '/v1/things/items/k2', headers: token, chunks: ['{"k"', ':', '2}'] }),

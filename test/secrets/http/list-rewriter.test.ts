@@ -102,7 +102,10 @@ describe('ListMethodRewriter', () => {
 
   it('holds an incomplete header block only up to its limit, then passes it on (a LIST as GET, for Node to 431)', () => {
     const head = `/v1/a HTTP/1.1\r\nX-Long: ${'a'.repeat(100)}`;
-    for (const [method, passedAs] of [['LIST', 'GET'], ['POST', 'POST']]) {
+    for (const [method, passedAs] of [
+      ['LIST', 'GET'],
+      ['POST', 'POST'],
+    ]) {
       const out: string[] = [];
       const rewriter = new ListMethodRewriter((bytes) => out.push(bytes.toString('latin1')), 64);
       const request = `${method} ${head}`;

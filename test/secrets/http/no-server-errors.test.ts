@@ -9,17 +9,56 @@ import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
  */
 
 const PATHS = [
-  'sys/health', 'sys/seal-status', 'sys/mounts', 'sys/mounts/fuzz', 'sys/mounts/fuzz/tune', 'sys/mounts/cubbyhole/tune', 'sys/remount',
-  'sys/policy', 'sys/policy/fuzz', 'sys/policies/acl', 'sys/policies/acl/fuzz',
-  'sys/leases/lookup', 'sys/leases/lookup/cubbyhole', 'sys/leases/renew', 'sys/leases/renew/x/y', 'sys/renew', 'sys/leases/revoke', 'sys/revoke/x',
-  'sys/leases/revoke-prefix/x', 'sys/revoke-prefix/',
-  'auth/token/create', 'auth/token/create-orphan', 'auth/token/lookup', 'auth/token/lookup-self', 'auth/token/lookup-accessor', 'auth/token/renew',
-  'auth/token/renew-self', 'auth/token/revoke', 'auth/token/revoke-accessor', 'auth/token/revoke-orphan', 'auth/token/accessors',
-  'cubbyhole', 'cubbyhole/fuzz', 'cubbyhole/fuzz/a', 'pki/ca', 'database/creds/x', 'nomount/x', 'sys/nothing', 'auth/token/nothing', 'auth/other/x', '',
+  'sys/health',
+  'sys/seal-status',
+  'sys/mounts',
+  'sys/mounts/fuzz',
+  'sys/mounts/fuzz/tune',
+  'sys/mounts/cubbyhole/tune',
+  'sys/remount',
+  'sys/policy',
+  'sys/policy/fuzz',
+  'sys/policies/acl',
+  'sys/policies/acl/fuzz',
+  'sys/leases/lookup',
+  'sys/leases/lookup/cubbyhole',
+  'sys/leases/renew',
+  'sys/leases/renew/x/y',
+  'sys/renew',
+  'sys/leases/revoke',
+  'sys/revoke/x',
+  'sys/leases/revoke-prefix/x',
+  'sys/revoke-prefix/',
+  'auth/token/create',
+  'auth/token/create-orphan',
+  'auth/token/lookup',
+  'auth/token/lookup-self',
+  'auth/token/lookup-accessor',
+  'auth/token/renew',
+  'auth/token/renew-self',
+  'auth/token/revoke',
+  'auth/token/revoke-accessor',
+  'auth/token/revoke-orphan',
+  'auth/token/accessors',
+  'cubbyhole',
+  'cubbyhole/fuzz',
+  'cubbyhole/fuzz/a',
+  'pki/ca',
+  'database/creds/x',
+  'nomount/x',
+  'sys/nothing',
+  'auth/token/nothing',
+  'auth/other/x',
+  '',
 ];
 
 const BODIES = [
-  undefined, '', '{}', 'null', '[]', '{"a":null}',
+  undefined,
+  '',
+  '{}',
+  'null',
+  '[]',
+  '{"a":null}',
   '{"lease_id":null,"increment":null,"sync":null}',
   '{"policy":null,"rules":5}',
   '{"type":{"x":1},"config":[1],"options":"x"}',
@@ -75,7 +114,8 @@ describe('no input gives a server error', () => {
           for (const query of method === 'GET' ? QUERIES : ['']) {
             const reply = await send(method, `/v1/${path}${query}`, body);
             const documented = path.startsWith('cubbyhole') && reply.text.includes('missing data fields');
-            if (reply.status >= 500 && !documented) failures.push(`${method} ${path}${query} ${body} -> ${reply.status} ${reply.text.slice(0, 200)}`);
+            if (reply.status >= 500 && !documented)
+              failures.push(`${method} ${path}${query} ${body} -> ${reply.status} ${reply.text.slice(0, 200)}`);
           }
         }
       }

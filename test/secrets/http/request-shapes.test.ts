@@ -12,7 +12,12 @@ interface RawReply {
 }
 
 /** One request on its own connection, path and body exactly as given. */
-function send(server: TestServer, method: string, path: string, options: { headers?: Record<string, string>; body?: string } = {}): Promise<RawReply> {
+function send(
+  server: TestServer,
+  method: string,
+  path: string,
+  options: { headers?: Record<string, string>; body?: string } = {},
+): Promise<RawReply> {
   const url = new URL(server.baseUrl);
   const headers = { 'x-vault-token': ROOT_TOKEN, ...options.headers };
   return new Promise((resolve, reject) => {
@@ -39,7 +44,8 @@ describe('secrets API request shapes', () => {
 
   describe('sys/health', () => {
     it('honours every status-code override the Go client sends, on GET and HEAD', async () => {
-      const overrides = 'standbyok=true&perfstandbyok=true&activecode=299&standbycode=299&drsecondarycode=299&performancestandbycode=299&sealedcode=299&uninitcode=299';
+      const overrides =
+        'standbyok=true&perfstandbyok=true&activecode=299&standbycode=299&drsecondarycode=299&performancestandbycode=299&sealedcode=299&uninitcode=299';
       const get = await send(server, 'GET', `/v1/sys/health?${overrides}`);
       expect(get.status).toBe(299);
       expect(JSON.parse(get.text)).toMatchObject({ initialized: true, sealed: false, standby: false });
@@ -48,7 +54,7 @@ describe('secrets API request shapes', () => {
       expect(head.text).toBe('');
     });
 
-    it('answers HEAD (hvac\'s default) with the status and no body, with or without a token', async () => {
+    it("answers HEAD (hvac's default) with the status and no body, with or without a token", async () => {
       const head = await send(server, 'HEAD', '/v1/sys/health', { headers: { 'x-vault-token': 'not-a-token' } });
       expect(head.status).toBe(200);
       expect(head.contentType).toBe('application/json');
@@ -74,14 +80,17 @@ describe('secrets API request shapes', () => {
 
     it('answers other methods with 405 and no messages, token or not', async () => {
       for (const method of ['POST', 'PUT', 'DELETE', 'LIST']) {
-        const reply = await send(server, method, '/v1/sys/health', { headers: { ...JSON_BODY, 'x-vault-token': '' }, body: method === 'LIST' ? undefined : '{}' });
+        const reply = await send(server, method, '/v1/sys/health', {
+          headers: { ...JSON_BODY, 'x-vault-token': '' },
+          body: method === 'LIST' ? undefined : '{}',
+        });
         expect(reply.status, method).toBe(405);
         expect(reply.text, method).toBe(EMPTY_ERRORS);
       }
     });
   });
 
-  it('answers sys/init (hvac\'s is_initialized, the Go client\'s InitStatus) with a bare body, without a token', async () => {
+  it("answers sys/init (hvac's is_initialized, the Go client's InitStatus) with a bare body, without a token", async () => {
     const reply = await send(server, 'GET', '/v1/sys/init', { headers: { 'x-vault-token': '' } });
     expect(reply.status).toBe(200);
     expect(reply.contentType).toBe('application/json');
@@ -92,14 +101,22 @@ describe('secrets API request shapes', () => {
     it('PATCH needs the merge-patch content type (415), then is an operation no core path defines (405)', async () => {
       const plain = await send(server, 'PATCH', '/v1/cubbyhole/x', { headers: JSON_BODY, body: '{"a":1}' });
       expect(plain.status).toBe(415);
-      expect(JSON.parse(plain.text)).toEqual({ errors: ['PATCH requires Content-Type of application/merge-patch+json, provided application/json'] });
-      const merge = await send(server, 'PATCH', '/v1/cubbyhole/x', { headers: { 'content-type': 'application/merge-patch+json' }, body: '{"a":1}' });
+      expect(JSON.parse(plain.text)).toEqual({
+        errors: ['PATCH requires Content-Type of application/merge-patch+json, provided application/json'],
+      });
+      const merge = await send(server, 'PATCH', '/v1/cubbyhole/x', {
+        headers: { 'content-type': 'application/merge-patch+json' },
+        body: '{"a":1}',
+      });
       expect(merge.status).toBe(405);
       expect(JSON.parse(merge.text)).toEqual({ errors: ['1 error occurred:\n\t* unsupported operation\n\n'] });
     });
 
     it('PATCH is authorised like any operation: no token is 403', async () => {
-      const reply = await send(server, 'PATCH', '/v1/cubbyhole/x', { headers: { 'content-type': 'application/merge-patch+json', 'x-vault-token': '' }, body: '{}' });
+      const reply = await send(server, 'PATCH', '/v1/cubbyhole/x', {
+        headers: { 'content-type': 'application/merge-patch+json', 'x-vault-token': '' },
+        body: '{}',
+      });
       expect(reply.status).toBe(403);
       expect(JSON.parse(reply.text)).toEqual({ errors: ['permission denied'] });
     });

@@ -39,7 +39,12 @@ const echo: RequestListener = (request: IncomingMessage, response: ServerRespons
     length += chunk.length;
   });
   request.on('end', () => {
-    const body = JSON.stringify({ method: request.method, list: request.headers[LIST_MARKER_HEADER] ?? null, length, sha256: hash.digest('hex') });
+    const body = JSON.stringify({
+      method: request.method,
+      list: request.headers[LIST_MARKER_HEADER] ?? null,
+      length,
+      sha256: hash.digest('hex'),
+    });
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
   });
 };

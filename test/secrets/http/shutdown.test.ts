@@ -41,7 +41,9 @@ describe('server shutdown', () => {
       const raw = await openSocket(server);
       clientSockets.push(raw);
       const reading = readResponses(raw, 2);
-      raw.write(`GET /v1/sys/health HTTP/1.1\r\nHost: x\r\n\r\nLIST /v1/sys/policies/acl HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${ROOT_TOKEN}\r\n\r\n`);
+      raw.write(
+        `GET /v1/sys/health HTTP/1.1\r\nHost: x\r\n\r\nLIST /v1/sys/policies/acl HTTP/1.1\r\nHost: x\r\nX-Vault-Token: ${ROOT_TOKEN}\r\n\r\n`,
+      );
       expect((await reading).map((response) => response.status)).toEqual([200, 200]);
       expect(clientSockets).toHaveLength(3);
 

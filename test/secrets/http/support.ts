@@ -107,7 +107,10 @@ export function readResponses(socket: Socket, count: number, timeoutMs = 5_000):
   const reading = new Promise<RawResponse[]>((resolve, reject) => {
     let buffered = Buffer.alloc(0);
     const responses: RawResponse[] = [];
-    const timer = setTimeout(() => finish(new Error(`timed out with ${responses.length}/${count} responses:\n${buffered.toString('latin1')}`)), timeoutMs);
+    const timer = setTimeout(
+      () => finish(new Error(`timed out with ${responses.length}/${count} responses:\n${buffered.toString('latin1')}`)),
+      timeoutMs,
+    );
     const finish = (error?: Error) => {
       clearTimeout(timer);
       socket.off('data', onData);

@@ -1,6 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import { constants, createPublicKey, generateKeyPairSync, sign, verify } from 'node:crypto';
-import { CreateKeyCommand, DescribeKeyCommand, GetPublicKeyCommand, KMSClient, ListAliasesCommand, NotFoundException, SignCommand } from '@aws-sdk/client-kms';
+import {
+  CreateKeyCommand,
+  DescribeKeyCommand,
+  GetPublicKeyCommand,
+  KMSClient,
+  ListAliasesCommand,
+  NotFoundException,
+  SignCommand,
+} from '@aws-sdk/client-kms';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../helpers/app.js';
 import { list, v1 } from '../core/client.js';
@@ -12,7 +20,12 @@ describe('managed keys: cloud-a-kms through the real SDK client', () => {
   let kms: KMSClient;
   beforeAll(async () => {
     server = await startServer();
-    kms = new KMSClient({ region: 'us-east-1', endpoint: `${server.baseUrl}/_emulator/cloud-a-kms`, credentials: { accessKeyId: 'AKID', secretAccessKey: 'x' }, maxAttempts: 1 });
+    kms = new KMSClient({
+      region: 'us-east-1',
+      endpoint: `${server.baseUrl}/_emulator/cloud-a-kms`,
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 'x' },
+      maxAttempts: 1,
+    });
   });
   afterAll(() => server.close());
 
@@ -20,7 +33,17 @@ describe('managed keys: cloud-a-kms through the real SDK client', () => {
   const testSign = (name: string, type = 'cloud-a-kms') => v1(server, 'POST', `sys/managed-keys/${type}/${name}/test/sign`);
 
   it('generates an RSA key with its alias in the stand-in on test/sign, and reads back with secrets masked', async () => {
-    expect((await write('kms-rsa', { ...credentials, key_type: 'rsa', key_bits: '2048', kms_key: 'alias/understudy-rsa', allow_generate_key: true })).status).toBe(204);
+    expect(
+      (
+        await write('kms-rsa', {
+          ...credentials,
+          key_type: 'rsa',
+          key_bits: '2048',
+          kms_key: 'alias/understudy-rsa',
+          allow_generate_key: true,
+        })
+      ).status,
+    ).toBe(204);
     const read = await v1(server, 'GET', 'sys/managed-keys/cloud-a-kms/kms-rsa');
     expect(read.body.data).toEqual({
       UUID: expect.any(String),
@@ -52,13 +75,25 @@ describe('managed keys: cloud-a-kms through the real SDK client', () => {
   });
 
   it('generates and signs with ECDSA P-256, and the stand-in signature verifies with the public key', async () => {
-    expect((await write('kms-ec', { ...credentials, key_type: 'ECDSA', curve: 'P256', kms_key: 'alias/understudy-ec', allow_generate_key: 'true' })).status).toBe(204);
+    expect(
+      (
+        await write('kms-ec', {
+          ...credentials,
+          key_type: 'ECDSA',
+          curve: 'P256',
+          kms_key: 'alias/understudy-ec',
+          allow_generate_key: 'true',
+        })
+      ).status,
+    ).toBe(204);
     expect((await testSign('kms-ec')).status).toBe(204);
     const publicKey = await kms.send(new GetPublicKeyCommand({ KeyId: 'alias/understudy-ec' }));
     expect(publicKey.KeySpec).toBe('ECC_NIST_P256');
     const key = createPublicKey({ key: Buffer.from(publicKey.PublicKey ?? []), format: 'der', type: 'spki' });
     const message = Buffer.from('hello');
-    const signed = await kms.send(new SignCommand({ KeyId: 'alias/understudy-ec', Message: message, MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }));
+    const signed = await kms.send(
+      new SignCommand({ KeyId: 'alias/understudy-ec', Message: message, MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }),
+    );
     expect(verify('sha256', message, key, Buffer.from(signed.Signature ?? []))).toBe(true);
   });
 
@@ -98,10 +133,18 @@ describe('managed keys: cloud-a-kms through the real SDK client', () => {
   });
 
   it('keeps names unique across types and accepts the real type name', async () => {
-    const clash = await v1(server, 'POST', 'sys/managed-keys/pkcs11/kms-rsa', { body: { library: 'softhsm', mechanism: '0x1', pin: '1', key_label: 'x', slot: '1' } });
+    const clash = await v1(server, 'POST', 'sys/managed-keys/pkcs11/kms-rsa', {
+      body: { library: 'softhsm', mechanism: '0x1', pin: '1', key_label: 'x', slot: '1' },
+    });
     expect(clash.status).toBe(400);
     expect(clash.body.errors[0]).toMatch(/"kms-rsa" already exists with type cloud-a-kms/);
-    expect((await list(server, 'sys/managed-keys/awskms')).body.data.keys).toEqual(['kms-ec', 'kms-existing', 'kms-missing', 'kms-rsa', 'kms-unreachable']);
+    expect((await list(server, 'sys/managed-keys/awskms')).body.data.keys).toEqual([
+      'kms-ec',
+      'kms-existing',
+      'kms-missing',
+      'kms-rsa',
+      'kms-unreachable',
+    ]);
     expect((await testSign('kms-ec', 'awskms')).status).toBe(204);
   });
 
@@ -155,12 +198,25 @@ describe('managed keys: cloud-a-kms against an independent fake of the service',
           response.end(JSON.stringify({ __type: 'com.amazonaws.kms#NotFoundException', message: 'no such key' }));
           return;
         }
-        if (target === 'TrentService.DescribeKey') response.end(JSON.stringify({ KeyMetadata: { KeyId: keyArn, Arn: keyArn, KeyUsage: 'SIGN_VERIFY', KeySpec: 'RSA_2048' } }));
+        if (target === 'TrentService.DescribeKey')
+          response.end(JSON.stringify({ KeyMetadata: { KeyId: keyArn, Arn: keyArn, KeyUsage: 'SIGN_VERIFY', KeySpec: 'RSA_2048' } }));
         else if (target === 'TrentService.GetPublicKey') {
-          response.end(JSON.stringify({ KeyId: keyArn, KeyUsage: 'SIGN_VERIFY', KeySpec: 'RSA_2048', PublicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64') }));
+          response.end(
+            JSON.stringify({
+              KeyId: keyArn,
+              KeyUsage: 'SIGN_VERIFY',
+              KeySpec: 'RSA_2048',
+              PublicKey: publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
+            }),
+          );
         } else if (target === 'TrentService.Sign') {
-          const signature = sign('sha256', Buffer.from(body.Message ?? '', 'base64'), { key: privateKey, padding: constants.RSA_PKCS1_PADDING });
-          response.end(JSON.stringify({ KeyId: keyArn, Signature: signature.toString('base64'), SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256' }));
+          const signature = sign('sha256', Buffer.from(body.Message ?? '', 'base64'), {
+            key: privateKey,
+            padding: constants.RSA_PKCS1_PADDING,
+          });
+          response.end(
+            JSON.stringify({ KeyId: keyArn, Signature: signature.toString('base64'), SigningAlgorithm: 'RSASSA_PKCS1_V1_5_SHA_256' }),
+          );
         } else {
           response.statusCode = 400;
           response.end(JSON.stringify({ __type: 'UnknownOperationException', message: target }));
@@ -176,7 +232,14 @@ describe('managed keys: cloud-a-kms against an independent fake of the service',
 
   it('test/sign talks the service protocol to a configured endpoint and region', async () => {
     const { port } = fake.address() as { port: number };
-    const body = { ...credentials, key_type: 'RSA', key_bits: 2048, kms_key: 'alias/fake', endpoint: `http://127.0.0.1:${port}`, region: 'eu-west-1' };
+    const body = {
+      ...credentials,
+      key_type: 'RSA',
+      key_bits: 2048,
+      kms_key: 'alias/fake',
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'eu-west-1',
+    };
     expect((await v1(server, 'POST', 'sys/managed-keys/awskms/fake-kms', { body })).status).toBe(204);
     expect((await v1(server, 'POST', 'sys/managed-keys/awskms/fake-kms/test/sign')).status).toBe(204);
     expect(seen).toEqual(['TrentService.DescribeKey eu-west-1', 'TrentService.GetPublicKey eu-west-1', 'TrentService.Sign eu-west-1']);

@@ -36,7 +36,14 @@ describe('managed keys: cloud-c-keyvault through the real SDK clients', () => {
     );
 
   it('generates the key in the stand-in on test/sign, signs and verifies; secrets are masked on read', async () => {
-    const body = { ...identity, vault_name: 'team-vault', key_name: 'signing', key_type: 'rsa', key_bits: 2048, allow_generate_key: 'true' };
+    const body = {
+      ...identity,
+      vault_name: 'team-vault',
+      key_name: 'signing',
+      key_type: 'rsa',
+      key_bits: 2048,
+      allow_generate_key: 'true',
+    };
     expect((await write('akv-rsa', body)).status).toBe(204);
     const read = await v1(server, 'GET', 'sys/managed-keys/cloud-c-keyvault/akv-rsa');
     expect(read.body.data).toEqual({
@@ -72,7 +79,9 @@ describe('managed keys: cloud-c-keyvault through the real SDK clients', () => {
   it('answers an unauthenticated vault request with the bearer challenge', async () => {
     const reply = await fetch(`${server.baseUrl}/keys/signing/?api-version=2025-07-01`);
     expect(reply.status).toBe(401);
-    expect(reply.headers.get('www-authenticate')).toMatch(/^Bearer authorization="http:\/\/127\.0\.0\.1:\d+\/_emulator\/cloud-c-keyvault\/understudy", resource="https:\/\/vault\.azure\.net"$/);
+    expect(reply.headers.get('www-authenticate')).toMatch(
+      /^Bearer authorization="http:\/\/127\.0\.0\.1:\d+\/_emulator\/cloud-c-keyvault\/understudy", resource="https:\/\/vault\.azure\.net"$/,
+    );
   });
 
   it('refuses a missing key without generation, with the vault reason', async () => {
@@ -130,7 +139,10 @@ describe('managed keys: cloud-c-keyvault against an independent fake of the serv
           return;
         }
         const jwk = publicKey.export({ format: 'jwk' });
-        const keyBundle = { key: { kid: `${origin}/keys/fake-key/v1`, kty: 'RSA', key_ops: ['sign'], n: jwk.n, e: jwk.e }, attributes: { enabled: true } };
+        const keyBundle = {
+          key: { kid: `${origin}/keys/fake-key/v1`, kty: 'RSA', key_ops: ['sign'], n: jwk.n, e: jwk.e },
+          attributes: { enabled: true },
+        };
         if (request.method === 'GET' && /^\/keys\/fake-key(\/|\/v1)?$/.test(path)) response.end(JSON.stringify(keyBundle));
         else if (request.method === 'POST' && path === '/keys/fake-key/v1/sign') {
           const { value } = JSON.parse(text) as { value: string };

@@ -25,7 +25,15 @@ describe.skipIf(softHsmMissing !== null)('managed keys: pkcs11 against SoftHSM2'
 
   const write = (name: string, body: Record<string, unknown>) => v1(server, 'POST', `sys/managed-keys/pkcs11/${name}`, { body });
   const testSign = (name: string) => v1(server, 'POST', `sys/managed-keys/pkcs11/${name}/test/sign`);
-  const rsaKey = { library: 'softhsm', token_label: 'mk-token', pin: PIN, mechanism: '0x0001', key_label: 'rsa-signing', key_bits: '2048', allow_generate_key: 'true' };
+  const rsaKey = {
+    library: 'softhsm',
+    token_label: 'mk-token',
+    pin: PIN,
+    mechanism: '0x0001',
+    key_label: 'rsa-signing',
+    key_bits: '2048',
+    allow_generate_key: 'true',
+  };
 
   it('creates a key, reads it back with the PIN masked and values typed, and lists it', async () => {
     expect((await write('hsm-rsa', rsaKey)).status).toBe(204);
@@ -122,7 +130,10 @@ describe.skipIf(softHsmMissing !== null)('managed keys: pkcs11 against SoftHSM2'
     const read = (await v1(server, 'GET', 'sys/managed-keys/pkcs11/hsm-rsa')).body.data;
     expect(read).toMatchObject({ max_parallel: 3, key_label: 'rsa-signing', mechanism: 1 });
     const signs = await Promise.all(Array.from({ length: 6 }, () => testSign('hsm-rsa')));
-    expect(signs.map((reply) => reply.status), JSON.stringify(signs.map((reply) => reply.body))).toEqual([204, 204, 204, 204, 204, 204]);
+    expect(
+      signs.map((reply) => reply.status),
+      JSON.stringify(signs.map((reply) => reply.body)),
+    ).toEqual([204, 204, 204, 204, 204, 204]);
   });
 
   it('keeps the event loop free while the token generates a key', async () => {
@@ -161,7 +172,11 @@ describe.skipIf(softHsmMissing !== null)('managed keys: pkcs11 against SoftHSM2'
 
     await expect(context.managedKeys.signerFor({ name: 'hsm-rsa' }, mount())).rejects.toThrow(/not allowed/);
     await write('hsm-rsa', { any_mount: 'true' });
-    expect((await context.managedKeys.signerFor({ name: 'hsm-rsa' }, mount())).algorithm).toEqual({ key: 'rsa', padding: 'pkcs1', hash: 'sha256' });
+    expect((await context.managedKeys.signerFor({ name: 'hsm-rsa' }, mount())).algorithm).toEqual({
+      key: 'rsa',
+      padding: 'pkcs1',
+      hash: 'sha256',
+    });
 
     await v1(server, 'POST', 'sys/mounts/pki/tune', { body: { allowed_managed_keys: [] } });
     expect((await v1(server, 'DELETE', 'sys/managed-keys/pkcs11/hsm-ec')).status).toBe(204);

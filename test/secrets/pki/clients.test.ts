@@ -58,7 +58,15 @@ describe('PKI with real clients', () => {
     if (hasOpenssl) {
       const text = openssl(['crl', '-noout', '-text'], result.crl).output;
       expect(text).toContain((result.issued.serial_number as string).replace(/:/g, '').toUpperCase());
-      const check = openssl(['verify', '-crl_check', '-CAfile', files.path('hvac-root.pem', result.root), '-CRLfile', files.path('hvac.crl', result.crl), files.path('hvac-leaf.pem', result.issued.certificate)]);
+      const check = openssl([
+        'verify',
+        '-crl_check',
+        '-CAfile',
+        files.path('hvac-root.pem', result.root),
+        '-CRLfile',
+        files.path('hvac.crl', result.crl),
+        files.path('hvac-leaf.pem', result.issued.certificate),
+      ]);
       expect(check.output).toContain('certificate revoked');
     }
   });
@@ -75,9 +83,19 @@ describe('PKI with real clients', () => {
     expect(revoked.data.revocation_time).toBeGreaterThan(0);
     const crl = await client.read('nv-pki/cert/crl');
     expect(crl.data.certificate).toMatch(/^-----BEGIN X509 CRL-----/);
-    await expect(client.write('nv-pki/issue/web', { common_name: 'evil.org' })).rejects.toThrow('common name evil.org not allowed by this role');
+    await expect(client.write('nv-pki/issue/web', { common_name: 'evil.org' })).rejects.toThrow(
+      'common name evil.org not allowed by this role',
+    );
     if (hasOpenssl) {
-      const check = openssl(['verify', '-crl_check', '-CAfile', files.path('nv-root.pem', root.data.certificate), '-CRLfile', files.path('nv.crl', crl.data.certificate), files.path('nv-leaf.pem', issued.data.certificate)]);
+      const check = openssl([
+        'verify',
+        '-crl_check',
+        '-CAfile',
+        files.path('nv-root.pem', root.data.certificate),
+        '-CRLfile',
+        files.path('nv.crl', crl.data.certificate),
+        files.path('nv-leaf.pem', issued.data.certificate),
+      ]);
       expect(check.output).toContain('certificate revoked');
     }
   });

@@ -27,7 +27,10 @@ describe('PKI endpoints', () => {
     expect((await v1(server, 'GET', 'pki-e/cert/ca', { token: null })).body.data.certificate).toBe(root.certificate);
     expect((await v1(server, 'GET', 'pki-e/cert/crl', { token: null })).body.data.certificate).toMatch(/^-----BEGIN X509 CRL-----/);
     expect((await v1(server, 'GET', 'pki-e/cert/ca_chain', { token: null })).body.data.ca_chain).toBe(root.certificate);
-    expect((await v1(server, 'GET', `pki-e/cert/${root.serial_number}`, { token: null })).body.data).toMatchObject({ certificate: root.certificate, revocation_time: 0 });
+    expect((await v1(server, 'GET', `pki-e/cert/${root.serial_number}`, { token: null })).body.data).toMatchObject({
+      certificate: root.certificate,
+      revocation_time: 0,
+    });
     expect((await v1(server, 'GET', 'pki-e/cert/00:11', { token: null })).status).toBe(404);
     expect((await v1(server, 'GET', 'pki-e/certs?list=true', { token: null })).status).toBe(403);
     expect((await v1(server, 'POST', 'pki-e/issue/web', { token: null, body: { common_name: 'a.example.com' } })).status).toBe(403);
@@ -50,36 +53,57 @@ describe('PKI endpoints', () => {
     const noCa = await v1(server, 'POST', 'pki-e2/roles/r', { body: { allow_any_name: true } });
     expect(noCa.status).toBe(204);
     const issue = await v1(server, 'POST', 'pki-e2/issue/r', { body: { common_name: 'x.test' } });
-    expect(issue.body).toEqual({ errors: ['could not fetch the CA certificate (was one set?): backend must be configured with a CA certificate/key'] });
+    expect(issue.body).toEqual({
+      errors: ['could not fetch the CA certificate (was one set?): backend must be configured with a CA certificate/key'],
+    });
   });
 
   it('returns exported keys in der/pkcs8 and PEM bundles, and DER certificates', async () => {
     await mountPki(server, 'pki-x');
-    const exported = (await ok(server, 'POST', 'pki-x/root/generate/exported', { common_name: 'Exported', key_type: 'ec', format: 'pem_bundle', ttl: '100h' })).body.data;
+    const exported = (
+      await ok(server, 'POST', 'pki-x/root/generate/exported', {
+        common_name: 'Exported',
+        key_type: 'ec',
+        format: 'pem_bundle',
+        ttl: '100h',
+      })
+    ).body.data;
     expect(exported.private_key).toMatch(/^-----BEGIN EC PRIVATE KEY-----/);
     expect(exported.private_key_type).toBe('ec');
     expect(exported.certificate).toBe(`${exported.private_key}\n${exported.issuing_ca}`);
     await ok(server, 'POST', 'pki-x/roles/any', { allow_any_name: true, key_type: 'ec' });
-    const der = (await ok(server, 'POST', 'pki-x/issue/any', { common_name: 'd.test', format: 'der', private_key_format: 'pkcs8', ttl: '1h' })).body.data;
+    const der = (
+      await ok(server, 'POST', 'pki-x/issue/any', { common_name: 'd.test', format: 'der', private_key_format: 'pkcs8', ttl: '1h' })
+    ).body.data;
     const certificate = new X509Certificate(Buffer.from(der.certificate, 'base64'));
     expect(certificate.subject).toBe('CN=d.test');
     expect(createPrivateKey({ key: Buffer.from(der.private_key, 'base64'), format: 'der', type: 'pkcs8' }).asymmetricKeyType).toBe('ec');
-    expect(certificate.checkPrivateKey(createPrivateKey({ key: Buffer.from(der.private_key, 'base64'), format: 'der', type: 'pkcs8' }))).toBe(true);
+    expect(
+      certificate.checkPrivateKey(createPrivateKey({ key: Buffer.from(der.private_key, 'base64'), format: 'der', type: 'pkcs8' })),
+    ).toBe(true);
     const badFormat = await v1(server, 'POST', 'pki-x/issue/any', { body: { common_name: 'd.test', format: 'pfx' } });
     expect(badFormat.body).toEqual({ errors: ['the "format" path parameter must be "pem", "der", or "pem_bundle"'] });
   });
 
   it('accepts a CA upload as a PEM bundle, checking that key and certificate match', async () => {
     await mountPki(server, 'pki-up');
-    expect((await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: '' } })).body).toEqual({ errors: ["'pem_bundle' was empty"] });
-    expect((await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: root.certificate } })).body).toEqual({ errors: ['private key not found in the PEM bundle'] });
+    expect((await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: '' } })).body).toEqual({
+      errors: ["'pem_bundle' was empty"],
+    });
+    expect((await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: root.certificate } })).body).toEqual({
+      errors: ['private key not found in the PEM bundle'],
+    });
     await mountPki(server, 'pki-src');
-    const source = (await ok(server, 'POST', 'pki-src/root/generate/exported', { common_name: 'Uploaded', key_type: 'ec', ttl: '100h' })).body.data;
-    const other = (await ok(server, 'POST', 'pki-x/intermediate/generate/exported', { common_name: 'unrelated', key_type: 'ec' })).body.data;
+    const source = (await ok(server, 'POST', 'pki-src/root/generate/exported', { common_name: 'Uploaded', key_type: 'ec', ttl: '100h' }))
+      .body.data;
+    const other = (await ok(server, 'POST', 'pki-x/intermediate/generate/exported', { common_name: 'unrelated', key_type: 'ec' })).body
+      .data;
     const mismatch = await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: `${other.private_key}\n${source.certificate}` } });
     expect(mismatch.status).toBe(400);
     expect(mismatch.body.errors[0]).toContain('does not match');
-    expect((await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: `${source.private_key}\n${source.certificate}` } })).status).toBe(204);
+    expect(
+      (await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: `${source.private_key}\n${source.certificate}` } })).status,
+    ).toBe(204);
     expect(await (await fetch(`${server.baseUrl}/v1/pki-up/ca/pem`)).text()).toBe(`${source.certificate}\n`);
     await ok(server, 'POST', 'pki-up/roles/any', { allow_any_name: true, key_type: 'ec' });
     const issued = (await ok(server, 'POST', 'pki-up/issue/any', { common_name: 'u.test', ttl: '1h' })).body.data;
@@ -102,8 +126,12 @@ describe('PKI endpoints', () => {
 
   it('revocation: errors, idempotence, and the CA itself', async () => {
     expect((await v1(server, 'POST', 'pki-e/revoke', { body: {} })).body).toEqual({ errors: ['The serial number must be provided'] });
-    expect((await v1(server, 'POST', 'pki-e/revoke', { body: { serial_number: '01:02' } })).body).toEqual({ errors: ['certificate with serial 01:02 not found'] });
-    expect((await v1(server, 'POST', 'pki-e/revoke', { body: { serial_number: root.serial_number } })).body).toEqual({ errors: ['adding CA to CRL is not allowed'] });
+    expect((await v1(server, 'POST', 'pki-e/revoke', { body: { serial_number: '01:02' } })).body).toEqual({
+      errors: ['certificate with serial 01:02 not found'],
+    });
+    expect((await v1(server, 'POST', 'pki-e/revoke', { body: { serial_number: root.serial_number } })).body).toEqual({
+      errors: ['adding CA to CRL is not allowed'],
+    });
     const leaf = (await ok(server, 'POST', 'pki-e/issue/web', { common_name: 'r.example.com' })).body.data;
     const first = (await ok(server, 'POST', 'pki-e/revoke', { serial_number: leaf.serial_number })).body.data;
     await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -112,7 +140,12 @@ describe('PKI endpoints', () => {
   });
 
   it('generate_lease ties a lease to the certificate: revoking the lease revokes it', async () => {
-    await ok(server, 'POST', 'pki-e/roles/leased', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', generate_lease: true });
+    await ok(server, 'POST', 'pki-e/roles/leased', {
+      allowed_domains: 'example.com',
+      allow_subdomains: true,
+      key_type: 'ec',
+      generate_lease: true,
+    });
     const issued = await ok(server, 'POST', 'pki-e/issue/leased', { common_name: 'l.example.com', ttl: '1h' });
     expect(issued.body.lease_id).toMatch(/^pki-e\/issue\/leased\/[0-9A-Za-z]{24}$/);
     expect(issued.body.renewable).toBe(false);
@@ -123,7 +156,12 @@ describe('PKI endpoints', () => {
   });
 
   it('no_store certificates are neither listed nor revocable', async () => {
-    await ok(server, 'POST', 'pki-e/roles/ephemeral', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', no_store: true });
+    await ok(server, 'POST', 'pki-e/roles/ephemeral', {
+      allowed_domains: 'example.com',
+      allow_subdomains: true,
+      key_type: 'ec',
+      no_store: true,
+    });
     const issued = (await ok(server, 'POST', 'pki-e/issue/ephemeral', { common_name: 'n.example.com' })).body.data;
     const listed = (await ok(server, 'GET', 'pki-e/certs?list=true')).body.data.keys as string[];
     expect(listed).not.toContain(issued.serial_number);
@@ -134,10 +172,16 @@ describe('PKI endpoints', () => {
     await mountPki(server, 'pki-cfg');
     expect((await v1(server, 'GET', 'pki-cfg/config/urls')).status).toBe(404);
     expect((await v1(server, 'GET', 'pki-cfg/config/crl')).status).toBe(404);
-    expect((await v1(server, 'POST', 'pki-cfg/config/urls', { body: { ocsp_servers: 'not a url' } })).body).toEqual({ errors: ['invalid URL found in OCSP servers: not a url'] });
+    expect((await v1(server, 'POST', 'pki-cfg/config/urls', { body: { ocsp_servers: 'not a url' } })).body).toEqual({
+      errors: ['invalid URL found in OCSP servers: not a url'],
+    });
     await ok(server, 'POST', 'pki-cfg/config/urls', { issuing_certificates: 'http://a.test/ca,http://b.test/ca' });
     await ok(server, 'POST', 'pki-cfg/config/urls', { ocsp_servers: ['http://o.test'] });
-    expect((await ok(server, 'GET', 'pki-cfg/config/urls')).body.data).toEqual({ issuing_certificates: ['http://a.test/ca', 'http://b.test/ca'], crl_distribution_points: [], ocsp_servers: ['http://o.test'] });
+    expect((await ok(server, 'GET', 'pki-cfg/config/urls')).body.data).toEqual({
+      issuing_certificates: ['http://a.test/ca', 'http://b.test/ca'],
+      crl_distribution_points: [],
+      ocsp_servers: ['http://o.test'],
+    });
     await ok(server, 'POST', 'pki-cfg/config/crl', { expiry: '24h' });
     expect((await ok(server, 'GET', 'pki-cfg/config/crl')).body.data).toEqual({ expiry: '24h', disable: false });
   });
@@ -149,7 +193,8 @@ describe('PKI endpoints', () => {
     const leaf = (await ok(server, 'POST', 'pki-crl/issue/any', { common_name: 'c.test' })).body.data;
     await ok(server, 'POST', 'pki-crl/revoke', { serial_number: leaf.serial_number });
     const serialHex = (leaf.serial_number as string).replace(/:/g, '').toUpperCase();
-    const crlText = async () => openssl(['crl', '-noout', '-text'], await (await fetch(`${server.baseUrl}/v1/pki-crl/crl/pem`)).text()).output;
+    const crlText = async () =>
+      openssl(['crl', '-noout', '-text'], await (await fetch(`${server.baseUrl}/v1/pki-crl/crl/pem`)).text()).output;
     const before = await crlText();
     expect(before).toContain(serialHex);
     await ok(server, 'POST', 'pki-crl/config/crl', { expiry: '1h' });
@@ -171,18 +216,26 @@ describe('PKI endpoints', () => {
     const expiring = (await ok(server, 'POST', 'pki-tidy/issue/tiny', { common_name: 'gone.test', ttl: '60s' })).body.data;
     const revoked = (await ok(server, 'POST', 'pki-tidy/issue/tiny', { common_name: 'revoked.test', ttl: '60s' })).body.data;
     await ok(server, 'POST', 'pki-tidy/revoke', { serial_number: revoked.serial_number });
-    expect((await v1(server, 'POST', 'pki-tidy/tidy', { body: { safety_buffer: 0 } })).body).toEqual({ errors: ['safety_buffer must be greater than zero'] });
+    expect((await v1(server, 'POST', 'pki-tidy/tidy', { body: { safety_buffer: 0 } })).body).toEqual({
+      errors: ['safety_buffer must be greater than zero'],
+    });
     await advance(server, '20m');
     // Expired now: revoking it changes nothing (204).
     expect((await v1(server, 'POST', 'pki-tidy/revoke', { body: { serial_number: expiring.serial_number } })).status).toBe(204);
-    const tidy = await v1(server, 'POST', 'pki-tidy/tidy', { body: { tidy_cert_store: true, tidy_revoked_certs: true, safety_buffer: '10m' } });
+    const tidy = await v1(server, 'POST', 'pki-tidy/tidy', {
+      body: { tidy_cert_store: true, tidy_revoked_certs: true, safety_buffer: '10m' },
+    });
     expect(tidy.status).toBe(202);
     expect(tidy.body.warnings[0]).toMatch(/^Tidy operation successfully started/);
     const listed = (await ok(server, 'GET', 'pki-tidy/certs?list=true')).body.data.keys as string[];
     expect(listed).toContain(kept.serial_number);
     expect(listed).not.toContain(expiring.serial_number);
     expect(listed).not.toContain(revoked.serial_number);
-    expect((await ok(server, 'GET', 'pki-tidy/tidy-status')).body.data).toMatchObject({ state: 'Finished', cert_store_deleted_count: 1, revoked_cert_deleted_count: 1 });
+    expect((await ok(server, 'GET', 'pki-tidy/tidy-status')).body.data).toMatchObject({
+      state: 'Finished',
+      cert_store_deleted_count: 1,
+      revoked_cert_deleted_count: 1,
+    });
   });
 
   it("ends the root's lease with its validity", async () => {
@@ -210,7 +263,17 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI signing of CSRs', () => {
 
   function csr(subject: string, san: string, key = 'ec:P-256'): string {
     const [type, curve] = key.split(':');
-    const args = ['req', '-new', '-nodes', '-keyout', files.path(`${Math.random()}.key`), '-subj', subject, '-addext', `subjectAltName=${san}`];
+    const args = [
+      'req',
+      '-new',
+      '-nodes',
+      '-keyout',
+      files.path(`${Math.random()}.key`),
+      '-subj',
+      subject,
+      '-addext',
+      `subjectAltName=${san}`,
+    ];
     args.push(...(type === 'ec' ? ['-newkey', 'ec', '-pkeyopt', `ec_paramgen_curve:${curve}`] : ['-newkey', `rsa:${curve}`]));
     const run = openssl(args);
     expect(run.status, run.output).toBe(0);
@@ -227,24 +290,44 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI signing of CSRs', () => {
     const denied = await v1(server, 'POST', 'pki-s/sign/csr', { body: { csr: csr('/CN=csr.example.com', 'DNS:alt.evil.org') } });
     expect(denied.body).toEqual({ errors: ['subject alternate name alt.evil.org not allowed by this role'] });
 
-    await ok(server, 'POST', 'pki-s/roles/api-names', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', use_csr_common_name: false, use_csr_sans: false });
-    const fromApi = (await ok(server, 'POST', 'pki-s/sign/api-names', { csr: csr('/CN=evil.org', 'DNS:evil.org'), common_name: 'api.example.com' })).body.data;
+    await ok(server, 'POST', 'pki-s/roles/api-names', {
+      allowed_domains: 'example.com',
+      allow_subdomains: true,
+      key_type: 'ec',
+      use_csr_common_name: false,
+      use_csr_sans: false,
+    });
+    const fromApi = (
+      await ok(server, 'POST', 'pki-s/sign/api-names', { csr: csr('/CN=evil.org', 'DNS:evil.org'), common_name: 'api.example.com' })
+    ).body.data;
     expect(new X509Certificate(fromApi.certificate).subjectAltName).toBe('DNS:api.example.com');
   });
 
   it('checks the CSR key against the role: type, size, and RSA at least 2048', async () => {
     await ok(server, 'POST', 'pki-s/roles/ec384', { allow_any_name: true, key_type: 'ec', key_bits: 384 });
-    expect((await v1(server, 'POST', 'pki-s/sign/ec384', { body: { csr: csr('/CN=a.test', 'DNS:a.test') } })).body).toEqual({ errors: ["role requires a minimum of a 384-bit key, but CSR's key is 256 bits"] });
+    expect((await v1(server, 'POST', 'pki-s/sign/ec384', { body: { csr: csr('/CN=a.test', 'DNS:a.test') } })).body).toEqual({
+      errors: ["role requires a minimum of a 384-bit key, but CSR's key is 256 bits"],
+    });
     expect((await v1(server, 'POST', 'pki-s/sign/ec384', { body: { csr: csr('/CN=a.test', 'DNS:a.test', 'ec:P-384') } })).status).toBe(200);
-    expect((await v1(server, 'POST', 'pki-s/sign/ec384', { body: { csr: csr('/CN=a.test', 'DNS:a.test', 'rsa:2048') } })).body).toEqual({ errors: ['role requires keys of type ec'] });
+    expect((await v1(server, 'POST', 'pki-s/sign/ec384', { body: { csr: csr('/CN=a.test', 'DNS:a.test', 'rsa:2048') } })).body).toEqual({
+      errors: ['role requires keys of type ec'],
+    });
     await ok(server, 'POST', 'pki-s/roles/any', { allow_any_name: true, key_type: 'any' });
     expect((await v1(server, 'POST', 'pki-s/sign/any', { body: { csr: csr('/CN=a.test', 'DNS:a.test', 'ec:P-224') } })).status).toBe(200);
-    expect((await v1(server, 'POST', 'pki-s/sign/any', { body: { csr: csr('/CN=a.test', 'DNS:a.test', 'rsa:1024') } })).body).toEqual({ errors: ['RSA keys < 2048 bits are unsafe and not supported'] });
+    expect((await v1(server, 'POST', 'pki-s/sign/any', { body: { csr: csr('/CN=a.test', 'DNS:a.test', 'rsa:1024') } })).body).toEqual({
+      errors: ['RSA keys < 2048 bits are unsafe and not supported'],
+    });
     expect((await v1(server, 'POST', 'pki-s/sign/any', { body: { csr: 'garbage' } })).body).toEqual({ errors: ['csr contains no data'] });
   });
 
   it('sign-verbatim keeps the CSR subject; sign-self-issued re-signs a self-issued CA', async () => {
-    const verbatim = (await ok(server, 'POST', 'pki-s/sign-verbatim', { csr: csr('/O=Anything/CN=whatever at all', 'DNS:x.anything'), ttl: '1h', ext_key_usage: 'ServerAuth' })).body.data;
+    const verbatim = (
+      await ok(server, 'POST', 'pki-s/sign-verbatim', {
+        csr: csr('/O=Anything/CN=whatever at all', 'DNS:x.anything'),
+        ttl: '1h',
+        ext_key_usage: 'ServerAuth',
+      })
+    ).body.data;
     const certificate = new X509Certificate(verbatim.certificate);
     expect(certificate.subject).toBe('O=Anything\nCN=whatever at all');
     expect(certificate.subjectAltName).toBe('DNS:x.anything');
@@ -262,12 +345,15 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI signing of CSRs', () => {
 
   it('sign-intermediate derives the path length and refuses below a zero path length', async () => {
     await mountPki(server, 'pki-i1');
-    const request = (await ok(server, 'POST', 'pki-i1/intermediate/generate/exported', { common_name: 'Int One', key_type: 'ec', format: 'pem_bundle' })).body.data;
+    const request = (
+      await ok(server, 'POST', 'pki-i1/intermediate/generate/exported', { common_name: 'Int One', key_type: 'ec', format: 'pem_bundle' })
+    ).body.data;
     expect(request.csr).toMatch(/^-----BEGIN EC PRIVATE KEY-----[\s\S]+-----BEGIN CERTIFICATE REQUEST-----/);
     const signed = (await ok(server, 'POST', 'pki-s/root/sign-intermediate', { csr: request.csr, common_name: 'Int One' })).body.data;
     expect(openssl(['x509', '-noout', '-text'], signed.certificate).output).toMatch(/CA:TRUE, pathlen:0/);
     await ok(server, 'POST', 'pki-i1/intermediate/set-signed', { certificate: signed.certificate });
-    const deeper = (await ok(server, 'POST', 'pki-i1/intermediate/generate/internal', { common_name: 'Int Two', key_type: 'ec' })).body.data;
+    const deeper = (await ok(server, 'POST', 'pki-i1/intermediate/generate/internal', { common_name: 'Int Two', key_type: 'ec' })).body
+      .data;
     expect(deeper.private_key).toBeUndefined();
     // pki-i1 replaced its key with the new CSR's (as upstream); sign from the root mount instead with the zero-length intermediate gone.
     await mountPki(server, 'pki-z');
@@ -275,6 +361,8 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI signing of CSRs', () => {
     expect((await v1(server, 'POST', 'pki-z/root/sign-intermediate', { body: { csr: deeper.csr, common_name: 'Int Two' } })).body).toEqual({
       errors: ['signing certificate has a max path length of zero, and cannot issue further CA certificates'],
     });
-    expect((await v1(server, 'POST', 'pki-i1/intermediate/set-signed', { body: { certificate: '' } })).body).toEqual({ errors: ['no certificate provided in the "certificate" parameter'] });
+    expect((await v1(server, 'POST', 'pki-i1/intermediate/set-signed', { body: { certificate: '' } })).body).toEqual({
+      errors: ['no certificate provided in the "certificate" parameter'],
+    });
   });
 });

@@ -36,7 +36,12 @@ describe('PKI refuses malformed input cleanly', () => {
     server = await startServer();
     await mountPki(server, 'pki-m');
     await generateRoot(server, 'pki-m', { common_name: 'Malformed Root', key_type: 'ec' });
-    await ok(server, 'POST', 'pki-m/roles/web', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', allowed_uri_sans: '*' });
+    await ok(server, 'POST', 'pki-m/roles/web', {
+      allowed_domains: 'example.com',
+      allow_subdomains: true,
+      key_type: 'ec',
+      allowed_uri_sans: '*',
+    });
   });
   afterAll(() => server.close());
 

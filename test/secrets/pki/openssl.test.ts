@@ -27,15 +27,42 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI hierarchies verified by Ope
     const int = `int-${kind}`;
     await mountPki(server, root);
     await mountPki(server, int);
-    await ok(server, 'POST', `${root}/config/urls`, { issuing_certificates: `http://127.0.0.1:8200/v1/${root}/ca`, crl_distribution_points: [`http://127.0.0.1:8200/v1/${root}/crl`] });
-    const rootCert = await generateRoot(server, root, { common_name: `Understudy ${kind} Root`, ...key, max_path_length: 2, permitted_dns_domains: 'example.com,.example.net' });
-    const csr = (await ok(server, 'POST', `${int}/intermediate/generate/internal`, { common_name: `Understudy ${kind} Intermediate`, ...key })).body.data.csr as string;
-    const signed = (await ok(server, 'POST', `${root}/root/sign-intermediate`, { csr, common_name: `Understudy ${kind} Intermediate`, ttl: '4380h' })).body.data;
+    await ok(server, 'POST', `${root}/config/urls`, {
+      issuing_certificates: `http://127.0.0.1:8200/v1/${root}/ca`,
+      crl_distribution_points: [`http://127.0.0.1:8200/v1/${root}/crl`],
+    });
+    const rootCert = await generateRoot(server, root, {
+      common_name: `Understudy ${kind} Root`,
+      ...key,
+      max_path_length: 2,
+      permitted_dns_domains: 'example.com,.example.net',
+    });
+    const csr = (
+      await ok(server, 'POST', `${int}/intermediate/generate/internal`, { common_name: `Understudy ${kind} Intermediate`, ...key })
+    ).body.data.csr as string;
+    const signed = (
+      await ok(server, 'POST', `${root}/root/sign-intermediate`, { csr, common_name: `Understudy ${kind} Intermediate`, ttl: '4380h' })
+    ).body.data;
     expect(signed.issuing_ca).toBe(rootCert.certificate);
     await ok(server, 'POST', `${int}/intermediate/set-signed`, { certificate: `${signed.certificate}\n${rootCert.certificate}` });
-    await ok(server, 'POST', `${int}/config/urls`, { issuing_certificates: [`http://127.0.0.1:8200/v1/${int}/ca`], crl_distribution_points: `http://127.0.0.1:8200/v1/${int}/crl`, ocsp_servers: 'http://127.0.0.1:8200/ocsp' });
-    await ok(server, 'POST', `${int}/roles/web`, { allowed_domains: 'example.com', allow_subdomains: true, ...(kind === 'ec' ? { key_type: 'ec', key_bits: 256 } : {}) });
-    const leaf = (await ok(server, 'POST', `${int}/issue/web`, { common_name: 'www.example.com', alt_names: 'api.example.com', ip_sans: '127.0.0.1', ttl: '24h' })).body.data;
+    await ok(server, 'POST', `${int}/config/urls`, {
+      issuing_certificates: [`http://127.0.0.1:8200/v1/${int}/ca`],
+      crl_distribution_points: `http://127.0.0.1:8200/v1/${int}/crl`,
+      ocsp_servers: 'http://127.0.0.1:8200/ocsp',
+    });
+    await ok(server, 'POST', `${int}/roles/web`, {
+      allowed_domains: 'example.com',
+      allow_subdomains: true,
+      ...(kind === 'ec' ? { key_type: 'ec', key_bits: 256 } : {}),
+    });
+    const leaf = (
+      await ok(server, 'POST', `${int}/issue/web`, {
+        common_name: 'www.example.com',
+        alt_names: 'api.example.com',
+        ip_sans: '127.0.0.1',
+        ttl: '24h',
+      })
+    ).body.data;
     return { root, int, rootCert, intermediate: signed.certificate as string, leaf };
   }
 
@@ -70,7 +97,9 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI hierarchies verified by Ope
       expect(leafText).toContain(kind === 'rsa' ? 'Public-Key: (2048 bit)' : 'Public-Key: (256 bit)');
 
       // Revocation: the serial in colon form, hyphens accepted; the CRL lists it and OpenSSL refuses the leaf.
-      const revoked = await ok(server, 'POST', `${int}/revoke`, { serial_number: (leaf.serial_number as string).replace(/:/g, '-').toUpperCase() });
+      const revoked = await ok(server, 'POST', `${int}/revoke`, {
+        serial_number: (leaf.serial_number as string).replace(/:/g, '-').toUpperCase(),
+      });
       expect(revoked.body.data.revocation_time).toBeGreaterThan(0);
       expect(revoked.body.data.revocation_time_rfc3339).toMatch(/^\d{4}-\d\d-\d\dT/);
       const crlPem = await (await fetch(`${server.baseUrl}/v1/${int}/crl/pem`)).text();
@@ -83,8 +112,21 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI hierarchies verified by Ope
       expect(check.status).not.toBe(0);
       expect(check.output).toContain('certificate revoked');
       // A leaf that was not revoked still passes the same CRL check.
-      const fresh = (await ok(server, 'POST', `${int}/issue/web`, { common_name: 'ok.example.com', ttl: '1h' })).body.data.certificate as string;
-      expect(openssl(['verify', '-crl_check_all', '-CAfile', rootFile, '-untrusted', intFile, '-CRLfile', bundle, files.path(`${kind}-fresh.pem`, fresh)]).output).toContain(': OK');
+      const fresh = (await ok(server, 'POST', `${int}/issue/web`, { common_name: 'ok.example.com', ttl: '1h' })).body.data
+        .certificate as string;
+      expect(
+        openssl([
+          'verify',
+          '-crl_check_all',
+          '-CAfile',
+          rootFile,
+          '-untrusted',
+          intFile,
+          '-CRLfile',
+          bundle,
+          files.path(`${kind}-fresh.pem`, fresh),
+        ]).output,
+      ).toContain(': OK');
       // JSON read of the revoked certificate shows the revocation.
       const read = await v1(server, 'GET', `${int}/cert/${leaf.serial_number}`, { token: null });
       expect(read.body.data).toMatchObject({ certificate: leaf.certificate, revocation_time: revoked.body.data.revocation_time });
@@ -95,7 +137,15 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI hierarchies verified by Ope
     await mountPki(server, 'tls');
     const root = await generateRoot(server, 'tls', { common_name: 'TLS Root', key_type: 'ec' });
     await ok(server, 'POST', 'tls/roles/server', { allow_localhost: true, allowed_domains: 'localhost', key_type: 'ec' });
-    const issued = (await ok(server, 'POST', 'tls/issue/server', { common_name: 'localhost', ip_sans: '127.0.0.1', ttl: '1h', format: 'pem_bundle', private_key_format: 'pkcs8' })).body.data;
+    const issued = (
+      await ok(server, 'POST', 'tls/issue/server', {
+        common_name: 'localhost',
+        ip_sans: '127.0.0.1',
+        ttl: '1h',
+        format: 'pem_bundle',
+        private_key_format: 'pkcs8',
+      })
+    ).body.data;
     expect(issued.certificate).toMatch(/^-----BEGIN PRIVATE KEY-----[\s\S]+-----BEGIN CERTIFICATE-----/);
     const tls = createServer({ key: issued.private_key, cert: issued.certificate }, (socket) => socket.end('hello over tls'));
     tls.listen(0, '127.0.0.1');

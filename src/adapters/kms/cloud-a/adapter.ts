@@ -42,11 +42,18 @@ export class CloudAKmsAdapter implements KmsAdapter<CloudAConfig> {
   private readonly clients = new ClientCache<KMSClient>();
 
   async open(config: CloudAConfig, policy: KeyPolicy): Promise<KmsSigner> {
-    const { CreateAliasCommand, CreateKeyCommand, DescribeKeyCommand, GetPublicKeyCommand, KMSClient, NotFoundException, SignCommand } = await sdk();
+    const { CreateAliasCommand, CreateKeyCommand, DescribeKeyCommand, GetPublicKeyCommand, KMSClient, NotFoundException, SignCommand } =
+      await sdk();
     const settings = JSON.stringify([config.endpoint, config.region, config.accessKey, config.secretKey]);
     const client = this.clients.get(
       settings,
-      () => new KMSClient({ region: config.region, endpoint: config.endpoint, credentials: { accessKeyId: config.accessKey, secretAccessKey: config.secretKey }, maxAttempts: 1 }),
+      () =>
+        new KMSClient({
+          region: config.region,
+          endpoint: config.endpoint,
+          credentials: { accessKeyId: config.accessKey, secretAccessKey: config.secretKey },
+          maxAttempts: 1,
+        }),
     );
     try {
       let keyId: string | undefined;
@@ -58,7 +65,8 @@ export class CloudAKmsAdapter implements KmsAdapter<CloudAConfig> {
       }
       if (!keyId) throw new KmsError(`key ${config.kmsKey} has no key id`);
       const found = await client.send(new GetPublicKeyCommand({ KeyId: keyId }));
-      if (found.KeyUsage !== 'SIGN_VERIFY') throw new KmsError(`key ${config.kmsKey} is for ${found.KeyUsage ?? 'unknown use'}, not SIGN_VERIFY`);
+      if (found.KeyUsage !== 'SIGN_VERIFY')
+        throw new KmsError(`key ${config.kmsKey} is for ${found.KeyUsage ?? 'unknown use'}, not SIGN_VERIFY`);
       if (!found.PublicKey) throw new KmsError(`key ${config.kmsKey} returned no public key`);
       const { wire, algorithm } = algorithmFor(found.KeySpec);
       const publicKey = createPublicKey({ key: Buffer.from(found.PublicKey), format: 'der', type: 'spki' });
@@ -68,7 +76,9 @@ export class CloudAKmsAdapter implements KmsAdapter<CloudAConfig> {
         algorithm,
         sign: async (data) => {
           try {
-            const signed = await client.send(new SignCommand({ KeyId: signingKeyId, Message: data, MessageType: 'RAW', SigningAlgorithm: wire }));
+            const signed = await client.send(
+              new SignCommand({ KeyId: signingKeyId, Message: data, MessageType: 'RAW', SigningAlgorithm: wire }),
+            );
             if (!signed.Signature) throw new KmsError('the service returned no signature');
             return Buffer.from(signed.Signature);
           } catch (error) {
@@ -90,7 +100,9 @@ export class CloudAKmsAdapter implements KmsAdapter<CloudAConfig> {
   ): Promise<string> {
     const keySpec: KeySpec | undefined = config.keyType === 'RSA' ? (`RSA_${config.keyBits}` as KeySpec) : CURVE_SPECS[config.curve];
     if (!keySpec) throw new KmsError(`cannot generate a ${config.keyType} key without key_bits or curve`);
-    const created = await client.send(new CreateKeyCommand({ KeySpec: keySpec, KeyUsage: 'SIGN_VERIFY', Description: `managed key ${config.kmsKey}` }));
+    const created = await client.send(
+      new CreateKeyCommand({ KeySpec: keySpec, KeyUsage: 'SIGN_VERIFY', Description: `managed key ${config.kmsKey}` }),
+    );
     const keyId = created.KeyMetadata?.KeyId;
     if (!keyId) throw new KmsError('CreateKey returned no key id');
     await client.send(new CreateAliasCommand({ AliasName: config.kmsKey, TargetKeyId: keyId }));

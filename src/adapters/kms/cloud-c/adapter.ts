@@ -40,9 +40,19 @@ class StandInCredential implements TokenCredential {
       client_secret: this.clientSecret,
       scope: Array.isArray(scopes) ? scopes.join(' ') : scopes,
     });
-    const response = await fetch(this.tokenUrl, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: form });
-    const body = (await response.json().catch(() => ({}))) as { access_token?: string; expires_in?: number; error_description?: string; error?: string };
-    if (!response.ok || !body.access_token) throw new KmsError(`token request refused: ${body.error_description ?? body.error ?? `HTTP ${response.status}`}`);
+    const response = await fetch(this.tokenUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: form,
+    });
+    const body = (await response.json().catch(() => ({}))) as {
+      access_token?: string;
+      expires_in?: number;
+      error_description?: string;
+      error?: string;
+    };
+    if (!response.ok || !body.access_token)
+      throw new KmsError(`token request refused: ${body.error_description ?? body.error ?? `HTTP ${response.status}`}`);
     return { token: body.access_token, expiresOnTimestamp: Date.now() + (body.expires_in ?? 3600) * 1000 };
   }
 }
@@ -55,7 +65,9 @@ async function credentialFor(config: CloudCConfig): Promise<TokenCredential> {
   if (config.authority.kind === 'stand-in') return new StandInCredential(config.authority.tokenUrl, config.clientId, config.clientSecret);
   const [{ ClientSecretCredential, ManagedIdentityCredential }] = await sdk();
   if (config.clientId === '') return new ManagedIdentityCredential();
-  return new ClientSecretCredential(config.tenantId, config.clientId, config.clientSecret, { authorityHost: config.authority.authorityHost });
+  return new ClientSecretCredential(config.tenantId, config.clientId, config.clientSecret, {
+    authorityHost: config.authority.authorityHost,
+  });
 }
 
 /** The service's reason (its error code and message) without the SDK's request dump. */
@@ -91,7 +103,10 @@ export class CloudCKeyVaultAdapter implements KmsAdapter<CloudCConfig> {
       }
       const { n, e } = key.key ?? {};
       if (!n || !e || !key.keyType?.startsWith('RSA')) throw new KmsError(`key ${config.keyName} is not an RSA key`);
-      const publicKey = createPublicKey({ key: { kty: 'RSA', n: Buffer.from(n).toString('base64url'), e: Buffer.from(e).toString('base64url') }, format: 'jwk' });
+      const publicKey = createPublicKey({
+        key: { kty: 'RSA', n: Buffer.from(n).toString('base64url'), e: Buffer.from(e).toString('base64url') },
+        format: 'jwk',
+      });
       const crypto = new CryptographyClient(key, credential, options);
       return {
         publicKey,

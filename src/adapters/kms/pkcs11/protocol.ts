@@ -23,8 +23,7 @@ export interface Pkcs11KeyRef {
 }
 
 export type WorkerRequest =
-  | { id: number; op: 'open'; key: Pkcs11KeyRef; allowGenerate: boolean }
-  | { id: number; op: 'sign'; key: Pkcs11KeyRef; data: Uint8Array };
+  { id: number; op: 'open'; key: Pkcs11KeyRef; allowGenerate: boolean } | { id: number; op: 'sign'; key: Pkcs11KeyRef; data: Uint8Array };
 
 /** The public key as a JWK (RSA n/e or EC x/y), which Node turns into a KeyObject. */
 export interface PublicJwk {
@@ -37,8 +36,7 @@ export interface PublicJwk {
 }
 
 export type WorkerReply =
-  | { id: number; ok: true; publicJwk?: PublicJwk; signature?: Uint8Array }
-  | { id: number; ok: false; error: string };
+  { id: number; ok: true; publicJwk?: PublicJwk; signature?: Uint8Array } | { id: number; ok: false; error: string };
 
 /** Mechanisms this adapter signs with (CKM_* values). */
 export const CKM = {

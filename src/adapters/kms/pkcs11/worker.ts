@@ -171,7 +171,11 @@ function publicJwk(module: pkcs11js.PKCS11, session: Handle, ref: Pkcs11KeyRef, 
   const keyType = attribute(module, session, privateKey, pkcs11js.CKA_KEY_TYPE).readUInt32LE(0);
   if (keyType === pkcs11js.CKK_RSA) {
     const source = publicKey ?? privateKey;
-    return { kty: 'RSA', n: b64url(attribute(module, session, source, pkcs11js.CKA_MODULUS)), e: b64url(attribute(module, session, source, pkcs11js.CKA_PUBLIC_EXPONENT)) };
+    return {
+      kty: 'RSA',
+      n: b64url(attribute(module, session, source, pkcs11js.CKA_MODULUS)),
+      e: b64url(attribute(module, session, source, pkcs11js.CKA_PUBLIC_EXPONENT)),
+    };
   }
   if (keyType !== pkcs11js.CKK_EC) throw new Refusal('the key is neither an RSA nor an EC key');
   if (!publicKey) throw new Refusal('the EC key has no public key object on the token');
@@ -279,7 +283,8 @@ function messageOf(error: unknown): string {
 parentPort?.on('message', (request: WorkerRequest) => {
   let reply: WorkerReply;
   try {
-    if (request.op === 'open') reply = { id: request.id, ok: true, publicJwk: withFreshSessions(() => open(request.key, request.allowGenerate)) };
+    if (request.op === 'open')
+      reply = { id: request.id, ok: true, publicJwk: withFreshSessions(() => open(request.key, request.allowGenerate)) };
     else reply = { id: request.id, ok: true, signature: withFreshSessions(() => sign(request.key, Buffer.from(request.data))) };
   } catch (error) {
     reply = { id: request.id, ok: false, error: messageOf(error) };

@@ -53,7 +53,8 @@ function pathProblem(path: string): string | undefined {
   if (path === '') return 'missing path';
   const segments = path.split('/');
   if (segments.some((segment) => segment === '')) return `invalid path "${path}": empty segments are not allowed`;
-  if (segments.some((segment) => segment === '..' || segment === '.')) return `invalid path "${path}": "." and ".." segments are not allowed`;
+  if (segments.some((segment) => segment === '..' || segment === '.'))
+    return `invalid path "${path}": "." and ".." segments are not allowed`;
   return undefined;
 }
 

@@ -88,7 +88,9 @@ export function connectionPaths(pools: ConnectionPools, passwords: PasswordPolic
     const url = typeof details['connection_url'] === 'string' ? details['connection_url'] : '';
     if (literalPassword(url) !== undefined) {
       return {
-        warnings: ['Password found in connection_url, use a templated url to enable root rotation and prevent read access to password information.'],
+        warnings: [
+          'Password found in connection_url, use a templated url to enable root rotation and prevent read access to password information.',
+        ],
       };
     }
     return undefined;
@@ -159,7 +161,8 @@ export function connectionPaths(pools: ConnectionPools, passwords: PasswordPolic
           const name = nameOf(request);
           const config = existing(request);
           const username = config.connection_details['username'];
-          if (typeof username !== 'string' || username === '') throw badRequest('unable to rotate root credentials: no username in configuration');
+          if (typeof username !== 'string' || username === '')
+            throw badRequest('unable to rotate root credentials: no username in configuration');
           const password = passwords.generate(config.password_policy);
           try {
             const plugin = await pools.get(request.mount.uuid, name, config);

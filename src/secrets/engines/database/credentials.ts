@@ -25,7 +25,12 @@ export function roleAllowed(allowed: readonly string[], role: string): boolean {
   return allowed.some((pattern) => {
     if (pattern === '*' || pattern === role) return true;
     if (!pattern.includes('*')) return false;
-    const regex = new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`);
+    const regex = new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    );
     return regex.test(role);
   });
 }

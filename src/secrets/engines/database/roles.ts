@@ -53,7 +53,8 @@ export function policyOf(credentialConfig: Record<string, string>, config: Conne
 
 export function checkPolicyExists(passwords: PasswordPolicyStore, credentialConfig: Record<string, string>): void {
   const policy = credentialConfig['password_policy'];
-  if (policy && passwords.raw(policy) === undefined) throw badRequest(`credential_config validation failed: password policy "${policy}" does not exist`);
+  if (policy && passwords.raw(policy) === undefined)
+    throw badRequest(`credential_config validation failed: password policy "${policy}" does not exist`);
 }
 
 function roleView(role: RoleEntry): Record<string, unknown> {
@@ -214,5 +215,9 @@ export async function renewCredential(pools: ConnectionPools, lease: LeaseRecord
   const { username, role, db_name: dbName } = leaseData(lease);
   const config = connectionOf(storage, dbName);
   const plugin = await pools.get(lease.mountUuid, dbName, config);
-  await plugin.renewUser({ statements: readRole(storage, role)?.renew_statements ?? [], username, expiration: formatExpiration(new Date(expiresAt.getTime() + 5000)) });
+  await plugin.renewUser({
+    statements: readRole(storage, role)?.renew_statements ?? [],
+    username,
+    expiration: formatExpiration(new Date(expiresAt.getTime() + 5000)),
+  });
 }

@@ -148,9 +148,13 @@ export class StaticRoles {
       db_name: dbName,
       username,
       rotation_period: period,
-      rotation_statements: fields.has('rotation_statements') ? fields.get<string[]>('rotation_statements') : (existing?.rotation_statements ?? []),
+      rotation_statements: fields.has('rotation_statements')
+        ? fields.get<string[]>('rotation_statements')
+        : (existing?.rotation_statements ?? []),
       credential_type: fields.has('credential_type') ? fields.get<string>('credential_type') : (existing?.credential_type ?? 'password'),
-      credential_config: fields.has('credential_config') ? fields.get<Record<string, string>>('credential_config') : (existing?.credential_config ?? {}),
+      credential_config: fields.has('credential_config')
+        ? fields.get<Record<string, string>>('credential_config')
+        : (existing?.credential_config ?? {}),
     };
     const config = connectionOf(storage, dbName);
     checkCredentialType(settings.credential_type, config);

@@ -46,6 +46,9 @@ async function revokeLease(engine: PkiEngine, lease: LeaseRecord, storage: Mount
     const current = readBundle(storage)?.certificate;
     if (!current || storageSerial(serialOf(current)) !== serial || storage.get(`revoked/${serial}`)) return;
     const now = engine.now();
-    storage.put(`revoked/${serial}`, { revocation_time: Math.floor(now.getTime() / 1000), revocation_time_rfc3339: rfc3339Nano(now) } satisfies RevocationRecord);
+    storage.put(`revoked/${serial}`, {
+      revocation_time: Math.floor(now.getTime() / 1000),
+      revocation_time_rfc3339: rfc3339Nano(now),
+    } satisfies RevocationRecord);
   }
 }

@@ -157,12 +157,23 @@ export async function buildCrl(storage: MountStorage, ca: LoadedCa, now: Date, e
       // The CA's own expiry is recorded as a revocation but never listed in its CRL.
       if (serial === own) continue;
       const record = storage.get<RevocationRecord>(`revoked/${serial}`);
-      if (record) revoked.push({ serial: Buffer.from(serial.replace(/-/g, ''), 'hex'), revokedAt: new Date(record.revocation_time * 1000) });
+      if (record)
+        revoked.push({ serial: Buffer.from(serial.replace(/-/g, ''), 'hex'), revokedAt: new Date(record.revocation_time * 1000) });
     }
   }
   const expirySeconds = parseDurationSeconds(config?.expiry ?? '72h');
   const number = (previous?.number ?? 0) + 1;
-  const der = await signCrl({ issuer: ca.subject, thisUpdate: now, nextUpdate: new Date(now.getTime() + expirySeconds * 1000), number, authorityKeyId: ca.keyId, revoked }, ca.signer);
+  const der = await signCrl(
+    {
+      issuer: ca.subject,
+      thisUpdate: now,
+      nextUpdate: new Date(now.getTime() + expirySeconds * 1000),
+      number,
+      authorityKeyId: ca.keyId,
+      revoked,
+    },
+    ca.signer,
+  );
   return { der: der.toString('base64'), number };
 }
 

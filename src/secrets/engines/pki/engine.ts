@@ -43,7 +43,9 @@ export function createEngine(context: SecretsContext, keys: KeyPool): PkiEngine 
   };
 }
 
-export const raw = (contentType: string, body: string | Buffer): LogicalResponse => ({ raw: { status: 200, contentType, body } satisfies RawBody });
+export const raw = (contentType: string, body: string | Buffer): LogicalResponse => ({
+  raw: { status: 200, contentType, body } satisfies RawBody,
+});
 export const noContentRaw: LogicalResponse = { raw: { status: 204, contentType: 'application/octet-stream', body: '' } };
 
 export interface CertificateOutput {

@@ -51,9 +51,11 @@ export const NAME_FIELDS: Record<string, FieldSpec> = {
 export const FORMATS = ['pem', 'der', 'pem_bundle'];
 
 export function checkFormat(fields: FieldData): void {
-  if (!FORMATS.includes(fields.get<string>('format'))) throw badRequest('the "format" path parameter must be "pem", "der", or "pem_bundle"');
+  if (!FORMATS.includes(fields.get<string>('format')))
+    throw badRequest('the "format" path parameter must be "pem", "der", or "pem_bundle"');
   const keyFormat = fields.get<string>('private_key_format');
-  if (keyFormat !== 'der' && keyFormat !== 'pkcs8' && keyFormat !== '') throw badRequest('the "private_key_format" path parameter must be "der" or "pkcs8"');
+  if (keyFormat !== 'der' && keyFormat !== 'pkcs8' && keyFormat !== '')
+    throw badRequest('the "private_key_format" path parameter must be "der" or "pkcs8"');
 }
 
 /** The role a CA operation (root, intermediate, sign-intermediate) is checked against: anything goes. */
@@ -80,7 +82,15 @@ export interface Names {
   altNames: AltNames;
 }
 
-const splitDedupSort = (text: string) => [...new Set(text.split(',').map((item) => item.trim().toLowerCase()).filter((item) => item !== ''))].sort();
+const splitDedupSort = (text: string) =>
+  [
+    ...new Set(
+      text
+        .split(',')
+        .map((item) => item.trim().toLowerCase())
+        .filter((item) => item !== ''),
+    ),
+  ].sort();
 
 /** CN, subject and SANs for a request, checked against the role in the real service's order. */
 export function resolveNames(role: Role, fields: FieldData, csr: ParsedCsr | undefined): Names {
@@ -88,7 +98,9 @@ export function resolveNames(role: Role, fields: FieldData, csr: ParsedCsr | und
   if (cn === '') {
     cn = fields.get<string>('common_name');
     if (cn === '' && role.require_cn) {
-      throw badRequest('the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false');
+      throw badRequest(
+        'the common_name field is required, or must be provided in a CSR with "use_csr_common_name" set to true, unless "require_cn" is set to false',
+      );
     }
   }
   let ridSerial = fields.get<string>('serial_number');
@@ -117,7 +129,13 @@ export function resolveNames(role: Role, fields: FieldData, csr: ParsedCsr | und
     const bad = firstDisallowedName(role, [cn]);
     if (bad !== undefined) throw badRequest(`common name ${bad} not allowed by this role`);
   }
-  if (ridSerial !== '' && !fromRole && !role.allowed_serial_numbers.some((allowed) => allowed !== '' && (allowed === ridSerial || (allowed.includes('*') && globMatch(allowed, ridSerial))))) {
+  if (
+    ridSerial !== '' &&
+    !fromRole &&
+    !role.allowed_serial_numbers.some(
+      (allowed) => allowed !== '' && (allowed === ridSerial || (allowed.includes('*') && globMatch(allowed, ridSerial))),
+    )
+  ) {
     throw badRequest(`serial_number ${ridSerial} not allowed by this role`);
   }
   const badDns = firstDisallowedName(role, names.dns);
@@ -135,11 +153,13 @@ export function resolveNames(role: Role, fields: FieldData, csr: ParsedCsr | und
   }
 
   if (fromCsr) {
-    if (csr.altNames.ip.length > 0 && !role.allow_ip_sans) throw badRequest('IP Subject Alternative Names are not allowed in this role, but was provided some via CSR');
+    if (csr.altNames.ip.length > 0 && !role.allow_ip_sans)
+      throw badRequest('IP Subject Alternative Names are not allowed in this role, but was provided some via CSR');
     names.ip.push(...csr.altNames.ip);
   } else {
     const ips = fields.get<string[]>('ip_sans');
-    if (ips.length > 0 && !role.allow_ip_sans) throw badRequest(`IP Subject Alternative Names are not allowed in this role, but was provided [${ips.join(' ')}]`);
+    if (ips.length > 0 && !role.allow_ip_sans)
+      throw badRequest(`IP Subject Alternative Names are not allowed in this role, but was provided [${ips.join(' ')}]`);
     for (const ip of ips) {
       if (!isIpAddress(ip)) throw badRequest(`the value '${ip}' is not a valid IP address`);
       names.ip.push(ip);
@@ -152,7 +172,8 @@ export function resolveNames(role: Role, fields: FieldData, csr: ParsedCsr | und
       throw badRequest(`URI Subject Alternative Names are not allowed in this role, but were provided via ${fromCsr ? 'CSR' : 'the API'}`);
     }
     for (const uri of uris) {
-      if (!role.allowed_uri_sans.some((allowed) => globMatch(allowed, uri))) throw badRequest('URI Subject Alternative Names were provided via CSR which are not valid for this role');
+      if (!role.allowed_uri_sans.some((allowed) => globMatch(allowed, uri)))
+        throw badRequest('URI Subject Alternative Names were provided via CSR which are not valid for this role');
       if (!URL.canParse(uri)) throw badRequest(`the provided URI Subject Alternative Name '${uri}' is not a valid URI`);
       names.uri.push(uri);
     }
@@ -188,10 +209,18 @@ export interface Validity {
  * NotBefore/NotAfter: requested TTL (or `not_after`), else the role's, else the mount default;
  * capped silently at the role's (or the mount's) maximum; never past the CA unless allowed.
  */
-export function resolveValidity(role: Role, fields: FieldData, mount: MountInfo, ca: LoadedCa | undefined, now: Date, allowPastCa = false): Validity {
+export function resolveValidity(
+  role: Role,
+  fields: FieldData,
+  mount: MountInfo,
+  ca: LoadedCa | undefined,
+  now: Date,
+  allowPastCa = false,
+): Validity {
   const mountTtls = effectiveTtls(mount.config);
   const notAfterText = fields.get<string>('not_after');
-  if (notAfterText !== '' && fields.get<number>('ttl') > 0) throw badRequest('Either ttl or not_after should be provided. Both should not be provided in the same request.');
+  if (notAfterText !== '' && fields.get<number>('ttl') > 0)
+    throw badRequest('Either ttl or not_after should be provided. Both should not be provided in the same request.');
   let notAfter: Date;
   if (notAfterText !== '') {
     if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(notAfterText) || Number.isNaN(Date.parse(notAfterText))) {
@@ -207,9 +236,13 @@ export function resolveValidity(role: Role, fields: FieldData, mount: MountInfo,
   const warnings: string[] = [];
   if (ca && notAfter.getTime() > ca.notAfter.getTime()) {
     if (!allowPastCa) {
-      throw badRequest(`cannot satisfy request, as TTL would result in notAfter ${rfc3339Nano(notAfter)} that is beyond the expiration of the CA certificate at ${rfc3339Nano(ca.notAfter)}`);
+      throw badRequest(
+        `cannot satisfy request, as TTL would result in notAfter ${rfc3339Nano(notAfter)} that is beyond the expiration of the CA certificate at ${rfc3339Nano(ca.notAfter)}`,
+      );
     }
-    warnings.push(`The expiration time for the signed certificate is after the CA's expiration time. If the new certificate is not treated as a root, validation paths with the certificate past the issuing CA's expiration time will fail.`);
+    warnings.push(
+      `The expiration time for the signed certificate is after the CA's expiration time. If the new certificate is not treated as a root, validation paths with the certificate past the issuing CA's expiration time will fail.`,
+    );
   }
   return { notBefore: new Date(now.getTime() - role.not_before_duration * 1000), notAfter, warnings };
 }
@@ -245,17 +278,35 @@ const EXT_KEY_USAGES: Record<string, string> = {
 
 /** Key usage names (without the prefix, any case) as flags; unknown names are ignored, as upstream. */
 export function keyUsageFlags(names: string[]): number {
-  return names.reduce((flags, name) => flags | (KEY_USAGES[name.trim().toLowerCase().replace(/^keyusage/, '')] ?? 0), 0);
+  return names.reduce(
+    (flags, name) =>
+      flags |
+      (KEY_USAGES[
+        name
+          .trim()
+          .toLowerCase()
+          .replace(/^keyusage/, '')
+      ] ?? 0),
+    0,
+  );
 }
 
-export function extKeyUsageOids(role: Pick<Role, 'server_flag' | 'client_flag' | 'code_signing_flag' | 'email_protection_flag' | 'ext_key_usage' | 'ext_key_usage_oids'>): string[] {
+export function extKeyUsageOids(
+  role: Pick<Role, 'server_flag' | 'client_flag' | 'code_signing_flag' | 'email_protection_flag' | 'ext_key_usage' | 'ext_key_usage_oids'>,
+): string[] {
   const oids: string[] = [];
   if (role.server_flag) oids.push(EXT_KEY_USAGES.serverauth as string);
   if (role.client_flag) oids.push(EXT_KEY_USAGES.clientauth as string);
   if (role.code_signing_flag) oids.push(EXT_KEY_USAGES.codesigning as string);
   if (role.email_protection_flag) oids.push(EXT_KEY_USAGES.emailprotection as string);
   for (const name of role.ext_key_usage) {
-    const oid = EXT_KEY_USAGES[name.trim().toLowerCase().replace(/^extkeyusage/, '')];
+    const oid =
+      EXT_KEY_USAGES[
+        name
+          .trim()
+          .toLowerCase()
+          .replace(/^extkeyusage/, '')
+      ];
     if (oid) oids.push(oid);
   }
   oids.push(...role.ext_key_usage_oids);
@@ -271,7 +322,13 @@ export function urlExtensions(storage: MountStorage): asn.Extension[] {
 }
 
 /** Extensions of a leaf certificate issued under `role`. */
-export function leafExtensions(role: Role, names: AltNames, publicKey: KeyObject, ca: LoadedCa, storage: MountStorage): (asn.Extension | undefined)[] {
+export function leafExtensions(
+  role: Role,
+  names: AltNames,
+  publicKey: KeyObject,
+  ca: LoadedCa,
+  storage: MountStorage,
+): (asn.Extension | undefined)[] {
   const flags = keyUsageFlags(role.key_usage);
   const ekus = extKeyUsageOids(role);
   return [
@@ -315,7 +372,10 @@ export function csrKeyUsage(csr: ParsedCsr): number {
 
 /** Subject fields CA operations take from the request (roles carry them for leaves). */
 export const SUBJECT_FIELDS: Record<string, FieldSpec> = Object.fromEntries(
-  ['ou', 'organization', 'country', 'locality', 'province', 'street_address', 'postal_code'].map((name) => [name, field('commaStringSlice', [], `subject ${name}`)]),
+  ['ou', 'organization', 'country', 'locality', 'province', 'street_address', 'postal_code'].map((name) => [
+    name,
+    field('commaStringSlice', [], `subject ${name}`),
+  ]),
 );
 
 /** The permissive CA role with the request's subject fields. */
@@ -327,7 +387,8 @@ export function caRoleFromRequest(fields: FieldData, useCsrValues: boolean): Rol
 
 /** `max_path_length`: -1 derives from the signing CA (one less, or none); a CA with zero cannot sign CAs. */
 export function childPathLength(requested: number, signerPathLength: number | undefined): number | undefined {
-  if (signerPathLength === 0) throw badRequest('signing certificate has a max path length of zero, and cannot issue further CA certificates');
+  if (signerPathLength === 0)
+    throw badRequest('signing certificate has a max path length of zero, and cannot issue further CA certificates');
   if (requested >= 0) return requested;
   return signerPathLength === undefined ? undefined : signerPathLength - 1;
 }

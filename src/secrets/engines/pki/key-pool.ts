@@ -71,10 +71,12 @@ export class KeyPool {
   async take(spec: KeySpec): Promise<KeyObject> {
     const pooled = this.ready.get(specId(spec))?.shift();
     this.warm(spec);
-    const der = pooled ?? (await new Promise<Uint8Array>((resolve, reject) => {
-      this.urgent.push({ spec, resolve, reject });
-      this.dispatch();
-    }));
+    const der =
+      pooled ??
+      (await new Promise<Uint8Array>((resolve, reject) => {
+        this.urgent.push({ spec, resolve, reject });
+        this.dispatch();
+      }));
     return createPrivateKey({ key: Buffer.from(der), format: 'der', type: 'pkcs8' });
   }
 

@@ -4,7 +4,17 @@ import * as asn from '@peculiar/asn1-x509';
 import { badRequest } from '../../../core/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
 import type { MountStorage } from '../../storage/mount-storage.js';
-import { buildCrl, certificateExtension, describeCa, loadCa, parseCertificate, readBundle, storeCert, type CaBundle, type LoadedCa } from './ca-store.js';
+import {
+  buildCrl,
+  certificateExtension,
+  describeCa,
+  loadCa,
+  parseCertificate,
+  readBundle,
+  storeCert,
+  type CaBundle,
+  type LoadedCa,
+} from './ca-store.js';
 import { certificateData, type PkiEngine } from './engine.js';
 import {
   caExtensions,
@@ -20,7 +30,18 @@ import {
 import { exportPrivateKey, resolveKeySpec, storeKey, type KeyType } from './keys.js';
 import { csrOrThrow } from './paths-certs.js';
 import { LocalSigner } from './signer.js';
-import { altNamesExtension, authorityKeyId, basicConstraints, keyIdentifier, pemBlocks, randomSerial, signCertificate, signCsr, signTbsCertificate, toPem } from './x509.js';
+import {
+  altNamesExtension,
+  authorityKeyId,
+  basicConstraints,
+  keyIdentifier,
+  pemBlocks,
+  randomSerial,
+  signCertificate,
+  signCsr,
+  signTbsCertificate,
+  toPem,
+} from './x509.js';
 
 const GENERATE_TYPES = ['internal', 'exported', 'kms'];
 
@@ -52,13 +73,25 @@ async function newCaKey(engine: PkiEngine, request: HandlerRequest): Promise<Key
 }
 
 /** A CA from its certificate and a local key (before they are stored). */
-const loadedCa = (certificatePem: string, chain: string[], privateKey: KeyObject): LoadedCa => describeCa(certificatePem, chain, new LocalSigner(privateKey));
+const loadedCa = (certificatePem: string, chain: string[], privateKey: KeyObject): LoadedCa =>
+  describeCa(certificatePem, chain, new LocalSigner(privateKey));
 
 /** Installs a CA (certificate + key + chain) and its first CRL in one transaction. */
-async function installCa(engine: PkiEngine, request: HandlerRequest, ca: LoadedCa, privateKey: KeyObject, listed: boolean, extra?: (storage: MountStorage) => void): Promise<void> {
+async function installCa(
+  engine: PkiEngine,
+  request: HandlerRequest,
+  ca: LoadedCa,
+  privateKey: KeyObject,
+  listed: boolean,
+  extra?: (storage: MountStorage) => void,
+): Promise<void> {
   const crl = await buildCrl(request.storage, ca, engine.now());
   engine.commit(request.mount.uuid, (storage) => {
-    storage.put('config/ca_bundle', { certificate: ca.certificatePem, privateKey: storeKey(privateKey), chain: ca.chain } satisfies CaBundle);
+    storage.put('config/ca_bundle', {
+      certificate: ca.certificatePem,
+      privateKey: storeKey(privateKey),
+      chain: ca.chain,
+    } satisfies CaBundle);
     storage.put('ca', ca.certificatePem);
     if (listed) storeCert(storage, ca.serial, ca.certificatePem, ca.notAfter.getTime());
     storage.put('crl', crl);
@@ -99,7 +132,9 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             if (readBundle(request.storage)?.certificate) {
               return {
                 data: null,
-                warnings: [`Refusing to generate a root certificate over an existing root certificate. If you really want to destroy the original root certificate, please issue a delete against ${request.mount.path} root.`],
+                warnings: [
+                  `Refusing to generate a root certificate over an existing root certificate. If you really want to destroy the original root certificate, please issue a delete against ${request.mount.path} root.`,
+                ],
               };
             }
             const type = generationType(request);
@@ -121,12 +156,31 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
               permittedDnsDomains: request.fields.get<string[]>('permitted_dns_domains'),
               storage: request.storage,
             });
-            const der = await signCertificate({ serial, subject: names.subject, issuer: names.subject, notBefore: validity.notBefore, notAfter: validity.notAfter, publicKey: signer.publicKey, extensions }, signer);
+            const der = await signCertificate(
+              {
+                serial,
+                subject: names.subject,
+                issuer: names.subject,
+                notBefore: validity.notBefore,
+                notAfter: validity.notAfter,
+                publicKey: signer.publicKey,
+                extensions,
+              },
+              signer,
+            );
             const ca = loadedCa(toPem(der, 'CERTIFICATE'), [], key);
             await installCa(engine, request, ca, key, true);
             // The root's lease ends with its validity; its revocation marks the root revoked.
             const seconds = Math.max(1, Math.floor((validity.notAfter.getTime() - now.getTime()) / 1000));
-            engine.context.leases.create({ mount: request.mount, path: `root/generate/${type}`, tokenId: null, ttl: seconds, maxTtl: seconds, renewable: false, revokeData: { root_serial: ca.serial } });
+            engine.context.leases.create({
+              mount: request.mount,
+              path: `root/generate/${type}`,
+              tokenId: null,
+              ttl: seconds,
+              maxTtl: seconds,
+              renewable: false,
+              revokeData: { root_serial: ca.serial },
+            });
             const data = certificateData({
               format: request.fields.get<string>('format'),
               privateKeyFormat: request.fields.get<string>('private_key_format'),
@@ -137,7 +191,12 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
               privateKey: type === 'exported' ? key : undefined,
               withChain: false,
             });
-            const warnings = maxPath === 0 ? ['Max path length of the generated certificate is zero. This certificate cannot be used to issue intermediate CA certificates.'] : [];
+            const warnings =
+              maxPath === 0
+                ? [
+                    'Max path length of the generated certificate is zero. This certificate cannot be used to issue intermediate CA certificates.',
+                  ]
+                : [];
             return { data, ...(warnings.length > 0 ? { warnings } : {}) };
           }),
       },
@@ -156,7 +215,11 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
     {
       pattern: 'root/sign-intermediate',
       summary: 'Sign an intermediate CA from its CSR.',
-      fields: { ...CA_FIELDS, csr: { type: 'string', default: '', description: 'PEM CSR' }, use_csr_values: { type: 'bool', default: false, description: 'take subject and SANs from the CSR' } },
+      fields: {
+        ...CA_FIELDS,
+        csr: { type: 'string', default: '', description: 'PEM CSR' },
+        use_csr_values: { type: 'bool', default: false, description: 'take subject and SANs from the CSR' },
+      },
       operations: {
         update: async (request) => {
           checkFormat(request.fields);
@@ -179,8 +242,27 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             storage: request.storage,
           });
           const subject = useCsrValues ? csr.subject : names.subject;
-          const der = await signCertificate({ serial, subject, issuer: ca.subject, notBefore: validity.notBefore, notAfter: validity.notAfter, publicKey: csr.publicKey, extensions }, ca.signer);
-          const data = certificateData({ format: request.fields.get<string>('format'), privateKeyFormat: 'der', der, serial, notAfter: validity.notAfter, ca, withChain: true });
+          const der = await signCertificate(
+            {
+              serial,
+              subject,
+              issuer: ca.subject,
+              notBefore: validity.notBefore,
+              notAfter: validity.notAfter,
+              publicKey: csr.publicKey,
+              extensions,
+            },
+            ca.signer,
+          );
+          const data = certificateData({
+            format: request.fields.get<string>('format'),
+            privateKeyFormat: 'der',
+            der,
+            serial,
+            notAfter: validity.notAfter,
+            ca,
+            withChain: true,
+          });
           storeCert(request.storage, data.serial_number as string, toPem(der, 'CERTIFICATE'), validity.notAfter.getTime());
           return { data, ...(validity.warnings.length > 0 ? { warnings: validity.warnings } : {}) };
         },
@@ -197,7 +279,8 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
           if (!pem) throw badRequest('no certificate found in input');
           const certificate = parseCertificate(pem);
           const tbs = certificate.tbsCertificate;
-          if (!Buffer.from(AsnConvert.serialize(tbs.issuer)).equals(Buffer.from(AsnConvert.serialize(tbs.subject)))) throw badRequest('given certificate is not self-issued');
+          if (!Buffer.from(AsnConvert.serialize(tbs.issuer)).equals(Buffer.from(AsnConvert.serialize(tbs.subject))))
+            throw badRequest('given certificate is not self-issued');
           if (!isCaCertificate(pem)) throw badRequest('given certificate is not a CA certificate');
           const ca = loadCa(request.storage);
           tbs.issuer = ca.subject;
@@ -226,9 +309,18 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             const names = resolveNames(role, request.fields, undefined);
             const key = await newCaKey(engine, request);
             const signer = new LocalSigner(key);
-            const csrDer = await signCsr(names.subject, [altNamesExtension(names.altNames), request.fields.get<boolean>('add_basic_constraints') ? basicConstraints(true) : undefined], signer);
+            const csrDer = await signCsr(
+              names.subject,
+              [
+                altNamesExtension(names.altNames),
+                request.fields.get<boolean>('add_basic_constraints') ? basicConstraints(true) : undefined,
+              ],
+              signer,
+            );
             // A new key replaces the CA bundle (no certificate until set-signed), as upstream.
-            engine.commit(request.mount.uuid, (storage) => storage.put('config/ca_bundle', { certificate: null, privateKey: storeKey(key), chain: [] } satisfies CaBundle));
+            engine.commit(request.mount.uuid, (storage) =>
+              storage.put('config/ca_bundle', { certificate: null, privateKey: storeKey(key), chain: [] } satisfies CaBundle),
+            );
             const format = request.fields.get<string>('format');
             const csrText = format === 'der' ? csrDer.toString('base64') : toPem(csrDer, 'CERTIFICATE REQUEST');
             const data: Record<string, unknown> = { csr: csrText };
@@ -255,8 +347,10 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             const bundle = readBundle(request.storage);
             if (!bundle?.privateKey) throw badRequest('could not find any existing entry with a private key');
             const key = createPrivateKey(bundle.privateKey);
-            if (!new X509Certificate(pem).checkPrivateKey(key)) throw badRequest('the given certificate does not match the stored private key');
-            if (!isCaCertificate(pem)) throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
+            if (!new X509Certificate(pem).checkPrivateKey(key))
+              throw badRequest('the given certificate does not match the stored private key');
+            if (!isCaCertificate(pem))
+              throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
             await installCa(engine, request, loadedCa(pem, chain, key), key, true);
             return undefined;
           }),
@@ -283,13 +377,23 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             }
             const pem = certificates.find((candidate) => new X509Certificate(candidate).checkPrivateKey(key));
             if (!pem) throw badRequest('the private key in the PEM bundle does not match any certificate in it');
-            if (!isCaCertificate(pem)) throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
+            if (!isCaCertificate(pem))
+              throw badRequest('the given certificate is not marked for CA use and cannot be used with this backend');
             // Uploaded CAs are not listed under certs/, as upstream.
-            await installCa(engine, request, loadedCa(pem, certificates.filter((item) => item !== pem), key), key, false);
+            await installCa(
+              engine,
+              request,
+              loadedCa(
+                pem,
+                certificates.filter((item) => item !== pem),
+                key,
+              ),
+              key,
+              false,
+            );
             return undefined;
           }),
       },
     },
   ];
 }
-

@@ -46,7 +46,8 @@ function checkCsrKey(role: Role, key: KeyObject): void {
   const { type, bits } = describeKey(key);
   if (role.key_type !== 'any' && type !== role.key_type) throw badRequest(`role requires keys of type ${role.key_type}`);
   if (type === 'rsa' && bits < 2048) throw badRequest('RSA keys < 2048 bits are unsafe and not supported');
-  if (role.key_type !== 'any' && bits < role.key_bits) throw badRequest(`role requires a minimum of a ${role.key_bits}-bit key, but CSR's key is ${bits} bits`);
+  if (role.key_type !== 'any' && bits < role.key_bits)
+    throw badRequest(`role requires a minimum of a ${role.key_bits}-bit key, but CSR's key is ${bits} bits`);
 }
 
 interface LeafInput {
@@ -78,7 +79,14 @@ async function issueLeaf(engine: PkiEngine, request: HandlerRequest, input: Leaf
     const { verbatim, csr } = input;
     subject = csr.subject;
     const replaced = new Set([asn.id_ce_keyUsage, asn.id_ce_extKeyUsage, asn.id_ce_subjectKeyIdentifier, asn.id_ce_authorityKeyIdentifier]);
-    const ekus = extKeyUsageOids({ server_flag: false, client_flag: false, code_signing_flag: false, email_protection_flag: false, ext_key_usage: verbatim.extKeyUsage, ext_key_usage_oids: verbatim.extKeyUsageOids });
+    const ekus = extKeyUsageOids({
+      server_flag: false,
+      client_flag: false,
+      code_signing_flag: false,
+      email_protection_flag: false,
+      ext_key_usage: verbatim.extKeyUsage,
+      ext_key_usage_oids: verbatim.extKeyUsageOids,
+    });
     const flags = keyUsageFlags(verbatim.keyUsage);
     extensions = [
       ...csr.extensions.filter((item) => !replaced.has(item.extnID)),
@@ -88,7 +96,10 @@ async function issueLeaf(engine: PkiEngine, request: HandlerRequest, input: Leaf
       authorityKeyId(ca.keyId),
     ];
   }
-  const der = await signCertificate({ serial, subject, issuer: ca.subject, notBefore: validity.notBefore, notAfter: validity.notAfter, publicKey, extensions }, ca.signer);
+  const der = await signCertificate(
+    { serial, subject, issuer: ca.subject, notBefore: validity.notBefore, notAfter: validity.notAfter, publicKey, extensions },
+    ca.signer,
+  );
   const data = certificateData({
     format: request.fields.get<string>('format'),
     privateKeyFormat: request.fields.get<string>('private_key_format'),
@@ -160,33 +171,50 @@ export function certificatePaths(engine: PkiEngine): PathSpec[] {
         },
       },
     },
-    ...['sign-verbatim', 'sign-verbatim/:role'].map(
-      (pattern): PathSpec => ({
-        pattern,
-        summary: 'Sign a CSR as it is: its subject and extensions, with the requested usages.',
-        fields: {
-          role: { type: 'string', description: 'role whose TTLs and storage settings apply' },
-          ...NAME_FIELDS,
-          ...CSR_FIELD,
-          key_usage: { type: 'commaStringSlice', default: ['DigitalSignature', 'KeyAgreement', 'KeyEncipherment'], description: 'key usages' },
-          ext_key_usage: { type: 'commaStringSlice', default: [], description: 'extended key usages' },
-          ext_key_usage_oids: { type: 'commaStringSlice', default: [], description: 'extended key usage OIDs' },
+    ...['sign-verbatim', 'sign-verbatim/:role'].map((pattern): PathSpec => ({
+      pattern,
+      summary: 'Sign a CSR as it is: its subject and extensions, with the requested usages.',
+      fields: {
+        role: { type: 'string', description: 'role whose TTLs and storage settings apply' },
+        ...NAME_FIELDS,
+        ...CSR_FIELD,
+        key_usage: {
+          type: 'commaStringSlice',
+          default: ['DigitalSignature', 'KeyAgreement', 'KeyEncipherment'],
+          description: 'key usages',
         },
-        operations: {
-          update: async (request) => {
-            const named = request.params.role ? roleOrThrow(request) : undefined;
-            const role = withDefaults({ ...named, allow_any_name: true, enforce_hostnames: false, allowed_uri_sans: ['*'], allowed_other_sans: ['*'], allowed_serial_numbers: ['*'], key_type: 'any', require_cn: false, use_csr_common_name: true, use_csr_sans: true });
-            const csr = csrOrThrow(request);
-            return issueLeaf(engine, request, {
-              role,
-              csr,
-              leasePath: request.path,
-              verbatim: { keyUsage: request.fields.get('key_usage'), extKeyUsage: request.fields.get('ext_key_usage'), extKeyUsageOids: request.fields.get('ext_key_usage_oids') },
-            });
-          },
+        ext_key_usage: { type: 'commaStringSlice', default: [], description: 'extended key usages' },
+        ext_key_usage_oids: { type: 'commaStringSlice', default: [], description: 'extended key usage OIDs' },
+      },
+      operations: {
+        update: async (request) => {
+          const named = request.params.role ? roleOrThrow(request) : undefined;
+          const role = withDefaults({
+            ...named,
+            allow_any_name: true,
+            enforce_hostnames: false,
+            allowed_uri_sans: ['*'],
+            allowed_other_sans: ['*'],
+            allowed_serial_numbers: ['*'],
+            key_type: 'any',
+            require_cn: false,
+            use_csr_common_name: true,
+            use_csr_sans: true,
+          });
+          const csr = csrOrThrow(request);
+          return issueLeaf(engine, request, {
+            role,
+            csr,
+            leasePath: request.path,
+            verbatim: {
+              keyUsage: request.fields.get('key_usage'),
+              extKeyUsage: request.fields.get('ext_key_usage'),
+              extKeyUsageOids: request.fields.get('ext_key_usage_oids'),
+            },
+          });
         },
-      }),
-    ),
+      },
+    })),
     {
       pattern: 'revoke',
       summary: 'Revoke a certificate by serial and rebuild the CRL.',

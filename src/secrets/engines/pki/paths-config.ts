@@ -60,7 +60,9 @@ export function configPaths(engine: PkiEngine): PathSpec[] {
     {
       pattern: 'config/urls',
       summary: 'URLs written into issued certificates (AIA and CRL distribution points).',
-      fields: Object.fromEntries(URL_FIELDS.map((name) => [name, { type: 'commaStringSlice', default: [], description: URL_LABELS[name] }])),
+      fields: Object.fromEntries(
+        URL_FIELDS.map((name) => [name, { type: 'commaStringSlice', default: [], description: URL_LABELS[name] }]),
+      ),
       operations: {
         read: (request) => {
           const urls = request.storage.get<UrlConfig>('config/urls');
@@ -68,7 +70,11 @@ export function configPaths(engine: PkiEngine): PathSpec[] {
           return { data: { ...urls } };
         },
         update: (request) => {
-          const current = request.storage.get<UrlConfig>('config/urls') ?? { issuing_certificates: [], crl_distribution_points: [], ocsp_servers: [] };
+          const current = request.storage.get<UrlConfig>('config/urls') ?? {
+            issuing_certificates: [],
+            crl_distribution_points: [],
+            ocsp_servers: [],
+          };
           for (const name of URL_FIELDS) {
             if (!request.fields.has(name)) continue;
             const values = request.fields.get<string[]>(name);

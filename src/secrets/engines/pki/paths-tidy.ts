@@ -51,7 +51,9 @@ export function tidyPaths(engine: PkiEngine): PathSpec[] {
             const revoked = request.fields.get<boolean>('tidy_revoked_certs') || request.fields.get<boolean>('tidy_revocation_list');
             const started = engine.now();
             const cutoff = started.getTime() - buffer * 1000;
-            const expired = request.storage.list('certs/').filter((serial) => (request.storage.get<StoredCert>(`certs/${serial}`)?.notAfter ?? Infinity) < cutoff);
+            const expired = request.storage
+              .list('certs/')
+              .filter((serial) => (request.storage.get<StoredCert>(`certs/${serial}`)?.notAfter ?? Infinity) < cutoff);
             const revokedSerials = new Set(request.storage.list('revoked/'));
             const dropCerts = expired.filter((serial) => (revokedSerials.has(serial) ? revoked : certStore));
             const dropRevoked = revoked ? expired.filter((serial) => revokedSerials.has(serial)) : [];

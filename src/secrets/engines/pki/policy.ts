@@ -4,7 +4,10 @@ import type { Role } from './role.js';
 /** Shell-style glob where `*` matches any run of characters, dots included. */
 export function globMatch(pattern: string, value: string): boolean {
   if (pattern === '*') return true;
-  const source = pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*');
+  const source = pattern
+    .split('*')
+    .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+    .join('.*');
   return new RegExp(`^${source}$`, 's').test(value);
 }
 
@@ -53,7 +56,8 @@ function nameAllowed(role: Role, name: string): boolean {
   if (role.allow_any_name) return true;
 
   if (role.allow_localhost && !isWildcard) {
-    if (name === 'localhost' || name === 'localdomain' || (isEmail && (emailDomain === 'localhost' || emailDomain === 'localdomain'))) return true;
+    if (name === 'localhost' || name === 'localdomain' || (isEmail && (emailDomain === 'localhost' || emailDomain === 'localdomain')))
+      return true;
     if (role.allow_subdomains && (reduced.endsWith('.localhost') || reduced.endsWith('.localdomain'))) return true;
   }
 
@@ -78,7 +82,8 @@ export function parseOtherSans(entries: string[]): Map<string, string[]> | strin
     const colon = rest.indexOf(':');
     if (colon === -1) return `could not parse requested other SAN: expected a colon in other SAN "${entry}"`;
     const type = rest.slice(0, colon).toUpperCase();
-    if (type !== 'UTF8' && type !== 'UTF-8') return `could not parse requested other SAN: only UTF8 other SAN types are currently supported, got "${rest.slice(0, colon)}"`;
+    if (type !== 'UTF8' && type !== 'UTF-8')
+      return `could not parse requested other SAN: only UTF8 other SAN types are currently supported, got "${rest.slice(0, colon)}"`;
     if (!/^\d+(\.\d+)+$/.test(oid)) return `could not parse requested other SAN: invalid OID "${oid}"`;
     parsed.set(oid, [...(parsed.get(oid) ?? []), rest.slice(colon + 1)]);
   }

@@ -20,7 +20,12 @@ export async function rotateCrl(engine: PkiEngine, request: Pick<HandlerRequest,
  * one transaction of writes. Revoking again answers the first revocation's times; an expired
  * certificate is left alone (204), as upstream.
  */
-export async function revokeSerial(engine: PkiEngine, storage: MountStorage, mountUuid: string, serialInput: string): Promise<LogicalResponse | undefined> {
+export async function revokeSerial(
+  engine: PkiEngine,
+  storage: MountStorage,
+  mountUuid: string,
+  serialInput: string,
+): Promise<LogicalResponse | undefined> {
   if (serialInput.trim() === '') throw badRequest('The serial number must be provided');
   const serial = storageSerial(serialInput);
   return engine.exclusive(mountUuid, async () => {

@@ -120,6 +120,8 @@ export function roleFromFields(fields: FieldData): { role: Role; warnings: strin
 
 /** Roles written before a field existed read back with that field's default. */
 export function withDefaults(stored: Partial<Role>): Role {
-  const role = Object.fromEntries(Object.entries(ROLE_FIELDS).map(([name, spec]) => [name, structuredClone(spec.default)])) as unknown as Role;
+  const role = Object.fromEntries(
+    Object.entries(ROLE_FIELDS).map(([name, spec]) => [name, structuredClone(spec.default)]),
+  ) as unknown as Role;
   return { ...role, ...stored };
 }

@@ -38,7 +38,9 @@ export function buildName(fields: SubjectFields): asn.Name {
     const raw = fields[key];
     const values = raw === undefined ? [] : Array.isArray(raw) ? raw : raw === '' ? [] : [raw];
     for (const value of values) {
-      const attribute = PRINTABLE.test(value) ? new asn.AttributeValue({ printableString: value }) : new asn.AttributeValue({ utf8String: value });
+      const attribute = PRINTABLE.test(value)
+        ? new asn.AttributeValue({ printableString: value })
+        : new asn.AttributeValue({ utf8String: value });
       rdns.push(new asn.RelativeDistinguishedName([new asn.AttributeTypeAndValue({ type: oid, value: attribute })]));
     }
   }
@@ -62,7 +64,10 @@ export function randomSerial(): Buffer {
 }
 
 /** `39:dd:2e:…`: the form responses carry. */
-export const colonSerial = (bytes: Uint8Array) => Buffer.from(bytes).toString('hex').replace(/(..)(?!$)/g, '$1:');
+export const colonSerial = (bytes: Uint8Array) =>
+  Buffer.from(bytes)
+    .toString('hex')
+    .replace(/(..)(?!$)/g, '$1:');
 
 /** Hyphen or colon separated, any case → `39-dd-2e-…`, the storage form. */
 export const storageSerial = (serial: string) => serial.trim().toLowerCase().replace(/:/g, '-');
@@ -92,7 +97,12 @@ export const emptyAltNames = (): AltNames => ({ dns: [], email: [], ip: [], uri:
 
 function utf8String(value: string): ArrayBuffer {
   const bytes = Buffer.from(value, 'utf8');
-  const header = bytes.length < 128 ? Buffer.from([0x0c, bytes.length]) : bytes.length < 256 ? Buffer.from([0x0c, 0x81, bytes.length]) : Buffer.from([0x0c, 0x82, bytes.length >> 8, bytes.length & 0xff]);
+  const header =
+    bytes.length < 128
+      ? Buffer.from([0x0c, bytes.length])
+      : bytes.length < 256
+        ? Buffer.from([0x0c, 0x81, bytes.length])
+        : Buffer.from([0x0c, 0x82, bytes.length >> 8, bytes.length & 0xff]);
   const out = Buffer.concat([header, bytes]);
   return out.buffer.slice(out.byteOffset, out.byteOffset + out.length);
 }
@@ -103,7 +113,9 @@ export function altNamesExtension(names: AltNames): asn.Extension | undefined {
     ...names.email.map((rfc822Name) => new asn.GeneralName({ rfc822Name })),
     ...names.ip.map((iPAddress) => new asn.GeneralName({ iPAddress })),
     ...names.uri.map((uniformResourceIdentifier) => new asn.GeneralName({ uniformResourceIdentifier })),
-    ...names.other.map(({ oid, value }) => new asn.GeneralName({ otherName: new asn.OtherName({ typeId: oid, value: utf8String(value) }) })),
+    ...names.other.map(
+      ({ oid, value }) => new asn.GeneralName({ otherName: new asn.OtherName({ typeId: oid, value: utf8String(value) }) }),
+    ),
   ];
   return general.length === 0 ? undefined : extension(asn.id_ce_subjectAltName, false, new asn.SubjectAlternativeName(general));
 }
@@ -123,17 +135,25 @@ export function readAltNames(extensions: asn.Extension[] | undefined): AltNames 
 }
 
 export const basicConstraints = (ca: boolean, pathLength?: number) =>
-  extension(asn.id_ce_basicConstraints, true, new asn.BasicConstraints(ca ? { cA: true, ...(pathLength === undefined ? {} : { pathLenConstraint: pathLength }) } : { cA: false }));
+  extension(
+    asn.id_ce_basicConstraints,
+    true,
+    new asn.BasicConstraints(ca ? { cA: true, ...(pathLength === undefined ? {} : { pathLenConstraint: pathLength }) } : { cA: false }),
+  );
 
 export const keyUsage = (flags: number) => extension(asn.id_ce_keyUsage, true, new asn.KeyUsage(flags));
 export const extKeyUsage = (oids: string[]) => extension(asn.id_ce_extKeyUsage, false, new asn.ExtendedKeyUsage(oids));
 export const subjectKeyId = (id: Buffer) => extension(asn.id_ce_subjectKeyIdentifier, false, new asn.SubjectKeyIdentifier(id));
-export const authorityKeyId = (id: Buffer) => extension(asn.id_ce_authorityKeyIdentifier, false, new asn.AuthorityKeyIdentifier({ keyIdentifier: new asn.KeyIdentifier(id) }));
+export const authorityKeyId = (id: Buffer) =>
+  extension(asn.id_ce_authorityKeyIdentifier, false, new asn.AuthorityKeyIdentifier({ keyIdentifier: new asn.KeyIdentifier(id) }));
 
 export function crlDistributionPoints(urls: string[]): asn.Extension | undefined {
   if (urls.length === 0) return undefined;
   const points = urls.map(
-    (uniformResourceIdentifier) => new asn.DistributionPoint({ distributionPoint: new asn.DistributionPointName({ fullName: [new asn.GeneralName({ uniformResourceIdentifier })] }) }),
+    (uniformResourceIdentifier) =>
+      new asn.DistributionPoint({
+        distributionPoint: new asn.DistributionPointName({ fullName: [new asn.GeneralName({ uniformResourceIdentifier })] }),
+      }),
   );
   return extension(asn.id_ce_cRLDistributionPoints, false, new asn.CRLDistributionPoints(points));
 }
@@ -143,15 +163,24 @@ const CA_ISSUERS = '1.3.6.1.5.5.7.48.2';
 
 export function authorityInfoAccess(issuing: string[], ocsp: string[]): asn.Extension | undefined {
   const items = [
-    ...ocsp.map((uri) => new asn.AccessDescription({ accessMethod: OCSP, accessLocation: new asn.GeneralName({ uniformResourceIdentifier: uri }) })),
-    ...issuing.map((uri) => new asn.AccessDescription({ accessMethod: CA_ISSUERS, accessLocation: new asn.GeneralName({ uniformResourceIdentifier: uri }) })),
+    ...ocsp.map(
+      (uri) => new asn.AccessDescription({ accessMethod: OCSP, accessLocation: new asn.GeneralName({ uniformResourceIdentifier: uri }) }),
+    ),
+    ...issuing.map(
+      (uri) =>
+        new asn.AccessDescription({ accessMethod: CA_ISSUERS, accessLocation: new asn.GeneralName({ uniformResourceIdentifier: uri }) }),
+    ),
   ];
   return items.length === 0 ? undefined : extension(asn.id_pe_authorityInfoAccess, false, new asn.AuthorityInfoAccessSyntax(items));
 }
 
 export function certificatePolicies(oids: string[]): asn.Extension | undefined {
   if (oids.length === 0) return undefined;
-  return extension(asn.id_ce_certificatePolicies, false, new asn.CertificatePolicies(oids.map((policyIdentifier) => new asn.PolicyInformation({ policyIdentifier }))));
+  return extension(
+    asn.id_ce_certificatePolicies,
+    false,
+    new asn.CertificatePolicies(oids.map((policyIdentifier) => new asn.PolicyInformation({ policyIdentifier }))),
+  );
 }
 
 export function nameConstraints(domains: string[]): asn.Extension | undefined {
@@ -172,7 +201,8 @@ export interface CertificateTemplate {
   extensions: (asn.Extension | undefined)[];
 }
 
-const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer =>
+  bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 
 /** The SPKI of a key; a private key gives its public half. */
 function publicKeyInfo(key: KeyObject): asn.SubjectPublicKeyInfo {
@@ -208,7 +238,11 @@ export async function signTbsCertificate(tbs: asn.TBSCertificate, signer: CaSign
   tbs.signature = algorithmIdentifier(signer.algorithm);
   const tbsDer = Buffer.from(AsnConvert.serialize(tbs));
   const signature = await signer.sign(tbsDer);
-  const certificate = new asn.Certificate({ tbsCertificate: tbs, signatureAlgorithm: algorithmIdentifier(signer.algorithm), signatureValue: toArrayBuffer(signature) });
+  const certificate = new asn.Certificate({
+    tbsCertificate: tbs,
+    signatureAlgorithm: algorithmIdentifier(signer.algorithm),
+    signatureValue: toArrayBuffer(signature),
+  });
   return Buffer.from(AsnConvert.serialize(certificate));
 }
 
@@ -235,15 +269,31 @@ export async function signCrl(template: CrlTemplate, signer: CaSigner): Promise<
     thisUpdate: time(template.thisUpdate),
     nextUpdate: time(template.nextUpdate),
     crlExtensions: [
-      new asn.Extension({ extnID: asn.id_ce_authorityKeyIdentifier, critical: false, extnValue: new OctetString(AsnConvert.serialize(new asn.AuthorityKeyIdentifier({ keyIdentifier: new asn.KeyIdentifier(template.authorityKeyId) }))) }),
+      new asn.Extension({
+        extnID: asn.id_ce_authorityKeyIdentifier,
+        critical: false,
+        extnValue: new OctetString(
+          AsnConvert.serialize(new asn.AuthorityKeyIdentifier({ keyIdentifier: new asn.KeyIdentifier(template.authorityKeyId) })),
+        ),
+      }),
       extension(asn.id_ce_cRLNumber, false, new asn.CRLNumber(template.number)),
     ],
   });
   if (template.revoked.length > 0) {
-    tbs.revokedCertificates = template.revoked.map((entry) => new asn.RevokedCertificate({ userCertificate: toArrayBuffer(entry.serial), revocationDate: time(entry.revokedAt) }));
+    tbs.revokedCertificates = template.revoked.map(
+      (entry) => new asn.RevokedCertificate({ userCertificate: toArrayBuffer(entry.serial), revocationDate: time(entry.revokedAt) }),
+    );
   }
   const signature = await signer.sign(Buffer.from(AsnConvert.serialize(tbs)));
-  return Buffer.from(AsnConvert.serialize(new asn.CertificateList({ tbsCertList: tbs, signatureAlgorithm: algorithmIdentifier(signer.algorithm), signature: toArrayBuffer(signature) })));
+  return Buffer.from(
+    AsnConvert.serialize(
+      new asn.CertificateList({
+        tbsCertList: tbs,
+        signatureAlgorithm: algorithmIdentifier(signer.algorithm),
+        signature: toArrayBuffer(signature),
+      }),
+    ),
+  );
 }
 
 const EXTENSION_REQUEST = '1.2.840.113549.1.9.14';
@@ -252,11 +302,21 @@ const EXTENSION_REQUEST = '1.2.840.113549.1.9.14';
 export async function signCsr(subject: asn.Name, extensions: (asn.Extension | undefined)[], signer: CaSigner): Promise<Buffer> {
   const present = extensions.filter((item): item is asn.Extension => item !== undefined);
   const attributes = new Attributes(
-    present.length === 0 ? [] : [new asn.Attribute({ type: EXTENSION_REQUEST, values: [AsnConvert.serialize(new asn.Extensions(present))] })],
+    present.length === 0
+      ? []
+      : [new asn.Attribute({ type: EXTENSION_REQUEST, values: [AsnConvert.serialize(new asn.Extensions(present))] })],
   );
   const info = new CertificationRequestInfo({ version: 0, subject, subjectPKInfo: publicKeyInfo(signer.publicKey), attributes });
   const signature = await signer.sign(Buffer.from(AsnConvert.serialize(info)));
-  return Buffer.from(AsnConvert.serialize(new CertificationRequest({ certificationRequestInfo: info, signatureAlgorithm: algorithmIdentifier(signer.algorithm), signature: toArrayBuffer(signature) })));
+  return Buffer.from(
+    AsnConvert.serialize(
+      new CertificationRequest({
+        certificationRequestInfo: info,
+        signatureAlgorithm: algorithmIdentifier(signer.algorithm),
+        signature: toArrayBuffer(signature),
+      }),
+    ),
+  );
 }
 
 export interface ParsedCsr {
@@ -303,7 +363,9 @@ export function pemBlocks(text: string): PemBlock[] {
 
 /** PEM without a trailing newline, the way the real service's JSON values carry it. */
 export function toPem(der: Uint8Array, label: string): string {
-  const body = Buffer.from(der).toString('base64').replace(/(.{64})(?!$)/g, '$1\n');
+  const body = Buffer.from(der)
+    .toString('base64')
+    .replace(/(.{64})(?!$)/g, '$1\n');
   return `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----`;
 }
 
