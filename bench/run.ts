@@ -63,14 +63,37 @@ async function loadScenarios(): Promise<Scenario[]> {
 }
 
 async function hammer(baseUrl: string, request: BenchRequest, seconds: number) {
+  const length = request.amount === undefined ? { duration: seconds } : { amount: request.amount * (request.followUp ? 2 : 1) };
   return autocannon({
     url: baseUrl + request.path,
     method: (request.method ?? 'GET') as autocannon.Request['method'],
     headers: request.headers ?? {},
     ...(request.body === undefined ? {} : { body: request.body }),
+    ...(request.followUp ? { requests: followUpRequests(request, request.followUp) } : {}),
     connections: settings.connections,
-    duration: seconds,
+    ...length,
   });
+}
+
+/** The first request, then the follow-up to the path its response names (per connection). */
+function followUpRequests(request: BenchRequest, followUp: NonNullable<BenchRequest['followUp']>): autocannon.Request[] {
+  return [
+    {
+      method: (request.method ?? 'GET') as autocannon.Request['method'],
+      path: request.path,
+      headers: request.headers ?? {},
+      ...(request.body === undefined ? {} : { body: request.body }),
+      onResponse: (_status: number, body: string, context: object) => {
+        (context as { next?: string }).next = followUp.pathFrom(body);
+      },
+    },
+    {
+      method: followUp.method as autocannon.Request['method'],
+      headers: followUp.headers ?? {},
+      body: followUp.body,
+      setupRequest: (next: autocannon.Request, context: object) => ({ ...next, path: String((context as { next?: string }).next) }),
+    },
+  ];
 }
 
 /** A warm-up, then the measured run. */
@@ -97,8 +120,13 @@ async function preflight(baseUrl: string, request: BenchRequest): Promise<string
     headers: request.headers ?? {},
     body: (request.body ?? null) as BodyInit | null,
   });
-  await response.arrayBuffer();
-  return response.status >= 400 ? `preflight answered ${response.status}` : null;
+  const text = await response.text();
+  if (response.status >= 400) return `preflight answered ${response.status}`;
+  if (!request.followUp) return null;
+  const { method, headers, body, pathFrom } = request.followUp;
+  const second = await fetch(baseUrl + pathFrom(text), { method, headers: headers ?? {}, body: new Uint8Array(body) });
+  await second.arrayBuffer();
+  return second.status >= 400 ? `preflight follow-up answered ${second.status}` : null;
 }
 
 function median(values: number[]): number {

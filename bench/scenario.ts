@@ -15,6 +15,16 @@ export interface BenchRequest {
   path: string;
   headers?: Record<string, string>;
   body?: string | Buffer;
+  /**
+   * A second request sent after each first one, to the path `pathFrom` reads out of the first
+   * response (a one-time upload link). The row's req/s then counts both requests.
+   */
+  followUp?: { method: string; headers?: Record<string, string>; body: Buffer; pathFrom: (responseBody: string) => string };
+  /**
+   * A fixed number of requests (or pairs) instead of a timed run, for requests that store what
+   * they send: a timed run would fill the in-memory store with however many it managed.
+   */
+  amount?: number;
 }
 
 export interface Scenario {

@@ -1,3 +1,5 @@
+import { stateObjectPlugin } from './platform/state-versions/object-routes.js';
+import { OBJECT_PREFIX } from './platform/state-versions/links.js';
 import type { DestinationStream } from 'pino';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -124,6 +126,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const routes = await registerOpenApi(fastify, runtime);
   await fastify.register(async (scoped) => platformPlugin(scoped, runtime), { prefix: '/api/v2' });
   await fastify.register(async (scoped) => registryProtocolPlugin(scoped, runtime));
+  await fastify.register(async (scoped) => stateObjectPlugin(scoped, runtime), { prefix: OBJECT_PREFIX });
   await fastify.register(async (scoped) => secretsPlugin(scoped, runtime));
   await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
   await fastify.register(controlPlugin, { prefix: '/_emulator', runtime, hooks: { isReady: () => ready, reset } });

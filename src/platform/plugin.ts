@@ -22,6 +22,10 @@ import { workspaceActionRoutes } from './workspaces/actions.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { oauthClientRoutes } from './oauth-clients/routes.js';
 import { registryRoutes } from './registry/routes.js';
+import { projectRoutes } from './projects/routes.js';
+import { stateVersionRoutes } from './state-versions/routes.js';
+import { variableRoutes } from './variables/routes.js';
+import { teamProjectRoutes } from './team-projects/routes.js';
 
 /** The `/api/v2` tree: JSON:API conventions, bearer auth, one permissions module. */
 export async function platformPlugin(app: FastifyInstance, context: PlatformContext): Promise<void> {
@@ -33,6 +37,10 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => teamRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => tokenRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => projectRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => stateVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => teamProjectRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => variableRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceActionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => tagRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => remoteStateRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));

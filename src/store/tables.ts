@@ -7,3 +7,4 @@ export * from './schema/leases.js';
 export * from './schema/admin.js';
 export * from './schema/lists.js';
 export * from './schema/registry.js';
+export * from './schema/state.js';

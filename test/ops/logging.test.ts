@@ -41,6 +41,9 @@ describe('redactUrl', () => {
     );
     expect(redactUrl('/v1/x?client%5Ftoken=abc')).toBe('/v1/x?client%5Ftoken=[redacted]');
     expect(redactUrl('/v1/x')).toBe('/v1/x');
+    expect(redactUrl('/_archivist/v1/object/upload/sv-1.state.s3cret')).toBe('/_archivist/v1/object/upload/[redacted]');
+    expect(redactUrl('/_archivist/v1/object/download/sv-1~state.1.sig?x=1')).toBe('/_archivist/v1/object/download/[redacted]?x=1');
+    expect(redactUrl('/api/registry/archives/v.1.sig/m.tar.gz')).toBe('/api/registry/archives/[redacted]/m.tar.gz');
     expect(redactUrl('/v1/x?flag&%E0=1')).toBe('/v1/x?flag&%E0=1');
   });
 });

@@ -57,6 +57,17 @@ describe('a PATCH that sets nothing', () => {
         relationships: { task: relationship('tasks', ids.task) },
       },
     });
+    ids.project = await create(`/organizations/${ORG}/projects`, { data: { type: 'projects', attributes: { name: 'patched' } } });
+    ids.teamProject = await create('/team-projects', {
+      data: {
+        type: 'team-projects',
+        attributes: { access: 'read' },
+        relationships: { team: relationship('teams', ids.team), project: relationship('projects', ids.project) },
+      },
+    });
+    ids.variable = await create(`/workspaces/${ids.workspace}/vars`, {
+      data: { type: 'vars', attributes: { key: 'k', value: 'v', category: 'env' } },
+    });
   });
   afterAll(() => server.close());
 
@@ -75,6 +86,12 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/tasks/:id': `/tasks/${ids.task}`,
       '/api/v2/team-workspaces/:id': `/team-workspaces/${ids.grant}`,
       '/api/v2/workspaces/:workspaceId/tasks/:id': `/workspaces/${ids.workspace}/tasks/${ids.attachment}`,
+      '/api/v2/projects/:id': `/projects/${ids.project}`,
+      // Rollback: the body names the version, so an empty one is a 422 about the body.
+      '/api/v2/workspaces/:id/state-versions': `/workspaces/${ids.workspace}/state-versions`,
+      '/api/v2/workspaces/:id/vars/:var': `/workspaces/${ids.workspace}/vars/${ids.variable}`,
+      '/api/v2/vars/:id': `/vars/${ids.variable}`,
+      '/api/v2/team-projects/:id': `/team-projects/${ids.teamProject}`,
     };
     // Routes without parameters (the admin settings singletons) need no ids.
     return values[url] ?? (url.includes(':') ? undefined : url.slice('/api/v2'.length));

@@ -44,6 +44,8 @@ describe('migrations', () => {
       const store = openStore(file);
       try {
         expect(store.sqlite.prepare('SELECT name FROM organizations').all()).toEqual([{ name: 'old' }]);
+        // Organizations from before projects get their default project (the id derives from theirs).
+        expect(store.sqlite.prepare('SELECT id, is_default AS isDefault FROM projects').all()).toEqual([{ id: 'prj-old', isDefault: 1 }]);
         // Secrets tokens stored by value in older releases are re-keyed by their hash.
         expect(store.sqlite.prepare('SELECT id FROM secret_tokens').all()).toEqual([{ id: sha256Hex('t') }]);
         const applied = store.sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number };

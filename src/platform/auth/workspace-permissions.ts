@@ -2,10 +2,13 @@ import { and, inArray } from 'drizzle-orm';
 import { ApiError } from '../../core/errors.js';
 import type { DbOrTx } from '../../store/store.js';
 import type { CustomWorkspaceAccess } from '../../store/schema/workspaces.js';
-import { teamWorkspaces } from '../../store/tables.js';
+import { teamProjects, teamWorkspaces, workspaces } from '../../store/tables.js';
+import { defaultProjectId } from '../projects/ids.js';
 import { inSlices } from '../sql-slices.js';
 import { Permissions, type OrganizationPermission } from './permissions.js';
 import type { Principal } from './principal.js';
+
+type TeamProjectAccess = (typeof teamProjects.$inferSelect)['access'];
 
 /**
  * Workspace-level permissions: organization grants (owners and site admins are admins everywhere,
@@ -95,8 +98,14 @@ export interface CallerScope {
   readonly teamIds: readonly string[];
 }
 
-/** Either every workspace of the organization, or those some team of the caller can access. */
-export type ReadableSet = { all: true } | { all: false; teamIds: readonly string[] };
+/**
+ * Either every workspace of the organization, or those some team of the caller can access: by a
+ * grant on the workspace, or on its project (`projectIds`).
+ */
+export type ReadableSet = { all: true } | { all: false; teamIds: readonly string[]; projectIds: readonly string[] };
+
+/** The workspace level a team's project access gives on each workspace of the project. */
+const PROJECT_ACCESS_LEVEL: Record<TeamProjectAccess, AccessLevel> = { read: 'read', write: 'write', maintain: 'admin', admin: 'admin' };
 
 export class WorkspacePermissions {
   constructor(private readonly db: DbOrTx) {}
@@ -120,7 +129,34 @@ export class WorkspacePermissions {
         .all();
       for (const row of rows) result.set(row.workspaceId, higher(result.get(row.workspaceId) ?? null, grantLevel(row.access, row.custom)));
     }
+    const byProject = this.projectLevels(scope);
+    if (byProject.size === 0) return result;
+    const fallback = defaultProjectId(scope.organizationId);
+    for (const slice of inSlices([...result.keys()])) {
+      const rows = this.db
+        .select({ id: workspaces.id, projectId: workspaces.projectId })
+        .from(workspaces)
+        .where(inArray(workspaces.id, slice))
+        .all();
+      for (const row of rows) result.set(row.id, higher(result.get(row.id) ?? null, byProject.get(row.projectId ?? fallback) ?? null));
+    }
     return result;
+  }
+
+  /** The level each project the caller's teams hold access on gives (none: an empty map, and no query beyond this one). */
+  private projectLevels(scope: CallerScope): Map<string, AccessLevel> {
+    const levels = new Map<string, AccessLevel>();
+    if (scope.teamIds.length === 0) return levels;
+    const grants = this.db
+      .select({ projectId: teamProjects.projectId, access: teamProjects.access })
+      .from(teamProjects)
+      .where(inArray(teamProjects.teamId, [...scope.teamIds]))
+      .all();
+    for (const grant of grants) {
+      const level = PROJECT_ACCESS_LEVEL[grant.access];
+      levels.set(grant.projectId, higher(levels.get(grant.projectId) ?? null, level) ?? level);
+    }
+    return levels;
   }
 
   level(scope: CallerScope, workspaceId: string): AccessLevel | null {
@@ -129,7 +165,8 @@ export class WorkspacePermissions {
 
   /** Which workspaces of the organization the caller may list, for SQL filters. */
   readable(scope: CallerScope): ReadableSet {
-    return scope.organizationLevel !== null ? { all: true } : { all: false, teamIds: scope.teamIds };
+    if (scope.organizationLevel !== null) return { all: true };
+    return { all: false, teamIds: scope.teamIds, projectIds: [...this.projectLevels(scope).keys()] };
   }
 }
 

@@ -2,6 +2,7 @@ import { isoTimestamp } from '../../core/clock.js';
 import type { OrganizationRow } from '../auth/principal.js';
 import type { OrganizationPermission } from '../auth/permissions.js';
 import type { ResourceObject } from '../jsonapi/types.js';
+import { defaultProjectId } from '../projects/ids.js';
 import { DEFAULT_AGENT_POOL_ID } from './repo.js';
 import { ORGANIZATION_DEFAULTS } from './service.js';
 
@@ -67,6 +68,7 @@ export function organizationResource(organization: OrganizationRow, granted: Rea
     },
     relationships: {
       'default-agent-pool': { data: typeof defaultAgentPoolId === 'string' ? { id: defaultAgentPoolId, type: 'agent-pools' } : null },
+      'default-project': { data: { id: defaultProjectId(organization.id), type: 'projects' } },
       'oauth-tokens': { links: { related: `${self}/oauth-tokens` } },
       'authentication-token': { links: { related: `${self}/authentication-token` } },
       'entitlement-set': { data: { id: organization.id, type: 'entitlement-sets' }, links: { related: `${self}/entitlement-set` } },

@@ -1,6 +1,7 @@
 import { Attributes, readResource, relationshipId } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { readInclude } from '../jsonapi/include.js';
+import { Included, readInclude } from '../jsonapi/include.js';
+import { includeDefaultProjects } from '../projects/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import { Permissions } from '../auth/permissions.js';
@@ -8,8 +9,8 @@ import type { PlatformApp, PlatformContext } from '../context.js';
 import { entitlementSetResource, organizationResource } from './resource.js';
 import { OrganizationService } from './service.js';
 
-/** No organization endpoint offers an include; asking for one is the 400 clients match on. */
-const NO_INCLUDES: readonly string[] = [];
+/** Only the default project can be included; asking for anything else is the 400 clients match on. */
+const ORGANIZATION_INCLUDES: readonly string[] = ['default-project'];
 
 // The settings below are the keys of ORGANIZATION_DEFAULTS, grouped by the check each needs.
 const EXECUTION_MODES = ['remote', 'local', 'agent'];
@@ -44,12 +45,14 @@ export async function organizationRoutes(app: PlatformApp, context: PlatformCont
   const render = (principal: Parameters<Permissions['organization']>[0], organization: Parameters<typeof organizationResource>[0]) =>
     organizationResource(organization, new Permissions(db).organization(principal, organization));
 
-  app.get('/organizations', { schema: { querystring: listQuery() } }, async (request, reply) => {
+  app.get('/organizations', { schema: { querystring: listQuery({ includes: ORGANIZATION_INCLUDES }) } }, async (request, reply) => {
     const page = readPage(request.query);
-    readInclude(request.query, NO_INCLUDES);
+    const include = readInclude(request.query, ORGANIZATION_INCLUDES);
     const { rows, total } = service.list(request.principal, page.offset, page.size);
     const items = rows.map((row) => render(request.principal, row));
-    return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+    const included = new Included();
+    if (include.has('default-project')) includeDefaultProjects(db, request.principal, rows, included);
+    return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
   app.post('/organizations', { schema: { body: ORGANIZATION_BODY } }, async (request, reply) => {
@@ -63,10 +66,12 @@ export async function organizationRoutes(app: PlatformApp, context: PlatformCont
     return sendDocument(reply, 201, singleDocument(render(request.principal, organization)));
   });
 
-  app.get('/organizations/:name', { schema: { params: byName, querystring: showQuery() } }, async (request, reply) => {
-    readInclude(request.query, NO_INCLUDES);
+  app.get('/organizations/:name', { schema: { params: byName, querystring: showQuery(ORGANIZATION_INCLUDES) } }, async (request, reply) => {
+    const include = readInclude(request.query, ORGANIZATION_INCLUDES);
     const { organization, granted } = service.readable(request.principal, request.params.name);
-    return sendDocument(reply, 200, singleDocument(organizationResource(organization, granted)));
+    const included = new Included();
+    if (include.has('default-project')) includeDefaultProjects(db, request.principal, [organization], included);
+    return sendDocument(reply, 200, singleDocument(organizationResource(organization, granted), included));
   });
 
   app.patch('/organizations/:name', { schema: { params: byName, body: ORGANIZATION_BODY } }, async (request, reply) => {

@@ -8,6 +8,7 @@ import { isSiteAdmin, type OrganizationRow, type Principal, type UserRow } from 
 import { Permissions, type OrganizationPermission } from '../auth/permissions.js';
 import { requireAgentPoolOf } from '../agent-pools/rules.js';
 import * as repo from './repo.js';
+import { insertDefaultProject } from '../projects/repo.js';
 
 export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -82,6 +83,7 @@ export class OrganizationService {
     const write = (tx: DbOrTx) => {
       repo.insertOrganization(tx, row);
       repo.insertOwnersTeam(tx, { id: ownersTeamId, organizationId: row.id, createdAt: at });
+      insertDefaultProject(tx, row.id, at);
       if (owner)
         repo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: row.id, userId: owner.id, teamId: ownersTeamId, at });
     };

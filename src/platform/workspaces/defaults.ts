@@ -49,6 +49,8 @@ export function defaultWorkspaceRow(db: DbOrTx, organizationId: string, name: st
     lockedBy: null,
     lockReason: null,
     sshKeyId: null,
+    projectId: null,
+    currentStateVersionId: null,
     resourceCount: 0,
     createdAt: at,
     updatedAt: at,

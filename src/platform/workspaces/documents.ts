@@ -32,7 +32,8 @@ export function workspaceDocument(
     renderOptions(context, request),
   )[0] as ResourceObject;
   const included = new Included();
-  includeForWorkspaces(db, context.clock, request.principal, located.organization, [located.workspace], include, included);
+  const origin = requestUrl(request).origin;
+  includeForWorkspaces(db, context.clock, request.principal, located.organization, [located.workspace], include, included, origin);
   const extra = included.toArray();
   return extra ? { data, included: extra } : { data };
 }

@@ -41,6 +41,8 @@ export function readWorkspaceFilter(query: Query): WorkspaceFilter {
   // The change history spells the exclusion `exclude_tags`; the list endpoint documents `exclude-tags`.
   const excluded = list(query, 'search[exclude-tags]', 'search[exclude_tags]');
   if (excluded) filter.excludeTags = excluded;
+  const project = text(query, 'filter[project][id]');
+  if (project) filter.projectId = project;
   return filter;
 }
 

@@ -5,6 +5,7 @@ import { sqliteOf, type Db } from '../../store/store.js';
 import { workspaces } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
 import { ListAnchors, type SortKey } from '../list-anchors.js';
+import { defaultProjectId } from '../projects/ids.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
 
 /**
@@ -102,6 +103,15 @@ function tagShape(shape: Shape, organizationId: string, filter: WorkspaceFilter)
   }
 }
 
+/** `filter[project][id]`; rows without a project belong to the organization's default one. */
+function projectShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
+  if (!filter.projectId) return;
+  const inDefault = filter.projectId === defaultProjectId(organizationId);
+  shape.where.push(inDefault ? '(w.project_id = ? OR w.project_id IS NULL)' : 'w.project_id = ?');
+  shape.params.push(filter.projectId);
+  shape.anchorable = false;
+}
+
 function shapeOf(organizationId: string, readable: ReadableSet, filter: WorkspaceFilter): Shape | undefined {
   const shape: Shape = {
     where: [],
@@ -112,12 +122,20 @@ function shapeOf(organizationId: string, readable: ReadableSet, filter: Workspac
   };
   if (!readable.all) {
     if (readable.teamIds.length === 0) return undefined;
-    shape.where.push(`w.id IN (SELECT workspace_id FROM team_workspaces WHERE team_id IN (${readable.teamIds.map(() => '?').join(', ')}))`);
+    const granted = [`w.id IN (SELECT workspace_id FROM team_workspaces WHERE team_id IN (${readable.teamIds.map(() => '?').join(', ')}))`];
     shape.params.push(...readable.teamIds);
+    if (readable.projectIds.length > 0) {
+      granted.push(`w.project_id IN (${readable.projectIds.map(() => '?').join(', ')})`);
+      shape.params.push(...readable.projectIds);
+      // Rows without a project are in the default one.
+      if (readable.projectIds.includes(defaultProjectId(organizationId))) granted.push('w.project_id IS NULL');
+    }
+    shape.where.push(granted.length === 1 ? (granted[0] as string) : `(${granted.join(' OR ')})`);
     shape.anchorable = false;
   }
   nameShape(shape, filter);
   tagShape(shape, organizationId, filter);
+  projectShape(shape, organizationId, filter);
   // With a narrower index condition present, the organization is checked per row ("+" keeps
   // SQLite from walking the organization's whole index instead).
   const narrowed = shape.from === 'workspaces w' && shape.where.some((part) => part.includes('workspace_names'));

@@ -7,6 +7,7 @@ import { findTeam } from '../teams/repo.js';
 import { findUserById } from '../users/repo.js';
 import { organizationServiceAccount } from '../users/service.js';
 import { findOrganizationById } from '../organizations/repo.js';
+import { latestIsPending } from '../state-versions/repo.js';
 import * as repo from './repo.js';
 import type { Located, WorkspaceService } from './service.js';
 
@@ -18,7 +19,7 @@ function lockerName(db: DbOrTx, locker: WorkspaceLocker): string {
   return organization ? `User ${organizationServiceAccount(organization).username}` : 'the organization token';
 }
 
-function lockerOf(principal: Principal): WorkspaceLocker {
+export function lockerOf(principal: Principal): WorkspaceLocker {
   if (principal.kind === 'user') return { kind: 'user', id: principal.user.id };
   if (principal.kind === 'team') return { kind: 'team', id: principal.team.id };
   return { kind: 'organization', id: principal.organization.id };
@@ -52,6 +53,10 @@ export class WorkspaceLocks {
     this.workspaces.require(located, 'can-unlock');
     const holder = located.workspace.lockedBy;
     if (!holder) throw conflict('Unable to unlock workspace: the workspace is not locked');
+    // The real client retries on this text: its state upload may still be on its way.
+    if (latestIsPending(this.db, located.workspace.id)) {
+      throw conflict('Unable to unlock workspace: the latest state version is still pending');
+    }
     const caller = lockerOf(principal);
     if (holder.kind !== caller.kind || holder.id !== caller.id) {
       throw conflict(`Unable to unlock workspace: the workspace is locked by ${lockerName(this.db, holder)}`);

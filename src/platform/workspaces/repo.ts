@@ -1,4 +1,5 @@
-import { and, asc, count, desc, eq, inArray, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, isNull, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { defaultProjectId } from '../projects/ids.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { tags, teamWorkspaces, workspaces, workspaceTags } from '../../store/tables.js';
@@ -64,6 +65,8 @@ export interface WorkspaceFilter {
   tags?: string[];
   /** Workspaces carrying none of these tags. */
   excludeTags?: string[];
+  /** Workspaces of this project (`filter[project][id]`; the list endpoint only). */
+  projectId?: string;
 }
 
 /** A LIKE pattern matching `text` literally, with `\` as the escape character. */
@@ -99,7 +102,10 @@ export function workspaceConditions(db: DbOrTx, organizationId: string, readable
       .select({ id: teamWorkspaces.workspaceId })
       .from(teamWorkspaces)
       .where(inArray(teamWorkspaces.teamId, [...readable.teamIds]));
-    conditions.push(inArray(workspaces.id, accessible));
+    const granted = [inArray(workspaces.id, accessible)];
+    if (readable.projectIds.length > 0) granted.push(inArray(workspaces.projectId, [...readable.projectIds]));
+    if (readable.projectIds.includes(defaultProjectId(organizationId))) granted.push(isNull(workspaces.projectId));
+    conditions.push(or(...granted));
   }
   if (filter.name) conditions.push(sql`${workspaces.name} LIKE ${`%${likeLiteral(filter.name)}%`} ESCAPE '\\'`);
   if (filter.wildcardName) conditions.push(wildcardCondition(filter.wildcardName));
@@ -115,6 +121,7 @@ export function workspaceConditions(db: DbOrTx, organizationId: string, readable
   }
   const unwanted = [...new Set(filter.excludeTags ?? [])];
   if (unwanted.length > 0) conditions.push(notInArray(workspaces.id, taggedWith(organizationId, unwanted)(db)));
+
   return and(...conditions);
 }
 

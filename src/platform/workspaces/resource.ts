@@ -9,6 +9,7 @@ import type { TagRow } from '../tags/repo.js';
 import { DEFAULT_AGENT_POOL_ID } from '../organizations/repo.js';
 import { organizationServiceAccount } from '../users/service.js';
 import type { WorkspaceRow } from './repo.js';
+import { defaultProjectId } from '../projects/ids.js';
 
 /** What a workspace's wire form needs besides its row; loaded per page, never per row. */
 export interface WorkspaceView {
@@ -18,6 +19,8 @@ export interface WorkspaceView {
   tags: readonly TagRow[];
   /** The permissions of the caller the response is for. */
   permissions: Record<WorkspacePermission, boolean>;
+  /** The outputs of the current state version, in state order. */
+  outputIds: readonly string[];
 }
 
 export interface RenderOptions {
@@ -146,8 +149,14 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
       'current-configuration-version': { data: null },
       'current-run': { data: null },
       'latest-run': { data: null },
-      'current-state-version': { data: null },
-      outputs: { data: [] },
+      'current-state-version': {
+        data: workspace.currentStateVersionId ? { id: workspace.currentStateVersionId, type: 'state-versions' } : null,
+        links: { related: `${base}/current-state-version` },
+      },
+      outputs: {
+        data: view.outputIds.map((id) => ({ id, type: 'workspace-outputs' })),
+        links: { related: `${base}/current-state-version-outputs` },
+      },
       readme: { data: null },
       'remote-state-consumers': { links: { related: `${base}/relationships/remote-state-consumers` } },
       ...(workspace.sshKeyId
@@ -156,7 +165,7 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
           }
         : {}),
       'locked-by': lockedByRelationship(workspace, organization),
-      project: { data: null },
+      project: { data: { id: workspace.projectId ?? defaultProjectId(organization.id), type: 'projects' } },
       tags: { data: view.tags.map((tag) => ({ id: tag.id, type: 'tags' })) },
       ...(hosted ? { 'current-assessment-result': { data: null } } : {}),
     },

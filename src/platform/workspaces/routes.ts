@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { PlatformApp, PlatformContext } from '../context.js';
-import { readIdentifierList, readResource } from '../jsonapi/body.js';
-import { listDocument, sendDocument, sendNoContent } from '../jsonapi/documents.js';
+import { readIdentifierList, readResource, relationshipId } from '../jsonapi/body.js';
+import { listDocument, requestUrl, sendDocument, sendNoContent } from '../jsonapi/documents.js';
 import { Included } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { listQuery, params, showQuery } from '../jsonapi/schemas.js';
@@ -35,20 +35,15 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
       const tagsRelationship = input.relationships['tags'];
       const tags =
         tagsRelationship === undefined ? [] : tagReferences(readIdentifierList(tagsRelationship, 'tags'), '/data/relationships/tags/data');
-      const located = service.create(
-        request.principal,
-        request.params.org,
-        readWorkspaceSettings(input.attributes, context.config.edition),
-        tags,
-      );
+      const project = relationshipId(input.relationships, 'project', 'projects');
+      const settings = readWorkspaceSettings(input.attributes, context.config.edition);
+      const located = service.create(request.principal, request.params.org, settings, tags, project);
       return sendDocument(reply, 201, workspaceDocument(context, request, located, include));
     },
   );
 
-  const listSchema = listQuery({
-    includes: WORKSPACE_INCLUDES,
-    filters: ['search[name]', 'search[wildcard-name]', 'search[tags]', 'search[exclude-tags]', 'sort'],
-  });
+  const filters = ['search[name]', 'search[wildcard-name]', 'search[tags]', 'search[exclude-tags]', 'filter[project][id]', 'sort'] as const;
+  const listSchema = listQuery({ includes: WORKSPACE_INCLUDES, filters });
   app.get('/organizations/:org/workspaces', { schema: { params: params('org'), querystring: listSchema } }, async (request, reply) => {
     const query = request.query;
     const include = workspaceInclude(request);
@@ -62,7 +57,7 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     );
     const items = renderWorkspaces(db, scope, organization, rows, renderOptions(context, request));
     const included = new Included();
-    includeForWorkspaces(db, context.clock, request.principal, organization, rows, include, included);
+    includeForWorkspaces(db, context.clock, request.principal, organization, rows, include, included, requestUrl(request).origin);
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
@@ -79,12 +74,9 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     const include = workspaceInclude(request);
     service.require(located, 'can-update');
     const input = readResource(request.body, ['workspaces']);
-    return workspaceDocument(
-      context,
-      request,
-      service.update(located, readWorkspaceSettings(input.attributes, context.config.edition)),
-      include,
-    );
+    const project = relationshipId(input.relationships, 'project', 'projects');
+    const settings = readWorkspaceSettings(input.attributes, context.config.edition);
+    return workspaceDocument(context, request, service.update(located, settings, project), include);
   };
   app.patch<ById>('/workspaces/:id', { schema: { ...show, body: WORKSPACE_BODY } }, async (request, reply) =>
     sendDocument(reply, 200, update(request, byId(request))),

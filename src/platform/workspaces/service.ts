@@ -16,6 +16,7 @@ import { wireBehaviours } from '../dialect-behaviours.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import type { Page } from '../jsonapi/pagination.js';
 import * as organizationsRepo from '../organizations/repo.js';
+import { projectForWorkspace } from '../projects/service.js';
 import { requireSshKeyOf } from '../ssh-keys/service.js';
 import { deleteUnusedTags, tagIdsOfWorkspace } from '../tags/repo.js';
 import { TagService, type TagReference } from '../tags/service.js';
@@ -105,10 +106,18 @@ export class WorkspaceService {
     return found;
   }
 
-  create(principal: Principal, organizationName: string, settings: WorkspaceSettingsInput, tags: TagReference[]): Located {
+  /** `projectId` is `relationships.project`: absent or null puts the workspace in the default project. */
+  create(
+    principal: Principal,
+    organizationName: string,
+    settings: WorkspaceSettingsInput,
+    tags: TagReference[],
+    projectId?: string | null,
+  ): Located {
     const { organization, scope } = this.creatable(principal, organizationName);
     if (settings.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
     this.checkNameFree(organization.id, settings.name);
+    const project = projectForWorkspace(this.db, organization.id, projectId);
     const execution = resolveExecution({ mode: null, agentPoolId: null }, settings, organizationDefaultMode(organization));
     this.checkPool(organization.id, execution.agentPoolId, null);
     const toolVersionName = spell('tool-version', this.dialect);
@@ -120,6 +129,7 @@ export class WorkspaceService {
       agentPoolId: execution.agentPoolId,
       toolVersion: settings.toolVersion === undefined ? LATEST_RELEASE : validToolVersion(settings.toolVersion, toolVersionName),
       vcsRepo: mergeVcsRepo(null, settings.vcsRepo),
+      projectId: project,
     };
     this.db.transaction((tx) => {
       repo.insertWorkspace(tx, row);
@@ -148,9 +158,11 @@ export class WorkspaceService {
   }
 
   /** Settings changes need admin access; absent attributes keep their values (with the spec's exceptions). */
-  update(located: Located, settings: WorkspaceSettingsInput): Located {
+  /** A `projectId` moves the workspace (null: back to the default project); undefined leaves it. */
+  update(located: Located, settings: WorkspaceSettingsInput, projectId?: string | null): Located {
     this.require(located, 'can-update');
     const { workspace, organization } = located;
+    const project = projectId === undefined ? undefined : projectForWorkspace(this.db, organization.id, projectId);
     if (settings.name !== undefined && settings.name !== workspace.name) this.checkNameFree(organization.id, settings.name);
     const execution = resolveExecution(
       { mode: workspace.executionMode, agentPoolId: workspace.agentPoolId },
@@ -172,6 +184,7 @@ export class WorkspaceService {
       executionMode: execution.mode,
       agentPoolId: execution.agentPoolId,
       vcsRepo: mergeVcsRepo(workspace.vcsRepo, settings.vcsRepo),
+      ...(project !== undefined ? { projectId: project } : {}),
       updatedAt: at,
       latestChangeAt: at,
     };

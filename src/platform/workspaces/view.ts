@@ -13,13 +13,21 @@ import { TeamService } from '../teams/service.js';
 import { findUserById } from '../users/repo.js';
 import { userResource } from '../users/resource.js';
 import { organizationServiceAccount } from '../users/service.js';
+import { includeProjects } from '../projects/include.js';
+import { defaultProjectId } from '../projects/ids.js';
+import { findStateVersions, outputsOf } from '../state-versions/repo.js';
+import { renderStateVersions } from '../state-versions/render.js';
+import { workspaceOutputResource } from '../state-versions/resource.js';
 import type { WorkspaceRow } from './repo.js';
+
+const currentStateVersionIds = (rows: readonly WorkspaceRow[]) =>
+  rows.flatMap((row) => (row.currentStateVersionId ? [row.currentStateVersionId] : []));
 import { workspaceResource, type RenderOptions } from './resource.js';
 
 /**
  * `include` values of the workspace GET endpoints: the spec's list plus what the real client
- * sends. Those whose targets do not exist in understudy (runs, configuration versions, outputs,
- * readmes, projects, state versions, tag bindings) are accepted and include nothing.
+ * sends. Those whose targets do not exist in understudy (runs, configuration versions, readmes,
+ * tag bindings) are accepted and include nothing.
  */
 export const WORKSPACE_INCLUDES = [
   'organization',
@@ -51,17 +59,13 @@ export function renderWorkspaces(
   const ids = rows.map((row) => row.id);
   const tags = tagsOfWorkspaces(db, ids);
   const levels = new WorkspacePermissions(db).levels(scope, ids);
-  return rows.map((workspace) =>
-    workspaceResource(
-      {
-        workspace,
-        organization,
-        tags: tags.get(workspace.id) ?? [],
-        permissions: permissionFlags(levels.get(workspace.id) ?? null, scope.grants),
-      },
-      options,
-    ),
-  );
+  const outputs = outputsOf(db, currentStateVersionIds(rows));
+  return rows.map((workspace) => {
+    const permissions = permissionFlags(levels.get(workspace.id) ?? null, scope.grants);
+    const current = workspace.currentStateVersionId;
+    const outputIds = (current ? (outputs.get(current) ?? []) : []).map((output) => output.id);
+    return workspaceResource({ workspace, organization, tags: tags.get(workspace.id) ?? [], permissions, outputIds }, options);
+  });
 }
 
 /** Adds what `include` asks for to `included`; targets that understudy does not model add nothing. */
@@ -73,10 +77,28 @@ export function includeForWorkspaces(
   rows: readonly WorkspaceRow[],
   include: ReadonlySet<string>,
   included: Included,
+  /** `scheme://host` of the request: included state versions carry absolute download links. */
+  origin: string,
 ): void {
   if (rows.length === 0) return;
   if (include.has('organization')) {
     included.add(organizationResource(organization, new Permissions(db).organization(principal, organization)));
+  }
+  if (include.has('current-state-version')) {
+    const current = findStateVersions(db, currentStateVersionIds(rows));
+    included.add(...renderStateVersions(db, clock, origin, organization, current).items);
+  }
+  if (include.has('outputs')) {
+    for (const list of outputsOf(db, currentStateVersionIds(rows)).values()) included.add(...list.map(workspaceOutputResource));
+  }
+  if (include.has('project')) {
+    includeProjects(
+      db,
+      principal,
+      organization,
+      rows.map((row) => row.projectId ?? defaultProjectId(organization.id)),
+      included,
+    );
   }
   if (include.has('locked_by')) {
     for (const { lockedBy } of rows) {

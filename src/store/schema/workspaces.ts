@@ -64,6 +64,46 @@ export const sshKeys = sqliteTable(
   (t) => [index('ssh_keys_org').on(t.organizationId)],
 );
 
+/**
+ * Projects group workspaces. Every organization has a default project whose id derives from the
+ * organization's (see platform/projects), so rendering a workspace never looks it up.
+ */
+export const projects = sqliteTable(
+  'projects',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    isDefault: integer('is_default', { mode: 'boolean' }).notNull().default(false),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+    updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [uniqueIndex('projects_org_name').on(t.organizationId, t.name)],
+);
+
+/**
+ * A team's access to every workspace of a project (`team-projects` on the wire). `maintain` and
+ * `admin` count as admin on those workspaces; the custom level is not modelled.
+ */
+export const teamProjects = sqliteTable(
+  'team_projects',
+  {
+    id: text('id').primaryKey(),
+    teamId: text('team_id')
+      .notNull()
+      .references(() => teams.id, { onDelete: 'cascade' }),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    access: text('access', { enum: ['read', 'write', 'maintain', 'admin'] }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [uniqueIndex('team_projects_team_project').on(t.teamId, t.projectId), index('team_projects_project').on(t.projectId)],
+);
+
 export const workspaces = sqliteTable(
   'workspaces',
   {
@@ -103,6 +143,10 @@ export const workspaces = sqliteTable(
     sourceUrl: text('source_url'),
     lockedBy: text('locked_by', { mode: 'json' }).$type<WorkspaceLocker>(),
     lockReason: text('lock_reason'),
+    /** null: the organization's default project (rows from before projects existed, bulk fixtures). */
+    projectId: text('project_id').references(() => projects.id),
+    /** The latest finalized state version (kept here so a page of workspaces renders without looking it up). */
+    currentStateVersionId: text('current_state_version_id'),
     sshKeyId: text('ssh_key_id').references(() => sshKeys.id, { onDelete: 'set null' }),
     resourceCount: integer('resource_count').notNull().default(0),
     createdAt: createdAt(),
@@ -121,6 +165,7 @@ export const workspaces = sqliteTable(
     index('workspaces_org_lower_name').on(t.organizationId, sql`lower(name)`),
     index('workspaces_agent_pool').on(t.agentPoolId),
     index('workspaces_ssh_key').on(t.sshKeyId),
+    index('workspaces_project').on(t.projectId),
   ],
 );
 

@@ -88,7 +88,7 @@ describe('workspaces', () => {
         readme: { data: null },
         'remote-state-consumers': { links: { related: `/api/v2/workspaces/${body.data.id}/relationships/remote-state-consumers` } },
         'locked-by': { data: null },
-        project: { data: null },
+        project: { data: { id: expect.stringMatching(/^prj-/), type: 'projects' } },
       });
       expect(body.data.relationships['ssh-key']).toBeUndefined();
     });
@@ -403,7 +403,7 @@ describe('workspaces', () => {
       const types = shown.body.included.map((item: { type: string }) => item.type).sort();
       expect(types).toEqual(['organizations', 'users']);
       expect(shown.body.data.relationships['current-run']).toEqual({ data: null });
-      expect(shown.body.data.relationships.outputs).toEqual({ data: [] });
+      expect(shown.body.data.relationships.outputs.data).toEqual([]);
     });
 
     it('refuses include values outside the list with 400', async () => {

@@ -1,0 +1,102 @@
+import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { prepared } from '../../store/prepared.js';
+import type { DbOrTx } from '../../store/store.js';
+import { projects, workspaces } from '../../store/tables.js';
+import { updateRows } from '../../store/update.js';
+import { likeLiteral } from '../workspaces/list-repo.js';
+import { DEFAULT_PROJECT_NAME, defaultProjectId } from './ids.js';
+
+export { defaultProjectId } from './ids.js';
+
+export type ProjectRow = typeof projects.$inferSelect;
+
+const byId = prepared((db) =>
+  db
+    .select()
+    .from(projects)
+    .where(eq(projects.id, sql.placeholder('id')))
+    .prepare(),
+);
+const byName = prepared((db) =>
+  db
+    .select()
+    .from(projects)
+    .where(and(eq(projects.organizationId, sql.placeholder('organizationId')), eq(projects.name, sql.placeholder('name'))))
+    .prepare(),
+);
+
+export function findProject(db: DbOrTx, id: string): ProjectRow | undefined {
+  return byId(db).get({ id });
+}
+
+export function findProjectByName(db: DbOrTx, organizationId: string, name: string): ProjectRow | undefined {
+  return byName(db).get({ organizationId, name });
+}
+
+export function findProjects(db: DbOrTx, ids: readonly string[]): ProjectRow[] {
+  return ids.length === 0
+    ? []
+    : db
+        .select()
+        .from(projects)
+        .where(inArray(projects.id, [...new Set(ids)]))
+        .all();
+}
+
+export function insertProject(db: DbOrTx, row: ProjectRow): void {
+  db.insert(projects).values(row).run();
+}
+
+/** The organization's default project row (organization creation and the seed call this). */
+export function insertDefaultProject(db: DbOrTx, organizationId: string, at: Date): void {
+  insertProject(db, {
+    id: defaultProjectId(organizationId),
+    organizationId,
+    name: DEFAULT_PROJECT_NAME,
+    description: null,
+    isDefault: true,
+    createdAt: at,
+    updatedAt: at,
+  });
+}
+
+export function updateProject(db: DbOrTx, id: string, changes: Partial<ProjectRow>): void {
+  updateRows(db, projects, changes, eq(projects.id, id));
+}
+
+export function deleteProject(db: DbOrTx, id: string): void {
+  db.delete(projects).where(eq(projects.id, id)).run();
+}
+
+/** Whether any workspace belongs to the project (null project ids mean the default one). */
+export function holdsWorkspaces(db: DbOrTx, project: ProjectRow): boolean {
+  const condition = project.isDefault
+    ? and(eq(workspaces.organizationId, project.organizationId), sql`coalesce(${workspaces.projectId}, ${project.id}) = ${project.id}`)
+    : eq(workspaces.projectId, project.id);
+  return db.select({ id: workspaces.id }).from(workspaces).where(condition).limit(1).get() !== undefined;
+}
+
+export interface ProjectFilter {
+  /** Case-insensitive substring of the name (`q`). */
+  q?: string;
+  /** Exact names (`filter[names]`). */
+  names?: string[];
+}
+
+/** One page of the organization's projects by name, and the total. */
+export function listProjects(
+  db: DbOrTx,
+  organizationId: string,
+  filter: ProjectFilter,
+  offset: number,
+  limit: number,
+): { rows: ProjectRow[]; total: number } {
+  const conditions: SQL[] = [eq(projects.organizationId, organizationId)];
+  // LIKE is case-insensitive for ASCII in SQLite, as `q` is on the real service.
+  if (filter.q) conditions.push(sql`${projects.name} LIKE ${`%${likeLiteral(filter.q)}%`} ESCAPE '\\'`);
+  if (filter.names && filter.names.length > 0) conditions.push(inArray(projects.name, filter.names));
+  const where = and(...conditions);
+  const rows = db.select().from(projects).where(where).orderBy(asc(projects.name)).limit(limit).offset(offset).all();
+  const total = db.select({ n: count() }).from(projects).where(where).get()?.n ?? 0;
+  return { rows, total };
+}

@@ -1,0 +1,40 @@
+import type { Clock } from '../../core/clock.js';
+import type { DbOrTx } from '../../store/store.js';
+import type { OrganizationRow } from '../auth/principal.js';
+import type { ResourceObject } from '../jsonapi/types.js';
+import { stateDownloadLinks, uploadPath } from './links.js';
+import { outputsOf, type StateVersionMeta, type StateVersionOutputRow } from './repo.js';
+import { stateVersionResource } from './resource.js';
+
+/** The one-time upload secrets, known only while answering the create request. */
+export type UploadSecrets = { state: string; json: string };
+
+/**
+ * State versions of one organization as wire objects, with their outputs (one query for all):
+ * absolute download links signed now, upload links only when `secrets` are given.
+ */
+export function renderStateVersions(
+  db: DbOrTx,
+  clock: Clock,
+  origin: string,
+  organization: OrganizationRow,
+  versions: readonly StateVersionMeta[],
+  secrets: UploadSecrets | null = null,
+): { items: ResourceObject[]; outputs: Map<string, StateVersionOutputRow[]> } {
+  const signer = stateDownloadLinks(clock);
+  const outputs = outputsOf(
+    db,
+    versions.filter((version) => version.status === 'finalized').map((version) => version.id),
+  );
+  const items = versions.map((version) => {
+    const finalized = version.status === 'finalized';
+    const links = {
+      download: finalized ? origin + signer.path(version.id, 'state') : null,
+      jsonDownload: finalized && version.hasJsonState ? origin + signer.path(version.id, 'json') : null,
+      upload: secrets && version.uploadSecret ? origin + uploadPath(version.id, 'state', secrets.state) : null,
+      jsonUpload: secrets && version.jsonUploadSecret ? origin + uploadPath(version.id, 'json', secrets.json) : null,
+    };
+    return stateVersionResource(version, organization, outputs.get(version.id) ?? [], links);
+  });
+  return { items, outputs };
+}

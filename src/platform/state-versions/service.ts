@@ -1,0 +1,252 @@
+import { createHash } from 'node:crypto';
+import type { Clock } from '../../core/clock.js';
+import { conflict, notFound, unprocessable } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import { safeEqual, sha256Hex } from '../../core/crypto.js';
+import type { Dialect } from '../../core/dialect.js';
+import type { Db, DbOrTx } from '../../store/store.js';
+import type { Principal } from '../auth/principal.js';
+import { NOT_FOUND } from '../jsonapi/errors.js';
+import { lockerOf } from '../workspaces/locking.js';
+import * as workspacesRepo from '../workspaces/repo.js';
+import { WorkspaceService, type Located } from '../workspaces/service.js';
+import { newUploadSecret, type StateKind } from './links.js';
+import * as repo from './repo.js';
+import type { StateVersionMeta, StateVersionOutputRow, StateVersionRow } from './repo.js';
+import { parseState } from './state-file.js';
+
+export interface CreateStateVersion {
+  serial: number;
+  md5: string;
+  lineage?: string;
+  force: boolean;
+  /** The raw state, when the request carried it (base64-decoded); otherwise it is uploaded later. */
+  state?: Buffer;
+  jsonState?: Buffer;
+}
+
+/** A new version and, while it waits for its upload, the one-time secrets of its upload links. */
+export interface CreatedStateVersion {
+  version: StateVersionMeta;
+  secrets: { state: string; json: string } | null;
+}
+
+const md5Hex = (data: Buffer) => createHash('md5').update(data).digest('hex');
+
+/**
+ * State versions. Creating one needs the workspace locked by the caller (as `terraform apply`
+ * holds it); the serial never goes backwards and the lineage stays the same unless forced. The
+ * state arrives in the request or through a one-time upload link; until then the version is
+ * `pending` and not current (several may be pending at once). Finalizing records outputs and the resource count and makes the
+ * version the workspace's current one, in one transaction.
+ */
+export class StateVersionService {
+  readonly workspaces: WorkspaceService;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    dialect: Dialect,
+  ) {
+    this.workspaces = new WorkspaceService(db, clock, dialect);
+  }
+
+  /** The version and its workspace, if the caller may read the workspace's state; 404 otherwise. */
+  locate(principal: Principal, id: string): { version: StateVersionMeta; located: Located } {
+    const version = repo.findStateVersion(this.db, id);
+    if (!version) throw NOT_FOUND;
+    const located = this.workspaces.locate(principal, version.workspaceId);
+    this.workspaces.require(located, 'can-read-state-versions');
+    return { version, located };
+  }
+
+  current(located: Located): StateVersionMeta {
+    this.workspaces.require(located, 'can-read-state-versions');
+    const id = located.workspace.currentStateVersionId;
+    const version = id ? repo.findStateVersion(this.db, id) : undefined;
+    if (!version) throw notFound('the workspace has no state version yet');
+    return version;
+  }
+
+  list(located: Located, offset: number, limit: number) {
+    this.workspaces.require(located, 'can-read-state-versions');
+    return repo.listStateVersions(this.db, located.workspace.id, offset, limit);
+  }
+
+  private requireLockedByCaller(located: Located, principal: Principal): void {
+    const holder = located.workspace.lockedBy;
+    const caller = lockerOf(principal);
+    if (!holder) throw conflict('The workspace must be locked by the caller to create a state version; it is not locked');
+    if (holder.kind !== caller.kind || holder.id !== caller.id) {
+      throw conflict('The workspace is locked by someone else; only the lock holder creates state versions');
+    }
+  }
+
+  private checkAgainstCurrent(located: Located, serial: number, lineage: string | undefined, force: boolean): void {
+    const id = located.workspace.currentStateVersionId;
+    const current = id ? repo.findStateVersion(this.db, id) : undefined;
+    if (!current || force) return;
+    if (serial < current.serial) {
+      throw conflict(`serial ${serial} is lower than the current state version's serial ${current.serial}; serials must not go backwards`);
+    }
+    if (lineage !== undefined && current.lineage !== null && lineage !== current.lineage) {
+      throw conflict(`lineage "${lineage}" does not match the current state's lineage "${current.lineage}"; use force to replace it`);
+    }
+  }
+
+  create(located: Located, principal: Principal, input: CreateStateVersion): CreatedStateVersion {
+    this.workspaces.require(located, 'can-create-state-versions');
+    this.requireLockedByCaller(located, principal);
+    if (!/^[0-9a-f]{32}$/i.test(input.md5)) {
+      throw unprocessable("md5 must be the 32 hexadecimal digits of the state's MD5 sum", '/data/attributes/md5');
+    }
+    this.checkAgainstCurrent(located, input.serial, input.lineage, input.force);
+    if (input.state && md5Hex(input.state) !== input.md5.toLowerCase()) {
+      throw unprocessable('md5 does not match the MD5 sum of the state', '/data/attributes/md5');
+    }
+    const parsed = input.state ? parseState(input.state, '/data/attributes/state') : null;
+    const secrets = input.state ? null : { state: newUploadSecret(), json: newUploadSecret() };
+    const version: StateVersionRow = {
+      id: newId('sv'),
+      workspaceId: located.workspace.id,
+      sequence: 0,
+      serial: input.serial,
+      lineage: input.lineage ?? parsed?.lineage ?? null,
+      md5: input.md5.toLowerCase(),
+      status: 'pending',
+      state: null,
+      jsonState: input.jsonState ?? null,
+      uploadSecret: secrets?.state.hash ?? null,
+      jsonUploadSecret: input.jsonState ? null : (secrets?.json.hash ?? null),
+      resourceCount: 0,
+      terraformVersion: null,
+      stateFormatVersion: null,
+      size: 0,
+      createdBy: lockerOf(principal),
+      createdAt: this.clock.now(),
+    };
+    this.db.transaction((tx) => {
+      version.sequence = repo.nextSequence(tx, located.workspace.id);
+      repo.insertStateVersion(tx, version);
+      if (input.state) this.finalize(tx, version, input.state);
+    });
+    const stored = repo.findStateVersion(this.db, version.id);
+    if (!stored) throw NOT_FOUND;
+    return { version: stored, secrets: secrets && { state: secrets.state.secret, json: secrets.json.secret } };
+  }
+
+  /** Stores the raw state, its outputs and resource count, and makes the version current. */
+  private finalize(tx: DbOrTx, version: Pick<StateVersionRow, 'id' | 'workspaceId' | 'sequence'>, state: Buffer): void {
+    const parsed = parseState(state, '/');
+    repo.updateStateVersion(tx, version.id, {
+      status: 'finalized',
+      state,
+      uploadSecret: null,
+      resourceCount: parsed.resourceCount,
+      terraformVersion: parsed.terraformVersion,
+      stateFormatVersion: parsed.formatVersion,
+      size: state.length,
+    });
+    const outputs: StateVersionOutputRow[] = parsed.outputs.map((output, position) => ({
+      id: newId('wsout'),
+      stateVersionId: version.id,
+      position,
+      name: output.name,
+      sensitive: output.sensitive,
+      detailedType: output.detailedType,
+      value: output.value,
+    }));
+    repo.insertOutputs(tx, outputs);
+    // Uploads may finish out of order; an older version finalized late does not displace a newer current one.
+    const currentId = workspacesRepo.findWorkspace(tx, version.workspaceId)?.currentStateVersionId;
+    const current = currentId ? repo.findStateVersion(tx, currentId) : undefined;
+    if (current && current.sequence > version.sequence) return;
+    const at = this.clock.now();
+    workspacesRepo.updateWorkspace(tx, version.workspaceId, {
+      currentStateVersionId: version.id,
+      resourceCount: parsed.resourceCount,
+      updatedAt: at,
+      latestChangeAt: at,
+    });
+  }
+
+  /**
+   * An upload through a link: the secret must be the version's and unused. The raw state must
+   * match the md5 given at creation (a mismatch is refused and the link stays usable); the JSON
+   * state is stored as it comes. A used link stops working.
+   */
+  upload(stateVersionId: string, kind: StateKind, secret: string, body: Buffer): void {
+    const version = repo.findStateVersion(this.db, stateVersionId);
+    const expected = kind === 'state' ? version?.uploadSecret : version?.jsonUploadSecret;
+    if (!version || !expected || !safeEqual(sha256Hex(secret), expected)) throw notFound('the upload link is unknown or was already used');
+    if (kind === 'json') {
+      parseState(body, '/');
+      repo.updateStateVersion(this.db, version.id, { jsonState: body, jsonUploadSecret: null });
+      return;
+    }
+    if (md5Hex(body) !== version.md5) {
+      throw unprocessable('the uploaded state does not match the md5 given when the state version was created');
+    }
+    const parsed = parseState(body, '/');
+    if (parsed.serial !== null && parsed.serial !== version.serial) {
+      throw unprocessable(`the uploaded state has serial ${parsed.serial}, not the state version's ${version.serial}`);
+    }
+    this.db.transaction((tx) => this.finalize(tx, version, body));
+  }
+
+  /** The raw state (or JSON state) a download link names; 404 once it no longer exists. */
+  download(stateVersionId: string, kind: StateKind): Buffer {
+    const data = repo.stateData(this.db, stateVersionId, kind);
+    if (!data) throw notFound('the download link is unknown or has expired');
+    return data;
+  }
+
+  /**
+   * Rollback: a new version with the contents of an earlier finalized one of the same workspace
+   * becomes current. Like any new version it needs the caller's lock.
+   */
+  rollback(located: Located, principal: Principal, targetId: string): StateVersionMeta {
+    this.workspaces.require(located, 'can-create-state-versions');
+    this.requireLockedByCaller(located, principal);
+    const target = repo.findStateVersion(this.db, targetId);
+    const state = target?.status === 'finalized' ? repo.stateData(this.db, targetId, 'state') : null;
+    if (!target || target.workspaceId !== located.workspace.id || !state) {
+      throw unprocessable(
+        'rollback-state-version must be a finalized state version of this workspace',
+        '/data/relationships/rollback-state-version/data/id',
+      );
+    }
+    const { hasJsonState: _hasJsonState, ...columns } = target;
+    const version: StateVersionRow = {
+      ...columns,
+      id: newId('sv'),
+      status: 'pending',
+      state: null,
+      jsonState: repo.stateData(this.db, targetId, 'json'),
+      uploadSecret: null,
+      jsonUploadSecret: null,
+      createdBy: lockerOf(principal),
+      createdAt: this.clock.now(),
+    };
+    this.db.transaction((tx) => {
+      version.sequence = repo.nextSequence(tx, located.workspace.id);
+      repo.insertStateVersion(tx, version);
+      this.finalize(tx, version, state);
+    });
+    const stored = repo.findStateVersion(this.db, version.id);
+    if (!stored) throw NOT_FOUND;
+    return stored;
+  }
+
+  /** An output by id: readable with the workspace's state; the value of a sensitive one included. */
+  output(principal: Principal, id: string): StateVersionOutputRow {
+    const output = repo.findOutput(this.db, id);
+    if (!output) throw NOT_FOUND;
+    this.locate(principal, output.stateVersionId);
+    return output;
+  }
+
+  outputs(versionId: string): StateVersionOutputRow[] {
+    return repo.outputsOf(this.db, [versionId]).get(versionId) ?? [];
+  }
+}

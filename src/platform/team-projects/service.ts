@@ -1,0 +1,72 @@
+import type { Clock } from '../../core/clock.js';
+import { unprocessable } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import type { Db } from '../../store/store.js';
+import type { Principal } from '../auth/principal.js';
+import { NOT_FOUND } from '../jsonapi/errors.js';
+import { ProjectService, type LocatedProject } from '../projects/service.js';
+import { findTeam } from '../teams/repo.js';
+import * as repo from './repo.js';
+import type { TeamProjectAccess, TeamProjectRow } from './repo.js';
+
+export const TEAM_PROJECT_ACCESS: readonly TeamProjectAccess[] = ['read', 'write', 'maintain', 'admin'];
+
+/**
+ * Team access to projects: a grant gives the team that level on every workspace of the project
+ * (auth/workspace-permissions.ts). Whoever reads the project sees its grants; Manage Projects
+ * (owners have it) grants, changes and revokes them.
+ */
+export class TeamProjectService {
+  private readonly projects: ProjectService;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {
+    this.projects = new ProjectService(db, clock);
+  }
+
+  list(principal: Principal, projectId: string, offset: number, limit: number) {
+    const { project } = this.projects.locate(principal, projectId);
+    return repo.listTeamProjects(this.db, project.id, offset, limit);
+  }
+
+  visible(principal: Principal, id: string): { grant: TeamProjectRow; located: LocatedProject } {
+    const grant = repo.findTeamProject(this.db, id);
+    if (!grant) throw NOT_FOUND;
+    return { grant, located: this.projects.locate(principal, grant.projectId) };
+  }
+
+  private manageable(located: LocatedProject): void {
+    if (!located.grants.has('manage-projects')) throw NOT_FOUND;
+  }
+
+  create(principal: Principal, projectId: string, teamId: string, access: TeamProjectAccess): TeamProjectRow {
+    const located = this.projects.locate(principal, projectId);
+    this.manageable(located);
+    const team = findTeam(this.db, teamId);
+    if (!team || team.organizationId !== located.organization.id) {
+      throw unprocessable("team does not exist in the project's organization", '/data/relationships/team/data/id');
+    }
+    if (repo.findTeamProjectFor(this.db, teamId, projectId)) {
+      throw unprocessable('the team already has access to this project; update that access instead', '/data/relationships/team/data/id');
+    }
+    const row: TeamProjectRow = { id: newId('tprj'), teamId, projectId, access, createdAt: this.clock.now() };
+    repo.insertTeamProject(this.db, row);
+    return row;
+  }
+
+  update(principal: Principal, id: string, access: TeamProjectAccess | undefined): TeamProjectRow {
+    const { grant, located } = this.visible(principal, id);
+    this.manageable(located);
+    if (access === undefined || access === grant.access) return grant;
+    repo.updateTeamProject(this.db, id, access);
+    return { ...grant, access };
+  }
+
+  destroy(principal: Principal, id: string): void {
+    const { located } = this.visible(principal, id);
+    this.manageable(located);
+    repo.deleteTeamProject(this.db, id);
+  }
+}

@@ -1,0 +1,46 @@
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../store/store.js';
+import { workspaceVariables } from '../../store/tables.js';
+import { updateRows } from '../../store/update.js';
+
+export type VariableRow = typeof workspaceVariables.$inferSelect;
+export type VariableCategory = VariableRow['category'];
+
+export function findVariable(db: DbOrTx, id: string): VariableRow | undefined {
+  return db.select().from(workspaceVariables).where(eq(workspaceVariables.id, id)).get();
+}
+
+export function findVariableByKey(db: DbOrTx, workspaceId: string, category: VariableCategory, key: string): VariableRow | undefined {
+  return db
+    .select()
+    .from(workspaceVariables)
+    .where(and(eq(workspaceVariables.workspaceId, workspaceId), eq(workspaceVariables.category, category), eq(workspaceVariables.key, key)))
+    .get();
+}
+
+export function insertVariable(db: DbOrTx, row: VariableRow): void {
+  db.insert(workspaceVariables).values(row).run();
+}
+
+export function updateVariable(db: DbOrTx, id: string, changes: Partial<VariableRow>): void {
+  updateRows(db, workspaceVariables, changes, eq(workspaceVariables.id, id));
+}
+
+export function deleteVariable(db: DbOrTx, id: string): void {
+  db.delete(workspaceVariables).where(eq(workspaceVariables.id, id)).run();
+}
+
+/** One page of a workspace's variables in creation order, and the total. */
+export function listVariables(db: DbOrTx, workspaceId: string, offset: number, limit: number): { rows: VariableRow[]; total: number } {
+  const where = eq(workspaceVariables.workspaceId, workspaceId);
+  const rows = db
+    .select()
+    .from(workspaceVariables)
+    .where(where)
+    .orderBy(asc(workspaceVariables.createdAt), asc(sql`rowid`))
+    .limit(limit)
+    .offset(offset)
+    .all();
+  const total = db.select({ n: count() }).from(workspaceVariables).where(where).get()?.n ?? 0;
+  return { rows, total };
+}

@@ -1,0 +1,62 @@
+import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ADMIN_TOKEN } from './app.js';
+
+/** The terraform CLI's version, or null when it is not installed. */
+export function terraformVersion(): string | null {
+  try {
+    const output = execFileSync('terraform', ['version', '-json'], { encoding: 'utf8', env: { ...process.env, CHECKPOINT_DISABLE: '1' } });
+    return (JSON.parse(output) as { terraform_version: string }).terraform_version;
+  } catch {
+    return null;
+  }
+}
+
+/** Null when the CLI is there; a skip (printed) outside CI, a failure in CI, when it is not. */
+export function requireTerraform(what: string): string | null {
+  const version = terraformVersion();
+  if (version === null) {
+    if (process.env.CI) throw new Error(`the terraform CLI is required in CI (${what})`);
+    console.warn(`skipping ${what}: \`terraform\` is not installed on this machine`);
+  }
+  return version;
+}
+
+export interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Writes the CLI config pointing `understudy.test` at the server: plain http needs a `host`
+ * block, because service discovery is always https.
+ */
+function cliEnvironment(directory: string, baseUrl: string, token: string): NodeJS.ProcessEnv {
+  writeFileSync(
+    join(directory, 'understudy.tfrc'),
+    `host "understudy.test" {\n  services = { "tfe.v2" = "${baseUrl}/api/v2/", "state.v2" = "${baseUrl}/api/v2/" }\n}\n` +
+      `credentials "understudy.test" {\n  token = "${token}"\n}\n`,
+  );
+  return { ...process.env, TF_CLI_CONFIG_FILE: join(directory, 'understudy.tfrc'), CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
+}
+
+/** Runs the CLI to completion. Asynchronous on purpose: the server runs in this process and must keep answering. */
+export function terraform(directory: string, baseUrl: string, ...args: string[]): Promise<Run> {
+  const env = cliEnvironment(directory, baseUrl, ADMIN_TOKEN);
+  return new Promise((done) => {
+    execFile('terraform', [...args, '-no-color'], { cwd: directory, env, timeout: 90_000 }, (error, stdout, stderr) => {
+      done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** Starts the CLI without waiting (to interrupt it). */
+export function startTerraform(directory: string, baseUrl: string, ...args: string[]): ChildProcess {
+  return spawn('terraform', [...args, '-no-color'], {
+    cwd: directory,
+    env: cliEnvironment(directory, baseUrl, ADMIN_TOKEN),
+    stdio: 'ignore',
+  });
+}
