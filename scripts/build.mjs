@@ -3,7 +3,9 @@
 // Type checking is separate (`npm run typecheck`, part of `npm test`). better-sqlite3 stays
 // outside the bundle: it loads a native addon from its own package directory, as does pkcs11js; so
 // does the HCL parser (@cdktf/hcl2json), which reads its WebAssembly file from its own directory.
-// The cloud key SDKs stay outside too, imported only when a managed key first uses them. The
+// The cloud key SDKs, the database drivers and the mailer stay outside too, imported only when
+// first used (a managed key, a database connection, a test mail), so start-up neither parses nor
+// runs them. The
 // PKCS#11 worker thread is a second entry point, dist/pkcs11-worker.js.
 import { rmSync } from 'node:fs';
 import { build } from 'esbuild';
@@ -14,7 +16,17 @@ const common = {
   platform: 'node',
   format: 'esm',
   target: 'node20',
-  external: ['better-sqlite3', 'pkcs11js', '@cdktf/hcl2json', '@aws-sdk/client-kms', '@azure/identity', '@azure/keyvault-keys'],
+  external: [
+    'better-sqlite3',
+    'pkcs11js',
+    '@cdktf/hcl2json',
+    '@aws-sdk/client-kms',
+    '@azure/identity',
+    '@azure/keyvault-keys',
+    'pg',
+    'mysql2',
+    'nodemailer',
+  ],
   sourcemap: true,
   logLevel: 'warning',
   // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none of its own.

@@ -1,5 +1,3 @@
-import { createTransport } from 'nodemailer';
-
 /** Where and how to hand a message over: the administrator's SMTP settings. */
 export interface SmtpServer {
   host: string;
@@ -34,6 +32,8 @@ function classify(error: unknown): MailOutcome {
  * password goes to the server only; it never appears in the outcome.
  */
 export async function sendMail(server: SmtpServer, mail: OutgoingMail, timeoutMs: number): Promise<MailOutcome> {
+  // Loaded on first use, like the database drivers: start-up never pays for it.
+  const { createTransport } = await import('nodemailer');
   const transport = createTransport({
     host: server.host,
     port: server.port,

@@ -1,4 +1,4 @@
-import mysql from 'mysql2/promise';
+import type mysql from 'mysql2/promise';
 import {
   connectionUrlOf,
   renderStatements,
@@ -51,37 +51,40 @@ export function parseMysqlDsn(dsn: string): mysql.PoolOptions {
 }
 
 class MysqlPlugin implements SqlPlugin {
-  private pool: mysql.Pool | undefined;
+  private pool: Promise<mysql.Pool> | undefined;
 
   constructor(private readonly settings: ConnectionSettings) {}
 
-  private open(): mysql.Pool {
-    if (!this.pool) {
-      const options = parseMysqlDsn(connectionUrlOf(this.settings));
-      const pool = mysql.createPool({
-        ...options,
-        user: options.user || this.settings.username,
-        password: options.password || this.settings.password,
-        connectionLimit: this.settings.maxOpenConnections,
-        maxIdle: 0,
-        idleTimeout: 10_000,
-        connectTimeout: 10_000,
-        // Statements are split at `;` and sent one by one (account DDL cannot be server-side prepared).
-        multipleStatements: false,
-      });
-      this.pool = pool;
-    }
+  /** The pool, created on first use; the driver too is loaded then, so start-up never pays for it. */
+  private open(): Promise<mysql.Pool> {
+    this.pool ??= import('mysql2/promise').then(({ default: driver }) => this.createPool(driver));
     return this.pool;
   }
 
+  private createPool(driver: typeof mysql): mysql.Pool {
+    const options = parseMysqlDsn(connectionUrlOf(this.settings));
+    const pool = driver.createPool({
+      ...options,
+      user: options.user || this.settings.username,
+      password: options.password || this.settings.password,
+      connectionLimit: this.settings.maxOpenConnections,
+      maxIdle: 0,
+      idleTimeout: 10_000,
+      connectTimeout: 10_000,
+      // Statements are split at `;` and sent one by one (account DDL cannot be server-side prepared).
+      multipleStatements: false,
+    });
+    return pool;
+  }
+
   async initialize(verify: boolean): Promise<void> {
-    const pool = this.open();
+    const pool = await this.open();
     if (verify) await pool.query('SELECT 1');
   }
 
   /** MySQL commits account DDL at once, so statements run in order on one connection. */
   private async run(queries: string[]): Promise<void> {
-    const connection = await this.open().getConnection();
+    const connection = await (await this.open()).getConnection();
     try {
       for (const query of queries) await connection.query(query);
     } finally {
@@ -91,8 +94,9 @@ class MysqlPlugin implements SqlPlugin {
 
   /** Every host entry of `username` (creation statements choose the host). */
   private async dropEverywhere(username: string): Promise<void> {
-    const [rows] = await this.open().query<mysql.RowDataPacket[]>('SELECT Host AS host FROM mysql.user WHERE User = ?', [username]);
-    for (const row of rows) await this.open().query('DROP USER IF EXISTS ?@?', [username, String(row['host'])]);
+    const pool = await this.open();
+    const [rows] = await pool.query<mysql.RowDataPacket[]>('SELECT Host AS host FROM mysql.user WHERE User = ?', [username]);
+    for (const row of rows) await pool.query('DROP USER IF EXISTS ?@?', [username, String(row['host'])]);
   }
 
   async newUser(input: { statements: string[]; username: string; password: string; expiration: string }): Promise<void> {
@@ -128,7 +132,7 @@ class MysqlPlugin implements SqlPlugin {
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
-    await pool?.end();
+    await (await pool)?.end();
   }
 }
 

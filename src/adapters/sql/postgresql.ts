@@ -1,4 +1,4 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { connectionUrlOf, renderStatements, type ConnectionSettings, type SqlPlugin, type SqlPluginType } from './plugin.js';
 
 const DEFAULT_CHANGE_PASSWORD = ['ALTER ROLE "{{name}}" WITH PASSWORD \'{{password}}\';'];
@@ -13,38 +13,41 @@ const SCHEMAS_WITH_GRANTS = `
       AND (has_schema_privilege(r.oid, n.oid, 'USAGE') OR has_schema_privilege(r.oid, n.oid, 'CREATE'))`;
 
 class PostgresPlugin implements SqlPlugin {
-  private pool: pg.Pool | undefined;
+  private pool: Promise<pg.Pool> | undefined;
 
   constructor(private readonly settings: ConnectionSettings) {}
 
-  private open(): pg.Pool {
-    if (!this.pool) {
-      const pool = new pg.Pool({
-        connectionString: connectionUrlOf(this.settings),
-        // Used when the URL names no user (a URL without templates).
-        user: this.settings.username || undefined,
-        password: this.settings.password || undefined,
-        max: this.settings.maxOpenConnections,
-        connectionTimeoutMillis: 10_000,
-        idleTimeoutMillis: 10_000,
-        // Idle connections never keep the process (or a test runner) alive.
-        allowExitOnIdle: true,
-      });
-      // A server-side disconnect of an idle client is reported here; the next query reconnects.
-      pool.on('error', () => undefined);
-      this.pool = pool;
-    }
+  /** The pool, created on first use; the driver too is loaded then, so start-up never pays for it. */
+  private open(): Promise<pg.Pool> {
+    this.pool ??= import('pg').then(({ default: driver }) => this.createPool(driver));
     return this.pool;
   }
 
+  private createPool(driver: typeof pg): pg.Pool {
+    const pool = new driver.Pool({
+      connectionString: connectionUrlOf(this.settings),
+      // Used when the URL names no user (a URL without templates).
+      user: this.settings.username || undefined,
+      password: this.settings.password || undefined,
+      max: this.settings.maxOpenConnections,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 10_000,
+      // Idle connections never keep the process (or a test runner) alive.
+      allowExitOnIdle: true,
+    });
+    // A server-side disconnect of an idle client is reported here; the next query reconnects.
+    pool.on('error', () => undefined);
+    return pool;
+  }
+
   async initialize(verify: boolean): Promise<void> {
-    const pool = this.open();
+    const pool = await this.open();
     if (verify) await pool.query('SELECT 1');
   }
 
   /** The statements in one transaction: all of them or none. */
   private async transaction(queries: string[], extra?: (client: pg.PoolClient) => Promise<string[]>): Promise<void> {
-    const client = await this.open().connect();
+    const client = await (await this.open()).connect();
     try {
       await client.query('BEGIN');
       const all = extra ? [...(await extra(client)), ...queries] : queries;
@@ -103,7 +106,7 @@ class PostgresPlugin implements SqlPlugin {
   async close(): Promise<void> {
     const pool = this.pool;
     this.pool = undefined;
-    await pool?.end();
+    await (await pool)?.end();
   }
 }
 

@@ -1,5 +1,4 @@
 import { posix } from 'node:path';
-import { parse } from '@cdktf/hcl2json';
 import { ApiError } from '../../core/errors.js';
 import type { ModuleDetails, ModulePart } from '../../store/tables.js';
 
@@ -85,6 +84,8 @@ function childDirectories(files: Map<string, string>, parent: string): string[] 
  * WebAssembly) and collects what registries show. A file that does not parse rejects the version.
  */
 export async function extractDetails(files: Map<string, string>): Promise<ModuleDetails> {
+  // Loaded on first use: the parser unpacks its WebAssembly when imported, a cost start-up need not pay.
+  const { parse } = await import('@cdktf/hcl2json');
   const parsed = new Map<string, Json>();
   for (const [path, content] of files) {
     if (!path.endsWith('.tf')) continue;
