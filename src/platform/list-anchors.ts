@@ -49,3 +49,56 @@ export class ListAnchors {
     if (entry.starts.size < MAX_PAGES_PER_LIST) entry.starts.set(offset, key);
   }
 }
+
+const anchorsByStore = new WeakMap<object, ListAnchors>();
+
+/** The anchors of one store (a test process may hold several). */
+export function anchorsOf(store: object): ListAnchors {
+  let found = anchorsByStore.get(store);
+  if (found === undefined) {
+    found = new ListAnchors();
+    anchorsByStore.set(store, found);
+  }
+  return found;
+}
+
+/** What a list reader is asked for: `limit` rows after skipping `offset`, from `from` (inclusive) or an end. */
+export interface WindowRequest {
+  offset: number;
+  limit: number;
+  /** Read from the end, in reverse order (the caller reverses back). */
+  backwards: boolean;
+  /** The sort key to start at, reading forwards; undefined: the start of the list. */
+  from: SortKey | undefined;
+}
+
+/**
+ * One page of a counted list, read the cheapest way: from the nearest remembered page start, or
+ * backwards from the end when that is closer, and never by stepping over more rows than that.
+ * `list.key` names the list (organization, sort, page size, filter) and `list.version` its
+ * list_counts version, so a change to the list forgets its anchors.
+ */
+export function anchoredPage<Row>(
+  anchors: ListAnchors,
+  list: { key: string; version: number; total: number },
+  page: { offset: number; size: number },
+  keyOf: (row: Row) => SortKey,
+  read: (window: WindowRequest) => Row[],
+): Row[] {
+  const limit = Math.min(page.size, list.total - page.offset);
+  if (limit <= 0) return [];
+  const fromEnd = list.total - page.offset - limit;
+  const anchor = anchors.nearest(list.key, list.version, page.offset);
+  const skip = page.offset - (anchor?.offset ?? 0);
+  let rows: Row[];
+  if (fromEnd < skip) {
+    rows = read({ offset: fromEnd, limit, backwards: true, from: undefined }).reverse();
+  } else {
+    // One row beyond the page: its key is where the next page starts.
+    rows = read({ offset: skip, limit: limit + 1, backwards: false, from: anchor?.key });
+    const next = rows.length > limit ? rows.pop() : undefined;
+    if (next !== undefined) anchors.remember(list.key, list.version, page.offset + page.size, keyOf(next));
+  }
+  if (rows[0] !== undefined) anchors.remember(list.key, list.version, page.offset, keyOf(rows[0]));
+  return rows;
+}

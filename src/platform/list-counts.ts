@@ -14,6 +14,19 @@ const countOf = prepared((db) =>
     .prepare(),
 );
 
+const countAndVersionOf = prepared((db) =>
+  db
+    .select({ total: listCounts.total, version: listCounts.version })
+    .from(listCounts)
+    .where(and(eq(listCounts.list, sql.placeholder('list')), eq(listCounts.organizationId, sql.placeholder('organizationId'))))
+    .prepare(),
+);
+
+/** The count and its version: the version moves with every insert, delete and reordering change. */
+export function listCountAndVersion(db: DbOrTx, list: CountedList, organizationId: string): { total: number; version: number } {
+  return countAndVersionOf(db).get({ list, organizationId }) ?? { total: 0, version: 0 };
+}
+
 /** How many rows an unfiltered list of the organization holds, without counting them. */
 export function listCount(db: DbOrTx, list: CountedList, organizationId: string): number {
   return countOf(db).get({ list, organizationId })?.total ?? 0;

@@ -79,6 +79,23 @@ describe('list totals kept by triggers', () => {
     await expectTotals();
   });
 
+  const walk = async (path: string, size: number, pages: number) => {
+    const walked: string[] = [];
+    for (let page = 1; page <= pages; page++) {
+      const response = await platform(
+        world.server,
+        'GET',
+        `${path}${path.includes('?') ? '&' : '?'}page[size]=${size}&page[number]=${page}`,
+      );
+      walked.push(...(response.body.data as { id: string }[]).map((item) => item.id));
+    }
+    return walked;
+  };
+  const PAGED_LISTS = [
+    { path: `/organizations/${ORG}/teams`, sql: 'SELECT id FROM teams WHERE organization_id = ? ORDER BY name, id' },
+    { path: `/organizations/${ORG}/tasks`, sql: 'SELECT id FROM run_tasks WHERE organization_id = ? ORDER BY created_at, id' },
+  ];
+
   it('pages through each list in its order, the second half read from the end', async () => {
     const lists = [
       { path: `/organizations/${ORG}/teams`, sql: 'SELECT id FROM teams WHERE organization_id = ? ORDER BY name, id' },
@@ -141,5 +158,35 @@ describe('list totals kept by triggers', () => {
         .pluck()
         .get(),
     ).toBe(0);
+  });
+
+  it('reads middle pages from remembered page starts only while the list is unchanged, across writes and a reset', async () => {
+    for (const kind of ['teams', 'run-tasks']) {
+      expect(
+        (await control(world.server, 'POST', `/organizations/${ORG}/${kind}/bulk`, { count: 20, prefix: `walk-${kind}` })).status,
+      ).toBe(201);
+    }
+    for (const list of PAGED_LISTS) {
+      const expected = () => sqlite().prepare(list.sql).pluck().all(organizationId()) as string[];
+      // Twice: the second walk starts each page from the key the first one remembered.
+      expect(await walk(list.path, 3, 6), list.path).toEqual(expected().slice(0, 18));
+      expect(await walk(list.path, 3, 6), list.path).toEqual(expected().slice(0, 18));
+      // A row removed before page 3 moves every later row up one place.
+      const kind = list.path.endsWith('teams') ? 'teams' : 'tasks';
+      const first = expected()[1]!;
+      expect((await platform(world.server, 'DELETE', `/${kind}/${first}`)).status).toBe(204);
+      expect(await walk(list.path, 3, 6), list.path).toEqual(expected().slice(0, 18));
+    }
+    // A reset, then as many rows again under other names: the same number of writes, other keys.
+    expect((await control(world.server, 'POST', '/reset')).status).toBe(200);
+    for (const kind of ['teams', 'run-tasks']) {
+      expect(
+        (await control(world.server, 'POST', `/organizations/${ORG}/${kind}/bulk`, { count: 20, prefix: `again-${kind}` })).status,
+      ).toBe(201);
+    }
+    for (const list of PAGED_LISTS) {
+      const expected = sqlite().prepare(list.sql).pluck().all(organizationId()) as string[];
+      expect(await walk(list.path, 3, 6), list.path).toEqual(expected.slice(0, 18));
+    }
   });
 });

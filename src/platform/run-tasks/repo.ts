@@ -1,8 +1,8 @@
-import { and, asc, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { runTasks, workspaceTasks } from '../../store/tables.js';
-import { readWindow } from '../jsonapi/pagination.js';
-import { listCount } from '../list-counts.js';
+import { anchoredPage, anchorsOf } from '../list-anchors.js';
+import { listCountAndVersion } from '../list-counts.js';
 import { updateRows } from '../../store/update.js';
 
 export type RunTaskRow = typeof runTasks.$inferSelect;
@@ -21,19 +21,29 @@ export function findRunTaskByName(db: DbOrTx, organizationId: string, name: stri
 }
 
 export function listRunTasks(db: DbOrTx, organizationId: string, offset: number, limit: number): { rows: RunTaskRow[]; total: number } {
-  const total = listCount(db, 'run-tasks', organizationId);
-  const window = readWindow({ offset, size: limit }, total);
-  if (window.limit === 0) return { rows: [], total };
-  const order = window.backwards ? [desc(runTasks.createdAt), desc(runTasks.id)] : [asc(runTasks.createdAt), asc(runTasks.id)];
-  const rows = db
-    .select()
-    .from(runTasks)
-    .where(eq(runTasks.organizationId, organizationId))
-    .orderBy(...order)
-    .limit(window.limit)
-    .offset(window.offset)
-    .all();
-  return { rows: window.backwards ? rows.reverse() : rows, total };
+  const counts = listCountAndVersion(db, 'run-tasks', organizationId);
+  const list = { key: `run-tasks\u0000${organizationId}\u0000${limit}`, ...counts };
+  const rows = anchoredPage(
+    anchorsOf(db),
+    list,
+    { offset, size: limit },
+    (row: RunTaskRow) => [row.createdAt.getTime(), row.id],
+    (window) => {
+      const [createdAt, id] = window.from ?? [];
+      // A row-value comparison over the index run_tasks_org_created (organization, created_at, id).
+      const from = window.from ? sql`(${runTasks.createdAt}, ${runTasks.id}) >= (${createdAt}, ${id})` : undefined;
+      const order = window.backwards ? [desc(runTasks.createdAt), desc(runTasks.id)] : [asc(runTasks.createdAt), asc(runTasks.id)];
+      return db
+        .select()
+        .from(runTasks)
+        .where(and(eq(runTasks.organizationId, organizationId), from))
+        .orderBy(...order)
+        .limit(window.limit)
+        .offset(window.offset)
+        .all();
+    },
+  );
+  return { rows, total: counts.total };
 }
 
 export function insertRunTask(db: DbOrTx, row: RunTaskRow): void {

@@ -1,9 +1,10 @@
-import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, teamMembers, teams, users } from '../../store/tables.js';
 import type { TeamRow, UserRow } from '../auth/principal.js';
 import { readWindow } from '../jsonapi/pagination.js';
-import { listCount } from '../list-counts.js';
+import { anchoredPage, anchorsOf } from '../list-anchors.js';
+import { listCountAndVersion } from '../list-counts.js';
 import { trigramCandidates } from '../trigram.js';
 import { containsIgnoringCase } from '../users/repo.js';
 import { updateRows } from '../../store/update.js';
@@ -56,7 +57,28 @@ export function listTeams(
   if (filter.names) conditions.push(inArray(teams.name, filter.names));
   const where = and(...conditions);
   const everything = filter.secretTeamsVisible === 'all' && !filter.query && !filter.names;
-  const total = everything ? listCount(db, 'teams', organizationId) : (db.select({ n: count() }).from(teams).where(where).get()?.n ?? 0);
+  if (everything) {
+    // Names are unique in an organization, so the name alone is the sort key (index teams_org_name).
+    const counts = listCountAndVersion(db, 'teams', organizationId);
+    const list = { key: `teams\u0000${organizationId}\u0000${limit}`, ...counts };
+    const rows = anchoredPage(
+      anchorsOf(db),
+      list,
+      { offset, size: limit },
+      (row: TeamRow) => [row.name],
+      (window) =>
+        db
+          .select()
+          .from(teams)
+          .where(and(where, window.from ? gte(teams.name, window.from[0] as string) : undefined))
+          .orderBy(window.backwards ? desc(teams.name) : asc(teams.name))
+          .limit(window.limit)
+          .offset(window.offset)
+          .all(),
+    );
+    return { rows, total: counts.total };
+  }
+  const total = db.select({ n: count() }).from(teams).where(where).get()?.n ?? 0;
   const window = readWindow({ offset, size: limit }, total);
   if (window.limit === 0) return { rows: [], total };
   const order = window.backwards ? [desc(teams.name), desc(teams.id)] : [asc(teams.name), asc(teams.id)];
