@@ -91,9 +91,32 @@ describe('list totals kept by triggers', () => {
     }
     return walked;
   };
+  /** Each list, its order in SQL, and the first of the rows this test made (deleted between walks). */
   const PAGED_LISTS = [
-    { path: `/organizations/${ORG}/teams`, sql: 'SELECT id FROM teams WHERE organization_id = ? ORDER BY name, id' },
-    { path: `/organizations/${ORG}/tasks`, sql: 'SELECT id FROM run_tasks WHERE organization_id = ? ORDER BY created_at, id' },
+    {
+      path: `/organizations/${ORG}/teams`,
+      sql: 'SELECT id FROM teams WHERE organization_id = ? ORDER BY name, id',
+      removable: "SELECT '/teams/' || id FROM teams WHERE organization_id = ? AND name LIKE 'walk-%' ORDER BY name LIMIT 1",
+    },
+    {
+      path: `/organizations/${ORG}/tasks`,
+      sql: 'SELECT id FROM run_tasks WHERE organization_id = ? ORDER BY created_at, id',
+      removable: "SELECT '/tasks/' || id FROM run_tasks WHERE organization_id = ? AND name LIKE 'walk-%' ORDER BY created_at, id LIMIT 1",
+    },
+    {
+      path: `/organizations/${ORG}/organization-memberships?filter[status]=active`,
+      sql: "SELECT id FROM organization_memberships WHERE organization_id = ? AND status = 'active' ORDER BY created_at, id",
+      removable:
+        "SELECT '/organization-memberships/' || m.id FROM organization_memberships m JOIN users u ON u.id = m.user_id " +
+        "WHERE m.organization_id = ? AND u.username LIKE 'walk-%' ORDER BY m.created_at, m.id LIMIT 1",
+    },
+    {
+      path: `/organizations/${ORG}/organization-memberships`,
+      sql: 'SELECT id FROM organization_memberships WHERE organization_id = ? ORDER BY created_at, id',
+      removable:
+        "SELECT '/organization-memberships/' || m.id FROM organization_memberships m JOIN users u ON u.id = m.user_id " +
+        "WHERE m.organization_id = ? AND u.username LIKE 'walk-%' ORDER BY m.created_at, m.id LIMIT 1",
+    },
   ];
 
   it('pages through each list in its order, the second half read from the end', async () => {
@@ -161,7 +184,7 @@ describe('list totals kept by triggers', () => {
   });
 
   it('reads middle pages from remembered page starts only while the list is unchanged, across writes and a reset', async () => {
-    for (const kind of ['teams', 'run-tasks']) {
+    for (const kind of ['teams', 'run-tasks', 'memberships']) {
       expect(
         (await control(world.server, 'POST', `/organizations/${ORG}/${kind}/bulk`, { count: 20, prefix: `walk-${kind}` })).status,
       ).toBe(201);
@@ -171,15 +194,15 @@ describe('list totals kept by triggers', () => {
       // Twice: the second walk starts each page from the key the first one remembered.
       expect(await walk(list.path, 3, 6), list.path).toEqual(expected().slice(0, 18));
       expect(await walk(list.path, 3, 6), list.path).toEqual(expected().slice(0, 18));
-      // A row removed before page 3 moves every later row up one place.
-      const kind = list.path.endsWith('teams') ? 'teams' : 'tasks';
-      const first = expected()[1]!;
-      expect((await platform(world.server, 'DELETE', `/${kind}/${first}`)).status).toBe(204);
+      // A row removed before the last pages walked moves every later row up one place.
+      const removable = sqlite().prepare(list.removable).pluck().get(organizationId()) as string;
+      expect(expected().indexOf(removable.split('/').pop()!)).toBeLessThan(15);
+      expect((await platform(world.server, 'DELETE', removable)).status).toBe(204);
       expect(await walk(list.path, 3, 6), list.path).toEqual(expected().slice(0, 18));
     }
     // A reset, then as many rows again under other names: the same number of writes, other keys.
     expect((await control(world.server, 'POST', '/reset')).status).toBe(200);
-    for (const kind of ['teams', 'run-tasks']) {
+    for (const kind of ['teams', 'run-tasks', 'memberships']) {
       expect(
         (await control(world.server, 'POST', `/organizations/${ORG}/${kind}/bulk`, { count: 20, prefix: `again-${kind}` })).status,
       ).toBe(201);

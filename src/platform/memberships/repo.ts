@@ -3,7 +3,8 @@ import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, teamMembers, teams, users } from '../../store/tables.js';
 import type { UserRow } from '../auth/principal.js';
 import { readWindow } from '../jsonapi/pagination.js';
-import { listCount } from '../list-counts.js';
+import { anchoredPage, anchorsOf } from '../list-anchors.js';
+import { listCount, listCountAndVersion } from '../list-counts.js';
 import { trigramCandidates } from '../trigram.js';
 import { containsIgnoringCase } from '../users/repo.js';
 import { updateRows } from '../../store/update.js';
@@ -53,50 +54,81 @@ export function listMemberships(
   offset: number,
   limit: number,
 ): { rows: MembershipWithUser[]; total: number } {
+  if (unfiltered(filter)) return pageOfAll(db, organizationId, filter.status, offset, limit);
   const where = conditions(organizationId, filter, true);
-  const total = unfiltered(filter)
-    ? filter.status
-      ? listCount(db, `memberships:${filter.status}`, organizationId)
-      : statusCounts(db, organizationId, filter).total
-    : (db
-        .select({ n: count() })
-        .from(organizationMemberships)
-        .innerJoin(users, eq(users.id, organizationMemberships.userId))
-        .where(where)
-        .get()?.n ?? 0);
+  const total =
+    db
+      .select({ n: count() })
+      .from(organizationMemberships)
+      .innerJoin(users, eq(users.id, organizationMemberships.userId))
+      .where(where)
+      .get()?.n ?? 0;
   const window = readWindow({ offset, size: limit }, total);
   if (window.limit === 0) return { rows: [], total };
-  const order = window.backwards
-    ? [desc(organizationMemberships.createdAt), desc(organizationMemberships.id)]
-    : [asc(organizationMemberships.createdAt), asc(organizationMemberships.id)];
-  // Without user filters the page's ids come off the list-order index alone; joining users first
-  // would look up a user for every row OFFSET skips.
-  const pageWhere = unfiltered(filter)
-    ? inArray(
-        organizationMemberships.id,
-        db
-          .select({ id: organizationMemberships.id })
-          .from(organizationMemberships)
-          .where(
-            and(
-              eq(organizationMemberships.organizationId, organizationId),
-              filter.status ? eq(organizationMemberships.status, filter.status) : undefined,
-            ),
-          )
-          .orderBy(...order)
-          .limit(window.limit)
-          .offset(window.offset),
-      )
-    : where;
-  const query = db
+  const rows = db
     .select({ membership: organizationMemberships, user: users })
     .from(organizationMemberships)
     .innerJoin(users, eq(users.id, organizationMemberships.userId))
-    .where(pageWhere)
-    .orderBy(...order);
-  const rows = unfiltered(filter) ? query.all() : query.limit(window.limit).offset(window.offset).all();
+    .where(where)
+    .orderBy(...listOrder(window.backwards))
+    .limit(window.limit)
+    .offset(window.offset)
+    .all();
   return { rows: window.backwards ? rows.reverse() : rows, total };
 }
+
+const listOrder = (backwards: boolean) =>
+  backwards
+    ? [desc(organizationMemberships.createdAt), desc(organizationMemberships.id)]
+    : [asc(organizationMemberships.createdAt), asc(organizationMemberships.id)];
+
+/**
+ * A page of every membership (or every one in a status), counted by list_counts and read from
+ * remembered page starts. The page's ids come off the list-order index alone; joining users
+ * first would look up a user for every row OFFSET skips.
+ */
+function pageOfAll(
+  db: DbOrTx,
+  organizationId: string,
+  status: MembershipStatus | undefined,
+  offset: number,
+  limit: number,
+): { rows: MembershipWithUser[]; total: number } {
+  const counted = (['active', 'invited'] as const)
+    .filter((each) => status === undefined || status === each)
+    .map((each) => listCountAndVersion(db, `memberships:${each}`, organizationId));
+  // Both versions only ever rise, so their sum changes whenever either list does.
+  const counts = { total: sum(counted.map((each) => each.total)), version: sum(counted.map((each) => each.version)) };
+  const list = { key: `memberships\u0000${organizationId}\u0000${status ?? 'all'}\u0000${limit}`, ...counts };
+  const keyOf = (row: MembershipWithUser) => [row.membership.createdAt.getTime(), row.membership.id];
+  const rows = anchoredPage(anchorsOf(db), list, { offset, size: limit }, keyOf, (window) => {
+    const [createdAt, id] = window.from ?? [];
+    const ids = db
+      .select({ id: organizationMemberships.id })
+      .from(organizationMemberships)
+      .where(
+        and(
+          eq(organizationMemberships.organizationId, organizationId),
+          status ? eq(organizationMemberships.status, status) : undefined,
+          // A row-value comparison over the index memberships_org_created (organization, created_at, id).
+          window.from ? sql`(${organizationMemberships.createdAt}, ${organizationMemberships.id}) >= (${createdAt}, ${id})` : undefined,
+        ),
+      )
+      .orderBy(...listOrder(window.backwards))
+      .limit(window.limit)
+      .offset(window.offset);
+    return db
+      .select({ membership: organizationMemberships, user: users })
+      .from(organizationMemberships)
+      .innerJoin(users, eq(users.id, organizationMemberships.userId))
+      .where(inArray(organizationMemberships.id, ids))
+      .orderBy(...listOrder(window.backwards))
+      .all();
+  });
+  return { rows, total: counts.total };
+}
+
+const sum = (numbers: number[]) => numbers.reduce((total, each) => total + each, 0);
 
 /** Without a text or email filter, the counts kept in list_counts answer (no scan per request). */
 function unfiltered(filter: MembershipFilter): boolean {
