@@ -1,5 +1,5 @@
 // `npm run build`: bundles the server into one file, dist/main.js, with esbuild. Loading one file
-// instead of some 400 modules is most of what makes start-up fast (see README, "Performance").
+// instead of some 400 modules is most of what makes start-up fast (see README, "Benchmarks" and "Development").
 // Type checking is separate (`npm run typecheck`, part of `npm test`). better-sqlite3 stays
 // outside the bundle: it loads a native addon from its own package directory, as does pkcs11js; so
 // does the HCL parser (@cdktf/hcl2json), which reads its WebAssembly file from its own directory.
