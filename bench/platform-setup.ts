@@ -3,21 +3,25 @@ import type { BenchTarget } from './scenario.js';
 /** Helpers the platform scenarios share. */
 export const headers = (target: BenchTarget) => ({ authorization: `Bearer ${target.adminToken}`, accept: 'application/vnd.api+json' });
 
-export async function call(
+/** `headers` plus the JSON:API content type, for requests that carry a document. */
+export const jsonApiHeaders = (target: BenchTarget) => ({ ...headers(target), 'content-type': 'application/vnd.api+json' });
+
+/** One setup request; anything but a 2xx stops the scenario. `T` is the part of the answer the caller reads. */
+export async function call<T = { data: { id: string } }>(
   target: BenchTarget,
   method: string,
   path: string,
-  body: unknown,
+  body?: unknown,
   jsonApi = true,
-): Promise<{ data: { id: string } }> {
+): Promise<T> {
   const response = await fetch(target.baseUrl + path, {
     method,
     headers: { ...headers(target), 'content-type': jsonApi ? 'application/vnd.api+json' : 'application/json' },
-    body: JSON.stringify(body),
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
   if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
-  return JSON.parse(text === '' ? '{}' : text) as { data: { id: string } };
+  return JSON.parse(text === '' ? '{}' : text) as T;
 }
 
 /** Creates the organization unless an earlier scenario of the same world did; true when it was created. */

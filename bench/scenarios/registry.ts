@@ -1,30 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
+import { call as platformCall, jsonApiHeaders } from '../platform-setup.js';
 import type { BenchTarget, Scenario } from '../scenario.js';
 
 const ORG = 'understudy';
-const jsonApi = (target: BenchTarget) => ({
-  authorization: `Bearer ${target.adminToken}`,
-  accept: 'application/vnd.api+json',
-  'content-type': 'application/vnd.api+json',
-});
-
-async function call(
-  target: BenchTarget,
-  method: string,
-  path: string,
-  body?: unknown,
-): Promise<{ data: { id: string; links: Record<string, string> } }> {
-  const response = await fetch(target.baseUrl + path, {
-    method,
-    headers: jsonApi(target),
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
-  return JSON.parse(text === '' ? '{}' : text) as { data: { id: string; links: Record<string, string> } };
-}
+const call = (target: BenchTarget, method: string, path: string, body?: unknown) =>
+  platformCall<{ data: { id: string; links: Record<string, string> } }>(target, method, path, body);
 
 /** Runs `task` for 0..count-1, a few at a time (setup speed only; the measurement is autocannon's). */
 async function inBatches(count: number, task: (index: number) => Promise<unknown>): Promise<void> {
@@ -103,14 +85,14 @@ export const scenarios: Scenario[] = [
     name: 'GET /api/v2/organizations/:org/registry-modules (page 1 of 5,000)',
     setup: async (target) => {
       await organizationWith5000Modules(target);
-      return { path: `/api/v2/organizations/${ORG}/registry-modules?page%5Bnumber%5D=1`, headers: jsonApi(target) };
+      return { path: `/api/v2/organizations/${ORG}/registry-modules?page%5Bnumber%5D=1`, headers: jsonApiHeaders(target) };
     },
   },
   {
     name: 'GET /api/v2/organizations/:org/registry-modules (page 125 of 5,000)',
     setup: async (target) => {
       await organizationWith5000Modules(target);
-      return { path: `/api/v2/organizations/${ORG}/registry-modules?page%5Bnumber%5D=125`, headers: jsonApi(target) };
+      return { path: `/api/v2/organizations/${ORG}/registry-modules?page%5Bnumber%5D=125`, headers: jsonApiHeaders(target) };
     },
   },
   {

@@ -1,23 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { call as platformCall, jsonApiHeaders } from '../platform-setup.js';
 import type { BenchTarget, Scenario } from '../scenario.js';
 
 const ORG = 'understudy';
-const jsonApi = (target: BenchTarget) => ({
-  authorization: `Bearer ${target.adminToken}`,
-  accept: 'application/vnd.api+json',
-  'content-type': 'application/vnd.api+json',
-});
-
-async function call(target: BenchTarget, method: string, path: string, body?: unknown) {
-  const response = await fetch(target.baseUrl + path, {
-    method,
-    headers: jsonApi(target),
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 200)}`);
-  return JSON.parse(text === '' ? '{}' : text) as { data: { id: string; attributes: Record<string, unknown> } };
-}
+const call = (target: BenchTarget, method: string, path: string, body?: unknown) =>
+  platformCall<{ data: { id: string; attributes: Record<string, unknown> } }>(target, method, path, body);
 
 /** A 1 MB state file: 500 resource instances with a 2 KB attribute each, and two outputs. */
 function megabyteState(serial: number): Buffer {
@@ -65,7 +52,7 @@ export const scenarios: Scenario[] = [
       return {
         method: 'POST',
         path: `/api/v2/workspaces/${id}/state-versions`,
-        headers: jsonApi(target),
+        headers: jsonApiHeaders(target),
         body: JSON.stringify({ data: { type: 'state-versions', attributes: { serial: 1, lineage: 'bench-lineage', md5: md5(state) } } }),
         followUp: {
           method: 'PUT',
