@@ -109,7 +109,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const runtime: Runtime = { config, store, clock, log: fastify.log, scheduler: new Scheduler(clock, fastify.log) };
   const seedTokens = { adminToken: config.adminToken, rootToken: config.rootToken, edition: config.edition };
 
-  store.db.transaction((tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+  const seedWarnings = store.db.transaction((tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+  for (const warning of seedWarnings) fastify.log.warn(warning);
   let ready = false;
 
   const reset = (): number => {

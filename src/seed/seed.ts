@@ -13,7 +13,7 @@ import { seedSettings } from '../platform/admin/service.js';
 import { OrganizationService } from '../platform/organizations/service.js';
 import * as organizationsRepo from '../platform/organizations/repo.js';
 import { PolicyStore } from '../secrets/acl/policy-store.js';
-import { AUTH_MOUNTS, MountTable } from '../secrets/mounts/mount-table.js';
+import { AUTH_MOUNTS, canonicalMountType, MountTable, mountPath } from '../secrets/mounts/mount-table.js';
 import { TokenStore } from '../secrets/tokens/token-store.js';
 import type { Db, Tx } from '../store/store.js';
 import { platformTokens, teams, users } from '../store/tables.js';
@@ -50,7 +50,8 @@ export interface SeedTokens {
  * Makes the store contain everything the seed describes. It only ever adds what is missing, so it
  * is idempotent: it runs at every start (a file store keeps its data) and after every reset.
  */
-export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: SeedTokens): void {
+export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: SeedTokens): string[] {
+  const warnings: string[] = [];
   const at = clock.now();
   const userIds = new Map<string, string>();
   for (const user of seed.users) {
@@ -138,11 +139,26 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
   const mounts = new MountTable(tx, clock);
   // Every server has a cubbyhole; the seed file adds the rest (by default `pki/` and `database/`).
   mounts.ensure({ path: 'cubbyhole/', type: 'cubbyhole', description: 'per-token private secret storage', local: true });
-  for (const mount of seed.secrets?.mounts ?? []) mounts.ensure(mount);
+  const own = new Set((seed.secrets?.mounts ?? []).map((mount) => mountPath(mount.path)));
+  for (const given of seed.secrets?.mounts ?? []) {
+    const mount = { ...given, ...canonicalMountType(given.type, given.options) };
+    // The seed runs at every start. A mount the store already holds, that the seed did not make,
+    // wins over the seed's: a store from before a seed mount existed (`secret/` came later) starts.
+    const clash = mounts.clashing(mount.path);
+    const path = mountPath(mount.path);
+    const same = clash?.path === path && clash.type === mount.type;
+    const seedsOwnClash = clash !== undefined && clash.path !== path && own.has(clash.path);
+    if (clash && !same && !seedsOwnClash) {
+      warnings.push(`the seed's ${mount.type} mount at ${path} was skipped: the store has ${clash.type} at ${clash.path}`);
+      continue;
+    }
+    mounts.ensure(mount);
+  }
   // `auth/token/` is always enabled, as on every server.
   new MountTable(tx, clock, AUTH_MOUNTS).ensure({ path: 'token/', type: 'token', description: 'token based credentials' });
   seedPolicies(tx, clock, seed.secrets?.policies ?? []);
   seedSecretsTokens(tx, clock, mounts.ofType('cubbyhole'), seed.secrets?.tokens ?? []);
+  return warnings;
 }
 
 function ensureUserToken(tx: Tx, userId: string, token: string, description: string, at: Date): void {

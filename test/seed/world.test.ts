@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/app.js';
 import { SeedError } from '../../src/seed/seed.js';
-import { platform, startServer, testConfig, type TestServer } from '../helpers/app.js';
+import { platform, ROOT_TOKEN, startServer, testConfig, type TestServer } from '../helpers/app.js';
 import { writeSeed } from '../platform/identity/helpers.js';
 import { v1 } from '../secrets/core/client.js';
 
@@ -120,6 +120,68 @@ describe('applying a seed again', () => {
     } finally {
       await app.fastify.close();
     }
+  });
+});
+
+describe('seed mounts and the mounts a store already holds', () => {
+  const withMounts = (mounts: { path: string; type: string; options?: Record<string, string> }[]) => ({
+    ...SEED,
+    secrets: { ...SEED.secrets, mounts },
+  });
+  const mountsOf = async (app: Awaited<ReturnType<typeof buildApp>>) => {
+    const response = await app.fastify.inject({ method: 'GET', url: '/v1/sys/mounts', headers: { 'x-vault-token': ROOT_TOKEN } });
+    return response.json<Record<string, { type: string; options: Record<string, string> | null }>>();
+  };
+
+  it('keeps a mount the store holds where a newer seed puts another, starts, and logs a warning', async () => {
+    const store = join(mkdtempSync(join(tmpdir(), 'understudy-seed-')), 'store.sqlite');
+    const before = await buildApp(testConfig({ UNDERSTUDY_SEED: writeSeed(withMounts([])), UNDERSTUDY_STORE: store }), { logTo: false });
+    const mounted = await before.fastify.inject({
+      method: 'POST',
+      url: '/v1/sys/mounts/secret',
+      headers: { 'x-vault-token': ROOT_TOKEN },
+      payload: { type: 'pki' },
+    });
+    expect(mounted.statusCode).toBe(204);
+    await before.fastify.close();
+
+    const lines: string[] = [];
+    const newer = writeSeed(withMounts([{ path: 'secret/', type: 'kv', options: { version: '2' } }]));
+    const after = await buildApp(testConfig({ UNDERSTUDY_SEED: newer, UNDERSTUDY_STORE: store, UNDERSTUDY_LOG_LEVEL: 'warn' }), {
+      logTo: { write: (line: string) => lines.push(line) },
+    });
+    try {
+      expect((await mountsOf(after))['secret/']?.type).toBe('pki');
+      const warning = lines
+        .map((line) => JSON.parse(line) as { level: number; msg: string })
+        .find((entry) => entry.msg.includes('secret/'));
+      expect(warning).toMatchObject({ level: 40, msg: "the seed's kv mount at secret/ was skipped: the store has pki at secret/" });
+    } finally {
+      await after.fastify.close();
+    }
+  });
+
+  it('reads kv-v2 in a seed as the key/value engine, version 2, start after start', async () => {
+    const store = join(mkdtempSync(join(tmpdir(), 'understudy-seed-')), 'store.sqlite');
+    const config = testConfig({ UNDERSTUDY_SEED: writeSeed(withMounts([{ path: 'kv2/', type: 'kv-v2' }])), UNDERSTUDY_STORE: store });
+    for (let start = 0; start < 2; start++) {
+      const app = await buildApp(config, { logTo: false });
+      try {
+        expect((await mountsOf(app))['kv2/']).toMatchObject({ type: 'kv', options: { version: '2' } });
+      } finally {
+        await app.fastify.close();
+      }
+    }
+  });
+
+  it('still refuses a seed whose own mounts nest', async () => {
+    const nested = withMounts([
+      { path: 'a/', type: 'cubbyhole' },
+      { path: 'a/b/', type: 'pki' },
+    ]);
+    await expect(buildApp(testConfig({ UNDERSTUDY_SEED: writeSeed(nested) }), { logTo: false })).rejects.toThrow(
+      'path is already in use at a/',
+    );
   });
 });
 

@@ -52,6 +52,16 @@ function isValidMountPath(path: string): boolean {
   );
 }
 
+/** `kv-v1` and `kv-v2` are the key/value engine with its version as an option, as the real service stores them. */
+export function canonicalMountType(
+  type: string,
+  options: Record<string, string> | null | undefined,
+): { type: string; options: Record<string, string> | null } {
+  const version = { 'kv-v1': '1', 'kv-v2': '2' }[type];
+  if (version) return { type: 'kv', options: { ...options, version } };
+  return { type, options: options ?? null };
+}
+
 export interface EnableMountInput {
   path: string;
   type: string;
@@ -101,6 +111,12 @@ export class MountTable {
       if (`${requestPath}/`.startsWith(mount.path) && (!best || mount.path.length > best.path.length)) best = mount;
     }
     return best;
+  }
+
+  /** A mount at, above or below `path`: one a new mount there would clash with. */
+  clashing(path: string): MountRow | undefined {
+    const wanted = mountPath(path);
+    return this.all().find((mount) => mount.path.startsWith(wanted) || wanted.startsWith(mount.path));
   }
 
   /** Why `path` cannot take a new mount, if it cannot: reserved, taken, or nested with another mount. */

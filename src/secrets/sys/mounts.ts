@@ -2,7 +2,7 @@ import { badRequest } from '../../core/errors.js';
 import type { SecretsContext } from '../context.js';
 import type { FieldSpec, HandlerRequest, PathSpec } from '../framework/types.js';
 import { effectiveTtls } from '../leases/ttl.js';
-import { mountPath, type MountRow } from '../mounts/mount-table.js';
+import { canonicalMountType, mountPath, type MountRow } from '../mounts/mount-table.js';
 import { MountStorage } from '../storage/mount-storage.js';
 import { parseDurationSeconds } from '../../core/duration.js';
 import { textOf } from '../../core/json.js';
@@ -130,12 +130,6 @@ function tunedOptions(mount: MountRow, given: Record<string, string>): { options
   return { options: Object.keys(options).length > 0 ? options : null, warnings };
 }
 
-function kvAlias(type: string, options: Record<string, string> | undefined): { type: string; options: Record<string, string> | null } {
-  const version = { 'kv-v1': '1', 'kv-v2': '2' }[type];
-  if (version) return { type: 'kv', options: { ...options, version } };
-  return { type, options: options ?? null };
-}
-
 /** `sys/mounts…` and `sys/remount`: the mount table. */
 export function mountPaths(context: SecretsContext): PathSpec[] {
   const { mounts, leases } = context;
@@ -209,7 +203,7 @@ export function mountPaths(context: SecretsContext): PathSpec[] {
           return { data: mountInfoWire(mount), dataAtTopLevel: true };
         },
         update: (request) => {
-          const { type, options } = kvAlias(request.fields.get<string | undefined>('type') ?? '', request.fields.get('options'));
+          const { type, options } = canonicalMountType(request.fields.get<string | undefined>('type') ?? '', request.fields.get('options'));
           if (!context.engines.has(type)) throw badRequest(`plugin not found in the catalog: ${type}`);
           const config = mergeConfig({}, request.fields.has('config') ? request.fields.get<Record<string, unknown>>('config') : {});
           mounts.enable({
