@@ -76,11 +76,12 @@ export interface WindowRequest {
  * One page of a counted list, read the cheapest way: from the nearest remembered page start, or
  * backwards from the end when that is closer, and never by stepping over more rows than that.
  * `list.key` names the list (organization, sort, page size, filter) and `list.version` its
- * list_counts version, so a change to the list forgets its anchors.
+ * list_counts version, so a change to the list forgets its anchors. A list without a key (one
+ * filtered through another table, which its version does not follow) is read from an end only.
  */
 export function anchoredPage<Row>(
   anchors: ListAnchors,
-  list: { key: string; version: number; total: number },
+  list: { key: string | undefined; version: number; total: number },
   page: { offset: number; size: number },
   keyOf: (row: Row) => SortKey,
   read: (window: WindowRequest) => Row[],
@@ -88,7 +89,8 @@ export function anchoredPage<Row>(
   const limit = Math.min(page.size, list.total - page.offset);
   if (limit <= 0) return [];
   const fromEnd = list.total - page.offset - limit;
-  const anchor = anchors.nearest(list.key, list.version, page.offset);
+  const key = list.key;
+  const anchor = key === undefined ? undefined : anchors.nearest(key, list.version, page.offset);
   const skip = page.offset - (anchor?.offset ?? 0);
   let rows: Row[];
   if (fromEnd < skip) {
@@ -97,8 +99,8 @@ export function anchoredPage<Row>(
     // One row beyond the page: its key is where the next page starts.
     rows = read({ offset: skip, limit: limit + 1, backwards: false, from: anchor?.key });
     const next = rows.length > limit ? rows.pop() : undefined;
-    if (next !== undefined) anchors.remember(list.key, list.version, page.offset + page.size, keyOf(next));
+    if (key !== undefined && next !== undefined) anchors.remember(key, list.version, page.offset + page.size, keyOf(next));
   }
-  if (rows[0] !== undefined) anchors.remember(list.key, list.version, page.offset, keyOf(rows[0]));
+  if (key !== undefined && rows[0] !== undefined) anchors.remember(key, list.version, page.offset, keyOf(rows[0]));
   return rows;
 }

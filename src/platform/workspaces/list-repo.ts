@@ -4,7 +4,7 @@ import { prepared, preparedSql } from '../../store/prepared.js';
 import { sqliteOf, type Db } from '../../store/store.js';
 import { workspaces } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
-import { ListAnchors, type SortKey } from '../list-anchors.js';
+import { anchoredPage, anchorsOf, type WindowRequest } from '../list-anchors.js';
 import { defaultProjectId } from '../projects/ids.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
 
@@ -152,48 +152,24 @@ const rowByRowid = prepared((db) =>
     .prepare(),
 );
 
-const anchorsOf = new WeakMap<Database.Database, ListAnchors>();
-
-function anchors(sqlite: Database.Database): ListAnchors {
-  let found = anchorsOf.get(sqlite);
-  if (found === undefined) {
-    found = new ListAnchors();
-    anchorsOf.set(sqlite, found);
-  }
-  return found;
-}
-
-interface Window {
-  offset: number;
-  limit: number;
-}
-
-/** Rowids and sort keys of `window`, read forwards (optionally from an anchor) or backwards from the end. */
-function readWindow(
-  sqlite: Database.Database,
-  shape: Shape,
-  sort: WorkspaceSort,
-  window: Window,
-  from: { key: SortKey; backwards: boolean } | undefined,
-) {
+/** Rowids and sort keys of a window, read forwards (optionally from a key) or backwards from the end. */
+function readWindow(sqlite: Database.Database, shape: Shape, sort: WorkspaceSort, window: WindowRequest): (string | number)[][] {
   const { columns, descending } = SORTS[sort];
-  const backwards = from?.backwards ?? false;
-  const direction = descending !== backwards ? 'DESC' : 'ASC';
+  const direction = descending !== window.backwards ? 'DESC' : 'ASC';
   const where = [...shape.where];
   const params: (string | number)[] = [...shape.params];
-  if (from && from.key.length > 0) {
+  if (window.from && window.from.length > 0) {
     where.push(
       `(${columns.map((column) => `w.${column}`).join(', ')}) ${direction === 'DESC' ? '<=' : '>='} (${columns.map(() => '?').join(', ')})`,
     );
-    params.push(...from.key);
+    params.push(...window.from);
   }
   const selected = columns.map((column) => `w.${column}`).join(', ');
   const order = columns.map((column) => `w.${column} ${direction}`).join(', ');
   const text = `SELECT w.rowid AS r, ${selected} FROM ${shape.from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`;
-  const rows = preparedSql(sqlite, text)
+  return preparedSql(sqlite, text)
     .raw()
     .all(...params, window.limit, window.offset) as (string | number)[][];
-  return backwards ? rows.reverse() : rows;
 }
 
 const COUNTS = `SELECT total, version FROM list_counts WHERE list = 'workspaces' AND organization_id = ?`;
@@ -220,30 +196,14 @@ export function pageOfWorkspaces(
         .pluck()
         .get(...shape.params) as number)
     : counts.total;
-  if (page.offset >= total) return { rows: [], total };
-
-  const limit = Math.min(page.size, total - page.offset);
-  const fromEnd = total - page.offset - limit;
   const listKey = shape.anchorable ? `${organizationId}\u0000${sort}\u0000${page.size}\u0000${shape.label}` : undefined;
-  const anchor = listKey === undefined ? undefined : anchors(sqlite).nearest(listKey, counts.version, page.offset);
-  const skipForwards = page.offset - (anchor?.offset ?? 0);
-  let keyed: (string | number)[][];
-  if (fromEnd < skipForwards) {
-    keyed = readWindow(sqlite, shape, sort, { offset: fromEnd, limit }, { key: [], backwards: true });
-  } else {
-    // One row beyond the page: its key is where the next page starts.
-    keyed = readWindow(
-      sqlite,
-      shape,
-      sort,
-      { offset: skipForwards, limit: limit + 1 },
-      anchor === undefined ? undefined : { key: anchor.key, backwards: false },
-    );
-    const next = keyed.length > limit ? keyed.pop() : undefined;
-    if (listKey !== undefined && next !== undefined)
-      anchors(sqlite).remember(listKey, counts.version, page.offset + page.size, next.slice(1));
-  }
-  if (listKey !== undefined && keyed[0] !== undefined) anchors(sqlite).remember(listKey, counts.version, page.offset, keyed[0].slice(1));
+  const keyed = anchoredPage(
+    anchorsOf(sqlite),
+    { key: listKey, version: counts.version, total },
+    page,
+    (row: (string | number)[]) => row.slice(1),
+    (window) => readWindow(sqlite, shape, sort, window),
+  );
   const rows = keyed.map(([rowid]) => rowByRowid(db).get({ rowid })).filter((row): row is WorkspaceRow => row !== undefined);
   return { rows, total };
 }
