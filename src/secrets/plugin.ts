@@ -10,6 +10,7 @@ import { cubbyholeEngine } from './engines/cubbyhole/backend.js';
 import { databaseEngine } from './engines/database/backend.js';
 import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
+import { internalError } from './framework/errors.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
@@ -34,7 +35,7 @@ function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: Fas
     return sendSecretsError(reply, new ApiError(status, (error as Error).message));
   }
   request.log.error({ err: error }, 'unexpected error in the secrets API');
-  return sendSecretsError(reply, new ApiError(500, 'internal error', { messages: ['1 error occurred:\n\t* internal error\n\n'] }));
+  return sendSecretsError(reply, internalError('internal error'));
 }
 
 /** Where this server answers on loopback (the built-in key-service stand-ins are reached there). */

@@ -1,7 +1,7 @@
 import { ApiError } from '../core/errors.js';
-import { PERMISSION_DENIED } from './acl/authorizer.js';
 import { addressInCidrs } from './auth/cidr.js';
 import type { SecretsContext } from './context.js';
+import { PERMISSION_DENIED, UNSUPPORTED_OPERATION, UNSUPPORTED_PATH } from './framework/errors.js';
 import { FieldData } from './framework/fields.js';
 import { PathTable, type PathMatch } from './framework/paths.js';
 import type { HandlerRequest, LogicalResponse, MountInfo, Operation } from './framework/types.js';
@@ -21,8 +21,6 @@ export interface LogicalRequest {
   /** The client's address (token and secret ID CIDR bindings check it). */
   clientAddress?: string;
 }
-
-const multierror = (message: string) => [`1 error occurred:\n\t* ${message}\n\n`];
 
 /** The path the ACL sees: list requests end in `/`, so `secret/` matches `secret/*` rules. */
 function listPathOf(request: LogicalRequest): string {
@@ -132,9 +130,9 @@ export class SecretsRouter {
     if (!route) {
       throw new ApiError(404, 'no handler for route', { messages: [`no handler for route "${request.path}". route entry not found.`] });
     }
-    if (!match) throw new ApiError(404, 'unsupported path', { messages: multierror('unsupported path') });
+    if (!match) throw UNSUPPORTED_PATH;
     const handler = match.spec.operations[operation] ?? (operation === 'create' ? match.spec.operations.update : undefined);
-    if (!handler) throw new ApiError(405, 'unsupported operation', { messages: multierror('unsupported operation') });
+    if (!handler) throw UNSUPPORTED_OPERATION;
     return handler(handlerRequest(operation));
   }
 }
