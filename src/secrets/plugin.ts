@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { Runtime } from '../runtime.js';
 import { Authorizer } from './acl/authorizer.js';
+import { AuditBroker } from './audit/broker.js';
 import { loginLimits } from './auth/login.js';
 import { AUTH_METHODS } from './auth/methods.js';
 import { PolicyStore } from './acl/policy-store.js';
@@ -93,6 +94,7 @@ export function buildSecretsContext(
     tokens,
     leases,
     managedKeys,
+    audit: new AuditBroker(db, runtime.clock, runtime.log),
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
   function backend(type: string): Backend | undefined {
@@ -112,6 +114,7 @@ export function buildSecretsContext(
 export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Promise<void> {
   const context = buildSecretsContext(runtime, ENGINES, () => localBaseUrl(app));
   app.addHook('onClose', () => context.managedKeys.close());
+  app.addHook('onClose', async () => context.audit.close());
   const router = new SecretsRouter(context);
   runtime.scheduler.register(context.leases.dueSource());
   runtime.scheduler.register(context.tokens.dueSource());

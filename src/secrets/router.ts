@@ -1,5 +1,6 @@
 import { ApiError } from '../core/errors.js';
 import { addressInCidrs } from './auth/cidr.js';
+import type { AuditTrail } from './audit/broker.js';
 import type { SecretsContext } from './context.js';
 import { PERMISSION_DENIED, UNSUPPORTED_OPERATION, UNSUPPORTED_PATH } from './framework/errors.js';
 import { FieldData } from './framework/fields.js';
@@ -78,7 +79,21 @@ export class SecretsRouter {
     return table ? { mount, table } : undefined;
   }
 
+  /** Routes one request; with audit devices enabled, a request record before the handler and a response record after. */
   async handle(request: LogicalRequest): Promise<LogicalResponse | undefined> {
+    const trail = this.context.audit.trail(request);
+    if (!trail) return this.route(request);
+    try {
+      const response = await this.route(request, trail);
+      trail.response(response);
+      return response;
+    } catch (error) {
+      trail.failure(error);
+      throw error;
+    }
+  }
+
+  private async route(request: LogicalRequest, trail?: AuditTrail): Promise<LogicalResponse | undefined> {
     const { db } = this.context.store;
     const { tokens, acl } = this.context;
     const route = this.resolve(request.path);
@@ -89,6 +104,7 @@ export class SecretsRouter {
     let token = tokens.store.lookup(request.clientToken) ?? null;
     // A token bound to addresses is no token at all from anywhere else.
     if (token?.boundCidrs?.length && !addressInCidrs(request.clientAddress, token.boundCidrs)) token = null;
+    trail?.identify(token, route?.mount);
     const handlerRequest = (operation: Operation): HandlerRequest => ({
       operation,
       path: listPath,
@@ -106,6 +122,7 @@ export class SecretsRouter {
       operation = (await match.spec.existenceCheck(handlerRequest('update'))) ? 'update' : 'create';
     }
 
+    trail?.request(operation);
     let lastUse = false;
     if (!match?.spec.unauthenticated?.includes(operation)) {
       if (!token) throw PERMISSION_DENIED;
