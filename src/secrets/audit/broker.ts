@@ -9,7 +9,7 @@ import type { TokenEntry } from '../tokens/token-store.js';
 import { AuditDeviceTable, devicePath, fileDeviceSettings, type AuditDevice, type FileDeviceSettings } from './devices.js';
 import { callerAuth, requestMember, responseMember, type Hashers, type RequestFacts } from './entries.js';
 import { FileSink, openErrorText } from './file-sink.js';
-import { hashStrings, identifiedHmac, rawExceptTokens } from './hash.js';
+import { hashStrings, identifiedHmac, rawExceptTokens, rememberedHmac } from './hash.js';
 
 /** An enabled device ready to write: its settings, its open file and its hashers. */
 interface ActiveDevice {
@@ -18,6 +18,9 @@ interface ActiveDevice {
   sink: FileSink;
   hash: Hashers;
 }
+
+/** The `auth` and `request` members of both records as JSON text, built once per device. */
+type Preamble = string;
 
 /** Paths the real service answers outside its request pipeline, so it never audits them. */
 const UNAUDITED = new Set(['sys/health', 'sys/init', 'sys/seal-status', 'sys/leader']);
@@ -44,7 +47,7 @@ export class AuditBroker {
     let active = this.active.get(device.salt);
     if (!active) {
       const settings = fileDeviceSettings(device.options);
-      const hmac = (value: string) => identifiedHmac(device.salt, value);
+      const hmac = rememberedHmac((value: string) => identifiedHmac(device.salt, value));
       active = {
         device,
         settings,
@@ -122,6 +125,8 @@ function errorText(error: unknown): string {
 export class AuditTrail {
   private readonly facts: RequestFacts;
   private logged = false;
+  /** Per device (same order): the caller and the request as that device hashes them. */
+  private preambles: Preamble[] = [];
 
   constructor(
     private readonly devices: ActiveDevice[],
@@ -151,12 +156,11 @@ export class AuditTrail {
     if (this.logged) return;
     this.facts.operation = operation;
     this.logged = true;
-    this.write((hash) => ({
-      time: this.time(),
-      type: 'request',
-      auth: callerAuth(this.facts.token, hash),
-      request: requestMember(this.facts, hash),
-    }));
+    this.preambles = this.devices.map(
+      ({ hash }) =>
+        `"auth":${JSON.stringify(callerAuth(this.facts.token, hash))},"request":${JSON.stringify(requestMember(this.facts, hash))}`,
+    );
+    this.write(() => '');
   }
 
   response(response: LogicalResponse | undefined): void {
@@ -169,21 +173,25 @@ export class AuditTrail {
 
   private finish(response: LogicalResponse | undefined, error: string | undefined): void {
     if (!this.logged) this.request(this.facts.operation);
-    this.write((hash) => ({
-      time: this.time(),
-      type: 'response',
-      auth: callerAuth(this.facts.token, hash),
-      request: requestMember(this.facts, hash),
-      response: responseMember(response, this.facts, hash),
-      ...(error ? { error } : {}),
-    }));
+    this.write(
+      (hash) =>
+        `,"response":${JSON.stringify(responseMember(response, this.facts, hash))}${error ? `,"error":${JSON.stringify(error)}` : ''}`,
+      'response',
+    );
   }
 
   private time(): string {
     return new Date(this.clock.nowMs()).toISOString();
   }
 
-  private write(build: (hash: Hashers) => Record<string, unknown>): void {
-    for (const { settings, sink, hash } of this.devices) sink.write(`${settings.prefix}${JSON.stringify(build(hash))}\n`);
+  /**
+   * One record per device, in the real member order (time, type, auth, request, then `rest`):
+   * written as text so the members both records share are serialised once.
+   */
+  private write(rest: (hash: Hashers) => string, type: 'request' | 'response' = 'request'): void {
+    const head = `{"time":${JSON.stringify(this.time())},"type":"${type}",`;
+    this.devices.forEach(({ settings, sink, hash }, index) => {
+      sink.write(`${settings.prefix}${head}${this.preambles[index] ?? ''}${rest(hash)}}\n`);
+    });
   }
 }

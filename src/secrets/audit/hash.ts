@@ -5,6 +5,28 @@ export function identifiedHmac(salt: string, value: string): string {
   return `hmac-sha256:${createHmac('sha256', salt).update(value).digest('hex')}`;
 }
 
+/** Values longer than this are hashed every time rather than remembered (a cache must stay small). */
+const REMEMBERED_LENGTH = 256;
+
+/**
+ * `hmac` remembered for the last thousand short values: a client sends the same token (and its
+ * accessor) on every request and reads the same secrets again, and each HMAC costs about as much
+ * as the rest of a record. The cache lives in memory only, beside the store that holds the values.
+ */
+export function rememberedHmac(hmac: (value: string) => string, size = 1024): (value: string) => string {
+  const known = new Map<string, string>();
+  return (value) => {
+    if (value.length > REMEMBERED_LENGTH) return hmac(value);
+    let hashed = known.get(value);
+    if (hashed === undefined) {
+      if (known.size >= size) known.clear();
+      hashed = hmac(value);
+      known.set(value, hashed);
+    }
+    return hashed;
+  };
+}
+
 /**
  * A copy of `value` with every string replaced by `hash(string)`, at any depth; object keys,
  * numbers, booleans and nulls stay as they are (the real service hashes values, never keys).
