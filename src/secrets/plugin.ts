@@ -25,6 +25,9 @@ export const ENGINES = new Map<string, EngineFactory>([
   ['pki', pkiEngine()],
   ['database', databaseEngine],
   ['kv', kvEngine],
+  // The real service's old name for the key/value engine: a mount of this type keeps the type
+  // `generic` in listings and, without a `version` option, behaves as version 1.
+  ['generic', kvEngine],
 ]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
