@@ -18,6 +18,7 @@ import { managedKeyService } from './managed-keys/types.js';
 import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
 import { SecretsRouter } from './router.js';
 import { TokenService } from './tokens/token-service.js';
+import { ResponseWrapper } from './wrapping/response-wrapper.js';
 
 /** Engines that can be mounted, by type. Tests may register extra engines before building an app. */
 export const ENGINES = new Map<string, EngineFactory>([
@@ -95,6 +96,7 @@ export function buildSecretsContext(
     tokens,
     leases,
     managedKeys,
+    wrapping: new ResponseWrapper({ store: runtime.store, clock: runtime.clock, scheduler: runtime.scheduler, tokens, mounts }),
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
   function backend(type: string): Backend | undefined {

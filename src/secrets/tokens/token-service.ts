@@ -9,6 +9,7 @@ import { cappedTtlWarning, effectiveTtls, SYSTEM_DEFAULT_TTL_SECONDS, SYSTEM_MAX
 import type { TokenSettings } from '../auth/token-settings.js';
 import type { MountTable } from '../mounts/mount-table.js';
 import { MountStorage } from '../storage/mount-storage.js';
+import { RESPONSE_WRAPPING_POLICY } from '../acl/authorizer.js';
 import { tokenKey, TokenStore, USES_EXHAUSTED, type TokenEntry } from './token-store.js';
 
 /** What `auth/token/create` asks for, after field conversion. */
@@ -131,6 +132,8 @@ export class TokenService {
     if (input.id && this.store.bySecret(input.id)) throw badRequest('cannot create a token with a duplicate ID');
 
     const policies = childPolicies(input, parent.policies, privileged);
+    // Wrapping tokens' policy is built in and theirs alone.
+    if (policies.includes(RESPONSE_WRAPPING_POLICY)) throw badRequest(`cannot assign policy "${RESPONSE_WRAPPING_POLICY}"`);
     if (policies.includes('root') && !parentIsRoot) throw badRequest('root tokens may not be created without parent token being root');
     for (const policy of policies) {
       if (policy !== 'root' && policy !== 'default' && !this.deps.policyExists(policy)) warnings.push(`Policy "${policy}" does not exist`);
@@ -209,6 +212,35 @@ export class TokenService {
     this.store.insert(token);
     this.deps.scheduler.poke();
     return { token, ttl, warnings };
+  }
+
+  /**
+   * A wrapping token, not yet stored: an orphan with the built-in `response-wrapping` policy, one
+   * use, living `ttl` seconds (its explicit maximum too), recording the wrapped request's path.
+   */
+  wrappingEntry(ttl: number, path: string, now: Date): TokenEntry {
+    const secret = `hvs.${base62(24)}`;
+    return {
+      id: tokenKey(secret),
+      secret,
+      accessor: base62(24),
+      parentId: null,
+      policies: [RESPONSE_WRAPPING_POLICY],
+      displayName: '',
+      meta: null,
+      path,
+      numUses: 1,
+      orphan: true,
+      renewable: false,
+      ttlSeconds: ttl,
+      explicitMaxTtlSeconds: ttl,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + ttl * 1000),
+      lastRenewalAt: null,
+      periodSeconds: 0,
+      maxTtlSeconds: 0,
+      boundCidrs: null,
+    };
   }
 
   /** Revokes every token a login under `pathPrefix` (`auth/userpass/`) issued, with their children. */
