@@ -261,6 +261,17 @@ export class TokenService {
     };
   }
 
+  /**
+   * Revokes the tokens a lease prefix covers, as their leases would be in the real service (whose
+   * token lease ids are the creation path plus a hash): `auth/token/create/` takes every token
+   * created there, `auth/token/create/web/` those of the role `web`.
+   */
+  async revokeUnderLeasePrefix(prefix: string): Promise<number> {
+    const covered = this.store.withPathPrefix(prefix.replace(/\/$/, '')).filter((token) => `${token.path}/`.startsWith(prefix));
+    for (const token of covered) if (this.store.get(token.id)) await this.revokeTree(token);
+    return covered.length;
+  }
+
   /** Revokes every token a login under `pathPrefix` (`auth/userpass/`) issued, with their children. */
   async revokeIssuedUnder(pathPrefix: string): Promise<number> {
     const issued = this.store.withPathPrefix(pathPrefix);
