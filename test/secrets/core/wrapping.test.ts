@@ -164,6 +164,18 @@ describe('response wrapping', () => {
     expect(health.body).toMatchObject({ initialized: true, sealed: false });
   });
 
+  it('wraps an unwrapped answer again on request, and creates nothing for a failed request', async () => {
+    const first = (await wrapRead('secret/data/app')).body.wrap_info.token;
+    const rewrapped = await v1(server, 'POST', 'sys/wrapping/unwrap', { token: first, headers: wrapped('1m') });
+    expect(rewrapped.body.wrap_info.creation_path).toBe('sys/wrapping/unwrap');
+    const inner = await v1(server, 'POST', 'sys/wrapping/unwrap', { token: rewrapped.body.wrap_info.token });
+    expect(inner.body.data.data).toEqual({ password: 'hunter2' });
+
+    const before = (await list(server, 'auth/token/accessors')).body.data.keys.length;
+    expect((await v1(server, 'GET', 'secret/data/missing', { headers: wrapped('1m') })).status).toBe(404);
+    expect((await list(server, 'auth/token/accessors')).body.data.keys.length).toBe(before);
+  });
+
   it('enforces min_wrapping_ttl and max_wrapping_ttl of the matching policy rule', async () => {
     await putPolicy(
       server,
