@@ -3,7 +3,7 @@ import type { SecretsContext } from '../context.js';
 import type { Backend, FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../framework/types.js';
 import type { CreateTokenInput } from './token-service.js';
 import type { TokenEntry, TokenStore } from './token-store.js';
-import { readRole, tokenRolePaths } from './roles.js';
+import { readRole, roleOfPath, tokenRolePaths } from './roles.js';
 
 /** `lookup` answers an unknown token with this 403 (not the generic one). */
 const BAD_TOKEN = new ApiError(403, 'bad token', { messages: ['bad token'] });
@@ -38,7 +38,7 @@ export function tokenLookupData(token: TokenEntry, store: TokenStore): Record<st
   }
   if (token.periodSeconds > 0) data.period = token.periodSeconds;
   // Tokens made against a role carry its name in their path (`auth/token/create/<role>[/<suffix>]`).
-  const role = /^auth\/token\/create\/([^/]+)/.exec(token.path)?.[1];
+  const role = roleOfPath(token.path);
   if (role) data.role = role;
   if (token.boundCidrs?.length) data.bound_cidrs = token.boundCidrs;
   return data;

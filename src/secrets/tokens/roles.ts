@@ -2,7 +2,8 @@ import { badRequest, notFound } from '../../core/errors.js';
 import { parseCidrs } from '../auth/cidr.js';
 import { globMatch } from '../engines/pki/policy.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../framework/types.js';
-import type { MountStorage } from '../storage/mount-storage.js';
+import type { DbOrTx } from '../../store/store.js';
+import { MountStorage } from '../storage/mount-storage.js';
 import { sanitizePolicies } from './token-service.js';
 
 /** A token role as stored (`auth/token/roles/:role_name`); durations in seconds. */
@@ -62,6 +63,12 @@ function uniqueLower(items: readonly string[]): string[] {
 }
 
 export const roleKey = (name: string) => `roles/${name}`;
+
+/** The token backend's storage, where roles live (the router names built-in mounts `builtin-<type>`). */
+export const tokenBackendStorage = (db: DbOrTx) => new MountStorage(db, 'builtin-token');
+
+/** The role a token was created against, from its path (`auth/token/create/<role>[/<suffix>]`). */
+export const roleOfPath = (path: string): string | undefined => /^auth\/token\/create\/([^/]+)/.exec(path)?.[1];
 
 export function readRole(storage: MountStorage, name: string): TokenRole | undefined {
   return storage.get<TokenRole>(roleKey(name));

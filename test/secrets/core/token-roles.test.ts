@@ -126,6 +126,18 @@ describe('token roles', () => {
     expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: created.body.auth.client_token })).status).toBe(200);
   });
 
+  it("renews a role's tokens with the role as it is now, and not once it is gone", async () => {
+    await writeRole('periodic', { token_period: '1h' });
+    const token = (await createWith('periodic')).body.auth.client_token as string;
+    await writeRole('periodic', { token_period: '2h' });
+    expect((await v1(server, 'POST', 'auth/token/renew-self', { token })).body.auth.lease_duration).toBe(7200);
+    await v1(server, 'DELETE', 'auth/token/roles/periodic');
+    expect(await v1(server, 'POST', 'auth/token/renew-self', { token })).toMatchObject({
+      status: 400,
+      body: { errors: ['original token role "periodic" could not be found, not renewing'] },
+    });
+  });
+
   it('checks entity aliases against the role, and refuses unknown roles', async () => {
     await writeRole('aliased', { allowed_entity_aliases: ['svc-*'] });
     expect((await createWith('aliased', { entity_alias: 'SVC-web' })).status).toBe(200);
