@@ -45,6 +45,19 @@ export function cost(label: string, row: string, reference: string, max: number)
   };
 }
 
+/**
+ * What one iteration of a paired row (a request and its follow-up, both counted in its req/s)
+ * costs, in requests of `reference`.
+ */
+export function pairCost(label: string, pairRow: string, reference: string, max: number): Goal {
+  return {
+    label,
+    target: `<= ${max}x`,
+    figure: ({ rps }) => quotient(rps.get(reference), (rps.get(pairRow) ?? 0) / 2),
+    met: (figure) => figure <= max,
+  };
+}
+
 function startUnder(command: string, maxMs: number): Goal {
   return {
     label: `start to ready, ${command} (ms)`,

@@ -20,6 +20,7 @@ import { managedKeyService } from './managed-keys/types.js';
 import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
 import { SecretsRouter } from './router.js';
 import { TokenService } from './tokens/token-service.js';
+import { ResponseWrapper } from './wrapping/response-wrapper.js';
 
 /** Engines that can be mounted, by type. Tests may register extra engines before building an app. */
 export const ENGINES = new Map<string, EngineFactory>([
@@ -27,6 +28,9 @@ export const ENGINES = new Map<string, EngineFactory>([
   ['pki', pkiEngine()],
   ['database', databaseEngine],
   ['kv', kvEngine],
+  // The real service's old name for the key/value engine: a mount of this type keeps the type
+  // `generic` in listings and, without a `version` option, behaves as version 1.
+  ['generic', kvEngine],
 ]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -95,6 +99,7 @@ export function buildSecretsContext(
     leases,
     managedKeys,
     audit: new AuditBroker(db, runtime.clock, runtime.log),
+    wrapping: new ResponseWrapper({ store: runtime.store, clock: runtime.clock, scheduler: runtime.scheduler, tokens, mounts }),
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
   function backend(type: string): Backend | undefined {
