@@ -10,6 +10,7 @@ import { cubbyholeEngine } from './engines/cubbyhole/backend.js';
 import { databaseEngine } from './engines/database/backend.js';
 import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
+import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
@@ -25,6 +26,7 @@ export const ENGINES = new Map<string, EngineFactory>([
   ['pki', pkiEngine()],
   ['database', databaseEngine],
   ['kv', kvEngine],
+  ['transit', transitEngine],
 ]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
