@@ -66,7 +66,7 @@ function signingKey(request: HandlerRequest, missing: string, verb: string): Key
 function inputsOf(request: HandlerRequest, names: string[]): { items: BatchItem[]; batch: boolean } {
   const batch = batchItems(request);
   if (batch) return { items: batch, batch: true };
-  const item: BatchItem = { input: request.fields.get<string>('input'), context: request.fields.get<string>('context') };
+  const item: BatchItem = { input: request.fields.get<string>('input') };
   for (const name of names) if (request.fields.has(name)) item[name] = request.fields.get<string>(name);
   return { items: [item], batch: false };
 }
@@ -87,7 +87,7 @@ function answer(batch: boolean, items: BatchItem[], results: ({ value: Record<st
 function signPath(request: HandlerRequest): LogicalResponse {
   const options = signOptions(request);
   const policy = signingKey(request, 'signing key not found', 'signing');
-  const { items, batch } = inputsOf(request, []);
+  const { items, batch } = inputsOf(request, ['context']);
   const version = request.fields.get<number>('key_version');
   const results = items.map((item) =>
     attempt(() => {
@@ -109,7 +109,7 @@ function decodeInput(value: string, message: string, bare = false): Buffer {
 }
 
 function verifyPath(request: HandlerRequest): LogicalResponse {
-  const { items, batch } = inputsOf(request, ['signature', 'hmac']);
+  const { items, batch } = inputsOf(request, ['signature', 'hmac', 'context']);
   const hasSignature = items.some((item) => item['signature'] !== undefined);
   const hasHmac = items.some((item) => item['hmac'] !== undefined);
   const missing = items.some((item) => item['signature'] === undefined && item['hmac'] === undefined);
