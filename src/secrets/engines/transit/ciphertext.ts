@@ -11,7 +11,7 @@ import {
 } from 'node:crypto';
 import { badRequest } from '../../../core/errors.js';
 import { decodeStdBase64 } from './encoding.js';
-import { KEY_TYPES, supportsDerivation, type KeyTypeName } from './key-types.js';
+import { KEY_TYPES, supportsDerivation, supportsEncryption, type KeyTypeName } from './key-types.js';
 import { privateKeyOf, publicKeyOf, rawBytes, versionEntry, type KeyPolicy } from './policy.js';
 
 /** The real service's version prefix, `vault:v<N>:`, on ciphertexts, signatures and HMACs. */
@@ -64,6 +64,7 @@ function aeadCipher(type: KeyTypeName): CipherGCMTypes {
  * plaintext under the second half of a 64-byte derivation), base64(RSA-OAEP-SHA256) for RSA.
  */
 export function encrypt(policy: KeyPolicy, version: number, plaintext: Buffer, input: CipherInput): string {
+  if (!supportsEncryption(policy.type)) throw badRequest(`message encryption not supported for key type ${policy.type}`);
   const info = KEY_TYPES[policy.type];
   let sealed: Buffer;
   if (info.family === 'rsa') {
@@ -119,6 +120,7 @@ export function checkReadableVersion(policy: KeyPolicy, version: number, what: '
 
 /** Decrypts a `vault:vN:` ciphertext; returns the plaintext bytes. */
 export function decrypt(policy: KeyPolicy, ciphertext: string, input: CipherInput): Buffer {
+  if (!supportsEncryption(policy.type)) throw badRequest(`message decryption not supported for key type ${policy.type}`);
   const parsed = parseVersioned(ciphertext, 'ciphertext');
   const version = checkReadableVersion(policy, parsed.version, 'ciphertext');
   let decoded: Buffer;
