@@ -96,6 +96,15 @@ async function encryptPath(request: HandlerRequest, deps: KeyDependencies): Prom
   const items = batch ?? [singleItem(request, ['plaintext', 'context', 'nonce', 'key_version', 'associated_data'])];
   const contextSet = contextSetting(items);
   const existedBefore = readPolicy(request.storage, nameOf(request)) !== undefined;
+  if (!existedBefore) {
+    // A request none of whose items can be encrypted creates no key (the real service would).
+    const decodable = items.map((item) => attempt(() => [stringOf(item, 'plaintext'), stringOf(item, 'context')].map(decodeStdBase64)));
+    const firstFailure = decodable.find((result) => 'error' in result);
+    if (firstFailure && decodable.every((result) => 'error' in result)) {
+      if (!batch) single(firstFailure);
+      return withBatch(request, items, decodable);
+    }
+  }
   const policy = await keyForEncrypt(request, deps, contextSet);
   const results = items.map((item, index) => attempt(() => encryptItem(policy, item, index)));
   const warnings =

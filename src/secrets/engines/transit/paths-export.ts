@@ -4,7 +4,7 @@ import type { HandlerRequest, LogicalResponse, PathSpec } from '../../framework/
 import { decodeStdBase64 } from './encoding.js';
 import { isKeyType, KEY_TYPES, supportsEncryption, supportsSigning } from './key-types.js';
 import { nameOf, type KeyDependencies } from './paths-keys.js';
-import { readPolicy, writePolicy, type KeyPolicy, type KeyVersion } from './policy.js';
+import { liveVersions, readPolicy, writePolicy, type KeyPolicy, type KeyVersion } from './policy.js';
 
 const EXPORT_TYPES = new Set(['encryption-key', 'signing-key', 'hmac-key', 'public-key']);
 
@@ -33,7 +33,7 @@ function exportPath(request: HandlerRequest): LogicalResponse {
   const keys: Record<string, string> = {};
   const versionText = request.params['version'];
   if (versionText === undefined) {
-    for (const [version, entry] of Object.entries(policy.keys)) keys[version] = exported(policy, entry, exportType);
+    for (const [version, entry] of liveVersions(policy)) keys[version] = exported(policy, entry, exportType);
   } else {
     const digits = versionText === 'latest' ? String(policy.latest_version) : versionText.replace(/^v/, '');
     if (!/^[+-]?\d+$/.test(digits)) throw badRequest('invalid key version');

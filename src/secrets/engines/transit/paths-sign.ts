@@ -141,8 +141,13 @@ function hmacKey(policy: KeyPolicy, version: number): Buffer {
   return Buffer.from(KEY_TYPES[policy.type].family === 'hmac' ? (entry.key ?? '') : entry.hmac_key, 'base64');
 }
 
-function hmacAlgorithm(request: HandlerRequest): string {
-  const chosen = request.params['algorithm'] || request.fields.get<string>('algorithm') || 'sha2-256';
+/** From the URL, then (on `verify/`) `hash_algorithm`, then `algorithm`; sha2-256 by default. */
+function hmacAlgorithm(request: HandlerRequest, verifying = false): string {
+  const chosen =
+    request.params['algorithm'] ||
+    (verifying ? request.fields.get<string>('hash_algorithm') : '') ||
+    request.fields.get<string>('algorithm') ||
+    'sha2-256';
   const name = HASHES[chosen];
   if (!name || name === 'none') throw badRequest(`unsupported algorithm ${chosen}`);
   return name;
@@ -170,7 +175,7 @@ function hmacPath(request: HandlerRequest): LogicalResponse {
 }
 
 function hmacVerify(request: HandlerRequest, items: BatchItem[], batch: boolean): LogicalResponse {
-  const algorithm = hmacAlgorithm(request);
+  const algorithm = hmacAlgorithm(request, true);
   const policy = readPolicy(request.storage, nameOf(request));
   if (!policy) throw badRequest('encryption key not found');
   const results = items.map((item) =>

@@ -50,9 +50,12 @@ export const policyKey = (name: string) => `policy/${name}`;
 export const readPolicy = (storage: MountStorage, name: string) => storage.get<KeyPolicy>(policyKey(name));
 export const writePolicy = (storage: MountStorage, policy: KeyPolicy) => storage.put(policyKey(policy.name), policy);
 
-/** The version entry, or the real service's error for a version that is gone or never was. */
+/**
+ * The version entry, or the real service's error for a version that is gone or never was. Versions
+ * below `min_decryption_version` are archived there (kept, but out of reach until it is lowered).
+ */
 export function versionEntry(policy: KeyPolicy, version: number): KeyVersion {
-  const entry = policy.keys[String(version)];
+  const entry = version < policy.min_decryption_version ? undefined : policy.keys[String(version)];
   if (!entry) throw badRequest('no such key version');
   return entry;
 }
@@ -120,3 +123,8 @@ export function ed25519FromSeed(seed: Buffer): KeyObject {
 }
 
 export const rawBytes = (entry: KeyVersion) => Buffer.from(entry.key ?? '', 'base64');
+
+/** The versions the real service keeps at hand: those at or above `min_decryption_version`. */
+export function liveVersions(policy: KeyPolicy): [string, KeyVersion][] {
+  return Object.entries(policy.keys).filter(([version]) => Number(version) >= policy.min_decryption_version);
+}

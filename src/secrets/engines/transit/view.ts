@@ -1,7 +1,7 @@
 import { createPublicKey } from 'node:crypto';
 import { KEY_TYPES, supportsDerivation, supportsEncryption, supportsSigning, type KeyTypeName } from './key-types.js';
 import { deriveKey } from './ciphertext.js';
-import { ed25519FromSeed, type KeyPolicy } from './policy.js';
+import { ed25519FromSeed, liveVersions, type KeyPolicy } from './policy.js';
 
 /** A key as `keys/:name` (and create, config, rotate, trim) answers it. */
 export function keyView(policy: KeyPolicy, context?: Buffer): Record<string, unknown> {
@@ -39,7 +39,7 @@ export function keyView(policy: KeyPolicy, context?: Buffer): Record<string, unk
 function versionsView(policy: KeyPolicy, context?: Buffer): Record<string, unknown> {
   const info = KEY_TYPES[policy.type];
   const views: Record<string, unknown> = {};
-  for (const [version, entry] of Object.entries(policy.keys)) {
+  for (const [version, entry] of liveVersions(policy)) {
     if (info.family === 'aead' || info.family === 'hmac') {
       views[version] = entry.creation_time;
       continue;
