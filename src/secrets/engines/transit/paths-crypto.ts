@@ -64,9 +64,13 @@ function encryptItem(policy: KeyPolicy, item: BatchItem, index: number) {
 }
 
 /** The key for an encryption; a create (no key yet) makes one, as the real `encrypt` upserts. */
-async function keyForEncrypt(request: HandlerRequest, deps: KeyDependencies, contextSet: boolean): Promise<KeyPolicy> {
+async function keyForEncrypt(
+  request: HandlerRequest,
+  deps: KeyDependencies,
+  contextSet: boolean,
+  existing: KeyPolicy | undefined,
+): Promise<KeyPolicy> {
   const name = nameOf(request);
-  const existing = readPolicy(request.storage, name);
   if (existing) return existing;
   if (request.operation !== 'create') throw badRequest('encryption key not found');
   const convergent = request.fields.get<boolean>('convergent_encryption');
@@ -95,7 +99,8 @@ async function encryptPath(request: HandlerRequest, deps: KeyDependencies): Prom
   if (!batch && !request.fields.has('plaintext')) throw badRequest('missing plaintext to encrypt');
   const items = batch ?? [singleItem(request, ['plaintext', 'context', 'nonce', 'key_version', 'associated_data'])];
   const contextSet = contextSetting(items);
-  const existedBefore = readPolicy(request.storage, nameOf(request)) !== undefined;
+  const existing = readPolicy(request.storage, nameOf(request));
+  const existedBefore = existing !== undefined;
   if (!existedBefore) {
     // A request none of whose items can be encrypted creates no key (the real service would).
     const decodable = items.map((item) => attempt(() => [stringOf(item, 'plaintext'), stringOf(item, 'context')].map(decodeStdBase64)));
@@ -105,7 +110,7 @@ async function encryptPath(request: HandlerRequest, deps: KeyDependencies): Prom
       return withBatch(request, items, decodable);
     }
   }
-  const policy = await keyForEncrypt(request, deps, contextSet);
+  const policy = await keyForEncrypt(request, deps, contextSet, existing);
   const results = items.map((item, index) => attempt(() => encryptItem(policy, item, index)));
   const warnings =
     request.operation === 'create' && existedBefore
