@@ -1,8 +1,8 @@
 import { createPrivateKey } from 'node:crypto';
 import { badRequest, notFound } from '../../../core/errors.js';
 import type { HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
-import { decodeStdBase64 } from './encoding.js';
-import { isKeyType, KEY_TYPES, supportsEncryption, supportsSigning } from './key-types.js';
+import { decodeBackup, encodeBackup } from './backup-format.js';
+import { KEY_TYPES, supportsEncryption, supportsSigning } from './key-types.js';
 import { nameOf, type KeyDependencies } from './paths-keys.js';
 import { liveVersions, readPolicy, writePolicy, type KeyPolicy, type KeyVersion } from './policy.js';
 
@@ -46,7 +46,7 @@ function exportPath(request: HandlerRequest): LogicalResponse {
   return { data: { name: policy.name, type: policy.type, keys } };
 }
 
-/** A backup: base64 of `{"policy": …, "archived_keys": …}`, restorable into understudy. */
+/** A plaintext backup in the real engine's layout (see backup-format.ts). */
 function backupPath(request: HandlerRequest, deps: KeyDependencies): LogicalResponse {
   const name = nameOf(request);
   const policy = readPolicy(request.storage, name);
@@ -55,35 +55,13 @@ function backupPath(request: HandlerRequest, deps: KeyDependencies): LogicalResp
   if (!policy.allow_plaintext_backup) throw badRequest('plaintext backup is disallowed on the policy');
   policy.backup_info = { time: deps.clock.now().toISOString(), version: policy.latest_version };
   writePolicy(request.storage, policy);
-  const document = { policy, archived_keys: { keys: Object.values(policy.keys) } };
-  return { data: { backup: Buffer.from(JSON.stringify(document)).toString('base64') } };
-}
-
-function parseBackup(text: string): KeyPolicy {
-  let document: unknown;
-  try {
-    document = JSON.parse(decodeStdBase64(text).toString('utf8'));
-  } catch {
-    throw badRequest('failed to decode backup: invalid backup data');
-  }
-  const policy = (document as { policy?: Partial<KeyPolicy> } | null)?.policy;
-  if (
-    typeof policy !== 'object' ||
-    policy === null ||
-    typeof policy.name !== 'string' ||
-    !isKeyType(policy.type ?? '') ||
-    typeof policy.keys !== 'object' ||
-    typeof policy.latest_version !== 'number'
-  ) {
-    throw badRequest('failed to restore the policy: backup is not a transit key backup');
-  }
-  return policy as KeyPolicy;
+  return { data: { backup: encodeBackup(policy) } };
 }
 
 function restorePath(request: HandlerRequest, deps: KeyDependencies): LogicalResponse | undefined {
   const backup = request.fields.get<string>('backup');
   if (backup === '') throw badRequest("'backup' must be supplied");
-  const policy = parseBackup(backup);
+  const policy = decodeBackup(backup);
   const name = request.params['name'] ?? policy.name;
   if (readPolicy(request.storage, name) && !request.fields.get<boolean>('force')) throw badRequest(`key "${name}" already exists`);
   writePolicy(request.storage, {
