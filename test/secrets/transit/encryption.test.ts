@@ -284,6 +284,20 @@ describe('transit encryption, opened independently', () => {
     expect((await v1(server, 'GET', 'transit/keys/ups2')).status).toBe(404);
   });
 
+  it('needs create on encrypt/ to make a key there, update to use one', async () => {
+    await ok(server, 'POST', 'transit/keys/shared', {});
+    await ok(server, 'POST', 'sys/policies/acl/encrypt-only', { policy: 'path "transit/encrypt/*" { capabilities = ["update"] }' });
+    const token = (await ok(server, 'POST', 'auth/token/create', { policies: ['encrypt-only'] })).body.auth.client_token as string;
+    const used = await v1(server, 'POST', 'transit/encrypt/shared', { token, body: { plaintext: b64('a') } });
+    expect(used.status).toBe(200);
+    const refused = await v1(server, 'POST', 'transit/encrypt/brand-new', { token, body: { plaintext: b64('a') } });
+    expect(refused.status).toBe(403);
+    expect((await v1(server, 'GET', 'transit/keys/brand-new')).status).toBe(404);
+    expect((await v1(server, 'POST', 'transit/decrypt/shared', { token, body: { ciphertext: used.body.data.ciphertext } })).status).toBe(
+      403,
+    );
+  });
+
   it('answers malformed input with the real texts', async () => {
     await ok(server, 'POST', 'transit/keys/errs', {});
     await fails('POST', 'transit/encrypt/errs', {}, 400, 'missing plaintext to encrypt');
