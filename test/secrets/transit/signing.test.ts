@@ -188,9 +188,11 @@ describe('sign and verify: batches and failures', () => {
     const checks = [
       { input: b64('a'), signature: signed[0].signature },
       { input: b64('a'), signature: signed[1].signature },
+      { input: b64('a'), signature: 'unprefixed', reference: 'bad' },
     ];
     const verified = (await ok(server, 'POST', 'transit/verify/batchsig', { batch_input: checks })).body.data.batch_results;
-    expect(verified.map((item: { valid: boolean }) => item.valid)).toEqual([true, false]);
+    expect(verified.map((item: { valid: boolean }) => item.valid)).toEqual([true, false, false]);
+    expect(verified[2]).toEqual({ valid: false, error: 'invalid signature: no prefix', reference: 'bad' });
   });
 
   it('answers bad requests with the real texts', async () => {

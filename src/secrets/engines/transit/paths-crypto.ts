@@ -125,9 +125,11 @@ function withBatch(
   items: BatchItem[],
   results: ({ value: Record<string, unknown> } | { error: string })[],
   warnings: string[] = [],
+  /** Members a failed item still carries (the real decrypt item always has `plaintext`). */
+  onError: Record<string, unknown> = {},
 ): LogicalResponse {
   const batch_results = results.map((result, index) => ({
-    ...('error' in result ? { error: result.error } : result.value),
+    ...('error' in result ? { ...onError, error: result.error } : result.value),
     reference: stringOf(items[index] ?? {}, 'reference'),
   }));
   const failed = results.some((result) => 'error' in result);
@@ -152,7 +154,7 @@ function decryptPath(request: HandlerRequest): LogicalResponse {
   if (!policy) throw badRequest('encryption key not found');
   const results = items.map((item, index) => attempt(() => decryptItem(policy, item, index)));
   if (!batch) return { data: single(results[0] ?? { error: 'missing ciphertext to decrypt' }) };
-  return withBatch(request, items, results);
+  return withBatch(request, items, results, [], { plaintext: '' });
 }
 
 function rewrapPath(request: HandlerRequest): LogicalResponse {

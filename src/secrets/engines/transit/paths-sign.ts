@@ -71,14 +71,19 @@ function inputsOf(request: HandlerRequest, names: string[]): { items: BatchItem[
   return { items: [item], batch: false };
 }
 
-function answer(batch: boolean, items: BatchItem[], results: ({ value: Record<string, unknown> } | { error: string })[]): LogicalResponse {
+function answer(
+  batch: boolean,
+  items: BatchItem[],
+  results: ({ value: Record<string, unknown> } | { error: string })[],
+  onError: Record<string, unknown> = {},
+): LogicalResponse {
   if (!batch) {
     const [result] = results;
     if (!result || 'error' in result) throw badRequest(result && 'error' in result ? result.error : 'missing input');
     return { data: result.value };
   }
   const batch_results = results.map((result, index) => ({
-    ...('error' in result ? { error: result.error } : result.value),
+    ...('error' in result ? { ...onError, error: result.error } : result.value),
     reference: stringOf(items[index] ?? {}, 'reference'),
   }));
   return { data: { batch_results } };
@@ -130,7 +135,7 @@ function verifyPath(request: HandlerRequest): LogicalResponse {
       return { valid: verifyInput(policy, stringOf(item, 'signature'), input, context, options) };
     }),
   );
-  return answer(batch, items, results);
+  return answer(batch, items, results, { valid: false });
 }
 
 /** The HMAC key of a version: the key itself for `hmac` keys, the version's HMAC key otherwise. */
@@ -198,7 +203,7 @@ function hmacVerify(request: HandlerRequest, items: BatchItem[], batch: boolean)
       return { valid: given.length === expected.length && timingSafeEqual(given, expected) };
     }),
   );
-  return answer(batch, items, results);
+  return answer(batch, items, results, { valid: false });
 }
 
 function hashPath(request: HandlerRequest): LogicalResponse {
