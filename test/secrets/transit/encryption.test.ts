@@ -282,6 +282,10 @@ describe('transit encryption, opened independently', () => {
       'convergent encryption requires derivation to be enabled, so context is required',
     );
     expect((await v1(server, 'GET', 'transit/keys/ups2')).status).toBe(404);
+    expect((await ok(server, 'POST', 'transit/config/keys', { disable_upsert: true })).body.data).toEqual({ disable_upsert: true });
+    await fails('POST', 'transit/encrypt/ups3', { plaintext: b64('a') }, 400, 'encryption key not found');
+    await ok(server, 'POST', 'transit/config/keys', { disable_upsert: false });
+    expect((await ok(server, 'GET', 'transit/config/keys')).body.data).toEqual({ disable_upsert: false });
   });
 
   it('needs create on encrypt/ to make a key there, update to use one', async () => {

@@ -5,7 +5,7 @@ import { attempt, batchItems, batchResponse, BATCH_FIELDS, single, stringOf, typ
 import { decrypt, encrypt, encryptionVersion, type CipherInput } from './ciphertext.js';
 import { decodeStdBase64, decodeWithMessage } from './encoding.js';
 import { isKeyType, supportsAssociatedData } from './key-types.js';
-import { createKey, nameOf, type KeyDependencies } from './paths-keys.js';
+import { createKey, nameOf, upsertDisabled, type KeyDependencies } from './paths-keys.js';
 import { readPolicy, type KeyPolicy } from './policy.js';
 
 const CIPHER_FIELDS: Record<string, FieldSpec> = {
@@ -72,7 +72,7 @@ async function keyForEncrypt(
 ): Promise<KeyPolicy> {
   const name = nameOf(request);
   if (existing) return existing;
-  if (request.operation !== 'create') throw badRequest('encryption key not found');
+  if (request.operation !== 'create' || upsertDisabled(request)) throw badRequest('encryption key not found');
   const convergent = request.fields.get<boolean>('convergent_encryption');
   if (convergent && !contextSet) throw badRequest('convergent encryption requires derivation to be enabled, so context is required');
   const type = request.fields.get<string>('type');

@@ -137,8 +137,27 @@ function deleteKey(request: HandlerRequest, deps: KeyDependencies): undefined {
   return undefined;
 }
 
+/** `config/keys`: mount-wide key settings; `disable_upsert` stops `encrypt/` creating keys. */
+export const upsertDisabled = (request: HandlerRequest) =>
+  request.storage.get<{ disable_upsert: boolean }>('config/keys')?.disable_upsert ?? false;
+
 export function keyPaths(deps: KeyDependencies): PathSpec[] {
   return [
+    {
+      pattern: 'config/keys',
+      summary: 'Mount-wide key settings: disable_upsert.',
+      fields: { disable_upsert: { type: 'bool', description: 'Refuse to create keys on encrypt.', default: false } },
+      operations: {
+        read: (request) => ({ data: { disable_upsert: upsertDisabled(request) } }),
+        update: (request) => {
+          const disable_upsert = request.fields.has('disable_upsert')
+            ? request.fields.get<boolean>('disable_upsert')
+            : upsertDisabled(request);
+          request.storage.put('config/keys', { disable_upsert });
+          return { data: { disable_upsert } };
+        },
+      },
+    },
     {
       pattern: 'keys',
       summary: 'List the named keys.',
