@@ -26,7 +26,7 @@ export const START_NODE = 'node dist/main.js';
 export const START_NPM = 'npm start';
 
 /** Throughput of `row` as a fraction of `reference`'s. */
-function throughput(label: string, row: string, reference: string, min: number): Goal {
+export function throughput(label: string, row: string, reference: string, min: number): Goal {
   return {
     label,
     target: `>= ${min}`,

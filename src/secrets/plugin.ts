@@ -12,6 +12,7 @@ import { databaseEngine } from './engines/database/backend.js';
 import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
 import { internalError } from './framework/errors.js';
+import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
@@ -31,6 +32,7 @@ export const ENGINES = new Map<string, EngineFactory>([
   // The real service's old name for the key/value engine: a mount of this type keeps the type
   // `generic` in listings and, without a `version` option, behaves as version 1.
   ['generic', kvEngine],
+  ['transit', transitEngine],
 ]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
