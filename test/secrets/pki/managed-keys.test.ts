@@ -222,7 +222,7 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI with a CA key in the cloud 
     const body = { common_name: 'KMS Intermediate', managed_key_name: 'kms-open' };
     const generated = await v1(server, 'POST', 'kms-int/intermediate/generate/kms', { body });
     expect(generated.status, generated.text).toBe(200);
-    expect(Object.keys(generated.body.data)).toEqual(['csr']);
+    expect(Object.keys(generated.body.data)).toEqual(['csr', 'key_id']);
     const csr = generated.body.data.csr as string;
     expect(openssl(['req', '-in', files.path('kms-int.csr', csr), '-noout', '-verify']).output).toMatch(/verify OK/);
 
