@@ -93,8 +93,26 @@ const splitDedupSort = (text: string) =>
     ),
   ].sort();
 
+/**
+ * SANs one certificate may carry here. Past a few thousand names a certificate exceeds what X.509
+ * parsers accept (asn1js stops at 10,000 nodes), so more is refused up front with a 400.
+ */
+export const MAX_SANS = 1000;
+
+function checkSanCount(fields: FieldData, csr: ParsedCsr | undefined): void {
+  const fromCsr = csr ? Object.values(csr.altNames).reduce<number>((sum, list: unknown[]) => sum + list.length, 0) : 0;
+  const requested =
+    fields.get<string>('alt_names').split(',').length +
+    fields.get<string[]>('ip_sans').length +
+    fields.get<string[]>('uri_sans').length +
+    fields.get<string[]>('other_sans').length;
+  const count = Math.max(fromCsr, requested);
+  if (count > MAX_SANS) throw badRequest(`too many subject alternative names: ${count} requested, at most ${MAX_SANS} are supported`);
+}
+
 /** CN, subject and SANs for a request, checked against the role in the real service's order. */
 export function resolveNames(role: Role, fields: FieldData, csr: ParsedCsr | undefined): Names {
+  checkSanCount(fields, csr);
   let cn = csr && role.use_csr_common_name ? nameValue(csr.subject, OID_CN) : '';
   if (cn === '') {
     cn = fields.get<string>('common_name');
@@ -120,6 +138,7 @@ export function resolveNames(role: Role, fields: FieldData, csr: ParsedCsr | und
   const addName = (name: string) => {
     if (name.includes('@')) names.email.push(name);
     else {
+      // Names that are not host names are left out of the SANs, as upstream.
       const host = asciiHostname(name);
       if (host !== undefined) names.dns.push(host);
     }
