@@ -186,22 +186,39 @@ export async function buildCrl(
   return { der: der.toString('base64'), number };
 }
 
+/** What is about to change when CRLs are computed ahead of one transaction that writes both. */
+export interface CrlChanges {
+  /** Revocations about to be removed (tidy), by storage serial. */
+  hidden?: Set<string>;
+  /** A revocation about to be written, listed by the issuer named. */
+  added?: { issuerId: string; entry: RevokedEntry };
+  /** An issuer as it is about to be stored (revoked, say). */
+  updated?: IssuerEntry;
+  /** An issuer about to be deleted. */
+  removed?: string;
+}
+
 /**
- * Every CRL-signing issuer's CRL, rebuilt (CRL configuration changes, tidy, issuer changes).
- * Computes only; `write` stores them together.
+ * Every CRL-signing issuer's CRL, rebuilt (CRL configuration, tidy, issuer changes). Computes
+ * only; the caller writes them in the same transaction as the change they reflect.
  */
 export async function buildAllCrls(
   engine: PkiEngine,
   store: PkiStorage,
   mountUuid: string,
   now: Date,
-  hidden?: Set<string>,
+  changes: CrlChanges = {},
 ): Promise<Map<string, CrlRecord>> {
   const built = new Map<string, CrlRecord>();
-  for (const issuer of store.issuers()) {
+  const issuers = store
+    .issuers()
+    .filter((issuer) => issuer.id !== changes.removed)
+    .map((issuer) => (issuer.id === changes.updated?.id ? changes.updated : issuer));
+  for (const issuer of issuers) {
     if (!issuer.usage.includes('crl-signing')) continue;
     const ca = issuerCa(engine, store, mountUuid, issuer);
-    if (ca) built.set(issuer.id, await buildCrl(store, ca, now, { hidden }));
+    const extra = changes.added?.issuerId === issuer.id ? [changes.added.entry] : [];
+    if (ca) built.set(issuer.id, await buildCrl(store, ca, now, { extra, hidden: changes.hidden }));
   }
   return built;
 }

@@ -110,9 +110,7 @@ export function issuerPaths(engine: PkiEngine): PathSpec[] {
       const ref = request.params.issuer_ref as string;
       const issuer = store.findIssuer(ref);
       if (!issuer) return undefined;
-      const view = Object.create(store) as typeof store;
-      view.issuers = () => store.issuers().filter((entry) => entry.id !== issuer.id);
-      const crls = await buildAllCrls(engine, view, request.mount.uuid, engine.now());
+      const crls = await buildAllCrls(engine, store, request.mount.uuid, engine.now(), { removed: issuer.id });
       const wasDefault = engine.commit(request.mount.uuid, (tx) => {
         const result = tx.deleteIssuer(issuer.id);
         tx.rebuildChains();

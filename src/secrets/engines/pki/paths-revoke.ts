@@ -55,16 +55,9 @@ export function revokePaths(engine: PkiEngine): PathSpec[] {
       const listed = stored?.certificate === issuer.certificate && other !== undefined;
       const record = { revocation_time: revoked.revocation_time, revocation_time_rfc3339: revoked.revocation_time_rfc3339 };
       // The CRLs as they will be: the parent's lists this issuer from now on.
-      const view = Object.create(store) as PkiStorage;
-      view.issuer = (id: string) => (id === issuer.id ? revoked : store.issuer(id));
-      const crls = listed
-        ? await buildAllCrls(
-            engine,
-            withRevocation(view, issuer.serial_number, { ...record, issuer_id: other.id }),
-            request.mount.uuid,
-            now,
-          )
-        : await buildAllCrls(engine, view, request.mount.uuid, now);
+      const entry = { serial: Buffer.from(issuer.serial_number.replace(/:/g, ''), 'hex'), revokedAt: now };
+      const added = listed ? { issuerId: other.id, entry } : undefined;
+      const crls = await buildAllCrls(engine, store, request.mount.uuid, now, { updated: revoked, added });
       engine.commit(request.mount.uuid, (tx) => {
         tx.putIssuer(revoked);
         if (listed) tx.putRevocation(issuer.serial_number, { ...record, issuer_id: other.id });
@@ -107,22 +100,4 @@ export function revokePaths(engine: PkiEngine): PathSpec[] {
       operations: { update: revokeIssuer },
     },
   ];
-}
-
-/** A storage view in which `serial` is already revoked (CRLs computed before the write). */
-function withRevocation(
-  store: PkiStorage,
-  serial: string,
-  record: { revocation_time: number; revocation_time_rfc3339: string; issuer_id: string },
-) {
-  const view = Object.create(store) as PkiStorage;
-  const key = serial.trim().toLowerCase().replace(/:/g, '-');
-  const raw = Object.create(store.raw) as PkiStorage['raw'];
-  raw.list = (prefix: string) => {
-    const listed = store.raw.list(prefix);
-    return prefix === 'revoked/' && !listed.includes(key) ? [...listed, key].sort() : listed;
-  };
-  raw.get = <T>(name: string): T | undefined => (name === `revoked/${key}` ? (record as T) : store.raw.get<T>(name));
-  Object.defineProperty(view, 'raw', { value: raw });
-  return view;
 }

@@ -61,7 +61,7 @@ export function tidyPaths(engine: PkiEngine): PathSpec[] {
             // The CRLs as they will be once the tidied revocations are gone.
             const crls =
               dropRevoked.length > 0
-                ? await buildAllCrls(engine, pkiStore(request), request.mount.uuid, engine.now(), new Set(dropRevoked))
+                ? await buildAllCrls(engine, pkiStore(request), request.mount.uuid, engine.now(), { hidden: new Set(dropRevoked) })
                 : new Map<string, CrlRecord>();
             const status: TidyStatus = {
               state: 'Finished',
