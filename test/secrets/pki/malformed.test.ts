@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../helpers/app.js';
 import { v1 } from '../core/client.js';
@@ -7,6 +7,8 @@ import { generateRoot, mountPki, ok } from './support.js';
 /** Malformed input to every writing PKI path: a 4xx with a message, never a 5xx, nothing changed. */
 const GARBAGE_PEM = '-----BEGIN CERTIFICATE-----\nAAAAAAAAAAAA\n-----END CERTIFICATE-----';
 const GARBAGE_CSR = '-----BEGIN CERTIFICATE REQUEST-----\nAAAAAAAAAAAA\n-----END CERTIFICATE REQUEST-----';
+
+const GOOD_KEY = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ format: 'pem', type: 'pkcs8' }) as string;
 
 const BODIES: [string, unknown][] = [
   ['issue/web', { common_name: 'a.example.com', ttl: 'forever' }],
@@ -50,6 +52,8 @@ const BODIES: [string, unknown][] = [
   ['issuer/default/issue/nope', { common_name: 'a.example.com' }],
   ['issuer/nope/issue/web', { common_name: 'a.example.com' }],
   ['config/issuers', { default: 'nope' }],
+  // A good key, then one that does not parse: neither is imported.
+  ['issuers/import/bundle', { pem_bundle: `${GOOD_KEY}\n-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----` }],
   ['config/keys', { default: 'nope' }],
   ['root/replace', { default_ref: 'nope' }],
   ['roles/bad', { issuer_ref: 'nope' }],
@@ -86,10 +90,16 @@ describe('PKI refuses malformed input cleanly', () => {
 
   it.each(BODIES)('POST %s %j', async (path, body) => {
     const caBefore = await (await fetch(`${server.baseUrl}/v1/pki-m/ca/pem`)).text();
+    const state = async () => [
+      (await v1(server, 'GET', 'pki-m/keys?list=true')).body.data as unknown,
+      (await v1(server, 'GET', 'pki-m/issuers?list=true')).body.data as unknown,
+    ];
+    const stateBefore = await state();
     const reply = await v1(server, 'POST', `pki-m/${path}`, { body });
     expect(reply.status, reply.text).toBeGreaterThanOrEqual(400);
     expect(reply.status, reply.text).toBeLessThan(500);
     expect(reply.body.errors[0]).toEqual(expect.any(String));
     expect(await (await fetch(`${server.baseUrl}/v1/pki-m/ca/pem`)).text()).toBe(caBefore);
+    expect(await state()).toEqual(stateBefore);
   });
 });

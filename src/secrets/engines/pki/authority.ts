@@ -182,8 +182,11 @@ export async function importBundle(engine: PkiEngine, request: HandlerRequest, t
   const result: ImportResult = { mapping: {}, imported_keys: null, imported_issuers: null, existing_keys: null, existing_issuers: null };
   const push = (list: keyof Omit<ImportResult, 'mapping'>, id: string) => (result[list] = [...(result[list] ?? []), id]);
   const known = store.keys().map((entry) => ({ entry, signer: signerFor(engine, entry, request.mount.uuid) }));
-  for (const [index, block] of keyBlocks.entries()) {
-    const key = parsePrivateKey(toPem(block.der, block.label), `private key ${index} in the PEM bundle`);
+  // Every key parses before anything is written: a bad bundle changes nothing.
+  const parsedKeys = keyBlocks.map((block, index) =>
+    parsePrivateKey(toPem(block.der, block.label), `private key ${index} in the PEM bundle`),
+  );
+  for (const key of parsedKeys) {
     const publicHalf = createPublicKey(key);
     const found = known.find((item) => samePublicKey(item.signer.publicKey, publicHalf));
     if (found) {

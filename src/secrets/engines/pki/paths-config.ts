@@ -152,7 +152,8 @@ export function configPaths(engine: PkiEngine): PathSpec[] {
         default_follows_latest_issuer: { type: 'bool', default: false, description: 'new issuers become the default' },
       },
       operations: {
-        read: readIssuersConfig,
+        // root/replace only writes, as upstream.
+        ...(pattern === 'config/issuers' ? { read: readIssuersConfig } : {}),
         update: (request) => {
           // root/replace names the new default by default_ref, `next` unless told otherwise.
           if (request.path.startsWith('root/replace') && !request.fields.has('default')) {
