@@ -126,7 +126,7 @@ export function fetchPaths(): PathSpec[] {
     pattern,
     summary,
     unauthenticated: ['read'],
-    fields: { issuer_ref: { type: 'string', description: 'default, an issuer id or name' } },
+    ...(pattern.startsWith('issuer/') ? { fields: { issuer_ref: { type: 'string', description: 'default, an issuer id or name' } } } : {}),
     operations: { read },
   });
   return [
