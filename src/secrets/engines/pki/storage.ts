@@ -98,7 +98,7 @@ export const DEFAULT_REF = 'default';
 const NAME = /^\w(([\w.-]+)?\w)?$/;
 
 /** The real service's user errors answer in its multi-error framing. */
-export const userError = (message: string) => badRequest(message, { messages: [`1 error occurred:\n\t* ${message}\n\n`] });
+const userError = (message: string) => badRequest(message, { messages: [`1 error occurred:\n\t* ${message}\n\n`] });
 
 export const newIssuerEntry = (fields: Partial<IssuerEntry> & Pick<IssuerEntry, 'certificate' | 'serial_number'>): IssuerEntry => ({
   id: randomUUID(),
@@ -241,10 +241,9 @@ export class PkiStorage {
           chain.push(current.certificate);
           current = parentOf(current);
         }
-        const last = all.find((candidate) => candidate.certificate === chain[chain.length - 1]) ?? entry;
-        const lastCert = parsed.get(last.id) as X509Certificate;
-        const isRoot = lastCert.checkIssued(lastCert);
-        if (chain.length === 1 && !isRoot) chain.push(...entry.given_chain);
+        // No parent here and not a root: the chain it came with.
+        const own = parsed.get(entry.id) as X509Certificate;
+        if (chain.length === 1 && !own.checkIssued(own)) chain.push(...entry.given_chain);
       }
       if (JSON.stringify(chain) !== JSON.stringify(entry.ca_chain)) this.putIssuer({ ...entry, ca_chain: chain });
     }
