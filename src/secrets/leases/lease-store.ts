@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { prepared } from '../../store/prepared.js';
 import { secretLeases } from '../../store/tables.js';
@@ -54,7 +55,7 @@ export class LeaseStore {
     return this.db
       .select({ id: secretLeases.id })
       .from(secretLeases)
-      .where(inArray(secretLeases.tokenId, tokenIds))
+      .where(inList(secretLeases.tokenId, tokenIds))
       .all()
       .map((row) => row.id);
   }
