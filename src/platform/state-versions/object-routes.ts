@@ -19,7 +19,7 @@ export async function stateObjectPlugin(app: FastifyInstance, runtime: Runtime):
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: STATE_UPLOAD_LIMIT }, (_request, body, done) => done(null, body));
   const service = new StateVersionService(runtime.store.db, runtime.clock, runtime.config.dialect);
   const signer = stateDownloadLinks(runtime.clock);
-  const open = { config: { public: true } };
+  const open = { config: { public: true, secretParams: ['token'] } };
 
   app.put<{ Params: { token: string } }>('/upload/:token', { ...open, bodyLimit: STATE_UPLOAD_LIMIT }, async (request, reply) => {
     const token = readUploadToken(request.params.token);

@@ -2,6 +2,13 @@ import type { FastifyRequest } from 'fastify';
 import { redactUrl } from '../../core/redact.js';
 import { maxHeaderSize } from 'node:http';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Path parameters that are credentials (self-authorizing links, webhook secrets): never logged. */
+    secretParams?: readonly string[];
+  }
+}
+
 /**
  * Header set on requests that arrived with the `LIST` method. Node's HTTP parser refuses `LIST`,
  * so the connection layer rewrites such requests to `GET` and marks them with this header; the
@@ -25,7 +32,7 @@ export function clientMethod(request: { method?: string | undefined; headers: Re
 export function requestLogSerializer(request: FastifyRequest): Record<string, unknown> {
   return {
     method: clientMethod(request),
-    url: redactUrl(request.url),
+    url: redactUrl(request.url, { pattern: request.routeOptions?.url, secretParams: request.routeOptions?.config?.secretParams }),
     version: request.headers['accept-version'],
     host: request.host,
     remoteAddress: request.ip,
