@@ -19,9 +19,9 @@ import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
 import { applySeed, readSeedFile } from './seed/seed.js';
 import { openStore, wipeAndRefill } from './store/store.js';
-import { requestLogSerializer } from './secrets/http/list-method.js';
+import { requestLogSerializer } from './logging.js';
 import { sendSecretsError } from './secrets/http/respond.js';
-import { createServerWithListMethod, destroyAllConnections } from './secrets/http/server.js';
+import { createServerWithListMethod, destroyAllConnections } from './server/server.js';
 import { CLOSE_STEP_MS, SHUTDOWN_GRACE_MS, settleWithin } from './core/shutdown.js';
 
 export interface App {

@@ -3,7 +3,7 @@ import { ApiError } from '../../core/errors.js';
 import { parseJson } from '../../core/json.js';
 import { parseBool } from '../framework/fields.js';
 import type { LogicalRequest, RequestedOperation } from '../router.js';
-import { LIST_MARKER_HEADER } from './list-method.js';
+import { LIST_MARKER_HEADER } from '../../server/list-method.js';
 
 const badRequest = (message: string) => new ApiError(400, message, { messages: message ? [message] : [] });
 

@@ -1,13 +1,4 @@
-import type { FastifyRequest } from 'fastify';
-import { redactUrl } from '../../core/redact.js';
 import { maxHeaderSize } from 'node:http';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /** Path parameters that are credentials (self-authorizing links, webhook secrets): never logged. */
-    secretParams?: readonly string[];
-  }
-}
 
 /**
  * Header set on requests that arrived with the `LIST` method. Node's HTTP parser refuses `LIST`,
@@ -22,22 +13,6 @@ export const LIST_MARKER_HEADER = 'x-understudy-list-method';
  */
 export function clientMethod(request: { method?: string | undefined; headers: Record<string, unknown> }): string | undefined {
   return request.headers[LIST_MARKER_HEADER] === undefined ? request.method : 'LIST';
-}
-
-/**
- * Fastify's default `req` log serializer with the method the client sent, so the "incoming
- * request" line of a `LIST` reads `LIST` rather than the rewritten `GET`. Meant for the logger
- * option `serializers: { req: requestLogSerializer }`.
- */
-export function requestLogSerializer(request: FastifyRequest): Record<string, unknown> {
-  return {
-    method: clientMethod(request),
-    url: redactUrl(request.url, { pattern: request.routeOptions?.url, secretParams: request.routeOptions?.config?.secretParams }),
-    version: request.headers['accept-version'],
-    host: request.host,
-    remoteAddress: request.ip,
-    remotePort: request.socket?.remotePort,
-  };
 }
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientMethod, LIST_MARKER_HEADER, ListMethodRewriter } from '../../../src/secrets/http/list-method.js';
+import { clientMethod, LIST_MARKER_HEADER, ListMethodRewriter } from '../../src/server/list-method.js';
 
 // The byte-level rewriter on its own: every split of a stream must give the same output as the
 // whole stream, and bodies must never be touched. (The TCP tests exercise it through sockets.)
