@@ -40,10 +40,16 @@ const DIGITS = /^\d+$/;
 const OWS = /^[ \t]+|[ \t]+$/g;
 
 /** How the body after a header block is delimited. `raw`: the rest of the connection is opaque. */
-type Framing = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' } | { kind: 'raw' };
+type Framing = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' } | { kind: 'raw' } | { kind: 'drop' };
 const NO_BODY: Framing = { kind: 'none' };
 const CHUNKED: Framing = { kind: 'chunked' };
 const RAW: Framing = { kind: 'raw' };
+/**
+ * After an Upgrade request nothing on this server takes the connection over, and Node's parser,
+ * reading a socket natively, sees no further request on it; the bytes after the head are dropped
+ * here too, so this layer never lets through a request Node alone would not have seen.
+ */
+const DROP: Framing = { kind: 'drop' };
 
 interface HeadAnalysis {
   /** Bytes to send instead of the header block; `undefined` forwards it unchanged (no copy). */
@@ -58,7 +64,8 @@ type State =
   | 'chunk-data' // inside a chunk's data
   | 'chunk-end' // expecting the CRLF after a chunk's data
   | 'trailers' // after the last chunk: trailer lines up to an empty line
-  | 'raw'; // no longer tracking: everything passes through unchanged
+  | 'raw' // no longer tracking: everything passes through unchanged
+  | 'drop'; // after an Upgrade request: nothing more reaches the parser
 
 /**
  * Rewrites `LIST` requests on an HTTP/1.x connection into `GET` + {@link LIST_MARKER_HEADER},
@@ -108,6 +115,10 @@ export class ListMethodRewriter {
   private step(chunk: Buffer, position: number): number {
     switch (this.state) {
       case 'raw':
+        return chunk.length;
+      case 'drop':
+        this.emitPassThrough(chunk, position);
+        this.passFrom = chunk.length;
         return chunk.length;
       case 'body':
       case 'chunk-data':
@@ -258,6 +269,9 @@ export class ListMethodRewriter {
         return;
       case 'raw':
         this.giveUp();
+        return;
+      case 'drop':
+        this.state = 'drop';
     }
   }
 
@@ -374,7 +388,7 @@ function readFields(text: string): HeadFields | undefined {
 }
 
 function framingOf(fields: HeadFields): Framing | undefined {
-  if (fields.upgrade && fields.connection?.some((value) => hasToken(value, 'upgrade'))) return RAW;
+  if (fields.upgrade && fields.connection?.some((value) => hasToken(value, 'upgrade'))) return DROP;
   const { contentLengths = [], transferEncodings } = fields;
   if (transferEncodings) {
     // Node refuses Content-Length beside Transfer-Encoding, and a request whose last coding is not chunked.

@@ -71,8 +71,9 @@ describe('ListMethodRewriter', () => {
   });
 
   it('stops rewriting after an upgrade or CONNECT: what follows is not HTTP/1', () => {
+    // Nothing here takes an upgrade, and Node reading a socket natively parses nothing after one: dropped.
     const upgrade = 'GET /ws HTTP/1.1\r\nConnection: keep-alive, Upgrade\r\nUpgrade: websocket\r\n\r\n';
-    expectRewrite(upgrade + list, upgrade + list);
+    expectRewrite(upgrade + list, upgrade);
     const tunnel = 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n';
     expectRewrite(tunnel + list, tunnel + list);
   });
