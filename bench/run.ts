@@ -6,7 +6,7 @@
  *
  * Knobs (environment): BENCH_DURATION seconds per row (4), BENCH_CONNECTIONS (2),
  * BENCH_STARTS start-up samples (5), BENCH_ONLY runs only scenarios whose name contains it,
- * BENCH_SOAK seconds of the soak row (30; the issue's full soak is 600), run when BENCH_ONLY is
+ * BENCH_SOAK seconds of the soak row (60; the issue's full soak is 600), run when BENCH_ONLY is
  * unset or `soak`.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,7 @@ const settings = {
   connections: positiveInteger('BENCH_CONNECTIONS', 2),
   starts: positiveInteger('BENCH_STARTS', 5),
   only: process.env.BENCH_ONLY ?? '',
-  soakSeconds: positiveInteger('BENCH_SOAK', 30),
+  soakSeconds: positiveInteger('BENCH_SOAK', 60),
 };
 const WARMUP_SECONDS = 1;
 

@@ -52,7 +52,7 @@ const run = (target: BenchTarget, seconds: number, connections: number) =>
  * (after - before) / before; the caches are bounded, so it should stay under the goal.
  */
 export async function soak(target: BenchTarget, pid: number, seconds: number, connections: number): Promise<SoakResult> {
-  const warmupSeconds = Math.max(5, Math.round(seconds / 10));
+  const warmupSeconds = Math.max(10, Math.round(seconds / 10));
   await run(target, warmupSeconds, connections);
   const rssAfterWarmupMb = rssMb(pid);
   const result = await run(target, seconds, connections);
