@@ -12,7 +12,10 @@ import { registerOpenApi, type RegisteredRoute } from './control/openapi.js';
 import { Scheduler } from './core/scheduler.js';
 import { platformRouterError } from './platform/jsonapi/errors.js';
 import { platformPlugin } from './platform/plugin.js';
-import { forgetLimitPolicy } from './platform/admin/rate-limit.js';
+import { forgetLimitPolicy, forgetRateLimitWindows } from './platform/admin/rate-limit.js';
+import { forgetListAnchors } from './platform/list-anchors.js';
+import { createHarness, type Harness } from './control/harness/harness.js';
+import { installHarness } from './control/harness/hooks.js';
 import { signingKeyDiscoveryRoutes } from './platform/admin/well-known.js';
 import { registryProtocolPlugin } from './platform/registry/protocol-routes.js';
 import type { Runtime } from './runtime.js';
@@ -30,6 +33,8 @@ export interface App {
   reset(): number;
   /** Every route registered, as Fastify saw it (the OpenAPI document must describe each). */
   readonly routes: readonly RegisteredRoute[];
+  /** Request journal, fault rules and snapshots. */
+  readonly harness: Harness;
 }
 
 /** Header and body paths that carry secrets: never written to a log. */
@@ -113,16 +118,29 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   for (const warning of seedWarnings) fastify.log.warn(warning);
   let ready = false;
 
+  /** After the store's content was replaced (reset, snapshot restore): what memory knew about it goes. */
+  const forgetDerivedState = () => {
+    forgetLimitPolicy(store.db);
+    forgetRateLimitWindows(runtime);
+    forgetListAnchors();
+    harness.subjects.forget();
+    // Sources drop their caches; the database engine closes its connection pools.
+    runtime.scheduler.reset();
+  };
+  const harness = createHarness(runtime, forgetDerivedState);
+
   const reset = (): number => {
     const started = performance.now();
     clock.reset();
     wipeAndRefill(store, (tx) => applySeed(store.db, tx, clock, seed, seedTokens));
-    forgetLimitPolicy(store.db);
-    runtime.scheduler.reset();
+    forgetDerivedState();
+    harness.faults.clear();
     return Math.round((performance.now() - started) * 100) / 100;
   };
 
   fastify.setNotFoundHandler(unrouted);
+  // Before any tree, so journal and faults see every request once, wherever it is routed.
+  installHarness(fastify, runtime, harness);
   if (config.corsOrigins !== null) await fastify.register(cors, corsOptions(config.corsOrigins));
   const routes = await registerOpenApi(fastify, runtime);
   await fastify.register(async (scoped) => platformPlugin(scoped, runtime), { prefix: '/api/v2' });
@@ -130,7 +148,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await fastify.register(async (scoped) => stateObjectPlugin(scoped, runtime), { prefix: OBJECT_PREFIX });
   await fastify.register(async (scoped) => secretsPlugin(scoped, runtime));
   await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
-  await fastify.register(controlPlugin, { prefix: '/_emulator', runtime, hooks: { isReady: () => ready, reset } });
+  await fastify.register(controlPlugin, { prefix: '/_emulator', runtime, hooks: { isReady: () => ready, reset }, harness });
   await fastify.register(standInsPlugin, { runtime });
   fastify.addHook('onReady', async () => {
     ready = true;
@@ -138,7 +156,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   fastify.addHook('onClose', async () => {
     await runtime.scheduler.stop();
     store.close();
+    harness.snapshots.close();
   });
   await fastify.ready();
-  return { fastify, runtime, reset, routes };
+  return { fastify, runtime, reset, routes, harness };
 }

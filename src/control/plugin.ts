@@ -7,6 +7,7 @@ import { outboxRoutes } from './outbox.js';
 import { bulkRoutes } from './bulk.js';
 import { docsRoutes } from './docs.js';
 import { platformFixtureRoutes } from './platform-fixtures.js';
+import { harnessRoutes, type Harness } from './harness/harness.js';
 
 export interface ControlHooks {
   /** True once migrations and the seed are done. */
@@ -20,8 +21,11 @@ function controlError(reply: FastifyReply, status: number, message: string): Fas
 }
 
 /** `/_emulator`: the stable control plane scripts and CI jobs use. */
-export async function controlPlugin(app: FastifyInstance, options: { runtime: Runtime; hooks: ControlHooks }): Promise<void> {
-  const { runtime, hooks } = options;
+export async function controlPlugin(
+  app: FastifyInstance,
+  options: { runtime: Runtime; hooks: ControlHooks; harness: Harness },
+): Promise<void> {
+  const { runtime, hooks, harness } = options;
   const guard = runtime.config.controlToken;
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
@@ -75,4 +79,5 @@ export async function controlPlugin(app: FastifyInstance, options: { runtime: Ru
   await platformFixtureRoutes(app, runtime);
   await outboxRoutes(app, runtime);
   await bulkRoutes(app, runtime);
+  await harnessRoutes(app, harness, runtime);
 }

@@ -1,0 +1,128 @@
+import { mkdtempSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platform, startServer, type TestServer } from '../../helpers/app.js';
+import { control, secrets } from './control.js';
+
+const workspace = (name: string) => ({ body: { data: { type: 'workspaces', attributes: { name } } } });
+
+describe('snapshots', () => {
+  let server: TestServer;
+  const directory = mkdtempSync(join(tmpdir(), 'understudy-snapshot-test-'));
+  beforeAll(async () => {
+    server = await startServer({ UNDERSTUDY_SNAPSHOT_DIR: directory });
+  });
+  afterAll(() => server.close());
+
+  const workspaceNames = async (query = '') =>
+    (await platform(server, 'GET', `/organizations/understudy/workspaces${query}`)).body.data.map(
+      (item: { attributes: { name: string } }) => item.attributes.name,
+    );
+
+  it('takes, lists, restores and deletes a snapshot of both APIs; restore keeps the clock unless asked', async () => {
+    expect((await platform(server, 'POST', '/organizations/understudy/workspaces', workspace('kept'))).status).toBe(201);
+    await secrets(server, 'POST', 'secret/data/app', { data: { v: 'before' } });
+    const taken = await control(server, 'POST', '/snapshots', { name: 'base' });
+    expect(taken.status).toBe(201);
+    expect(taken.body).toMatchObject({ name: 'base', 'size-bytes': statSync(join(directory, 'base.sqlite')).size });
+    expect((await control(server, 'GET', '/snapshots')).body.snapshots).toEqual([taken.body]);
+
+    expect((await platform(server, 'POST', '/organizations/understudy/workspaces', workspace('added-later'))).status).toBe(201);
+    await secrets(server, 'POST', 'secret/data/app', { data: { v: 'after' } });
+    await control(server, 'POST', '/clock', { advance: '48h' });
+    const clockBefore = (await control(server, 'GET', '/clock')).body.now;
+
+    const restored = await control(server, 'POST', '/snapshots/base/restore');
+    expect(restored.status).toBe(200);
+    expect(restored.body.status).toBe('restored');
+    // The clock runs on in real time; it stayed two days ahead of the snapshot's.
+    expect(Date.parse(restored.body.clock)).toBeGreaterThanOrEqual(Date.parse(clockBefore));
+    expect(await workspaceNames()).toEqual(['kept']);
+    expect((await secrets(server, 'GET', 'secret/data/app')).body.data.data).toEqual({ v: 'before' });
+    // Counts, the name index and the triggers behind them came back with the rows.
+    const list = await platform(server, 'GET', '/organizations/understudy/workspaces');
+    expect(list.body.meta.pagination['total-count']).toBe(1);
+    expect(await workspaceNames('?search%5Bname%5D=kep')).toEqual(['kept']);
+    expect((await platform(server, 'POST', '/organizations/understudy/workspaces', workspace('after-restore'))).status).toBe(201);
+    expect(await workspaceNames('?search%5Bname%5D=after')).toEqual(['after-restore']);
+
+    const withClock = await control(server, 'POST', '/snapshots/base/restore', { clock: true });
+    expect(Date.parse(withClock.body.clock) - Date.parse(taken.body.clock)).toBeLessThan(60_000);
+    expect(Date.parse(withClock.body.clock)).toBeGreaterThanOrEqual(Date.parse(taken.body.clock));
+
+    expect((await control(server, 'DELETE', '/snapshots/base')).status).toBe(204);
+    expect((await control(server, 'POST', '/snapshots/base/restore')).status).toBe(404);
+    expect((await control(server, 'GET', '/snapshots')).body.snapshots).toEqual([]);
+  });
+
+  it('refuses a bad name, an existing name unless replaced, and a missing snapshot', async () => {
+    for (const name of ['', '../up', 'a b', '.hidden', 'x'.repeat(101)])
+      expect((await control(server, 'POST', '/snapshots', { name })).status, name).toBe(400);
+    expect((await control(server, 'POST', '/snapshots', {})).status).toBe(400);
+    expect((await control(server, 'POST', '/snapshots', { name: 'twice' })).status).toBe(201);
+    expect((await control(server, 'POST', '/snapshots', { name: 'twice' })).status).toBe(409);
+    expect((await control(server, 'POST', '/snapshots', { name: 'twice', replace: true })).status).toBe(201);
+    expect((await control(server, 'GET', '/snapshots/nope')).status).toBe(404);
+    expect((await control(server, 'GET', '/snapshots/nope/export')).status).toBe(404);
+    expect((await control(server, 'POST', '/snapshots/twice/restore', { clock: 'yes' })).status).toBe(400);
+  });
+
+  it('a restore that fails half-way leaves the world as it was', async () => {
+    await secrets(server, 'POST', 'secret/data/app', { data: { v: 'current' } });
+    expect((await control(server, 'POST', '/snapshots', { name: 'broken' })).status).toBe(201);
+    const file = join(directory, 'broken.sqlite');
+    // The schema pages survive; the table pages the copy needs do not.
+    truncateSync(file, Math.floor(statSync(file).size / 2));
+    const before = await workspaceNames();
+    const failed = await control(server, 'POST', '/snapshots/broken/restore');
+    expect(failed.status).toBe(409);
+    expect(failed.body.error).toContain('nothing was changed');
+    expect(await workspaceNames()).toEqual(before);
+    expect((await secrets(server, 'GET', 'secret/data/app')).body.data.data).toEqual({ v: 'current' });
+    expect((await platform(server, 'POST', '/organizations/understudy/workspaces', workspace('still-writable'))).status).toBe(201);
+  });
+
+  it('exports a store file and imports it under another name; refuses a file that is not a store', async () => {
+    await secrets(server, 'POST', 'secret/data/exported', { data: { v: 'exported' } });
+    expect((await control(server, 'POST', '/snapshots', { name: 'to-export' })).status).toBe(201);
+    const exported = await fetch(`${server.baseUrl}/_emulator/snapshots/to-export/export`);
+    expect(exported.status).toBe(200);
+    expect(exported.headers.get('content-disposition')).toBe('attachment; filename="to-export.sqlite"');
+    const bytes = Buffer.from(await exported.arrayBuffer());
+    expect(bytes.subarray(0, 15).toString()).toBe('SQLite format 3');
+    expect(bytes.equals(readFileSync(join(directory, 'to-export.sqlite')))).toBe(true);
+
+    await secrets(server, 'DELETE', 'secret/metadata/exported');
+    const imported = await fetch(`${server.baseUrl}/_emulator/snapshots/import?name=imported`, { method: 'POST', body: bytes });
+    expect(imported.status).toBe(201);
+    expect(((await imported.json()) as { name: string }).name).toBe('imported');
+    expect((await control(server, 'POST', '/snapshots/imported/restore')).status).toBe(200);
+    expect((await secrets(server, 'GET', 'secret/data/exported')).body.data.data).toEqual({ v: 'exported' });
+
+    const garbage = await fetch(`${server.baseUrl}/_emulator/snapshots/import?name=garbage`, {
+      method: 'POST',
+      body: 'not a database at all',
+    });
+    expect(garbage.status).toBe(400);
+    expect(((await garbage.json()) as { error: string }).error).toMatch(/not an understudy store/);
+    expect((await control(server, 'GET', '/snapshots/garbage')).status).toBe(404);
+    const unnamed = await fetch(`${server.baseUrl}/_emulator/snapshots/import`, { method: 'POST', body: bytes });
+    expect(unnamed.status).toBe(400);
+  });
+
+  it('is consistent when taken while requests write', async () => {
+    const writes = Array.from({ length: 30 }, (_, i) => secrets(server, 'POST', `secret/data/load-${i}`, { data: { i: String(i) } }));
+    const taken = control(server, 'POST', '/snapshots', { name: 'under-load', replace: true });
+    const results = await Promise.all([...writes, taken]);
+    expect(results.every((result) => result.status < 300)).toBe(true);
+    expect((await control(server, 'POST', '/snapshots/under-load/restore')).status).toBe(200);
+    // Whatever the snapshot caught, it is whole: each secret it holds reads back in full.
+    const listed = await secrets(server, 'GET', 'secret/metadata/?list=true');
+    expect(listed.status).toBe(200);
+    for (const key of (listed.body.data.keys as string[]).filter((name) => name.startsWith('load-'))) {
+      const read = await secrets(server, 'GET', `secret/data/${key}`);
+      expect(read.body.data.data).toEqual({ i: key.slice('load-'.length) });
+    }
+  });
+});
