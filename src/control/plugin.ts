@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { safeEqual } from '../core/crypto.js';
+import { controlAuthorized } from './control-token.js';
 import { VERSION } from '../core/version.js';
 import type { Runtime } from '../runtime.js';
 import { clockRoutes } from './clock.js';
@@ -29,10 +29,12 @@ export async function controlPlugin(
   const guard = runtime.config.controlToken;
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    // Health is never guarded, however the path is spelled (the router ignores a trailing slash too).
-    if (guard === null || request.url.split('?')[0]?.replace(/\/+$/, '') === '/_emulator/health') return;
-    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
-    if (!safeEqual(token, guard)) return controlError(reply, 401, 'the control plane requires UNDERSTUDY_CONTROL_TOKEN as a bearer token');
+    // Health is never guarded, however the path is spelled (the router ignores a trailing slash too);
+    // the inspector page answers its own login form.
+    const path = request.url.split('?')[0]?.replace(/\/+$/, '');
+    if (path === '/_emulator/health' || path === '/_emulator/ui' || path === '/_emulator/ui/login') return;
+    if (!controlAuthorized(request, guard))
+      return controlError(reply, 401, 'the control plane requires UNDERSTUDY_CONTROL_TOKEN as a bearer token');
   });
   app.setNotFoundHandler((_request, reply) => controlError(reply, 404, 'no such control endpoint'));
 

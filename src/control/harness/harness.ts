@@ -8,6 +8,7 @@ import { journalRoutes } from './journal-routes.js';
 import { defaultSnapshotDirectory, Snapshots } from './snapshots.js';
 import { snapshotRoutes } from './snapshot-routes.js';
 import { Subjects } from './subject.js';
+import { inspectorRoutes } from './ui.js';
 
 /** The test harness of one server: request journal, fault rules, snapshots. */
 export interface Harness extends HarnessParts {
@@ -30,4 +31,5 @@ export async function harnessRoutes(app: FastifyInstance, harness: Harness, runt
   journalRoutes(app, harness.journal);
   faultRoutes(app, harness.faults, runtime.clock);
   await snapshotRoutes(app, harness.snapshots);
+  inspectorRoutes(app, runtime);
 }
