@@ -2,7 +2,11 @@ import { mkdtempSync, readFileSync, statSync, truncateSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platform, startServer, type TestServer } from '../../helpers/app.js';
+import { buildApp } from '../../../src/app.js';
+import { SHIPPED_SEED } from '../../../src/config.js';
+import { ControllableClock } from '../../../src/core/clock.js';
+import { ADMIN_TOKEN, platform, startServer, testConfig, type TestServer } from '../../helpers/app.js';
+import { writeSeed } from '../../platform/identity/helpers.js';
 import { control, secrets } from './control.js';
 
 const workspace = (name: string) => ({ body: { data: { type: 'workspaces', attributes: { name } } } });
@@ -123,6 +127,31 @@ describe('snapshots', () => {
     for (const key of (listed.body.data.keys as string[]).filter((name) => name.startsWith('load-'))) {
       const read = await secrets(server, 'GET', `secret/data/${key}`);
       expect(read.body.data.data).toEqual({ i: key.slice('load-'.length) });
+    }
+  });
+});
+
+describe('a restore forgets what memory knew about the world before', () => {
+  it('starts every client on a fresh rate-limit window', async () => {
+    const seed = writeSeed({
+      ...JSON.parse(readFileSync(SHIPPED_SEED, 'utf8')),
+      'admin-settings': { general: { 'api-rate-limiting-enabled': true, 'api-rate-limit': 30 } },
+    });
+    // A clock that stands still: every request falls in the same one-second window.
+    const clock = new ControllableClock(() => Date.parse('2030-01-01T00:00:00.250Z'));
+    const app = await buildApp(testConfig({ UNDERSTUDY_SEED: seed }), { logTo: false, clock });
+    try {
+      await app.harness.snapshots.create('limits', false);
+      const get = () =>
+        app.fastify.inject({ url: '/api/v2/organizations/understudy', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      for (let index = 0; index < 30; index++) expect((await get()).statusCode).toBe(200);
+      expect((await get()).statusCode).toBe(429);
+      app.harness.snapshots.restore('limits', false);
+      const after = await get();
+      expect(after.statusCode).toBe(200);
+      expect(after.headers['x-ratelimit-remaining']).toBe('29');
+    } finally {
+      await app.fastify.close();
     }
   });
 });
