@@ -1,5 +1,8 @@
 import { REDACTED, redactBody, type BodyRules } from '../../core/redact.js';
 
+/** Stands for a streamed body, which the journal does not keep. */
+export const STREAMED = Symbol('streamed body');
+
 /** Bodies longer than this are noted by size only: the journal is for reading, not archiving. */
 const MAX_KEPT_BYTES = 256 * 1024;
 
@@ -20,6 +23,7 @@ function parsedJson(text: string, rules: BodyRules): unknown {
  */
 export function journalBody(body: unknown, rules: BodyRules, json: boolean): unknown {
   if (body === undefined || body === null || body === '') return null;
+  if (body === STREAMED) return '[stream]';
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     const length = typeof body === 'string' ? body.length : body.byteLength;
     if (length > MAX_KEPT_BYTES) return sized(length);
@@ -36,4 +40,24 @@ export function isJsonText(contentType: unknown, body: unknown): boolean {
   if (typeof body !== 'string') return false;
   const first = body.trimStart()[0];
   return first === '{' || first === '[';
+}
+
+/** A body as it was sent, kept until someone reads the entry. */
+export interface SentBody {
+  body: unknown;
+  /** Whether text is to be read as JSON (from its content type, or its first character). */
+  json: boolean;
+}
+
+/**
+ * The bodies of one entry, redacted when first asked for and remembered after. Capturing costs a
+ * reference per body, so the journal adds little to a request nobody inspects; what a reader sees
+ * is redacted by the same rules either way.
+ */
+export function lazyBodies(request: SentBody, response: SentBody, rules: BodyRules): () => { request: unknown; response: unknown } {
+  let redacted: { request: unknown; response: unknown } | undefined;
+  return () => {
+    redacted ??= { request: journalBody(request.body, rules, request.json), response: journalBody(response.body, rules, response.json) };
+    return redacted;
+  };
 }

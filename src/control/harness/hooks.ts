@@ -7,7 +7,7 @@ import { sendError } from '../../platform/jsonapi/errors.js';
 import type { Runtime } from '../../runtime.js';
 import { clientMethod } from '../../secrets/http/list-method.js';
 import { sendSecretsError } from '../../secrets/http/respond.js';
-import { isJsonText, journalBody } from './capture.js';
+import { isJsonText, lazyBodies, STREAMED, type SentBody } from './capture.js';
 import type { FaultRule, FaultRules } from './faults.js';
 import type { FaultMark, Journal } from './journal.js';
 import type { Subjects } from './subject.js';
@@ -28,7 +28,7 @@ interface Watched {
   timeMs: number;
   virtualMs: number;
   fault: FaultMark | null;
-  responseBody: unknown;
+  response: SentBody;
   /** Recorded already (a dropped or held connection has no onResponse). */
   done: boolean;
 }
@@ -85,8 +85,11 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
       status,
       durationMs: Math.round(durationMs * 100) / 100,
       subject: subjects.of(request, watched.path),
-      requestBody: journalBody(request.body, rules, !objects && isJsonText(request.headers['content-type'], request.body)),
-      responseBody: watched.responseBody,
+      bodies: lazyBodies(
+        { body: request.body, json: !objects && isJsonText(request.headers['content-type'], request.body) },
+        watched.response,
+        rules,
+      ),
       fault: watched.fault,
     });
   };
@@ -132,7 +135,7 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
       timeMs: Date.now(),
       virtualMs: runtime.clock.nowMs(),
       fault: null,
-      responseBody: null,
+      response: { body: null, json: false },
       done: false,
     };
     request[WATCHED] = watched;
@@ -145,7 +148,9 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
       if (watched !== undefined) {
         const contentType = reply.getHeader('content-type');
         const json = !watched.path.startsWith('/_archivist/') && isJsonText(contentType ?? '', payload);
-        watched.responseBody = journalBody(payload, isSecrets(watched.path) ? 'secrets' : 'platform', json);
+        // A stream is read once, by the client; the journal notes only that there was one.
+        const streamed = typeof payload === 'object' && payload !== null && typeof (payload as { pipe?: unknown }).pipe === 'function';
+        watched.response = { body: streamed ? STREAMED : payload, json };
       }
       return payload;
     });

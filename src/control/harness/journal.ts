@@ -7,7 +7,7 @@ export interface FaultMark {
   effect: 'status' | 'delay' | 'reset' | 'timeout';
 }
 
-/** One request as the journal keeps it; bodies and the query are already redacted. */
+/** One request as the journal keeps it; the path and query are already redacted, the bodies when first read. */
 export interface JournalRecord {
   id: number;
   requestId: string;
@@ -22,8 +22,8 @@ export interface JournalRecord {
   durationMs: number;
   /** The token's accessor (secrets) or id (platform); never the token. */
   subject: string | null;
-  requestBody: unknown;
-  responseBody: unknown;
+  /** Both bodies, redacted; worked out the first time someone reads the entry (see capture.ts). */
+  bodies(): { request: unknown; response: unknown };
   fault: FaultMark | null;
 }
 
@@ -109,6 +109,7 @@ export function matchesFilter(record: JournalRecord, filter: JournalFilter): boo
 
 /** A record as `GET /_emulator/requests` shows it. */
 export function journalEntry(record: JournalRecord): Record<string, unknown> {
+  const bodies = record.bodies();
   return {
     id: record.id,
     'request-id': record.requestId,
@@ -120,8 +121,8 @@ export function journalEntry(record: JournalRecord): Record<string, unknown> {
     status: record.status,
     'duration-ms': record.durationMs,
     'token-accessor': record.subject,
-    'request-body': record.requestBody ?? null,
-    'response-body': record.responseBody ?? null,
+    'request-body': bodies.request ?? null,
+    'response-body': bodies.response ?? null,
     fault: record.fault,
   };
 }
