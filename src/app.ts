@@ -17,12 +17,13 @@ import { forgetLimitPolicy, forgetRateLimitWindows } from './platform/admin/rate
 import { forgetListAnchors } from './platform/list-anchors.js';
 import { createHarness, type Harness } from './control/harness/harness.js';
 import { installHarness } from './control/harness/hooks.js';
+import { isStoreFile } from './control/harness/snapshots.js';
 import { signingKeyDiscoveryRoutes } from './platform/admin/well-known.js';
 import { registryProtocolPlugin } from './platform/registry/protocol-routes.js';
 import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
-import { applySeed, readSeedFile } from './seed/seed.js';
-import { openStore, wipeAndRefill } from './store/store.js';
+import { applySeed, readSeedFile, SeedError } from './seed/seed.js';
+import { isEmptyStore, openStore, wipeAndRefill } from './store/store.js';
 import { requestLogSerializer } from './secrets/http/list-method.js';
 import { sendSecretsError } from './secrets/http/respond.js';
 import { createServerWithListMethod } from './secrets/http/server.js';
@@ -103,7 +104,9 @@ function corsOptions(origins: string) {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const store = openStore(config.store);
   const clock = options.clock ?? new ControllableClock();
-  const seed = readSeedFile(config.seed);
+  // The seed is a JSON world description, or a snapshot (a store file) to start from.
+  const snapshotSeed = isStoreFile(config.seed) ? config.seed : null;
+  const seed = snapshotSeed === null ? readSeedFile(config.seed) : null;
   const fastify = Fastify({
     logger: loggerOptions(config, options.logTo),
     serverFactory: createServerWithListMethod,
@@ -116,8 +119,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const platform = buildPlatformContext(runtime);
   const seedTokens = { adminToken: config.adminToken, rootToken: config.rootToken, edition: config.edition };
 
-  const seedWarnings = store.db.transaction((tx) => applySeed(store.db, tx, clock, seed, seedTokens));
-  for (const warning of seedWarnings) fastify.log.warn(warning);
   let ready = false;
 
   /** After the store's content was replaced (reset, snapshot restore): what memory knew about it goes. */
@@ -131,10 +132,24 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
   const harness = createHarness(runtime, forgetDerivedState);
 
+  /** The seed's world: the JSON seed's additions, or the snapshot's content (into an empty store only, at start). */
+  const loadSnapshotSeed = (file: string) => {
+    try {
+      harness.snapshots.load(file, file);
+    } catch (error) {
+      throw new SeedError(`UNDERSTUDY_SEED=${file}: ${(error as Error).message}`);
+    }
+  };
+  if (seed !== null) {
+    const seedWarnings = store.db.transaction((tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+    for (const warning of seedWarnings) fastify.log.warn(warning);
+  } else if (snapshotSeed !== null && isEmptyStore(store)) loadSnapshotSeed(snapshotSeed);
+
   const reset = (): number => {
     const started = performance.now();
     clock.reset();
-    wipeAndRefill(store, (tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+    if (seed !== null) wipeAndRefill(store, (tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+    else if (snapshotSeed !== null) loadSnapshotSeed(snapshotSeed);
     forgetDerivedState();
     harness.faults.clear();
     return Math.round((performance.now() - started) * 100) / 100;

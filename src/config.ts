@@ -88,7 +88,7 @@ export const VARIABLES: readonly Variable[] = [
     key: 'seed',
     default: 'fixtures/default.json',
     expects: 'a path to a seed file',
-    meaning: 'initial state of both APIs, restored by /_emulator/reset',
+    meaning: 'initial state of both APIs, restored by /_emulator/reset: a JSON seed, or a snapshot (store file) to start from',
   },
   {
     name: 'UNDERSTUDY_ADMIN_TOKEN',

@@ -1,4 +1,17 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -148,16 +161,24 @@ export class Snapshots {
     if (restoreClock && clockAt === null)
       throw new HarnessError(400, 'this snapshot does not record the emulated time; restore it without "clock"');
     const started = performance.now();
+    this.load(file, JSON.stringify(name));
+    if (clockAt !== null) this.clock.set(new Date(clockAt), true);
+    this.afterRestore();
+    return { 'duration-ms': Math.round((performance.now() - started) * 100) / 100, clock: this.clock.now().toISOString() };
+  }
+
+  /**
+   * Replaces the world with a store file's (a snapshot, an export), in one transaction; what the
+   * server keeps in memory is the caller's to forget. `what` names the file in the error.
+   */
+  load(file: string, what: string): void {
     try {
       this.copyIn(file);
     } catch (error) {
       if (error instanceof HarnessError || !(error instanceof Database.SqliteError)) throw error;
       // The transaction rolled back: the world is as it was.
-      throw new HarnessError(409, `the snapshot ${JSON.stringify(name)} cannot be read (${error.message}); nothing was changed`);
+      throw new HarnessError(409, `the snapshot ${what} cannot be read (${error.message}); nothing was changed`);
     }
-    if (clockAt !== null) this.clock.set(new Date(clockAt), true);
-    this.afterRestore();
-    return { 'duration-ms': Math.round((performance.now() - started) * 100) / 100, clock: this.clock.now().toISOString() };
   }
 
   private copyIn(file: string): void {
@@ -232,4 +253,20 @@ export class Snapshots {
 /** Where snapshots live by default: `snapshots/` beside a store file; a temporary directory for `:memory:`. */
 export function defaultSnapshotDirectory(store: Store): string | null {
   return store.ephemeral ? null : join(dirname(store.location), 'snapshots');
+}
+
+/** Whether `path` is a SQLite file (a store, a snapshot, an export) rather than a JSON seed. */
+export function isStoreFile(path: string): boolean {
+  try {
+    const handle = openSync(path, 'r');
+    try {
+      const header = Buffer.alloc(16);
+      readSync(handle, header, 0, 16, 0);
+      return header.toString('latin1') === 'SQLite format 3\0';
+    } finally {
+      closeSync(handle);
+    }
+  } catch {
+    return false;
+  }
 }

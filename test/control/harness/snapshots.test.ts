@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, statSync, truncateSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,5 +153,41 @@ describe('a restore forgets what memory knew about the world before', () => {
     } finally {
       await app.fastify.close();
     }
+  });
+});
+
+describe('a snapshot as the seed (UNDERSTUDY_SEED naming a store file)', () => {
+  it('starts from the snapshot and resets back to it', async () => {
+    const directory = mkdtempSync(join(tmpdir(), 'understudy-snapshot-seed-'));
+    const source = await startServer({ UNDERSTUDY_SNAPSHOT_DIR: directory });
+    try {
+      expect((await platform(source, 'POST', '/organizations/understudy/workspaces', workspace('from-snapshot'))).status).toBe(201);
+      await secrets(source, 'POST', 'secret/data/seeded', { data: { v: 'snap' } });
+      expect((await control(source, 'POST', '/snapshots', { name: 'world' })).status).toBe(201);
+    } finally {
+      await source.close();
+    }
+    const server = await startServer({ UNDERSTUDY_SEED: join(directory, 'world.sqlite') });
+    try {
+      const names = async () =>
+        (await platform(server, 'GET', '/organizations/understudy/workspaces')).body.data.map(
+          (item: { attributes: { name: string } }) => item.attributes.name,
+        );
+      expect(await names()).toEqual(['from-snapshot']);
+      expect((await secrets(server, 'GET', 'secret/data/seeded')).body.data.data).toEqual({ v: 'snap' });
+      expect((await platform(server, 'POST', '/organizations/understudy/workspaces', workspace('later'))).status).toBe(201);
+      await secrets(server, 'DELETE', 'secret/metadata/seeded');
+      expect((await control(server, 'POST', '/reset')).status).toBe(200);
+      expect(await names()).toEqual(['from-snapshot']);
+      expect((await secrets(server, 'GET', 'secret/data/seeded')).body.data.data).toEqual({ v: 'snap' });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('refuses to start from a store file it cannot read', async () => {
+    const file = join(mkdtempSync(join(tmpdir(), 'understudy-bad-seed-')), 'broken.sqlite');
+    writeFileSync(file, Buffer.concat([Buffer.from('SQLite format 3\0'), Buffer.alloc(200)]));
+    await expect(startServer({ UNDERSTUDY_SEED: file })).rejects.toThrow(/UNDERSTUDY_SEED=.*broken\.sqlite/);
   });
 });
