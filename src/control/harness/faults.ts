@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { redactBody } from '../../core/redact.js';
 import { invalid } from './errors.js';
 import { globMatches } from './glob.js';
 import type { FaultMark } from './journal.js';
@@ -138,7 +139,8 @@ export function ruleView(rule: FaultRule): Record<string, unknown> {
     'token-accessor': rule.tokenAccessor,
     effect: rule.effect,
     status: rule.status,
-    body: rule.body,
+    // The rule answers with its body as given; the list shows it redacted, like the journal.
+    body: rule.body === null ? null : redactBody(rule.body, 'platform'),
     headers: rule.headers,
     delay: rule.delayMs,
     probability: rule.probability,

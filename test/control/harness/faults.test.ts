@@ -60,6 +60,10 @@ describe('fault and latency rules', () => {
     expect(hit).toMatchObject({ status: 500, body: { errors: ['boom'] } });
     const rule = (await control(server, 'GET', '/faults')).body.faults[0];
     expect(rule).toMatchObject({ matched: 2, applied: 1, active: true });
+    await addRule({ path: '/v1/auth/token/create', status: 200, body: { auth: { client_token: 'hvs.fake-but-secret' } } });
+    const listed = JSON.stringify((await control(server, 'GET', '/faults')).body);
+    expect(listed).not.toContain('hvs.fake-but-secret');
+    expect((await secrets(server, 'POST', 'auth/token/create', {})).body).toEqual({ auth: { client_token: 'hvs.fake-but-secret' } });
   });
 
   it('delays in real time, alone or before a status', async () => {
