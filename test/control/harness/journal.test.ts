@@ -67,6 +67,39 @@ describe('the request journal', () => {
     expect(withQuery.at(-1).query).toEqual({ token: '[redacted]' });
   });
 
+  it('keeps no platform secret in clear: hmac-key, a sensitive variable value, a self-authorizing link', async () => {
+    const task = await platform(server, 'POST', '/organizations/understudy/tasks', {
+      body: {
+        data: {
+          type: 'tasks',
+          attributes: {
+            name: 'scan',
+            url: 'http://127.0.0.1:9/hook',
+            description: 'checks',
+            category: 'task',
+            'hmac-key': 'hmac-in-clear',
+          },
+        },
+      },
+    });
+    expect(task.status, JSON.stringify(task.body)).toBe(201);
+    const ws = await platform(server, 'POST', '/organizations/understudy/workspaces', {
+      body: { data: { type: 'workspaces', attributes: { name: 'journal-vars' } } },
+    });
+    const variable = await platform(server, 'POST', `/workspaces/${ws.body.data.id}/vars`, {
+      body: { data: { type: 'vars', attributes: { key: 'db_password', value: 'variable-in-clear', category: 'env', sensitive: true } } },
+    });
+    expect(variable.status).toBe(201);
+    await platform(server, 'POST', `/workspaces/${ws.body.data.id}/vars`, {
+      body: { data: { type: 'vars', attributes: { key: 'region', value: 'plain-region', category: 'env' } } },
+    });
+    await fetch(`${server.baseUrl}/api/registry/archives/link-credential-in-clear/module.tar.gz`);
+    const text = JSON.stringify((await control(server, 'GET', '/requests')).body);
+    for (const secret of ['hmac-in-clear', 'variable-in-clear', 'link-credential-in-clear']) expect(text).not.toContain(secret);
+    expect(text).toContain('plain-region');
+    expect(text).toContain('/api/registry/archives/[redacted]/module.tar.gz');
+  });
+
   it('filters by method, path glob, prefix, status, since, token accessor and limit; counts with the same filters', async () => {
     await secrets(server, 'POST', 'secret/data/a', { data: { x: '1' } });
     await secrets(server, 'POST', 'secret/data/b/c', { data: { x: '1' } });
