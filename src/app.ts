@@ -141,14 +141,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     }
   };
   if (seed !== null) {
-    const seedWarnings = store.db.transaction((tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+    const seedWarnings = store.db.transaction((tx) => applySeed(platform, tx, seed, seedTokens));
     for (const warning of seedWarnings) fastify.log.warn(warning);
   } else if (snapshotSeed !== null && isEmptyStore(store)) loadSnapshotSeed(snapshotSeed);
 
   const reset = (): number => {
     const started = performance.now();
     clock.reset();
-    if (seed !== null) wipeAndRefill(store, (tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+    if (seed !== null) wipeAndRefill(store, (tx) => applySeed(platform, tx, seed, seedTokens));
     else if (snapshotSeed !== null) loadSnapshotSeed(snapshotSeed);
     forgetDerivedState();
     harness.faults.clear();
