@@ -6,6 +6,14 @@ import js from '@eslint/js';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
+const PLATFORM_ONLY = { group: ['**/secrets/**'], message: 'The platform tree shares only core/ and store/ with the secrets tree.' };
+const SECRETS_ONLY = { group: ['**/platform/**'], message: 'The secrets tree shares only core/ and store/ with the platform tree.' };
+const ROUTES_USE_SERVICES = {
+  group: ['**/repo.js', '**/store/tables.js', '**/store/schema/**'],
+  allowTypeImports: true,
+  message: 'Routes call services (context.services), never repos or tables.',
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'data/', '.bench/', 'migrations/', 'node_modules/'] },
   js.configs.recommended,
@@ -47,6 +55,23 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  // Boundaries. The two API trees share only core/, store/ and the server: `platform/` importing
+  // `secrets/` (e.g. `import { TokenStore } from '../../secrets/tokens/token-store.js'` in a
+  // platform service) or the reverse fails the lint. Route files reach the store through services
+  // only: a value import of a repo or of the tables in one (e.g. `import { listRunTasks } from
+  // './repo.js'` in run-tasks/routes.ts) fails too; types may still be named.
+  {
+    files: ['src/platform/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [PLATFORM_ONLY] }] },
+  },
+  {
+    files: ['src/secrets/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [SECRETS_ONLY] }] },
+  },
+  {
+    files: ['src/platform/**/routes.ts', 'src/platform/**/*-routes.ts', 'src/platform/workspaces/actions.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [PLATFORM_ONLY, ROUTES_USE_SERVICES] }] },
   },
   {
     files: ['test/**/*.ts'],

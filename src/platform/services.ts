@@ -85,7 +85,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const { db } = runtime.store;
   const { clock } = runtime;
   const { dialect, edition } = runtime.config;
-  const tags = new TagService(clock);
+  const tags = new TagService(db, clock);
   const organizations = new OrganizationService(db, clock, { requireAgentPool: requireAgentPoolOf, onCreate: insertDefaultProject });
   const users = new UserService(db, clock);
   const workspaces = new WorkspaceService(db, clock, dialect, edition, tags, requireAgentPoolOf);

@@ -3,10 +3,9 @@ import { Attributes, readResource, relationshipIds, type ResourceInput } from '.
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
-import type { DbOrTx } from '../../store/store.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import { poolWorkspaceIds, workspaceIdsByPool, type AgentPoolRow } from './repo.js';
-import { agentPoolResource } from './resource.js';
+import type { AgentPoolRow } from './repo.js';
+import { renderPools } from './view.js';
 import { type PoolWorkspaceLists } from './service.js';
 
 const AGENT_POOL_BODY = resourceBody(['agent-pools'], {
@@ -15,17 +14,6 @@ const AGENT_POOL_BODY = resourceBody(['agent-pools'], {
 });
 
 const NAME_RULE = { pattern: /^[A-Za-z0-9 _.-]+$/, patternText: 'may contain letters, numbers, spaces, ".", "-" and "_"', maxLength: 90 };
-
-/** The pools as resources, with their workspaces read in two queries whatever the number of pools. */
-function renderPools(db: DbOrTx, pools: AgentPoolRow[], organizationName: string) {
-  const ids = pools.map((pool) => pool.id);
-  const using = workspaceIdsByPool(db, ids);
-  const lists = poolWorkspaceIds(db, ids);
-  return pools.map((pool) => {
-    const { allowed, excluded } = lists.get(pool.id) ?? { allowed: [], excluded: [] };
-    return agentPoolResource(pool, organizationName, { using: using.get(pool.id) ?? [], allowed, excluded });
-  });
-}
 
 /** `allowed-workspaces` and `excluded-workspaces` relationships, when the body carries them. */
 function readPoolWorkspaces(input: ResourceInput): PoolWorkspaceLists {

@@ -7,7 +7,7 @@ import { queryList } from '../jsonapi/query.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { MEMBERSHIP_INCLUDES } from './view.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
-import { type MembershipFilter } from './repo.js';
+import type { MembershipFilter } from './repo.js';
 
 type ById = { Params: { id: string } };
 type Query = Record<string, unknown>;

@@ -7,7 +7,6 @@ import type { PlatformContext } from '../context.js';
 import { registerPlatformConventions } from '../conventions.js';
 import { NOT_FOUND, sendError } from '../jsonapi/errors.js';
 import { DownloadLinks } from './links.js';
-import * as repo from './repo.js';
 import { baseUrlOf } from './routes.js';
 
 export const MODULES_V1 = '/api/registry/v1/modules/';
@@ -37,7 +36,6 @@ const DEFAULT_LIMIT = 15;
  * VCS webhook, and the public proxy. Same tokens and JSON:API error documents as `/api/v2`.
  */
 export async function registryProtocolPlugin(app: FastifyInstance, runtime: PlatformContext): Promise<void> {
-  const { db } = runtime.store;
   const protocol = runtime.services.registryProtocol;
   const service = runtime.services.registry;
   const vcs = runtime.services.vcs;
@@ -138,7 +136,7 @@ export async function registryProtocolPlugin(app: FastifyInstance, runtime: Plat
   const secret = (...secretParams: string[]) => ({ config: { public: true, secretParams } });
   app.get<{ Params: { token: string; file: string } }>('/api/registry/archives/:token/:file', secret('token'), async (request, reply) => {
     const versionId = links.verify(request.params.token);
-    const archive = versionId && repo.archiveOf(db, versionId);
+    const archive = versionId && protocol.archive(versionId);
     if (!archive) throw new ApiError(404, 'the download link is unknown or has expired');
     return reply.code(200).type('application/gzip').send(archive);
   });

@@ -69,6 +69,11 @@ export class RegistryProtocol {
     private readonly organizations: OrganizationService,
   ) {}
 
+  /** A version's archive for a verified download link (the link is the authorization). */
+  archive(versionId: string): Buffer | undefined {
+    return repo.archiveOf(this.db, versionId) ?? undefined;
+  }
+
   private readableOrganizationIds(principal: Principal): string[] | 'all' {
     if (isSiteAdmin(principal)) return 'all';
     const candidates =

@@ -7,7 +7,7 @@ import { readPage } from '../jsonapi/pagination.js';
 import { listQuery, params, showQuery } from '../jsonapi/schemas.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { readRunTaskInput, RUN_TASK_BODY } from './input.js';
-import { type RunTaskRow } from './repo.js';
+import type { RunTaskRow } from './repo.js';
 import { renderRunTasks, RUN_TASK_INCLUDES } from './view.js';
 
 const INCLUDES = RUN_TASK_INCLUDES.names;

@@ -3,12 +3,9 @@ import { unprocessable } from '../../core/errors.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { readIdentifierList } from '../jsonapi/body.js';
 import { Permissions } from '../auth/permissions.js';
-import { NOT_FOUND } from '../jsonapi/errors.js';
-import { findOrganizationById } from '../organizations/repo.js';
 import { listDocument, sendDocument, sendNoContent } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { identifierListBody, listQuery, params } from '../jsonapi/schemas.js';
-import { findTag, listOrganizationTags, listWorkspaceTags } from './repo.js';
 import { tagResource } from './resource.js';
 import { tagReferences } from './service.js';
 
@@ -33,7 +30,7 @@ export async function tagRoutes(app: PlatformApp, context: PlatformContext): Pro
     const page = readPage(query);
     const { organization } = workspaces.organization(request.principal, request.params.org);
     const filter = { query: textParameter(query, 'q'), excludeTaggableId: textParameter(query, 'filter[exclude][taggable][id]') };
-    const { rows, total } = listOrganizationTags(db, organization.id, filter, page.offset, page.size);
+    const { rows, total } = tags.listOfOrganization(organization.id, filter, page);
     return sendDocument(reply, 200, listDocument(request, { items: rows.map((row) => tagResource(row, organization.name)), total, page }));
   });
 
@@ -45,7 +42,7 @@ export async function tagRoutes(app: PlatformApp, context: PlatformContext): Pro
       const query: Query = request.query;
       const page = readPage(query);
       const { workspace, organization } = workspaces.require(workspaces.locate(request.principal, request.params.id));
-      const { rows, total } = listWorkspaceTags(db, workspace.id, textParameter(query, 'name'), page.offset, page.size);
+      const { rows, total } = tags.listOfWorkspace(workspace.id, textParameter(query, 'name'), page);
       return sendDocument(
         reply,
         200,
@@ -84,9 +81,7 @@ export async function tagRoutes(app: PlatformApp, context: PlatformContext): Pro
     '/tags/:id/relationships/workspaces',
     { schema: { params: params('id'), body: identifierListBody('workspaces') } },
     async (request, reply) => {
-      const tag = findTag(db, request.params.id);
-      const organization = tag && findOrganizationById(db, tag.organizationId);
-      if (!tag || !organization) throw NOT_FOUND;
+      const { tag, organization } = tags.withOrganization(request.params.id);
       workspaces.organization(request.principal, organization.name);
       const workspaceIds = readIdentifierList(request.body, 'workspaces').map((entry, index) => {
         const located = entry.id === undefined ? undefined : workspaces.locate(request.principal, entry.id);

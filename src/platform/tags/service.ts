@@ -1,7 +1,11 @@
 import type { Clock } from '../../core/clock.js';
 import { ApiError, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { DbOrTx } from '../../store/store.js';
+import type { Db, DbOrTx } from '../../store/store.js';
+import type { OrganizationRow } from '../auth/principal.js';
+import { NOT_FOUND } from '../jsonapi/errors.js';
+import type { Page } from '../jsonapi/pagination.js';
+import { findOrganizationById } from '../organizations/repo.js';
 import * as repo from './repo.js';
 import type { TagRow } from './repo.js';
 
@@ -35,7 +39,28 @@ export function tagReferences(entries: { id?: string; attributes: Record<string,
  * no workspace leaves the organization's list.
  */
 export class TagService {
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+  ) {}
+
+  /** One page of an organization's tags (the caller already passed the organization's check). */
+  listOfOrganization(organizationId: string, filter: repo.OrganizationTagFilter, page: Page) {
+    return repo.listOrganizationTags(this.db, organizationId, filter, page.offset, page.size);
+  }
+
+  /** One page of a workspace's tags, optionally only those named `name`. */
+  listOfWorkspace(workspaceId: string, name: string | undefined, page: Page) {
+    return repo.listWorkspaceTags(this.db, workspaceId, name, page.offset, page.size);
+  }
+
+  /** A tag and its organization; the 404 of a missing tag otherwise (permissions are the caller's to check). */
+  withOrganization(id: string): { tag: TagRow; organization: OrganizationRow } {
+    const tag = repo.findTag(this.db, id);
+    const organization = tag && findOrganizationById(this.db, tag.organizationId);
+    if (!tag || !organization) throw NOT_FOUND;
+    return { tag, organization };
+  }
 
   private byId(db: DbOrTx, organizationId: string, reference: TagReference & { id: string }): TagRow {
     const tag = repo.findTag(db, reference.id);

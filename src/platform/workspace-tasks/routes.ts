@@ -7,7 +7,6 @@ import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
 import { enforcementLevel, stageList, STAGES } from '../run-tasks/input.js';
 import { workspaceTaskResource } from '../run-tasks/resource.js';
-import { listWorkspaceTasks } from './repo.js';
 import { type WorkspaceTaskInput } from './service.js';
 
 type ByWorkspace = { Params: { workspaceId: string } };
@@ -44,13 +43,12 @@ function readInput(body: unknown, creating: boolean): WorkspaceTaskInput {
 }
 
 export async function workspaceTaskRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const { db } = context.store;
   const service = context.services.workspaceTasks;
 
   app.get('/workspaces/:workspaceId/tasks', { schema: { params: byWorkspace, querystring: listQuery() } }, async (request, reply) => {
     const page = readPage(request.query);
     const located = service.workspace(request.principal, request.params.workspaceId, false);
-    const { rows, total } = listWorkspaceTasks(db, located.workspace.id, page.offset, page.size);
+    const { rows, total } = service.list(located, page);
     return sendDocument(reply, 200, listDocument(request, { items: rows.map(workspaceTaskResource), total, page }));
   });
 

@@ -6,6 +6,7 @@ import type { EnforcementLevel, RunTaskStage } from '../../store/tables.js';
 import type { Principal } from '../auth/principal.js';
 import { hasPermission } from '../auth/workspace-permissions.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
+import type { Page } from '../jsonapi/pagination.js';
 import { findRunTask, findWorkspaceTask, type WorkspaceTaskRow } from '../run-tasks/repo.js';
 import { runTasksEntitled } from '../run-tasks/service.js';
 import { WorkspaceService, type Located } from '../workspaces/service.js';
@@ -37,6 +38,11 @@ export class WorkspaceTaskService {
     private readonly clock: Clock,
     private readonly workspaces: WorkspaceService,
   ) {}
+
+  /** One page of the located workspace's task attachments (after `workspace(…)` allowed it). */
+  list(located: Located, page: Page) {
+    return repo.listWorkspaceTasks(this.db, located.workspace.id, page.offset, page.size);
+  }
 
   /** The workspace if the caller may `manage` (or, when false, see) its run tasks; else the 404 of a missing one. */
   workspace(principal: Principal, workspaceId: string, manage: boolean): Located {
