@@ -24,6 +24,11 @@ describe('configuration', () => {
       pkiKeyPool: 20,
       publicRegistryUrl: null,
       publicRegistryToken: null,
+      executor: 'auto',
+      terraformBin: null,
+      tfPluginDir: null,
+      runConcurrency: 2,
+      runProgression: 'immediate',
     });
   });
 
