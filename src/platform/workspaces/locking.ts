@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { conflict } from '../../core/errors.js';
 import type { Db, DbOrTx } from '../../store/store.js';
-import type { WorkspaceLocker } from '../../store/tables.js';
+import type { PrincipalLocker, WorkspaceLocker } from '../../store/tables.js';
 import type { Principal } from '../auth/principal.js';
 import { findTeam } from '../teams/repo.js';
 import { findUserById } from '../users/repo.js';
@@ -13,13 +13,14 @@ import type { Located, WorkspaceService } from './service.js';
 
 /** Who a lock belongs to, in the words the real client matches in 409s ("is locked by User"). */
 function lockerName(db: DbOrTx, locker: WorkspaceLocker): string {
+  if (locker.kind === 'run') return `run ${locker.id}`;
   if (locker.kind === 'team') return `Team ${findTeam(db, locker.id)?.name ?? locker.id}`;
   if (locker.kind === 'user') return `User ${findUserById(db, locker.id)?.username ?? locker.id}`;
   const organization = findOrganizationById(db, locker.id);
   return organization ? `User ${organizationServiceAccount(organization).username}` : 'the organization token';
 }
 
-export function lockerOf(principal: Principal): WorkspaceLocker {
+export function lockerOf(principal: Principal): PrincipalLocker {
   if (principal.kind === 'user') return { kind: 'user', id: principal.user.id };
   if (principal.kind === 'team') return { kind: 'team', id: principal.team.id };
   return { kind: 'organization', id: principal.organization.id };

@@ -74,7 +74,7 @@ function lockedByRelationship(workspace: WorkspaceRow, organization: Organizatio
   const locker = workspace.lockedBy;
   if (!locker) return { data: null };
   if (locker.kind === 'organization') return { data: { id: organizationServiceAccount(organization).id, type: 'users' } };
-  const type = locker.kind === 'user' ? 'users' : 'teams';
+  const type = locker.kind === 'user' ? 'users' : locker.kind === 'run' ? 'runs' : 'teams';
   return { data: { id: locker.id, type }, links: { related: `/api/v2/${type}/${locker.id}` } };
 }
 
