@@ -12,6 +12,7 @@ import { registerOpenApi, type RegisteredRoute } from './control/openapi.js';
 import { Scheduler } from './core/scheduler.js';
 import { platformRouterError } from './platform/jsonapi/errors.js';
 import { platformPlugin } from './platform/plugin.js';
+import { buildPlatformContext } from './platform/services.js';
 import { forgetLimitPolicy } from './platform/admin/rate-limit.js';
 import { signingKeyDiscoveryRoutes } from './platform/admin/well-known.js';
 import { registryProtocolPlugin } from './platform/registry/protocol-routes.js';
@@ -107,6 +108,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     frameworkErrors: routerError,
   });
   const runtime: Runtime = { config, store, clock, log: fastify.log, scheduler: new Scheduler(clock, fastify.log) };
+  const platform = buildPlatformContext(runtime);
   const seedTokens = { adminToken: config.adminToken, rootToken: config.rootToken, edition: config.edition };
 
   const seedWarnings = store.db.transaction((tx) => applySeed(store.db, tx, clock, seed, seedTokens));
@@ -125,12 +127,12 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   fastify.setNotFoundHandler(unrouted);
   if (config.corsOrigins !== null) await fastify.register(cors, corsOptions(config.corsOrigins));
   const routes = await registerOpenApi(fastify, runtime);
-  await fastify.register(async (scoped) => platformPlugin(scoped, runtime), { prefix: '/api/v2' });
-  await fastify.register(async (scoped) => registryProtocolPlugin(scoped, runtime));
-  await fastify.register(async (scoped) => stateObjectPlugin(scoped, runtime), { prefix: OBJECT_PREFIX });
+  await fastify.register(async (scoped) => platformPlugin(scoped, platform), { prefix: '/api/v2' });
+  await fastify.register(async (scoped) => registryProtocolPlugin(scoped, platform));
+  await fastify.register(async (scoped) => stateObjectPlugin(scoped, platform), { prefix: OBJECT_PREFIX });
   await fastify.register(async (scoped) => secretsPlugin(scoped, runtime));
   await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
-  await fastify.register(controlPlugin, { prefix: '/_emulator', runtime, hooks: { isReady: () => ready, reset } });
+  await fastify.register(controlPlugin, { prefix: '/_emulator', runtime: platform, hooks: { isReady: () => ready, reset } });
   await fastify.register(standInsPlugin, { runtime });
   fastify.addHook('onReady', async () => {
     ready = true;

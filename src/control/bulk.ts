@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import { isoTimestamp } from '../core/clock.js';
-import { newId } from '../core/ids.js';
-import * as organizationsRepo from '../platform/organizations/repo.js';
-import { inSlices } from '../platform/sql-slices.js';
-import type { Runtime } from '../runtime.js';
-import type { Tx } from '../store/store.js';
-import { organizationMemberships, runTasks, teams, users } from '../store/tables.js';
+import type { PlatformContext, PlatformServices } from '../platform/context.js';
 
 /** The most rows one bulk call makes: enough for the bench's 100,000-row lists. */
 export const BULK_LIMIT = 100_000;
@@ -26,57 +21,37 @@ export function bulkNames(body: unknown, fallbackPrefix: string): string[] {
   return Array.from({ length: count }, (_, index) => `${prefix}-${String(index + 1).padStart(width, '0')}`);
 }
 
-type Make = (tx: Tx, organizationId: string, names: string[], at: Date) => void;
+type Make = (platform: PlatformServices, organizationId: string, names: string[]) => void;
 
-/** Rows each kind needs, with the same defaults as the API's create where the API has any. */
+/** Each kind goes through its service, so bulk rows get the API's create defaults. */
 const MAKERS: Record<string, Make> = {
-  teams: (tx, organizationId, names, at) => {
-    for (const slice of inSlices(names)) {
-      tx.insert(teams)
-        .values(slice.map((name) => ({ id: newId('team'), organizationId, name, visibility: 'organization', createdAt: at })))
-        .run();
-    }
-  },
-  'run-tasks': (tx, organizationId, names, at) => {
-    for (const slice of inSlices(names)) {
-      const rows = slice.map((name) => ({
-        id: newId('task'),
-        organizationId,
-        name,
-        url: 'https://run-tasks.invalid/hook',
-        category: 'task',
-        enabled: true,
-        createdAt: at,
-      }));
-      tx.insert(runTasks).values(rows).run();
-    }
-  },
+  teams: (platform, organizationId, names) => platform.teams.createMany(organizationId, names),
+  'run-tasks': (platform, organizationId, names) =>
+    platform.runTasks.createMany(
+      organizationId,
+      names.map((name) => ({ name, url: 'https://run-tasks.invalid/hook' })),
+    ),
   // A user per membership, active, named after the prefix (`<name>@bulk.invalid`).
-  memberships: (tx, organizationId, names, at) => {
-    for (const slice of inSlices(names)) {
-      const made = slice.map((name) => ({ id: newId('user'), username: name, email: `${name}@bulk.invalid`, createdAt: at }));
-      tx.insert(users).values(made).run();
-      tx.insert(organizationMemberships)
-        .values(made.map((user) => ({ id: newId('ou'), organizationId, userId: user.id, status: 'active' as const, createdAt: at })))
-        .run();
-    }
-  },
+  memberships: (platform, organizationId, names) =>
+    platform.memberships.addActiveMany(
+      organizationId,
+      names.map((username) => ({ username, email: `${username}@bulk.invalid` })),
+    ),
 };
 
 /**
  * `POST /_emulator/organizations/:org/{teams,run-tasks,memberships}/bulk`: many rows in one
  * transaction, for benchmarks and tests of large lists (workspaces have their own, next door).
  */
-export async function bulkRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
-  const { db } = runtime.store;
+export async function bulkRoutes(app: FastifyInstance, platform: PlatformContext): Promise<void> {
   for (const [kind, make] of Object.entries(MAKERS)) {
     app.post<{ Params: { org: string } }>(`/organizations/:org/${kind}/bulk`, async (request, reply) => {
       try {
-        const organization = organizationsRepo.findOrganizationByName(db, request.params.org);
+        const organization = platform.services.organizations.byName(request.params.org);
         if (!organization) throw new ApiError(404, `no organization ${request.params.org}`);
         const names = bulkNames(request.body, kind === 'memberships' ? 'member' : kind === 'teams' ? 'team' : 'task');
-        const at = runtime.clock.now();
-        db.transaction((tx) => make(tx, organization.id, names, at));
+        const at = platform.clock.now();
+        make(platform.services, organization.id, names);
         return reply.code(201).send({
           organization: organization.name,
           created: names.length,
@@ -86,9 +61,6 @@ export async function bulkRoutes(app: FastifyInstance, runtime: Runtime): Promis
         });
       } catch (error) {
         if (error instanceof ApiError) return reply.code(error.status).send({ error: error.detail });
-        // A name already taken (unique index) is the caller's mistake, not a server fault.
-        if (error instanceof Error && /UNIQUE constraint failed/.test(error.message))
-          return reply.code(409).send({ error: `some ${kind} names are already taken` });
         throw error;
       }
     });

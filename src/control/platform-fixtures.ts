@@ -2,12 +2,10 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import { bulkNames } from './bulk.js';
 import { isoTimestamp } from '../core/clock.js';
-import { MembershipService } from '../platform/memberships/service.js';
 import { OrganizationService } from '../platform/organizations/service.js';
 import { entitlements } from '../platform/organizations/resource.js';
 import { deliverRunTask, listDeliveries, type TriggerOptions } from '../platform/run-tasks/delivery.js';
-import { WorkspaceService } from '../platform/workspaces/service.js';
-import type { Runtime } from '../runtime.js';
+import type { PlatformContext } from '../platform/context.js';
 import type { OrganizationSettings } from '../store/tables.js';
 
 type Body = Record<string, unknown>;
@@ -93,11 +91,11 @@ function triggerOptions(body: Body): TriggerOptions {
  * (membership limit, entitlements, auto-accepting invitations), accepting an invitation, bulk
  * workspaces for benchmarks, and delivering a run task's stage payload for real.
  */
-export async function platformFixtureRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export async function platformFixtureRoutes(app: FastifyInstance, runtime: PlatformContext): Promise<void> {
   const { db } = runtime.store;
-  const memberships = new MembershipService(db, runtime.clock, runtime.config.dialect);
-  const organizations = new OrganizationService(db, runtime.clock);
-  const workspaces = new WorkspaceService(db, runtime.clock, runtime.config.dialect, runtime.config.edition);
+  const memberships = runtime.services.memberships;
+  const organizations = runtime.services.organizations;
+  const workspaces = runtime.services.workspaces;
 
   app.patch<{ Params: { org: string } }>(
     '/organizations/:org',

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { safeEqual } from '../core/crypto.js';
 import { VERSION } from '../core/version.js';
-import type { Runtime } from '../runtime.js';
+import type { PlatformContext } from '../platform/context.js';
 import { clockRoutes } from './clock.js';
 import { outboxRoutes } from './outbox.js';
 import { bulkRoutes } from './bulk.js';
@@ -20,7 +20,7 @@ function controlError(reply: FastifyReply, status: number, message: string): Fas
 }
 
 /** `/_emulator`: the stable control plane scripts and CI jobs use. */
-export async function controlPlugin(app: FastifyInstance, options: { runtime: Runtime; hooks: ControlHooks }): Promise<void> {
+export async function controlPlugin(app: FastifyInstance, options: { runtime: PlatformContext; hooks: ControlHooks }): Promise<void> {
   const { runtime, hooks } = options;
   const guard = runtime.config.controlToken;
 

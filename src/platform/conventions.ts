@@ -4,7 +4,7 @@ import { parseJson } from '../core/json.js';
 import { rateLimitHook } from './admin/rate-limit.js';
 import { authenticate, bearerToken } from './auth/authenticate.js';
 import type { Principal } from './auth/principal.js';
-import type { PlatformContext } from './context.js';
+import type { Runtime } from '../runtime.js';
 import { NOT_FOUND, platformErrorHandler, sendError } from './jsonapi/errors.js';
 import { platformValidatorCompiler } from './jsonapi/validation.js';
 
@@ -38,7 +38,7 @@ function parseBody(_request: FastifyRequest, body: string, done: (error: Error |
  * The platform's bearer-token rule as one hook: every route not marked `config: { public: true }`
  * needs a valid token, and the request carries its principal.
  */
-export function platformAuthentication(context: PlatformContext): onRequestAsyncHookHandler {
+export function platformAuthentication(context: Runtime): onRequestAsyncHookHandler {
   return async function authenticatePlatformRequest(request) {
     if (request.routeOptions.config.public) return;
     request.principal = authenticate(context.store.db, context.clock, bearerToken(request.headers.authorization));
@@ -54,7 +54,7 @@ export function platformAuthentication(context: PlatformContext): onRequestAsync
  * prefix shares the root's not-found handler (Fastify allows one per prefix), so it says
  * `ownNotFound: false`.
  */
-export function registerPlatformConventions(scope: FastifyInstance, context: PlatformContext, { ownNotFound = true } = {}): void {
+export function registerPlatformConventions(scope: FastifyInstance, context: Runtime, { ownNotFound = true } = {}): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
   scope.setValidatorCompiler(platformValidatorCompiler);

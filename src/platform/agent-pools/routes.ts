@@ -7,7 +7,7 @@ import type { DbOrTx } from '../../store/store.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { poolWorkspaceIds, workspaceIdsByPool, type AgentPoolRow } from './repo.js';
 import { agentPoolResource } from './resource.js';
-import { AgentPoolService, type PoolWorkspaceLists } from './service.js';
+import { type PoolWorkspaceLists } from './service.js';
 
 const AGENT_POOL_BODY = resourceBody(['agent-pools'], {
   attributes: { name: Attr.string(), 'organization-scoped': Attr.boolean() },
@@ -37,7 +37,7 @@ function readPoolWorkspaces(input: ResourceInput): PoolWorkspaceLists {
 
 export async function agentPoolRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
-  const service = new AgentPoolService(db, context.clock);
+  const service = context.services.agentPools;
   const render = (pool: AgentPoolRow, organizationName: string) => (renderPools(db, [pool], organizationName) as [ResourceObject])[0];
 
   const listSchema = { params: params('org'), querystring: listQuery({ filters: ['q', 'filter[allowed_workspaces][name]'] }) };

@@ -25,10 +25,11 @@ export class AgentPoolService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly organizations: OrganizationService,
   ) {}
 
   private organization(principal: Principal, name: string): OrganizationRow {
-    return new OrganizationService(this.db, this.clock).visible(principal, name);
+    return this.organizations.visible(principal, name);
   }
 
   /** A pool the caller can see, with its organization. */

@@ -180,6 +180,11 @@ export function insertMembership(db: DbOrTx, row: MembershipRow): void {
   db.insert(organizationMemberships).values(row).run();
 }
 
+/** At most a slice of rows (see sql-slices.ts). */
+export function insertMemberships(db: DbOrTx, rows: MembershipRow[]): void {
+  db.insert(organizationMemberships).values(rows).run();
+}
+
 export function setMembershipStatus(db: DbOrTx, id: string, status: MembershipStatus): void {
   updateRows(db, organizationMemberships, { status }, eq(organizationMemberships.id, id));
 }

@@ -16,7 +16,6 @@ import { membershipResource } from './resource.js';
 import { TeamService } from '../teams/service.js';
 import { userResource } from '../users/resource.js';
 import { listMemberships, listMembershipsOfUser, statusCounts, type MembershipFilter, type MembershipWithUser } from './repo.js';
-import { MembershipService } from './service.js';
 
 type ById = { Params: { id: string } };
 type Query = Record<string, unknown>;
@@ -60,8 +59,8 @@ function readFilter(query: Query): MembershipFilter {
 
 export async function membershipRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
-  const service = new MembershipService(db, context.clock, context.config.dialect);
-  const teams = new TeamService(db, context.clock);
+  const service = context.services.memberships;
+  const teams = context.services.teams;
   const include = (request: { query: Query }) => MEMBERSHIP_INCLUDES.read(request.query);
 
   /** Memberships of one organization, identical wherever they appear, with the requested includes. */

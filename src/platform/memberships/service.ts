@@ -11,6 +11,7 @@ import * as organizationsRepo from '../organizations/repo.js';
 import { addTeamMembers, findTeam } from '../teams/repo.js';
 import { findUserByEmail, findUserById, findUserByUsername } from '../users/repo.js';
 import { EMAIL_PATTERN, UserService } from '../users/service.js';
+import { inSlices } from '../sql-slices.js';
 import * as repo from './repo.js';
 import { findMembership, findMembershipById, type MembershipRow } from './repo.js';
 
@@ -33,6 +34,7 @@ export class MembershipService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly dialect: Dialect,
+    private readonly users: UserService,
   ) {}
 
   organization(principal: Principal, name: string, manage: boolean): OrganizationRow {
@@ -74,7 +76,7 @@ export class MembershipService {
     }
     const at = this.clock.now();
     return this.db.transaction((tx) => {
-      const user = existing ?? new UserService(tx, this.clock).create({ username: usernameFor(tx, email), email }, tx);
+      const user = existing ?? this.users.create({ username: usernameFor(tx, email), email }, tx);
       const membership: MembershipRow = {
         id: newId('ou'),
         organizationId: organization.id,
@@ -88,6 +90,25 @@ export class MembershipService {
       // one: the membership then lists its teams in the order the invitation gave them.
       [...new Set(teamIds)].forEach((teamId, index) => addTeamMembers(tx, teamId, [user.id], new Date(at.getTime() + index)));
       return { membership, user };
+    });
+  }
+
+  /**
+   * Many new users, each an active member of the organization, in one transaction (the control
+   * plane's bulk creation); a username or email already taken is a 409 and makes nothing.
+   */
+  addActiveMany(organizationId: string, people: readonly { username: string; email: string }[]): void {
+    const at = this.clock.now();
+    this.db.transaction((tx) => {
+      const made = this.users.createMany(people, tx);
+      const rows = made.map((user): MembershipRow => ({
+        id: newId('ou'),
+        organizationId,
+        userId: user.id,
+        status: 'active',
+        createdAt: at,
+      }));
+      for (const slice of inSlices(rows)) repo.insertMemberships(tx, slice);
     });
   }
 

@@ -3,7 +3,6 @@ import { Attributes, readResource } from '../jsonapi/body.js';
 import { sendDocument, singleDocument } from '../jsonapi/documents.js';
 import { Attr, params, resourceBody } from '../jsonapi/schemas.js';
 import { clientResource, tokenResource } from './resource.js';
-import { OAuthClientService } from './service.js';
 
 const byOrganization = params('org');
 const byId = params('id');
@@ -19,7 +18,7 @@ const CLIENT_BODY = resourceBody(['oauth-clients'], {
 
 /** The endpoints real clients use to create and read VCS connections (`oauth-clients`, `oauth-tokens`). */
 export async function oauthClientRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const service = new OAuthClientService(context.store.db, context.clock);
+  const service = context.services.oauthClients;
 
   app.post('/organizations/:org/oauth-clients', { schema: { params: byOrganization, body: CLIENT_BODY } }, async (request, reply) => {
     const attributes = new Attributes(readResource(request.body, ['oauth-clients']).attributes);

@@ -25,6 +25,7 @@ export class OAuthClientService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly organizations: OrganizationService,
   ) {}
 
   private managed(principal: Principal, organization: OrganizationRow): void {
@@ -32,7 +33,7 @@ export class OAuthClientService {
   }
 
   create(principal: Principal, organizationName: string, input: CreateClient) {
-    const organization = new OrganizationService(this.db, this.clock).visible(principal, organizationName);
+    const organization = this.organizations.visible(principal, organizationName);
     this.managed(principal, organization);
     const at = this.clock.now();
     const client: OAuthClientRow = { id: newId('oc'), organizationId: organization.id, ...input, createdAt: at };
@@ -42,7 +43,7 @@ export class OAuthClientService {
   }
 
   list(principal: Principal, organizationName: string) {
-    const organization = new OrganizationService(this.db, this.clock).visible(principal, organizationName);
+    const organization = this.organizations.visible(principal, organizationName);
     this.managed(principal, organization);
     return {
       organization,

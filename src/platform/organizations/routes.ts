@@ -7,7 +7,6 @@ import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/sch
 import { Permissions } from '../auth/permissions.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { entitlementSetResource, organizationResource } from './resource.js';
-import { OrganizationService } from './service.js';
 
 /** Only the default project can be included; asking for anything else is the 400 clients match on. */
 const ORGANIZATION_INCLUDES: readonly string[] = ['default-project'];
@@ -41,7 +40,7 @@ const byName = params('name');
 
 export async function organizationRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
-  const service = new OrganizationService(db, context.clock);
+  const service = context.services.organizations;
   const render = (principal: Parameters<Permissions['organization']>[0], organization: Parameters<typeof organizationResource>[0]) =>
     organizationResource(organization, new Permissions(db).organization(principal, organization));
 

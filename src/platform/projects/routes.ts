@@ -5,7 +5,7 @@ import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
 import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
 import { projectResource } from './resource.js';
-import { ProjectService, type ProjectInput } from './service.js';
+import { type ProjectInput } from './service.js';
 
 const PROJECT_BODY = resourceBody(['projects'], {
   attributes: { name: Attr.string('3 to 40 letters, numbers, spaces, - or _'), description: Attr.string() },
@@ -20,7 +20,7 @@ function readProjectInput(body: unknown): ProjectInput {
 
 /** Projects: create, list (`q`, `filter[names]`), show, update and delete. */
 export async function projectRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const service = new ProjectService(context.store.db, context.clock);
+  const service = context.services.projects;
 
   app.get(
     '/organizations/:org/projects',

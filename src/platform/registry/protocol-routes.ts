@@ -3,15 +3,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { editionAllows } from '../../core/edition.js';
 import { ApiError } from '../../core/errors.js';
-import type { Runtime } from '../../runtime.js';
+import type { PlatformContext } from '../context.js';
 import { registerPlatformConventions } from '../conventions.js';
 import { NOT_FOUND, sendError } from '../jsonapi/errors.js';
 import { DownloadLinks } from './links.js';
-import { RegistryProtocol } from './protocol.js';
 import * as repo from './repo.js';
 import { baseUrlOf } from './routes.js';
-import { RegistryService } from './service.js';
-import { VcsPublisher } from './vcs.js';
 
 export const MODULES_V1 = '/api/registry/v1/modules/';
 export const PUBLIC_MODULES_V1 = '/api/registry/public/v1/modules/';
@@ -39,11 +36,11 @@ const DEFAULT_LIMIT = 15;
  * terraform CLI speaks, the upload and archive links (they carry their own right, no token), the
  * VCS webhook, and the public proxy. Same tokens and JSON:API error documents as `/api/v2`.
  */
-export async function registryProtocolPlugin(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export async function registryProtocolPlugin(app: FastifyInstance, runtime: PlatformContext): Promise<void> {
   const { db } = runtime.store;
-  const protocol = new RegistryProtocol(db, runtime.clock);
-  const service = new RegistryService(db, runtime.clock, runtime.config.edition);
-  const vcs = new VcsPublisher(runtime, service);
+  const protocol = runtime.services.registryProtocol;
+  const service = runtime.services.registry;
+  const vcs = runtime.services.vcs;
   const links = new DownloadLinks(runtime.clock);
 
   registerPlatformConventions(app, runtime, { ownNotFound: false });

@@ -1,4 +1,3 @@
-import type { Clock } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
 import { Permissions } from '../auth/permissions.js';
@@ -67,7 +66,7 @@ function summary(module: ModuleRow, version: VersionSummary, details?: ModuleDet
 export class RegistryProtocol {
   constructor(
     private readonly db: Db,
-    private readonly clock: Clock,
+    private readonly organizations: OrganizationService,
   ) {}
 
   private readableOrganizationIds(principal: Principal): string[] | 'all' {
@@ -81,7 +80,7 @@ export class RegistryProtocol {
   }
 
   private organizationId(principal: Principal, namespace: string): string {
-    return new OrganizationService(this.db, this.clock).visible(principal, namespace).id;
+    return this.organizations.visible(principal, namespace).id;
   }
 
   list(principal: Principal, query: ProtocolQuery) {

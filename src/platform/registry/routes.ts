@@ -7,9 +7,8 @@ import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { moduleResource, versionResource } from './resource.js';
-import { RegistryService, type Loaded, type ModuleAddress } from './service.js';
+import { type Loaded, type ModuleAddress } from './service.js';
 import type { VersionSummary } from './repo.js';
-import { VcsPublisher } from './vcs.js';
 
 const Segment = Type.String({ minLength: 1 });
 const OrgParams = Type.Object({ org: Segment });
@@ -33,8 +32,8 @@ export const uploadUrl = (request: FastifyRequest, version: VersionSummary) =>
 
 /** The management API of the module registry (spec document 2), deprecated paths included. */
 export async function registryRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
-  const service = new RegistryService(context.store.db, context.clock, context.config.edition);
-  const vcs = new VcsPublisher(context, service);
+  const service = context.services.registry;
+  const vcs = context.services.vcs;
 
   const moduleDocument = (request: FastifyRequest, loaded: Loaded) =>
     moduleResource({ ...loaded, organizationName: loaded.organization.name, baseUrl: baseUrlOf(request) });

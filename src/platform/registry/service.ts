@@ -47,12 +47,13 @@ export class RegistryService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly edition: Edition,
+    private readonly organizations: OrganizationService,
     private readonly limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
   ) {}
 
   /** The organization if the caller may read it (404 otherwise), and whether it may manage modules. */
   organization(principal: Principal, organizationName: string): { organization: OrganizationRow; canManage: boolean } {
-    const organization = new OrganizationService(this.db, this.clock).visible(principal, organizationName);
+    const organization = this.organizations.visible(principal, organizationName);
     return { organization, canManage: new Permissions(this.db).can(principal, organization, 'manage-modules') };
   }
 

@@ -3,7 +3,8 @@ import { GitCli, GitError, type GitSource } from '../../adapters/vcs/git.js';
 import { safeEqual } from '../../core/crypto.js';
 import { ApiError, unprocessable } from '../../core/errors.js';
 import type { Principal } from '../auth/principal.js';
-import type { PlatformContext } from '../context.js';
+import type { Clock } from '../../core/clock.js';
+import type { Db } from '../../store/store.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { OAuthClientService } from '../oauth-clients/service.js';
@@ -26,15 +27,13 @@ export function repositoryUrl(base: string, identifier: string): string {
 
 /** Publishing modules from git repositories and ingesting new tags when the webhook is called. */
 export class VcsPublisher {
-  private readonly connections: OAuthClientService;
-
   constructor(
-    private readonly context: PlatformContext,
+    private readonly db: Db,
+    private readonly clock: Clock,
     private readonly registry: RegistryService,
+    private readonly connections: OAuthClientService,
     private readonly git: GitSource = new GitCli(),
-  ) {
-    this.connections = new OAuthClientService(context.store.db, context.clock);
-  }
+  ) {}
 
   private async tagged(url: string): Promise<{ version: string; archive: Buffer }[]> {
     try {
@@ -97,7 +96,7 @@ export class VcsPublisher {
 
   /** A push notification: clone again and add the tags not yet seen. The secret in the URL is the right. */
   async webhook(moduleId: string, secret: string): Promise<{ added: string[]; failed: { version: string; error: string }[] }> {
-    const module = repo.findModuleById(this.context.store.db, moduleId);
+    const module = repo.findModuleById(this.db, moduleId);
     if (!module?.vcsRepo || !safeEqual(module.vcsRepo.webhookSecret, secret)) throw NOT_FOUND;
     const connection = this.connections.connection(module.vcsRepo.oauthTokenId);
     if (!connection) throw new ApiError(422, "the module's VCS connection no longer exists");

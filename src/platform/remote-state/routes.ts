@@ -7,14 +7,14 @@ import { readPage } from '../jsonapi/pagination.js';
 import { identifierListBody, listQuery, params } from '../jsonapi/schemas.js';
 import { renderOptions } from '../workspaces/documents.js';
 import { renderWorkspaces } from '../workspaces/view.js';
-import { RemoteStateService, type ConsumerChange } from './service.js';
+import { type ConsumerChange } from './service.js';
 
 type ById = { Params: { id: string } };
 const PATH = '/workspaces/:id/relationships/remote-state-consumers';
 
 export async function remoteStateRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
-  const service = new RemoteStateService(db, context.clock, context.config.dialect);
+  const service = context.services.remoteState;
 
   app.get(PATH, { schema: { params: params('id'), querystring: listQuery() } }, async (request, reply) => {
     const page = readPage(request.query);

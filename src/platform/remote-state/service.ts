@@ -1,6 +1,4 @@
 import { and } from 'drizzle-orm';
-import type { Clock } from '../../core/clock.js';
-import type { Dialect } from '../../core/dialect.js';
 import { unprocessable } from '../../core/errors.js';
 import type { Db } from '../../store/store.js';
 import type { Principal } from '../auth/principal.js';
@@ -21,15 +19,10 @@ export type ConsumerChange = 'replace' | 'add' | 'remove';
  * duplicates on add and absentees on remove are skipped.
  */
 export class RemoteStateService {
-  private readonly workspaces: WorkspaceService;
-
   constructor(
     private readonly db: Db,
-    clock: Clock,
-    dialect: Dialect,
-  ) {
-    this.workspaces = new WorkspaceService(db, clock, dialect);
-  }
+    private readonly workspaces: WorkspaceService,
+  ) {}
 
   list(principal: Principal, workspaceId: string, page: Page) {
     const located = this.workspaces.require(this.workspaces.locate(principal, workspaceId));

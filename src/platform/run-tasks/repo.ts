@@ -50,6 +50,11 @@ export function insertRunTask(db: DbOrTx, row: RunTaskRow): void {
   db.insert(runTasks).values(row).run();
 }
 
+/** At most a slice of rows (see sql-slices.ts). */
+export function insertRunTasks(db: DbOrTx, rows: RunTaskRow[]): void {
+  db.insert(runTasks).values(rows).run();
+}
+
 export function updateRunTask(db: DbOrTx, id: string, changes: Partial<RunTaskRow>): void {
   updateRows(db, runTasks, changes, eq(runTasks.id, id));
 }

@@ -15,7 +15,7 @@ import { renderWorkspaces } from '../workspaces/view.js';
 import { readRunTaskInput, RUN_TASK_BODY } from './input.js';
 import { attachmentsOfTasks, listRunTasks, type RunTaskRow, type WorkspaceTaskRow } from './repo.js';
 import { runTaskResource, workspaceTaskResource } from './resource.js';
-import { globalRunTasksEntitled, RunTaskService } from './service.js';
+import { globalRunTasksEntitled } from './service.js';
 
 interface IncludeSource {
   context: PlatformContext;
@@ -46,7 +46,7 @@ const INCLUDES = RUN_TASK_INCLUDES.names;
 
 export async function runTaskRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
-  const service = new RunTaskService(db, context.clock, context.config.dialect);
+  const service = context.services.runTasks;
   const behaviours = wireBehaviours(context.config.dialect);
 
   /** Tasks of one organization with their attachments and whatever `include` asked for. */

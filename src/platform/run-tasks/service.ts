@@ -1,17 +1,19 @@
 import type { Clock } from '../../core/clock.js';
 import type { Dialect } from '../../core/dialect.js';
-import { unprocessable } from '../../core/errors.js';
+import { conflict, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
-import type { Db } from '../../store/store.js';
+import type { Db, DbOrTx } from '../../store/store.js';
 import type { GlobalConfiguration } from '../../store/tables.js';
 import { requireAgentPoolOf } from '../agent-pools/rules.js';
 import { Permissions, type OrganizationPermission } from '../auth/permissions.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
+import { refusingDuplicates } from '../db-errors.js';
 import { wireBehaviours } from '../dialect-behaviours.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import * as organizationsRepo from '../organizations/repo.js';
 import { entitlements } from '../organizations/resource.js';
 import type { RunTaskInput } from './input.js';
+import { inSlices } from '../sql-slices.js';
 import * as repo from './repo.js';
 import type { RunTaskRow } from './repo.js';
 
@@ -88,21 +90,23 @@ export class RunTaskService {
     }
     this.checkName(organization, input.name as string);
     this.checkPool(organization, input.agentPoolId);
-    const task: RunTaskRow = {
-      id: newId('task'),
-      organizationId: organization.id,
-      name: input.name as string,
-      url: input.url as string,
-      description: input.description ?? null,
-      category: 'task',
-      hmacKey: input.hmacKey ?? null,
-      enabled: input.enabled ?? true,
-      globalConfiguration: this.globalConfiguration(organization, null, input.globalConfiguration),
-      agentPoolId: input.agentPoolId ?? null,
-      createdAt: this.clock.now(),
-    };
+    const task = newRunTaskRow(organization.id, input, this.clock.now());
+    task.globalConfiguration = this.globalConfiguration(organization, null, input.globalConfiguration);
     repo.insertRunTask(this.db, task);
     return task;
+  }
+
+  /**
+   * Many tasks with the create defaults in one transaction (the control plane's bulk creation,
+   * seeds); each input needs its name and URL.
+   */
+  createMany(organizationId: string, inputs: readonly (RunTaskInput & { name: string; url: string })[], db: DbOrTx = this.db): void {
+    const at = this.clock.now();
+    const rows = inputs.map((input) => newRunTaskRow(organizationId, input, at));
+    refusingDuplicates(
+      () => db.transaction((tx) => inSlices(rows).forEach((slice) => repo.insertRunTasks(tx, slice))),
+      () => conflict('some run-tasks names are already taken'),
+    );
   }
 
   /** Absent attributes keep their values; `hmac-key: null` removes the key. */
@@ -128,4 +132,21 @@ export class RunTaskService {
     this.visible(principal, id);
     repo.deleteRunTask(this.db, id);
   }
+}
+
+/** A new task's row: the API's create defaults for what the input leaves out (no global configuration). */
+function newRunTaskRow(organizationId: string, input: RunTaskInput, at: Date): RunTaskRow {
+  return {
+    id: newId('task'),
+    organizationId,
+    name: input.name as string,
+    url: input.url as string,
+    description: input.description ?? null,
+    category: 'task',
+    hmacKey: input.hmacKey ?? null,
+    enabled: input.enabled ?? true,
+    globalConfiguration: null,
+    agentPoolId: input.agentPoolId ?? null,
+    createdAt: at,
+  };
 }

@@ -4,7 +4,6 @@ import { listDocument, sendDocument, sendNoContent, singleDocument } from '../js
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
 import { sshKeyResource } from './resource.js';
-import { SshKeyService } from './service.js';
 
 const NAME_RULE = { maxLength: 255 };
 const SSH_KEY_BODY = resourceBody(['ssh-keys'], {
@@ -12,7 +11,7 @@ const SSH_KEY_BODY = resourceBody(['ssh-keys'], {
 });
 
 export async function sshKeyRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const service = new SshKeyService(context.store.db, context.clock);
+  const service = context.services.sshKeys;
 
   app.get('/organizations/:org/ssh-keys', { schema: { params: params('org'), querystring: listQuery() } }, async (request, reply) => {
     const page = readPage(request.query);

@@ -15,6 +15,7 @@ export class SshKeyService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly organizations: OrganizationService,
   ) {}
 
   private managed(principal: Principal, organization: OrganizationRow): void {
@@ -30,13 +31,13 @@ export class SshKeyService {
   }
 
   list(principal: Principal, organizationName: string, offset: number, limit: number) {
-    const organization = new OrganizationService(this.db, this.clock).visible(principal, organizationName);
+    const organization = this.organizations.visible(principal, organizationName);
     this.managed(principal, organization);
     return { organization, ...repo.listSshKeys(this.db, organization.id, offset, limit) };
   }
 
   create(principal: Principal, organizationName: string, input: { name: string; value: string }) {
-    const organization = new OrganizationService(this.db, this.clock).visible(principal, organizationName);
+    const organization = this.organizations.visible(principal, organizationName);
     this.managed(principal, organization);
     const at = this.clock.now();
     const key: SshKeyRow = {

@@ -1,9 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { registerPlatformConventions } from '../conventions.js';
-import type { Runtime } from '../../runtime.js';
+import type { PlatformContext } from '../context.js';
 import { notFound } from '../../core/errors.js';
 import { readUploadToken, stateDownloadLinks } from './links.js';
-import { StateVersionService } from './service.js';
 
 /** The largest state an upload link takes. */
 export const STATE_UPLOAD_LIMIT = 64 * 1024 * 1024;
@@ -13,11 +12,11 @@ export const STATE_UPLOAD_LIMIT = 64 * 1024 * 1024;
  * (signed, short-lived). Both carry their own right, as clients fetch them without the API token.
  * Registered under OBJECT_PREFIX.
  */
-export async function stateObjectPlugin(app: FastifyInstance, runtime: Runtime): Promise<void> {
+export async function stateObjectPlugin(app: FastifyInstance, runtime: PlatformContext): Promise<void> {
   registerPlatformConventions(app, runtime);
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: STATE_UPLOAD_LIMIT }, (_request, body, done) => done(null, body));
-  const service = new StateVersionService(runtime.store.db, runtime.clock, runtime.config.dialect);
+  const service = runtime.services.stateVersions;
   const signer = stateDownloadLinks(runtime.clock);
   const open = { config: { public: true } };
 

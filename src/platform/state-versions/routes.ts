@@ -13,7 +13,6 @@ import type { Located } from '../workspaces/service.js';
 import type { StateVersionMeta } from './repo.js';
 import { renderStateVersions, type UploadSecrets } from './render.js';
 import { stateVersionOutputResource } from './resource.js';
-import { StateVersionService } from './service.js';
 
 const CREATE_BODY = resourceBody(['state-versions'], {
   attributes: {
@@ -43,7 +42,7 @@ function base64Attribute(attributes: Attributes, name: string): Buffer | undefin
 
 /** State versions and their outputs; the raw state travels through the object routes (object-routes.ts). */
 export async function stateVersionRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const service = new StateVersionService(context.store.db, context.clock, context.config.dialect);
+  const service = context.services.stateVersions;
   const byId = (request: FastifyRequest<ById>) => service.workspaces.locate(request.principal, request.params.id);
 
   /**

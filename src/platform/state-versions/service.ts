@@ -3,7 +3,6 @@ import type { Clock } from '../../core/clock.js';
 import { conflict, notFound, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import { safeEqual, sha256Hex } from '../../core/crypto.js';
-import type { Dialect } from '../../core/dialect.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import type { Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
@@ -41,15 +40,11 @@ const md5Hex = (data: Buffer) => createHash('md5').update(data).digest('hex');
  * version the workspace's current one, in one transaction.
  */
 export class StateVersionService {
-  readonly workspaces: WorkspaceService;
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    dialect: Dialect,
-  ) {
-    this.workspaces = new WorkspaceService(db, clock, dialect);
-  }
+    readonly workspaces: WorkspaceService,
+  ) {}
 
   /** The version and its workspace, if the caller may read the workspace's state; 404 otherwise. */
   locate(principal: Principal, id: string): { version: StateVersionMeta; located: Located } {

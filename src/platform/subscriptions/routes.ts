@@ -4,9 +4,7 @@ import { readResource, relationshipId } from '../jsonapi/body.js';
 import { listDocument, sendDocument, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
-import { OrganizationService } from '../organizations/service.js';
 import { featureSetResource, subscriptionResource } from './resource.js';
-import { SubscriptionService } from './service.js';
 
 const byOrganization = params('org');
 const FEATURE_SETS_QUERY = listQuery({ filters: ['q'] });
@@ -28,9 +26,8 @@ const SUBSCRIPTION_BODY = resourceBody(['subscription', 'subscriptions'], {
  * through these admin endpoints before its run-task tests, so they answer in both editions.
  */
 export async function subscriptionRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const { db } = context.store;
-  const service = new SubscriptionService(db, context.clock);
-  const organizations = new OrganizationService(db, context.clock);
+  const service = context.services.subscriptions;
+  const organizations = context.services.organizations;
 
   // Before validation, so a caller who is not a site administrator meets the 404 whatever it sends.
   const adminOnly = { preValidation: async (request: { principal: Principal }) => service.requireAdmin(request.principal) };

@@ -8,10 +8,9 @@ import { findOrganizationById } from '../organizations/repo.js';
 import { listDocument, sendDocument, sendNoContent } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { identifierListBody, listQuery, params } from '../jsonapi/schemas.js';
-import { WorkspaceService } from '../workspaces/service.js';
 import { findTag, listOrganizationTags, listWorkspaceTags } from './repo.js';
 import { tagResource } from './resource.js';
-import { tagReferences, TagService } from './service.js';
+import { tagReferences } from './service.js';
 
 type ById = { Params: { id: string } };
 type Query = Record<string, unknown>;
@@ -24,8 +23,8 @@ function textParameter(query: Query, name: string): string | undefined {
 /** Workspace tags (`/workspaces/:id/relationships/tags`) and the organization's tag list. */
 export async function tagRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
-  const workspaces = new WorkspaceService(db, context.clock, context.config.dialect);
-  const tags = new TagService(context.clock);
+  const workspaces = context.services.workspaces;
+  const tags = context.services.tags;
 
   const TAGS_BODY = identifierListBody('tags');
   const organizationTagsQuery = listQuery({ filters: ['q', 'filter[exclude][taggable][id]'] });

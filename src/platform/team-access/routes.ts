@@ -6,7 +6,7 @@ import { listDocument, sendDocument, sendNoContent, singleDocument } from '../js
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
 import { teamWorkspaceResource } from './resource.js';
-import { TeamAccessService, type GrantAccess } from './service.js';
+import { type GrantAccess } from './service.js';
 
 type ById = { Params: { id: string } };
 
@@ -28,7 +28,7 @@ function readAccess(attributes: Attributes, required: boolean): GrantAccess | un
 }
 
 export async function teamAccessRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const service = new TeamAccessService(context.store.db, context.clock, context.config.dialect);
+  const service = context.services.teamAccess;
 
   app.get('/team-workspaces', { schema: { querystring: listQuery({ filters: ['filter[workspace][id]'] }) } }, async (request, reply) => {
     const query: Record<string, unknown> = request.query;

@@ -1,5 +1,4 @@
 import type { Clock } from '../../core/clock.js';
-import type { Dialect } from '../../core/dialect.js';
 import { unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
@@ -20,15 +19,11 @@ export type GrantAccess = AccessLevel | 'custom';
  * granting, changing and revoking it needs admin access (as changing any setting does).
  */
 export class TeamAccessService {
-  private readonly workspaces: WorkspaceService;
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    dialect: Dialect,
-  ) {
-    this.workspaces = new WorkspaceService(db, clock, dialect);
-  }
+    private readonly workspaces: WorkspaceService,
+  ) {}
 
   list(principal: Principal, workspaceId: string, offset: number, limit: number) {
     const located = this.workspaces.require(this.workspaces.locate(principal, workspaceId));

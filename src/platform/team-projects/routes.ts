@@ -7,7 +7,7 @@ import { queryList } from '../jsonapi/query.js';
 import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
 import type { TeamProjectAccess } from './repo.js';
 import { teamProjectResource } from './resource.js';
-import { TEAM_PROJECT_ACCESS, TeamProjectService } from './service.js';
+import { TEAM_PROJECT_ACCESS } from './service.js';
 
 type ById = { Params: { id: string } };
 
@@ -26,7 +26,7 @@ function readAccess(body: unknown, required: boolean): TeamProjectAccess | undef
 
 /** `/team-projects`: which teams reach a project's workspaces, and at which level. */
 export async function teamProjectRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const service = new TeamProjectService(context.store.db, context.clock);
+  const service = context.services.teamProjects;
 
   app.get('/team-projects', { schema: { querystring: listQuery({ filters: ['filter[project][id]'] }) } }, async (request, reply) => {
     const [projectId] = queryList(request.query, 'filter[project][id]');

@@ -17,14 +17,11 @@ export const TEAM_PROJECT_ACCESS: readonly TeamProjectAccess[] = ['read', 'write
  * (owners have it) grants, changes and revokes them.
  */
 export class TeamProjectService {
-  private readonly projects: ProjectService;
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-  ) {
-    this.projects = new ProjectService(db, clock);
-  }
+    private readonly projects: ProjectService,
+  ) {}
 
   list(principal: Principal, projectId: string, offset: number, limit: number) {
     const { project } = this.projects.locate(principal, projectId);

@@ -97,6 +97,11 @@ export function insertTeam(db: DbOrTx, row: TeamRow): void {
   db.insert(teams).values(row).run();
 }
 
+/** At most a slice of rows (see sql-slices.ts): each row binds its columns as variables. */
+export function insertTeams(db: DbOrTx, rows: TeamRow[]): void {
+  db.insert(teams).values(rows).run();
+}
+
 export function updateTeam(db: DbOrTx, id: string, changes: Partial<Omit<TeamRow, 'id' | 'organizationId' | 'isOwners'>>): void {
   updateRows(db, teams, changes, eq(teams.id, id));
 }

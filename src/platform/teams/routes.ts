@@ -15,7 +15,7 @@ import { userResource } from '../users/resource.js';
 import { findUsersByIds, teamIdsOfUsers } from './repo.js';
 import { membershipResource } from '../memberships/resource.js';
 import { teamResource, type TeamView } from './resource.js';
-import { TeamService, VISIBILITIES, type MemberKey, type Scope, type TeamInput, type Visibility } from './service.js';
+import { VISIBILITIES, type MemberKey, type Scope, type TeamInput, type Visibility } from './service.js';
 
 type Query = Record<string, unknown>;
 type TeamParams = { Params: { id: string } };
@@ -50,7 +50,7 @@ const byTeam = params('id');
 
 export async function teamRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
-  const service = new TeamService(db, context.clock);
+  const service = context.services.teams;
 
   /** Renders teams with whatever `include` asked for. */
   const render = (scope: Scope, views: TeamView[], include: Set<string>) => ({

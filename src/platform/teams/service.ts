@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.js';
-import { unprocessable } from '../../core/errors.js';
+import { conflict, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import type { OrganizationAccess } from '../../store/tables.js';
@@ -17,6 +17,8 @@ import type { Page } from '../jsonapi/pagination.js';
 import { findOrganizationById, findOrganizationByName } from '../organizations/repo.js';
 import { findMembership, findMembershipById } from '../memberships/repo.js';
 import { findUserByUsername } from '../users/repo.js';
+import { refusingDuplicates } from '../db-errors.js';
+import { inSlices } from '../sql-slices.js';
 import * as repo from './repo.js';
 import { organizationAccess, type TeamView } from './resource.js';
 
@@ -102,19 +104,20 @@ export class TeamService {
     const access = input.organizationAccess ?? {};
     if (Object.values(access).some(Boolean) && !granted.has('manage-organization-access')) throw NOT_FOUND;
     this.checkName(scope.organization.id, input.name);
-    const team: TeamRow = {
-      id: newId('team'),
-      organizationId: scope.organization.id,
-      name: input.name,
-      visibility: input.visibility ?? 'secret',
-      isOwners: false,
-      organizationAccess: onlyTrue(access),
-      ssoTeamId: input.ssoTeamId ?? null,
-      allowMemberTokenManagement: input.allowMemberTokenManagement ?? true,
-      createdAt: this.clock.now(),
-    };
+    const team = newTeamRow(scope.organization.id, input, this.clock.now());
     repo.insertTeam(this.db, team);
     return { ...scope, team, permissions: teamPermissions(scope.grants, team) };
+  }
+
+  /** Many teams with the create defaults, in one transaction (the control plane's bulk creation, seeds). */
+  createMany(organizationId: string, names: readonly string[], db: DbOrTx = this.db): TeamRow[] {
+    const at = this.clock.now();
+    const rows = names.map((name) => newTeamRow(organizationId, { name }, at));
+    refusingDuplicates(
+      () => db.transaction((tx) => inSlices(rows).forEach((slice) => repo.insertTeams(tx, slice))),
+      () => conflict('some teams names are already taken'),
+    );
+    return rows;
   }
 
   /**
@@ -227,6 +230,21 @@ export class TeamService {
 }
 
 /** Stores only the flags that are on, so an unset flag and a false one are the same thing. */
+/** A new team's row: the API's create defaults for what the input leaves out. */
+function newTeamRow(organizationId: string, input: TeamInput & { name: string }, at: Date): TeamRow {
+  return {
+    id: newId('team'),
+    organizationId,
+    name: input.name,
+    visibility: input.visibility ?? 'secret',
+    isOwners: false,
+    organizationAccess: onlyTrue(input.organizationAccess ?? {}),
+    ssoTeamId: input.ssoTeamId ?? null,
+    allowMemberTokenManagement: input.allowMemberTokenManagement ?? true,
+    createdAt: at,
+  };
+}
+
 function onlyTrue(access: OrganizationAccess): OrganizationAccess {
   return Object.fromEntries(Object.entries(access).filter(([, enabled]) => enabled === true));
 }

@@ -3,9 +3,8 @@ import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, optionalResourceBody, params } from '../jsonapi/schemas.js';
-import { TeamService } from '../teams/service.js';
 import { tokenResource } from './resource.js';
-import { TokenService, type TokenInput } from './service.js';
+import { type TokenInput } from './service.js';
 
 /**
  * Body types real clients send for tokens: go-tfe's option structs carry no type (so `""`), the
@@ -25,8 +24,8 @@ const byTeam = params('teamId');
 const byOrganization = params('organization');
 
 export async function tokenRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const service = new TokenService(context.store.db, context.clock);
-  const teams = new TeamService(context.store.db, context.clock);
+  const service = context.services.tokens;
+  const teams = context.services.teams;
 
   /** A token body is optional (older clients POST nothing); every attribute is optional too. */
   const readInput = (body: unknown, options: { description: boolean }): TokenInput => {

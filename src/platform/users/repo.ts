@@ -17,6 +17,11 @@ export function findUserByEmail(db: DbOrTx, email: string): UserRow | undefined 
   return db.select().from(users).where(eq(users.email, email.toLowerCase())).get();
 }
 
+/** At most a slice of rows (see sql-slices.ts). */
+export function insertUsers(db: DbOrTx, rows: UserRow[]): void {
+  db.insert(users).values(rows).run();
+}
+
 export function insertUser(db: DbOrTx, row: UserRow): void {
   db.insert(users)
     .values({ ...row, email: row.email.toLowerCase() })

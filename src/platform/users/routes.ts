@@ -7,7 +7,6 @@ import { readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import { userResource } from './resource.js';
-import { UserService } from './service.js';
 
 type Query = Record<string, unknown>;
 
@@ -26,7 +25,7 @@ const ADMIN_USER_BODY = resourceBody(['users'], {
 
 /** `users`, the caller's account, and the site administrator's user management (an understudy extension). */
 export async function userRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const service = new UserService(context.store.db, context.clock);
+  const service = context.services.users;
 
   app.get('/users/:id', { schema: { params: params('id'), querystring: showQuery() } }, async (request, reply) => {
     readInclude(request.query, NO_INCLUDES);

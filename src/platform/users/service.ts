@@ -1,11 +1,13 @@
 import type { Clock } from '../../core/clock.js';
-import { unprocessable } from '../../core/errors.js';
+import { conflict, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { DbOrTx } from '../../store/store.js';
 import { isSiteAdmin, type OrganizationRow, type Principal, type UserRow } from '../auth/principal.js';
 import { Permissions } from '../auth/permissions.js';
+import { refusingDuplicates } from '../db-errors.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { organizationIdsOfUser } from '../organizations/repo.js';
+import { inSlices } from '../sql-slices.js';
 import * as repo from './repo.js';
 
 export const USERNAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -99,16 +101,20 @@ export class UserService {
   create(input: CreateUser, db: DbOrTx = this.db): UserRow {
     this.checkUsername(input.username, db);
     this.checkEmail(input.email, db);
-    const row: UserRow = {
-      id: newId('user'),
-      username: input.username,
-      email: input.email.toLowerCase(),
-      isSiteAdmin: input.siteAdmin ?? false,
-      isServiceAccount: false,
-      createdAt: this.clock.now(),
-    };
+    const row = newUserRow(input, this.clock.now());
     repo.insertUser(db, row);
     return row;
+  }
+
+  /** Many users in slices, inside the caller's transaction; a name or address taken is a 409 for the lot. */
+  createMany(inputs: readonly CreateUser[], db: DbOrTx = this.db): UserRow[] {
+    const at = this.clock.now();
+    const rows = inputs.map((input) => newUserRow(input, at));
+    refusingDuplicates(
+      () => inSlices(rows).forEach((slice) => repo.insertUsers(db, slice)),
+      () => conflict('some usernames or emails are already taken'),
+    );
+    return rows;
   }
 
   list(principal: Principal, filter: repo.UserFilter, offset: number, limit: number): { rows: UserRow[]; total: number } {
@@ -130,4 +136,15 @@ export class UserService {
     if (!EMAIL_PATTERN.test(email)) throw unprocessable('email is invalid', '/data/attributes/email');
     if (repo.findUserByEmail(db, email)) throw unprocessable('email has already been taken', '/data/attributes/email');
   }
+}
+
+function newUserRow(input: CreateUser, at: Date): UserRow {
+  return {
+    id: newId('user'),
+    username: input.username,
+    email: input.email.toLowerCase(),
+    isSiteAdmin: input.siteAdmin ?? false,
+    isServiceAccount: false,
+    createdAt: at,
+  };
 }

@@ -10,7 +10,7 @@ import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
 import type { Located } from '../workspaces/service.js';
 import type { VariableCategory } from './repo.js';
 import { variableResource } from './resource.js';
-import { VariableService, type VariableInput } from './service.js';
+import { type VariableInput } from './service.js';
 
 const VARIABLE_BODY = resourceBody(['vars'], {
   attributes: {
@@ -48,7 +48,7 @@ type ByVariable = { Params: { id: string; var: string } };
 
 /** Workspace variables under `/workspaces/:id/vars`, and the older `/vars` paths real clients still call. */
 export async function variableRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const service = new VariableService(context.store.db, context.clock, context.config.dialect);
+  const service = context.services.variables;
   const byId = (request: FastifyRequest<ByWorkspace>) => service.workspaces.locate(request.principal, request.params.id);
 
   const list = (request: FastifyRequest, located: Located) => {

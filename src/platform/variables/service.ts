@@ -5,7 +5,6 @@ import { newId } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { WorkspaceService, type Located } from '../workspaces/service.js';
-import type { Dialect } from '../../core/dialect.js';
 import * as repo from './repo.js';
 import type { VariableCategory, VariableRow } from './repo.js';
 
@@ -33,15 +32,11 @@ const newVersionId = () => randomBytes(20).toString('hex');
  * variables only; a sensitive variable stays sensitive, and its value is write-only.
  */
 export class VariableService {
-  readonly workspaces: WorkspaceService;
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    dialect: Dialect,
-  ) {
-    this.workspaces = new WorkspaceService(db, clock, dialect);
-  }
+    readonly workspaces: WorkspaceService,
+  ) {}
 
   list(located: Located, offset: number, limit: number) {
     this.workspaces.require(located, 'can-read-variable');

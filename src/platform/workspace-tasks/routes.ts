@@ -8,7 +8,7 @@ import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
 import { enforcementLevel, stageList, STAGES } from '../run-tasks/input.js';
 import { workspaceTaskResource } from '../run-tasks/resource.js';
 import { listWorkspaceTasks } from './repo.js';
-import { WorkspaceTaskService, type WorkspaceTaskInput } from './service.js';
+import { type WorkspaceTaskInput } from './service.js';
 
 type ByWorkspace = { Params: { workspaceId: string } };
 type ByTask = { Params: { workspaceId: string; id: string } };
@@ -45,7 +45,7 @@ function readInput(body: unknown, creating: boolean): WorkspaceTaskInput {
 
 export async function workspaceTaskRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
-  const service = new WorkspaceTaskService(db, context.clock, context.config.dialect);
+  const service = context.services.workspaceTasks;
 
   app.get('/workspaces/:workspaceId/tasks', { schema: { params: byWorkspace, querystring: listQuery() } }, async (request, reply) => {
     const page = readPage(request.query);

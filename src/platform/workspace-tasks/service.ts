@@ -1,5 +1,4 @@
 import type { Clock } from '../../core/clock.js';
-import type { Dialect } from '../../core/dialect.js';
 import { unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
@@ -33,15 +32,11 @@ function stagesFrom(input: WorkspaceTaskInput): RunTaskStage[] | undefined {
  * Tasks: workspace admins, or the organization's Manage Run Tasks.
  */
 export class WorkspaceTaskService {
-  private readonly workspaces: WorkspaceService;
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
-    dialect: Dialect,
-  ) {
-    this.workspaces = new WorkspaceService(db, clock, dialect);
-  }
+    private readonly workspaces: WorkspaceService,
+  ) {}
 
   /** The workspace if the caller may `manage` (or, when false, see) its run tasks; else the 404 of a missing one. */
   workspace(principal: Principal, workspaceId: string, manage: boolean): Located {

@@ -9,7 +9,7 @@ import { tagReferences } from '../tags/service.js';
 import { renderOptions, workspaceDocument, workspaceInclude } from './documents.js';
 import { readWorkspaceSettings, WORKSPACE_BODY } from './input.js';
 import { readWorkspaceFilter, readWorkspaceSort } from './list-query.js';
-import { WorkspaceService, type Located } from './service.js';
+import { type Located } from './service.js';
 import { includeForWorkspaces, renderWorkspaces, WORKSPACE_INCLUDES } from './view.js';
 
 type ById = { Params: { id: string } };
@@ -18,7 +18,7 @@ type ByName = { Params: { org: string; name: string } };
 /** Workspace create, list, show, update and delete, by id and by organization and name alike. */
 export async function workspaceRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
-  const service = new WorkspaceService(db, context.clock, context.config.dialect, context.config.edition);
+  const service = context.services.workspaces;
   const byId = (request: FastifyRequest<ById>) => service.locate(request.principal, request.params.id);
   const byName = (request: FastifyRequest<ByName>) => service.locateByName(request.principal, request.params.org, request.params.name);
 

@@ -38,17 +38,13 @@ export interface Located {
 }
 
 export class WorkspaceService {
-  private readonly tags: TagService;
-
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly dialect: Dialect,
-    /** Only creation asks (the default of `global-remote-state`); services that only locate workspaces leave it out. */
-    private readonly edition: Edition = 'self-hosted',
-  ) {
-    this.tags = new TagService(clock);
-  }
+    private readonly edition: Edition,
+    private readonly tags: TagService,
+  ) {}
 
   /** The organization named in a path, if the caller is in it at all; otherwise the 404 of a missing one. */
   organization(principal: Principal, name: string): { organization: OrganizationRow; scope: CallerScope } {
