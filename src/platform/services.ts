@@ -23,6 +23,11 @@ import { UserService } from './users/service.js';
 import { VariableService } from './variables/service.js';
 import { WorkspaceTaskService } from './workspace-tasks/service.js';
 import { WorkspaceService } from './workspaces/service.js';
+import { ConfigurationVersionService } from './configuration-versions/service.js';
+import { LogBook } from './runs/logs.js';
+import { RunEngine } from './runs/engine.js';
+import { RunService } from './runs/service.js';
+import { TaskStageService } from './task-stages/service.js';
 
 /** Every platform service, made once per server; routes, the control plane and the seed all use these. */
 export interface PlatformServices {
@@ -50,6 +55,10 @@ export interface PlatformServices {
   readonly variables: VariableService;
   readonly workspaceTasks: WorkspaceTaskService;
   readonly workspaces: WorkspaceService;
+  readonly configurationVersions: ConfigurationVersionService;
+  readonly runs: RunService;
+  readonly runLogs: LogBook;
+  readonly taskStages: TaskStageService;
 }
 
 /** What platform routes, the control plane and the seed are built from: the runtime and its services. */
@@ -72,6 +81,12 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const projects = new ProjectService(db, clock);
   const oauthClients = new OAuthClientService(db, clock, organizations);
   const registry = new RegistryService(db, clock, edition, organizations);
+  const stateVersions = new StateVersionService(db, clock, workspaces);
+  const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
+  const runLogs = new LogBook(db);
+  const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, stateVersions);
+  const runs = new RunService(db, clock, workspaces, engine);
+  configurationVersions.autoQueue = (version) => runs.autoQueue(version);
   const services: PlatformServices = {
     admin: new AdminService(runtime),
     agentPools: new AgentPoolService(db, clock, organizations),
@@ -86,7 +101,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     remoteState: new RemoteStateService(db, workspaces),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
-    stateVersions: new StateVersionService(db, clock, workspaces),
+    stateVersions,
     subscriptions: new SubscriptionService(db, clock),
     tags,
     teamAccess: new TeamAccessService(db, clock, workspaces),
@@ -97,6 +112,10 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     variables: new VariableService(db, clock, workspaces),
     workspaceTasks: new WorkspaceTaskService(db, clock, workspaces),
     workspaces,
+    configurationVersions,
+    runs,
+    runLogs,
+    taskStages: new TaskStageService(db),
   };
   return { ...runtime, services };
 }

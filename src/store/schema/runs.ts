@@ -1,6 +1,6 @@
 import { blob, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 import { workspaceTasks } from './run-tasks.js';
-import { workspaces, type WorkspaceLocker } from './workspaces.js';
+import { workspaces, type PrincipalLocker } from './workspaces.js';
 
 const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
 
@@ -70,8 +70,8 @@ export const runs = sqliteTable(
     variables: text('variables', { mode: 'json' }).$type<StoredRunVariable[]>().notNull(),
     terraformVersion: text('terraform_version').notNull(),
     hasChanges: integer('has_changes', { mode: 'boolean' }).notNull(),
-    createdBy: text('created_by', { mode: 'json' }).$type<WorkspaceLocker>(),
-    confirmedBy: text('confirmed_by', { mode: 'json' }).$type<WorkspaceLocker>(),
+    createdBy: text('created_by', { mode: 'json' }).$type<PrincipalLocker>(),
+    confirmedBy: text('confirmed_by', { mode: 'json' }).$type<PrincipalLocker>(),
     statusTimestamps: text('status_timestamps', { mode: 'json' }).$type<StatusTimestamps>().notNull(),
     /** When a run canceled once may be force-canceled (the real service waits a cool-off). */
     forceCancelAvailableAt: integer('force_cancel_available_at', { mode: 'timestamp_ms' }),
@@ -163,7 +163,7 @@ export const runEvents = sqliteTable(
       .references(() => runs.id, { onDelete: 'cascade' }),
     action: text('action').notNull(),
     description: text('description'),
-    actor: text('actor', { mode: 'json' }).$type<WorkspaceLocker>(),
+    actor: text('actor', { mode: 'json' }).$type<PrincipalLocker>(),
     createdAt: createdAt(),
   },
   (t) => [index('run_events_run').on(t.runId, t.createdAt)],
@@ -177,7 +177,7 @@ export const runComments = sqliteTable(
       .notNull()
       .references(() => runs.id, { onDelete: 'cascade' }),
     body: text('body').notNull(),
-    createdBy: text('created_by', { mode: 'json' }).$type<WorkspaceLocker>(),
+    createdBy: text('created_by', { mode: 'json' }).$type<PrincipalLocker>(),
     createdAt: createdAt(),
   },
   (t) => [index('run_comments_run').on(t.runId)],
