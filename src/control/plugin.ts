@@ -7,6 +7,7 @@ import { outboxRoutes } from './outbox.js';
 import { bulkRoutes } from './bulk.js';
 import { docsRoutes } from './docs.js';
 import { platformFixtureRoutes } from './platform-fixtures.js';
+import { runControlRoutes } from './runs.js';
 
 export interface ControlHooks {
   /** True once migrations and the seed are done. */
@@ -75,4 +76,5 @@ export async function controlPlugin(app: FastifyInstance, options: { runtime: Pl
   await platformFixtureRoutes(app, runtime);
   await outboxRoutes(app, runtime);
   await bulkRoutes(app, runtime);
+  await runControlRoutes(app, runtime);
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +85,8 @@ export class TerraformExecutor implements Executor {
   private environment(job: PlanJob, directory: string): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) if (PASSED_THROUGH.test(key)) env[key] = value;
+    // A CLI config named but missing only earns a warning in every run's log.
+    if (env.TF_CLI_CONFIG_FILE && !existsSync(env.TF_CLI_CONFIG_FILE)) delete env.TF_CLI_CONFIG_FILE;
     for (const variable of job.environment) env[variable.key] = variable.value;
     return {
       ...env,

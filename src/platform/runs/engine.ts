@@ -71,6 +71,8 @@ export class RunEngine implements DueSource {
   private readonly active = new Map<string, Active>();
   /** Per-workspace progression chosen through the control plane (the global one is the config's). */
   readonly progressions = new Map<string, Progression>();
+  /** The control plane's global choice, until the next reset; else `UNDERSTUDY_RUN_PROGRESSION`. */
+  globalProgression: Progression | null = null;
   private generation = 0;
   stages: StageRunner | null = null;
   /** Called when an apply finished (run triggers queue runs in the workspaces that name this one). */
@@ -96,7 +98,7 @@ export class RunEngine implements DueSource {
   }
 
   progressionOf(workspaceId: string): Progression {
-    return this.progressions.get(workspaceId) ?? this.config.runProgression;
+    return this.progressions.get(workspaceId) ?? this.globalProgression ?? this.config.runProgression;
   }
 
   // ---- DueSource: clock gates ----------------------------------------------------------
@@ -130,6 +132,7 @@ export class RunEngine implements DueSource {
     this.active.clear();
     this.logs.clear();
     this.progressions.clear();
+    this.globalProgression = null;
     this.stages?.reset();
     void this.executorPromise?.then((executor) => executor.close());
   }
@@ -332,7 +335,8 @@ export class RunEngine implements DueSource {
   }
 
   private async withSlot<T>(entry: Active, work: () => Promise<T>): Promise<T> {
-    this.notify(entry);
+    // Waiting for a slot is standing still, as far as a caller waiting for the run to settle is concerned.
+    if (this.slots.busy >= this.slots.size) this.notify(entry);
     const release = await this.slots.acquire();
     try {
       if (entry.controller.signal.aborted) throw new Canceled();

@@ -51,6 +51,9 @@ const LIST_FILTERS = ['filter[status]', 'filter[operation]', 'filter[source]', '
 
 type ById = { Params: { id: string } };
 
+const QUEUED = ['plan_queued', 'apply_queued'];
+const RUNNING = ['planning', 'applying'];
+
 function readCreate(body: unknown): { workspaceId: string; input: CreateRun } {
   const resource = readResource(body, ['runs']);
   const attributes = new Attributes(resource.attributes);
@@ -182,6 +185,24 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
       return render(request, [run], located).items;
     });
     return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+  });
+
+  // The organization's run queue and capacity, which the CLI reads while its run waits.
+  app.get<{ Params: { org: string } }>('/organizations/:org/runs/queue', { schema: { params: params('org'), querystring: listQuery() } }, async (request, reply) => {
+    const page = readPage(request.query as Record<string, unknown>);
+    const { rows, total } = service.listForOrganization(request.principal, request.params.org, { statuses: QUEUED }, page.offset, page.size);
+    const items = rows.map((run, index) => {
+      const located = service.workspaces.locate(request.principal, run.workspaceId);
+      const [item] = render(request, [run], located).items;
+      return { ...item!, attributes: { ...item!.attributes, 'position-in-queue': page.offset + index + 1 } };
+    });
+    return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+  });
+  app.get<{ Params: { org: string } }>('/organizations/:org/capacity', { schema: { params: params('org') } }, async (request, reply) => {
+    const queued = service.listForOrganization(request.principal, request.params.org, { statuses: QUEUED }, 0, 1).total;
+    const running = service.listForOrganization(request.principal, request.params.org, { statuses: RUNNING }, 0, 1).total;
+    const data = { id: request.params.org, type: 'organization-capacity', attributes: { pending: queued, running } };
+    return sendDocument(reply, 200, { data });
   });
 
   const action = (name: string, act: (principal: FastifyRequest['principal'], id: string, comment: string | null) => void) =>
