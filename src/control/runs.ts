@@ -46,7 +46,8 @@ export async function runControlRoutes(app: FastifyInstance, runtime: PlatformCo
       engine.globalProgression = body.mode as Progression;
       return { mode: body.mode, workspace: null };
     }
-    if (typeof body.workspace !== 'string' || !findWorkspace(db, body.workspace)) return refuse(reply, 404, 'workspace must be the id of a workspace');
+    if (typeof body.workspace !== 'string' || !findWorkspace(db, body.workspace))
+      return refuse(reply, 404, 'workspace must be the id of a workspace');
     engine.progressions.set(body.workspace, body.mode as Progression);
     return { mode: body.mode, workspace: body.workspace };
   });

@@ -12,7 +12,8 @@ export function newUploadSecret(): { secret: string; hash: string } {
   return { secret, hash: sha256Hex(secret) };
 }
 
-export const uploadPath = (configurationVersionId: string, secret: string) => `${RUN_OBJECT_PREFIX}/upload/${configurationVersionId}.${secret}`;
+export const uploadPath = (configurationVersionId: string, secret: string) =>
+  `${RUN_OBJECT_PREFIX}/upload/${configurationVersionId}.${secret}`;
 
 /** `<id>.<secret>` of an upload path, or null when it has another shape. */
 export function readUploadToken(token: string): { id: string; secret: string } | null {

@@ -22,7 +22,11 @@ export function findConfigurationVersions(db: DbOrTx, ids: readonly string[]): C
 }
 
 export function archiveOf(db: DbOrTx, id: string): Buffer | null {
-  const row = db.select({ archive: configurationVersions.archive }).from(configurationVersions).where(eq(configurationVersions.id, id)).get();
+  const row = db
+    .select({ archive: configurationVersions.archive })
+    .from(configurationVersions)
+    .where(eq(configurationVersions.id, id))
+    .get();
   return row?.archive ?? null;
 }
 

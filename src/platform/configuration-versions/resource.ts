@@ -3,7 +3,11 @@ import type { ResourceObject } from '../jsonapi/types.js';
 import type { ConfigurationVersionMeta } from './repo.js';
 
 /** The `configuration-versions` resource; `uploadUrl` only in the create answer (the secret exists only then). */
-export function configurationVersionResource(version: ConfigurationVersionMeta, dialect: Dialect, uploadUrl: string | null = null): ResourceObject {
+export function configurationVersionResource(
+  version: ConfigurationVersionMeta,
+  dialect: Dialect,
+  uploadUrl: string | null = null,
+): ResourceObject {
   const base = `/api/v2/configuration-versions/${version.id}`;
   return {
     id: version.id,

@@ -39,13 +39,17 @@ export async function configurationVersionRoutes(app: PlatformApp, context: Plat
     },
   );
 
-  app.get<ById>('/workspaces/:id/configuration-versions', { schema: { params: params('id'), querystring: listQuery() } }, async (request, reply) => {
-    const located = service.workspaces.locate(request.principal, request.params.id);
-    const page = readPage(request.query as Record<string, unknown>);
-    const { rows, total } = service.list(located, page.offset, page.size);
-    const items = rows.map((row) => configurationVersionResource(row, dialect));
-    return sendDocument(reply, 200, listDocument(request, { items, total, page }));
-  });
+  app.get<ById>(
+    '/workspaces/:id/configuration-versions',
+    { schema: { params: params('id'), querystring: listQuery() } },
+    async (request, reply) => {
+      const located = service.workspaces.locate(request.principal, request.params.id);
+      const page = readPage(request.query as Record<string, unknown>);
+      const { rows, total } = service.list(located, page.offset, page.size);
+      const items = rows.map((row) => configurationVersionResource(row, dialect));
+      return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+    },
+  );
 
   const show = { params: params('id'), querystring: showQuery(['ingress_attributes']) };
   app.get<ById>('/configuration-versions/:id', { schema: show }, async (request: FastifyRequest<ById>, reply) => {

@@ -406,7 +406,11 @@ export class RunEngine implements DueSource {
     this.db.transaction((tx) => {
       const run = repo.findRun(tx, runId);
       if (!run) return;
-      repo.updateRun(tx, runId, { ...changes, status, statusTimestamps: { ...run.statusTimestamps, [`${status.replace(/_/g, '-')}-at`]: at } });
+      repo.updateRun(tx, runId, {
+        ...changes,
+        status,
+        statusTimestamps: { ...run.statusTimestamps, [`${status.replace(/_/g, '-')}-at`]: at },
+      });
       for (const [kind, phaseStatus] of Object.entries(phases)) this.setPhase(tx, runId, kind as 'plan' | 'apply', phaseStatus);
       this.event(tx, runId, status, null);
     });
@@ -558,7 +562,8 @@ export class RunEngine implements DueSource {
       if (row.category === 'env') environment.push(variable);
       else terraform.set(row.key, variable);
     }
-    for (const variable of run.variables) terraform.set(variable.key, { key: variable.key, value: variable.value, hcl: true, sensitive: false });
+    for (const variable of run.variables)
+      terraform.set(variable.key, { key: variable.key, value: variable.value, hcl: true, sensitive: false });
     return {
       runId: run.id,
       slug,

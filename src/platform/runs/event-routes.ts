@@ -43,24 +43,36 @@ export async function runEventRoutes(app: PlatformApp, context: PlatformContext)
   const service = context.services.runs;
   const { db } = context.store;
 
-  app.get<ById>('/runs/:id/run-events', { schema: { params: params('id'), querystring: listQuery({ includes: ['actor', 'comment'] }) } }, async (request, reply) => {
-    const { run, located } = service.locate(request.principal, request.params.id);
-    const page = readPage(request.query as Record<string, unknown>);
-    const { items, total } = paginate(repo.eventsOf(db, run.id), page);
-    return sendDocument(reply, 200, listDocument(request, { items: items.map((event) => eventResource(event, located)), total, page }));
-  });
-  app.get<ById>('/run-events/:id', { schema: { params: params('id'), querystring: showQuery(['actor', 'comment']) } }, async (request, reply) => {
-    const event = repo.findEvent(db, request.params.id);
-    if (!event) throw NOT_FOUND;
-    const { located } = service.locate(request.principal, event.runId);
-    return sendDocument(reply, 200, singleDocument(eventResource(event, located)));
-  });
+  app.get<ById>(
+    '/runs/:id/run-events',
+    { schema: { params: params('id'), querystring: listQuery({ includes: ['actor', 'comment'] }) } },
+    async (request, reply) => {
+      const { run, located } = service.locate(request.principal, request.params.id);
+      const page = readPage(request.query as Record<string, unknown>);
+      const { items, total } = paginate(repo.eventsOf(db, run.id), page);
+      return sendDocument(reply, 200, listDocument(request, { items: items.map((event) => eventResource(event, located)), total, page }));
+    },
+  );
+  app.get<ById>(
+    '/run-events/:id',
+    { schema: { params: params('id'), querystring: showQuery(['actor', 'comment']) } },
+    async (request, reply) => {
+      const event = repo.findEvent(db, request.params.id);
+      if (!event) throw NOT_FOUND;
+      const { located } = service.locate(request.principal, event.runId);
+      return sendDocument(reply, 200, singleDocument(eventResource(event, located)));
+    },
+  );
 
   app.get<ById>('/runs/:id/comments', { schema: { params: params('id'), querystring: listQuery() } }, async (request, reply) => {
     const { run, located } = service.locate(request.principal, request.params.id);
     const page = readPage(request.query as Record<string, unknown>);
     const { items, total } = paginate(repo.commentsOf(db, run.id), page);
-    return sendDocument(reply, 200, listDocument(request, { items: items.map((comment) => commentResource(comment, located)), total, page }));
+    return sendDocument(
+      reply,
+      200,
+      listDocument(request, { items: items.map((comment) => commentResource(comment, located)), total, page }),
+    );
   });
   app.post<ById>('/runs/:id/comments', { schema: { params: params('id'), body: COMMENT_BODY } }, async (request, reply) => {
     const { run, located } = service.locate(request.principal, request.params.id);

@@ -34,6 +34,9 @@ export async function runObjectPlugin(app: FastifyInstance, context: PlatformCon
     const number = (value: string | undefined, fallback: number) => (value !== undefined && /^\d+$/.test(value) ? Number(value) : fallback);
     const offset = number(request.query.offset, 0);
     const length = number(request.query.limit, bytes.length);
-    return reply.code(200).type('text/plain').send(bytes.subarray(offset, offset + length));
+    return reply
+      .code(200)
+      .type('text/plain')
+      .send(bytes.subarray(offset, offset + length));
   });
 }

@@ -30,7 +30,13 @@ export function updateRun(db: DbOrTx, id: string, changes: Partial<RunRow>): voi
 }
 
 export function nextRunSequence(db: DbOrTx, workspaceId: string): number {
-  return (db.select({ n: max(runs.sequence) }).from(runs).where(eq(runs.workspaceId, workspaceId)).get()?.n ?? 0) + 1;
+  return (
+    (db
+      .select({ n: max(runs.sequence) })
+      .from(runs)
+      .where(eq(runs.workspaceId, workspaceId))
+      .get()?.n ?? 0) + 1
+  );
 }
 
 /** The workspace's oldest run still waiting its turn (speculative runs never queue). */
@@ -50,7 +56,12 @@ export function unfinishedBefore(db: DbOrTx, workspaceId: string, sequence: numb
     .select()
     .from(runs)
     .where(
-      and(eq(runs.workspaceId, workspaceId), lt(runs.sequence, sequence), eq(runs.planOnly, false), notInArray(runs.status, [...FINAL_STATUSES])),
+      and(
+        eq(runs.workspaceId, workspaceId),
+        lt(runs.sequence, sequence),
+        eq(runs.planOnly, false),
+        notInArray(runs.status, [...FINAL_STATUSES]),
+      ),
     )
     .all();
 }

@@ -69,7 +69,10 @@ export function runResource(run: RunRow, context: RunRenderContext): ResourceObj
     },
     context.dialect,
   );
-  const to = (id: string | undefined, type: string) => ({ data: id ? { id, type } : null, ...(id ? { links: { related: `/api/v2/${type}/${id}` } } : {}) });
+  const to = (id: string | undefined, type: string) => ({
+    data: id ? { id, type } : null,
+    ...(id ? { links: { related: `/api/v2/${type}/${id}` } } : {}),
+  });
   return {
     id: run.id,
     type: 'runs',
@@ -114,6 +117,9 @@ export function phaseResource(phase: PhaseRow, logReadUrl: string): ResourceObje
     type,
     attributes,
     relationships: phase.kind === 'plan' ? { exports: { data: [] } } : { 'state-versions': { data: [] } },
-    links: { self: base, ...(phase.kind === 'plan' ? { 'json-output': `${base}/json-output`, 'json-output-redacted': `${base}/json-output-redacted` } : {}) },
+    links: {
+      self: base,
+      ...(phase.kind === 'plan' ? { 'json-output': `${base}/json-output`, 'json-output-redacted': `${base}/json-output-redacted` } : {}),
+    },
   };
 }

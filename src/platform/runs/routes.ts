@@ -7,7 +7,8 @@ import { listDocument, requestUrl, sendDocument, singleDocument } from '../jsona
 import { Included, readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
-import { Attr, listQuery, optionalResourceBody, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
+import { Type } from '@fastify/type-provider-typebox';
+import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { findUserById } from '../users/repo.js';
 import { userResource } from '../users/resource.js';
@@ -34,7 +35,10 @@ const CREATE_BODY = resourceBody(['runs'], {
   },
   relationships: ['workspace', 'configuration-version'],
 });
-const ACTION_BODY = optionalResourceBody([''], { allowEmptyType: true, attributes: { comment: Attr.string() } });
+/** Run actions take plain JSON, `{"comment": "…"}` (go-tfe's options are not JSON:API documents), or nothing. */
+const ACTION_BODY = Type.Union([Type.Object({ comment: Type.Optional(Type.Union([Type.String(), Type.Null()])) }), Type.Null()], {
+  optionalBody: true,
+});
 
 /** What `include` may name on a run (the CLI asks for `task_stages`, `workspace`, `plan`). */
 export const RUN_INCLUDES = [
@@ -47,7 +51,15 @@ export const RUN_INCLUDES = [
   'workspace',
   'task_stages',
 ] as const;
-const LIST_FILTERS = ['filter[status]', 'filter[operation]', 'filter[source]', 'filter[workspace_names]', 'search[user]', 'search[commit]', 'search[basic]'] as const;
+const LIST_FILTERS = [
+  'filter[status]',
+  'filter[operation]',
+  'filter[source]',
+  'filter[workspace_names]',
+  'search[user]',
+  'search[commit]',
+  'search[basic]',
+] as const;
 
 type ById = { Params: { id: string } };
 
@@ -62,7 +74,12 @@ function readCreate(body: unknown): { workspaceId: string; input: CreateRun } {
   const cvId = relationshipId(resource.relationships, 'configuration-version', 'configuration-versions');
   const variables = resource.attributes['variables'];
   if (variables !== undefined && variables !== null) {
-    const valid = Array.isArray(variables) && variables.every((item) => typeof item?.key === 'string' && typeof item?.value === 'string');
+    const isPair = (item: unknown) =>
+      typeof item === 'object' &&
+      item !== null &&
+      typeof (item as Record<string, unknown>)['key'] === 'string' &&
+      typeof (item as Record<string, unknown>)['value'] === 'string';
+    const valid = Array.isArray(variables) && variables.every(isPair);
     if (!valid) throw unprocessable('variables must be a list of {key, value} strings', '/data/attributes/variables');
   }
   const input: CreateRun = {
@@ -80,17 +97,20 @@ function readCreate(body: unknown): { workspaceId: string; input: CreateRun } {
     variables: (variables as { key: string; value: string }[] | undefined | null)?.map(({ key, value }) => ({ key, value })),
     terraformVersion: attributes.string('tool-version') ?? undefined,
   };
-  return { workspaceId, input: Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as CreateRun };
+  const defined: CreateRun = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
+  return { workspaceId, input: defined };
 }
 
 function comment(body: unknown): string | null {
-  const data = (body as { data?: { attributes?: { comment?: unknown } } } | null)?.data;
-  const value = data?.attributes?.comment;
-  return typeof value === 'string' ? value : null;
+  const value = (body as { comment?: unknown } | null)?.comment;
+  return typeof value === 'string' && value !== '' ? value : null;
 }
 
 function listQueryOf(query: Record<string, unknown>): RunListQuery {
-  const split = (name: string) => queryList(query, name).flatMap((value) => value.split(',')).filter((value) => value !== '');
+  const split = (name: string) =>
+    queryList(query, name)
+      .flatMap((value) => value.split(','))
+      .filter((value) => value !== '');
   const statuses = split('filter[status]');
   const operations = split('filter[operation]');
   const sources = split('filter[source]');
@@ -115,7 +135,10 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
   const render = (request: FastifyRequest, runs: readonly RunRow[], located: Located): { items: ResourceObject[]; included: Included } => {
     const include = readInclude(request.query as Record<string, unknown>, RUN_INCLUDES);
     const origin = requestUrl(request).origin;
-    const phases = repo.phasesOf(db, runs.map((run) => run.id));
+    const phases = repo.phasesOf(
+      db,
+      runs.map((run) => run.id),
+    );
     const stages = context.services.taskStages.stageIdsOf(runs.map((run) => run.id));
     const included = new Included();
     const items = runs.map((run) => {
@@ -177,27 +200,47 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
-  app.get<{ Params: { org: string } }>('/organizations/:org/runs', { schema: { params: params('org'), querystring: listSchema } }, async (request, reply) => {
-    const page = readPage(request.query as Record<string, unknown>);
-    const { rows, total } = service.listForOrganization(request.principal, request.params.org, listQueryOf(request.query as Record<string, unknown>), page.offset, page.size);
-    const items = rows.flatMap((run) => {
-      const located = service.workspaces.locate(request.principal, run.workspaceId);
-      return render(request, [run], located).items;
-    });
-    return sendDocument(reply, 200, listDocument(request, { items, total, page }));
-  });
+  app.get<{ Params: { org: string } }>(
+    '/organizations/:org/runs',
+    { schema: { params: params('org'), querystring: listSchema } },
+    async (request, reply) => {
+      const page = readPage(request.query as Record<string, unknown>);
+      const { rows, total } = service.listForOrganization(
+        request.principal,
+        request.params.org,
+        listQueryOf(request.query as Record<string, unknown>),
+        page.offset,
+        page.size,
+      );
+      const items = rows.flatMap((run) => {
+        const located = service.workspaces.locate(request.principal, run.workspaceId);
+        return render(request, [run], located).items;
+      });
+      return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+    },
+  );
 
   // The organization's run queue and capacity, which the CLI reads while its run waits.
-  app.get<{ Params: { org: string } }>('/organizations/:org/runs/queue', { schema: { params: params('org'), querystring: listQuery() } }, async (request, reply) => {
-    const page = readPage(request.query as Record<string, unknown>);
-    const { rows, total } = service.listForOrganization(request.principal, request.params.org, { statuses: QUEUED }, page.offset, page.size);
-    const items = rows.map((run, index) => {
-      const located = service.workspaces.locate(request.principal, run.workspaceId);
-      const [item] = render(request, [run], located).items;
-      return { ...item!, attributes: { ...item!.attributes, 'position-in-queue': page.offset + index + 1 } };
-    });
-    return sendDocument(reply, 200, listDocument(request, { items, total, page }));
-  });
+  app.get<{ Params: { org: string } }>(
+    '/organizations/:org/runs/queue',
+    { schema: { params: params('org'), querystring: listQuery() } },
+    async (request, reply) => {
+      const page = readPage(request.query as Record<string, unknown>);
+      const { rows, total } = service.listForOrganization(
+        request.principal,
+        request.params.org,
+        { statuses: QUEUED },
+        page.offset,
+        page.size,
+      );
+      const items = rows.map((run, index) => {
+        const located = service.workspaces.locate(request.principal, run.workspaceId);
+        const [item] = render(request, [run], located).items;
+        return { ...item!, attributes: { ...item!.attributes, 'position-in-queue': page.offset + index + 1 } };
+      });
+      return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+    },
+  );
   app.get<{ Params: { org: string } }>('/organizations/:org/capacity', { schema: { params: params('org') } }, async (request, reply) => {
     const queued = service.listForOrganization(request.principal, request.params.org, { statuses: QUEUED }, 0, 1).total;
     const running = service.listForOrganization(request.principal, request.params.org, { statuses: RUNNING }, 0, 1).total;
@@ -223,12 +266,20 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
   ] as const) {
     app.get<ById>(`/${type}/:id`, { schema: { params: params('id') } }, async (request, reply) => {
       const phase = service.phase(request.principal, request.params.id, kind);
-      return sendDocument(reply, 200, singleDocument(phaseResource(phase, requestUrl(request).origin + context.services.runLogs.path(phase.id))));
+      return sendDocument(
+        reply,
+        200,
+        singleDocument(phaseResource(phase, requestUrl(request).origin + context.services.runLogs.path(phase.id))),
+      );
     });
     app.get<ById>(`/runs/:id/${kind}`, { schema: { params: params('id') } }, async (request, reply) => {
       const { run } = service.locate(request.principal, request.params.id);
       const phase = engine.phase(run.id, kind);
-      return sendDocument(reply, 200, singleDocument(phaseResource(phase, requestUrl(request).origin + context.services.runLogs.path(phase.id))));
+      return sendDocument(
+        reply,
+        200,
+        singleDocument(phaseResource(phase, requestUrl(request).origin + context.services.runLogs.path(phase.id))),
+      );
     });
   }
   for (const path of ['/plans/:id/json-output', '/plans/:id/json-output-redacted', '/runs/:id/plan/json-output']) {

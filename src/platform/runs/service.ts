@@ -98,7 +98,8 @@ export class RunService {
     }
     if (input.isDestroy) {
       if (principal) this.workspaces.require(located, 'can-queue-destroy');
-      if (!workspace.allowDestroyPlan) throw unprocessable('destroy plans are not allowed in this workspace', '/data/attributes/is-destroy');
+      if (!workspace.allowDestroyPlan)
+        throw unprocessable('destroy plans are not allowed in this workspace', '/data/attributes/is-destroy');
     }
     if (input.terraformVersion !== undefined && !planOnly) {
       throw unprocessable('terraform-version can only be set on plan-only runs', '/data/attributes/terraform-version');
@@ -169,11 +170,16 @@ export class RunService {
     if (!workspace) return;
     const located = { workspace } as Located;
     try {
-      this.create(located, null, { configurationVersionId: version.id }, {
-        source: 'svc-configuration-version',
-        triggerReason: 'manual',
-        message: 'Triggered via configuration version',
-      });
+      this.create(
+        located,
+        null,
+        { configurationVersionId: version.id },
+        {
+          source: 'svc-configuration-version',
+          triggerReason: 'manual',
+          message: 'Triggered via configuration version',
+        },
+      );
     } catch {
       // A workspace that refuses the run (destroy not allowed, …) simply gets none.
     }
@@ -191,7 +197,12 @@ export class RunService {
     const readable = new WorkspacePermissions(this.db).readable(scope);
     if (!readable.all) {
       const where = workspacesRepo.workspaceConditions(this.db, organization.id, readable, {});
-      filter.workspaceIds = this.db.select({ id: workspaces.id }).from(workspaces).where(where).all().map((row) => row.id);
+      filter.workspaceIds = this.db
+        .select({ id: workspaces.id })
+        .from(workspaces)
+        .where(where)
+        .all()
+        .map((row) => row.id);
     }
     if (query.workspaceNames?.length) {
       const named = query.workspaceNames.flatMap((name) => {

@@ -1,7 +1,15 @@
 import { conflict } from '../../core/errors.js';
 
 /** Statuses a run ends in: nothing more happens to it. */
-export const FINAL_STATUSES = new Set(['applied', 'planned_and_finished', 'planned_and_saved', 'discarded', 'canceled', 'force_canceled', 'errored']);
+export const FINAL_STATUSES = new Set([
+  'applied',
+  'planned_and_finished',
+  'planned_and_saved',
+  'discarded',
+  'canceled',
+  'force_canceled',
+  'errored',
+]);
 
 /** Statuses in which the run is paused, waiting for someone: a confirmation or a task-stage override. */
 const AWAITING = new Set(['planned', 'cost_estimated', 'policy_checked', 'post_plan_awaiting_decision', 'pre_apply_awaiting_decision']);
@@ -36,8 +44,15 @@ export interface RunActionFlags {
   'is-force-cancelable': boolean;
 }
 
-export function actionFlags(run: { status: string; planOnly: boolean; forceCancelAvailableAt: Date | null }, nowMs: number): RunActionFlags {
-  const confirmable = !run.planOnly && AWAITING.has(run.status) && run.status !== 'post_plan_awaiting_decision' && run.status !== 'pre_apply_awaiting_decision';
+export function actionFlags(
+  run: { status: string; planOnly: boolean; forceCancelAvailableAt: Date | null },
+  nowMs: number,
+): RunActionFlags {
+  const confirmable =
+    !run.planOnly &&
+    AWAITING.has(run.status) &&
+    run.status !== 'post_plan_awaiting_decision' &&
+    run.status !== 'pre_apply_awaiting_decision';
   return {
     'is-cancelable': WORKING.has(run.status),
     'is-confirmable': confirmable,
@@ -56,17 +71,22 @@ export const TRANSITION_REFUSED = {
       title: 'transition not allowed',
     }),
   forceExecute: () =>
-    conflict(
-      "The run is not pending, its workspace was not locked by its workspace's current run, or the workspace is locked by a user",
-      { title: 'transition not allowed' },
-    ),
+    conflict("The run is not pending, its workspace was not locked by its workspace's current run, or the workspace is locked by a user", {
+      title: 'transition not allowed',
+    }),
 };
 
 /** How long after a cancel request a force-cancel becomes available (the real service's cool-off). */
 export const FORCE_CANCEL_COOL_OFF_MS = 60 * 60 * 1000;
 
 /** `plan_and_apply` and the other operations `filter[operation]` selects. */
-export function operationOf(run: { planOnly: boolean; isDestroy: boolean; refreshOnly: boolean; savePlan: boolean; allowEmptyApply: boolean }): string {
+export function operationOf(run: {
+  planOnly: boolean;
+  isDestroy: boolean;
+  refreshOnly: boolean;
+  savePlan: boolean;
+  allowEmptyApply: boolean;
+}): string {
   if (run.planOnly) return 'plan_only';
   if (run.refreshOnly) return 'refresh_only';
   if (run.isDestroy) return 'destroy';

@@ -103,7 +103,9 @@ export class StateVersionService {
     const parsed = parseState(state, '/');
     const current = currentId ? repo.findStateVersion(this.db, currentId) : undefined;
     if (current && parsed.serial !== null && parsed.serial < current.serial) {
-      throw conflict(`serial ${parsed.serial} is lower than the current state version's serial ${current.serial}; serials must not go backwards`);
+      throw conflict(
+        `serial ${parsed.serial} is lower than the current state version's serial ${current.serial}; serials must not go backwards`,
+      );
     }
     if (current?.lineage && parsed.lineage && parsed.lineage !== current.lineage) {
       throw conflict(`lineage "${parsed.lineage}" does not match the current state's lineage "${current.lineage}"`);

@@ -78,7 +78,8 @@ function lockedByRelationship(workspace: WorkspaceRow, organization: Organizatio
   return { data: { id: locker.id, type }, links: { related: `/api/v2/${type}/${locker.id}` } };
 }
 
-const related = (id: string | null, type: string) => (id ? { data: { id, type }, links: { related: `/api/v2/${type}/${id}` } } : { data: null });
+const related = (id: string | null, type: string) =>
+  id ? { data: { id, type }, links: { related: `/api/v2/${type}/${id}` } } : { data: null };
 
 /**
  * The `workspaces` resource. It is a function of the view alone, so create, show by id or name,
