@@ -11,8 +11,8 @@ export async function control(server: TestServer, method: string, path: string, 
     ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
   });
   const text = await response.text();
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are asserted field by field
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as any };
+   
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) };
 }
 
 export async function newWorkspace(server: TestServer, name: string, attributes: Record<string, unknown> = {}): Promise<string> {
