@@ -18,6 +18,9 @@ import { TagService } from './tags/service.js';
 import { TeamAccessService } from './team-access/service.js';
 import { TeamProjectService } from './team-projects/service.js';
 import { TeamService } from './teams/service.js';
+import { teamUsersInclude, type TeamPage } from './teams/resource.js';
+import { teamMembershipsInclude } from './memberships/includes.js';
+import { findMembership, findMembershipById } from './memberships/repo.js';
 import { TokenService } from './tokens/service.js';
 import { UserService } from './users/service.js';
 import { VariableService } from './variables/service.js';
@@ -28,6 +31,16 @@ import { LogBook } from './runs/logs.js';
 import { RunEngine } from './runs/engine.js';
 import { RunService } from './runs/service.js';
 import { TaskStageService } from './task-stages/service.js';
+import { WorkspaceLocks } from './workspaces/locking.js';
+import { WorkspaceViews } from './workspaces/view.js';
+import { workspaceOwnIncludes } from './workspaces/includes.js';
+import { stateVersionWorkspaceParts } from './state-versions/includes.js';
+import { latestIsPending } from './state-versions/repo.js';
+import { defaultProjectInclude, projectWorkspaceInclude } from './projects/include.js';
+import { insertDefaultProject } from './projects/repo.js';
+import { requireAgentPoolOf } from './agent-pools/rules.js';
+import { IncludeRegistry } from './jsonapi/include.js';
+import type { OrganizationPage } from './organizations/resource.js';
 
 /** Every platform service, made once per server; routes, the control plane and the seed all use these. */
 export interface PlatformServices {
@@ -36,6 +49,7 @@ export interface PlatformServices {
   readonly memberships: MembershipService;
   readonly oauthClients: OAuthClientService;
   readonly organizations: OrganizationService;
+  readonly organizationIncludes: IncludeRegistry<OrganizationPage>;
   readonly projects: ProjectService;
   readonly registry: RegistryService;
   readonly registryProtocol: RegistryProtocol;
@@ -50,6 +64,7 @@ export interface PlatformServices {
   readonly teamAccess: TeamAccessService;
   readonly teamProjects: TeamProjectService;
   readonly teams: TeamService;
+  readonly teamIncludes: IncludeRegistry<TeamPage>;
   readonly tokens: TokenService;
   readonly users: UserService;
   readonly variables: VariableService;
@@ -59,6 +74,9 @@ export interface PlatformServices {
   readonly runs: RunService;
   readonly runLogs: LogBook;
   readonly taskStages: TaskStageService;
+  readonly workspaceLocks: WorkspaceLocks;
+  /** Workspaces as wire objects, with the parts and includes other domains own. */
+  readonly workspaceViews: WorkspaceViews;
 }
 
 /** What platform routes, the control plane and the seed are built from: the runtime and its services. */
@@ -75,9 +93,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const { clock } = runtime;
   const { dialect, edition } = runtime.config;
   const tags = new TagService(clock);
-  const organizations = new OrganizationService(db, clock);
+  const organizations = new OrganizationService(db, clock, { requireAgentPool: requireAgentPoolOf, onCreate: insertDefaultProject });
   const users = new UserService(db, clock);
-  const workspaces = new WorkspaceService(db, clock, dialect, edition, tags);
+  const workspaces = new WorkspaceService(db, clock, dialect, edition, tags, requireAgentPoolOf);
   const projects = new ProjectService(db, clock);
   const oauthClients = new OAuthClientService(db, clock, organizations);
   const registry = new RegistryService(db, clock, edition, organizations);
@@ -87,12 +105,22 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, stateVersions);
   const runs = new RunService(db, clock, workspaces, engine);
   configurationVersions.autoQueue = (version) => runs.autoQueue(version);
+  const teams = new TeamService(db, clock, {
+    byId: (id) => findMembershipById(db, id),
+    of: (organizationId, userId) => findMembership(db, organizationId, userId),
+  });
+  const stateParts = stateVersionWorkspaceParts(db, clock);
+  const workspaceViews = new WorkspaceViews(db, {
+    outputIds: stateParts.outputIds,
+    includes: { ...workspaceOwnIncludes(db, teams), ...stateParts.includes, project: projectWorkspaceInclude(db) },
+  });
   const services: PlatformServices = {
     admin: new AdminService(runtime),
     agentPools: new AgentPoolService(db, clock, organizations),
     memberships: new MembershipService(db, clock, dialect, users),
     oauthClients,
     organizations,
+    organizationIncludes: new IncludeRegistry<OrganizationPage>({ 'default-project': defaultProjectInclude(db) }),
     projects,
     registry,
     registryProtocol: new RegistryProtocol(db, organizations),
@@ -106,7 +134,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     tags,
     teamAccess: new TeamAccessService(db, clock, workspaces),
     teamProjects: new TeamProjectService(db, clock, projects),
-    teams: new TeamService(db, clock),
+    teams,
+    teamIncludes: new IncludeRegistry<TeamPage>({ users: teamUsersInclude, 'organization-memberships': teamMembershipsInclude(db) }),
     tokens: new TokenService(db, clock),
     users,
     variables: new VariableService(db, clock, workspaces),
@@ -116,6 +145,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     runs,
     runLogs,
     taskStages: new TaskStageService(db),
+    workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
+    workspaceViews,
   };
+  services.workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
   return { ...runtime, services };
 }

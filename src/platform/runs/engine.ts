@@ -159,8 +159,9 @@ export class RunEngine implements DueSource {
     if (!workspace) return;
     const holder = workspace.lockedBy;
     if (holder && holder.kind !== 'run') return;
-    if (holder?.kind === 'run') {
-      const current = repo.findRun(this.db, holder.id);
+    // The active run keeps the workspace even if its lock was force-unlocked meanwhile.
+    for (const id of [holder?.id, workspace.currentRunId]) {
+      const current = id ? repo.findRun(this.db, id) : undefined;
       if (current && !isFinal(current.status)) return;
     }
     const next = repo.nextQueued(this.db, workspaceId);

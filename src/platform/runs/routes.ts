@@ -15,7 +15,6 @@ import { userResource } from '../users/resource.js';
 import { organizationServiceAccount } from '../users/service.js';
 import type { Located } from '../workspaces/service.js';
 import { renderOptions } from '../workspaces/documents.js';
-import { renderWorkspaces } from '../workspaces/view.js';
 import type { RunRow } from './repo.js';
 import * as repo from './repo.js';
 import { phaseResource, runResource } from './resource.js';
@@ -170,7 +169,7 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
     });
     if (include.has('workspace')) {
       const fresh = service.workspaces.reload(located);
-      included.add(renderWorkspaces(db, fresh.scope, fresh.organization, [fresh.workspace], renderOptions(context, request))[0]);
+      included.add(context.services.workspaceViews.render(fresh.scope, fresh.organization, [fresh.workspace], renderOptions(context, request))[0]);
     }
     return { items, included };
   };

@@ -7,13 +7,12 @@ import { findTeam } from '../teams/repo.js';
 import { findUserById } from '../users/repo.js';
 import { organizationServiceAccount } from '../users/service.js';
 import { findOrganizationById } from '../organizations/repo.js';
-import { latestIsPending } from '../state-versions/repo.js';
 import * as repo from './repo.js';
 import type { Located, WorkspaceService } from './service.js';
 
 /** Who a lock belongs to, in the words the real client matches in 409s ("is locked by User"). */
 function lockerName(db: DbOrTx, locker: WorkspaceLocker): string {
-  if (locker.kind === 'run') return `run ${locker.id}`;
+  if (locker.kind === 'run') return `Run ${locker.id}`;
   if (locker.kind === 'team') return `Team ${findTeam(db, locker.id)?.name ?? locker.id}`;
   if (locker.kind === 'user') return `User ${findUserById(db, locker.id)?.username ?? locker.id}`;
   const organization = findOrganizationById(db, locker.id);
@@ -36,7 +35,12 @@ export class WorkspaceLocks {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly workspaces: WorkspaceService,
+    /** Whether the workspace's newest state version still waits for its upload (the state domain knows). */
+    private readonly statePending: (workspaceId: string) => boolean,
   ) {}
+
+  /** Told when a workspace is unlocked (the run queue starts a run that waited for it). */
+  onUnlocked: (workspaceId: string) => void = () => undefined;
 
   private set(located: Located, locker: WorkspaceLocker | null, reason: string | null): Located {
     repo.updateWorkspace(this.db, located.workspace.id, { lockedBy: locker, lockReason: reason, updatedAt: this.clock.now() });
@@ -55,19 +59,23 @@ export class WorkspaceLocks {
     const holder = located.workspace.lockedBy;
     if (!holder) throw conflict('Unable to unlock workspace: the workspace is not locked');
     // The real client retries on this text: its state upload may still be on its way.
-    if (latestIsPending(this.db, located.workspace.id)) {
+    if (this.statePending(located.workspace.id)) {
       throw conflict('Unable to unlock workspace: the latest state version is still pending');
     }
     const caller = lockerOf(principal);
     if (holder.kind !== caller.kind || holder.id !== caller.id) {
       throw conflict(`Unable to unlock workspace: the workspace is locked by ${lockerName(this.db, holder)}`);
     }
-    return this.set(located, null, null);
+    const unlocked = this.set(located, null, null);
+    this.onUnlocked(located.workspace.id);
+    return unlocked;
   }
 
   forceUnlock(located: Located): Located {
     this.workspaces.require(located, 'can-force-unlock');
     if (!located.workspace.lockedBy) throw conflict('Unable to force-unlock workspace: the workspace is not locked');
-    return this.set(located, null, null);
+    const unlocked = this.set(located, null, null);
+    this.onUnlocked(located.workspace.id);
+    return unlocked;
   }
 }
