@@ -31,6 +31,7 @@ import { LogBook } from './runs/logs.js';
 import { RunEngine } from './runs/engine.js';
 import { RunService } from './runs/service.js';
 import { TaskStageService } from './task-stages/service.js';
+import { TaskStageRunner } from './task-stages/runner.js';
 import { WorkspaceLocks } from './workspaces/locking.js';
 import { WorkspaceViews } from './workspaces/view.js';
 import { workspaceOwnIncludes } from './workspaces/includes.js';
@@ -104,7 +105,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const runLogs = new LogBook(db);
   const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, stateVersions);
   const runs = new RunService(db, clock, workspaces, engine);
-  configurationVersions.autoQueue = (version) => runs.autoQueue(version);
+  configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
+  const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, engine, runtime.log);
+  engine.stages = taskStageRunner;
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
     of: (organizationId, userId) => findMembership(db, organizationId, userId),
@@ -144,7 +147,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     configurationVersions,
     runs,
     runLogs,
-    taskStages: new TaskStageService(db),
+    taskStages: new TaskStageService(db, taskStageRunner),
     workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
     workspaceViews,
   };

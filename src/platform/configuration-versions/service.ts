@@ -20,7 +20,7 @@ export interface CreateConfigurationVersion {
 }
 
 /** Called once a configuration version asking to auto-queue a run has its upload. */
-export type AutoQueue = (configurationVersion: ConfigurationVersionMeta) => void;
+export type AutoQueue = (configurationVersion: ConfigurationVersionMeta, origin: string) => void;
 
 /**
  * Configuration versions: created on a workspace with a one-use, short-lived upload link; the
@@ -98,7 +98,7 @@ export class ConfigurationVersionService {
    * An upload through the link. The secret must match, be unused and unexpired. A slug the
    * archive rules refuse errors the version (the link is spent) and answers 422 with the reason.
    */
-  async upload(id: string, secret: string, body: Buffer): Promise<void> {
+  async upload(id: string, secret: string, body: Buffer, origin: string): Promise<void> {
     const version = repo.findConfigurationVersion(this.db, id);
     const expected = version?.uploadSecret;
     const live = version?.uploadExpiresAt && version.uploadExpiresAt.getTime() > this.clock.nowMs();
@@ -135,7 +135,7 @@ export class ConfigurationVersionService {
     });
     if (version.autoQueueRuns) {
       const uploaded = repo.findConfigurationVersion(this.db, id);
-      if (uploaded) this.autoQueue(uploaded);
+      if (uploaded) this.autoQueue(uploaded, origin);
     }
   }
 }

@@ -33,6 +33,8 @@ export type StageVerdict = 'proceed' | 'stop';
 
 /** Runs a run's task stage (task-stages/runner.ts); the engine only waits for its verdict. */
 export interface StageRunner {
+  /** Creates the run's stages from the workspace's run tasks, when the run is created. */
+  prepare(run: RunRow): void;
   run(run: RunRow, stage: TaskStageName, signal: AbortSignal): Promise<StageVerdict>;
   reset(): void;
 }
@@ -130,6 +132,7 @@ export class RunEngine implements DueSource {
       void entry.prepared?.dispose();
     }
     this.active.clear();
+    this.origins.clear();
     this.logs.clear();
     this.progressions.clear();
     this.globalProgression = null;
@@ -144,8 +147,13 @@ export class RunEngine implements DueSource {
 
   // ---- Entry points ------------------------------------------------------------------
 
+  /** `scheme://host` the API was reached at when each run was created: where run-task callbacks go. */
+  readonly origins = new Map<string, string>();
+
   /** A new run: speculative ones start at once, the others join their workspace's queue. */
-  enqueue(run: RunRow): void {
+  enqueue(run: RunRow, origin?: string): void {
+    if (origin) this.origins.set(run.id, origin);
+    this.stages?.prepare(run);
     if (run.planOnly) this.start(run.id, run.workspaceId);
     else this.pump(run.workspaceId);
   }

@@ -21,7 +21,7 @@ export async function runObjectPlugin(app: FastifyInstance, context: PlatformCon
     const token = readUploadToken(request.params.token);
     if (!token) throw notFound('the upload link is unknown, expired or was already used');
     const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
-    await configurationVersions.upload(token.id, token.secret, body);
+    await configurationVersions.upload(token.id, token.secret, body, `${request.protocol}://${request.host}`);
     return reply.code(200).send();
   });
 

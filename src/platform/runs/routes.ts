@@ -169,7 +169,9 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
     });
     if (include.has('workspace')) {
       const fresh = service.workspaces.reload(located);
-      included.add(context.services.workspaceViews.render(fresh.scope, fresh.organization, [fresh.workspace], renderOptions(context, request))[0]);
+      included.add(
+        context.services.workspaceViews.render(fresh.scope, fresh.organization, [fresh.workspace], renderOptions(context, request))[0],
+      );
     }
     return { items, included };
   };
@@ -181,7 +183,7 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
   app.post('/runs', { schema: { body: CREATE_BODY } }, async (request, reply) => {
     const { workspaceId, input } = readCreate(request.body);
     const located = service.workspaces.locate(request.principal, workspaceId);
-    const run = service.create(located, request.principal, input);
+    const run = service.create(located, request.principal, input, undefined, requestUrl(request).origin);
     return sendDocument(reply, 201, one(request, run, located));
   });
 

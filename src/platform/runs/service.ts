@@ -83,7 +83,8 @@ export class RunService {
     return { run, located };
   }
 
-  create(located: Located, principal: Principal | null, input: CreateRun, origin: RunOrigin = API_ORIGIN): RunRow {
+  /** `callbackOrigin`: `scheme://host` of the request, where run tasks will call back. */
+  create(located: Located, principal: Principal | null, input: CreateRun, origin: RunOrigin = API_ORIGIN, callbackOrigin?: string): RunRow {
     if (principal) this.workspaces.require(located, 'can-queue-run');
     const { workspace } = located;
     const cvId = input.configurationVersionId ?? workspace.currentConfigurationVersionId;
@@ -160,12 +161,12 @@ export class RunService {
       workspacesRepo.updateWorkspace(tx, workspace.id, { latestRunId: row.id, runsCount: (fresh?.runsCount ?? 0) + 1 });
       this.engine.event(tx, row.id, 'queued', row.createdBy);
     });
-    this.engine.enqueue(row);
+    this.engine.enqueue(row, callbackOrigin);
     return repo.findRun(this.db, row.id) ?? row;
   }
 
   /** The run a configuration version's `auto-queue-runs` asks for, on behalf of nobody in particular. */
-  autoQueue(version: ConfigurationVersionMeta): void {
+  autoQueue(version: ConfigurationVersionMeta, callbackOrigin: string): void {
     const workspace = workspacesRepo.findWorkspace(this.db, version.workspaceId);
     if (!workspace) return;
     const located = { workspace } as Located;
@@ -179,6 +180,7 @@ export class RunService {
           triggerReason: 'manual',
           message: 'Triggered via configuration version',
         },
+        callbackOrigin,
       );
     } catch {
       // A workspace that refuses the run (destroy not allowed, …) simply gets none.
