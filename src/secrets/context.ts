@@ -1,5 +1,6 @@
 import type { Runtime } from '../runtime.js';
 import type { Authorizer } from './acl/authorizer.js';
+import type { AuditBroker } from './audit/broker.js';
 import type { PolicyStore } from './acl/policy-store.js';
 import type { Backend } from './framework/types.js';
 import type { LeaseManager } from './leases/lease-manager.js';
@@ -27,4 +28,6 @@ export interface SecretsContext extends Runtime {
   readonly leases: LeaseManager;
   /** `sys/managed-keys`; engines get signers for the keys their mount may use through it. */
   readonly managedKeys: ManagedKeys;
+  /** Enabled audit devices; the router records every request through it. */
+  readonly audit: AuditBroker;
 }

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { Runtime } from '../runtime.js';
 import { Authorizer } from './acl/authorizer.js';
+import { AuditBroker } from './audit/broker.js';
 import { loginLimits } from './auth/login.js';
 import { AUTH_METHODS } from './auth/methods.js';
 import { PolicyStore } from './acl/policy-store.js';
@@ -10,6 +11,7 @@ import { cubbyholeEngine } from './engines/cubbyhole/backend.js';
 import { databaseEngine } from './engines/database/backend.js';
 import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
+import { internalError } from './framework/errors.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
@@ -34,7 +36,7 @@ function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: Fas
     return sendSecretsError(reply, new ApiError(status, (error as Error).message));
   }
   request.log.error({ err: error }, 'unexpected error in the secrets API');
-  return sendSecretsError(reply, new ApiError(500, 'internal error', { messages: ['1 error occurred:\n\t* internal error\n\n'] }));
+  return sendSecretsError(reply, internalError('internal error'));
 }
 
 /** Where this server answers on loopback (the built-in key-service stand-ins are reached there). */
@@ -92,6 +94,7 @@ export function buildSecretsContext(
     tokens,
     leases,
     managedKeys,
+    audit: new AuditBroker(db, runtime.clock, runtime.log),
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
   function backend(type: string): Backend | undefined {
@@ -111,6 +114,7 @@ export function buildSecretsContext(
 export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Promise<void> {
   const context = buildSecretsContext(runtime, ENGINES, () => localBaseUrl(app));
   app.addHook('onClose', () => context.managedKeys.close());
+  app.addHook('onClose', async () => context.audit.close());
   const router = new SecretsRouter(context);
   runtime.scheduler.register(context.leases.dueSource());
   runtime.scheduler.register(context.tokens.dueSource());

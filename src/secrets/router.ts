@@ -1,7 +1,8 @@
 import { ApiError } from '../core/errors.js';
-import { PERMISSION_DENIED } from './acl/authorizer.js';
 import { addressInCidrs } from './auth/cidr.js';
+import type { AuditTrail } from './audit/broker.js';
 import type { SecretsContext } from './context.js';
+import { PERMISSION_DENIED, UNSUPPORTED_OPERATION, UNSUPPORTED_PATH } from './framework/errors.js';
 import { FieldData } from './framework/fields.js';
 import { PathTable, type PathMatch } from './framework/paths.js';
 import type { HandlerRequest, LogicalResponse, MountInfo, Operation } from './framework/types.js';
@@ -21,8 +22,6 @@ export interface LogicalRequest {
   /** The client's address (token and secret ID CIDR bindings check it). */
   clientAddress?: string;
 }
-
-const multierror = (message: string) => [`1 error occurred:\n\t* ${message}\n\n`];
 
 /** The path the ACL sees: list requests end in `/`, so `secret/` matches `secret/*` rules. */
 function listPathOf(request: LogicalRequest): string {
@@ -80,7 +79,21 @@ export class SecretsRouter {
     return table ? { mount, table } : undefined;
   }
 
+  /** Routes one request; with audit devices enabled, a request record before the handler and a response record after. */
   async handle(request: LogicalRequest): Promise<LogicalResponse | undefined> {
+    const trail = this.context.audit.trail(request);
+    if (!trail) return this.route(request);
+    try {
+      const response = await this.route(request, trail);
+      trail.response(response);
+      return response;
+    } catch (error) {
+      trail.failure(error);
+      throw error;
+    }
+  }
+
+  private async route(request: LogicalRequest, trail?: AuditTrail): Promise<LogicalResponse | undefined> {
     const { db } = this.context.store;
     const { tokens, acl } = this.context;
     const route = this.resolve(request.path);
@@ -91,6 +104,7 @@ export class SecretsRouter {
     let token = tokens.store.lookup(request.clientToken) ?? null;
     // A token bound to addresses is no token at all from anywhere else.
     if (token?.boundCidrs?.length && !addressInCidrs(request.clientAddress, token.boundCidrs)) token = null;
+    trail?.identify(token, route?.mount);
     const handlerRequest = (operation: Operation): HandlerRequest => ({
       operation,
       path: listPath,
@@ -108,6 +122,7 @@ export class SecretsRouter {
       operation = (await match.spec.existenceCheck(handlerRequest('update'))) ? 'update' : 'create';
     }
 
+    trail?.request(operation);
     let lastUse = false;
     if (!match?.spec.unauthenticated?.includes(operation)) {
       if (!token) throw PERMISSION_DENIED;
@@ -132,9 +147,9 @@ export class SecretsRouter {
     if (!route) {
       throw new ApiError(404, 'no handler for route', { messages: [`no handler for route "${request.path}". route entry not found.`] });
     }
-    if (!match) throw new ApiError(404, 'unsupported path', { messages: multierror('unsupported path') });
+    if (!match) throw UNSUPPORTED_PATH;
     const handler = match.spec.operations[operation] ?? (operation === 'create' ? match.spec.operations.update : undefined);
-    if (!handler) throw new ApiError(405, 'unsupported operation', { messages: multierror('unsupported operation') });
+    if (!handler) throw UNSUPPORTED_OPERATION;
     return handler(handlerRequest(operation));
   }
 }

@@ -1,15 +1,9 @@
-import { ApiError } from '../../core/errors.js';
+import { POLICY_DENIED } from '../framework/errors.js';
 import type { Operation } from '../framework/types.js';
 import type { TokenEntry } from '../tokens/token-store.js';
 import { Acl } from './acl.js';
 import type { PolicyStore } from './policy-store.js';
 import type { ParsedPolicy } from './policy.js';
-
-/** The 403 a missing, unknown or expired token gets. */
-export const PERMISSION_DENIED = new ApiError(403, 'permission denied', { messages: ['permission denied'] });
-
-/** The 403 a valid token gets when its policies refuse (the multierror text real clients see). */
-export const POLICY_DENIED = new ApiError(403, 'permission denied', { messages: ['1 error occurred:\n\t* permission denied\n\n'] });
 
 /**
  * Decides what a token may do, from the policies it names. Policies that do not exist grant

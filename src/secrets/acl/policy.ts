@@ -1,3 +1,4 @@
+import { multierrorText } from '../framework/errors.js';
 import { HclSyntaxError, itemsFromJson, parseHcl, type HclItem, type HclValue } from './hcl.js';
 
 /** Capabilities as bits, so rules from several policies combine with a bitwise OR. */
@@ -53,12 +54,6 @@ export interface ParsedPolicy {
 }
 
 export class PolicyParseError extends Error {}
-
-/** Go's multierror text, which the real service's key checks produce. */
-export function multierrorText(messages: string[]): string {
-  const header = messages.length === 1 ? '1 error occurred:' : `${messages.length} errors occurred:`;
-  return `${header}\n${messages.map((message) => `\t* ${message}`).join('\n')}\n\n`;
-}
 
 function checkKeys(items: HclItem[], valid: string[], prefix = ''): void {
   const invalid = items

@@ -3,6 +3,7 @@ import { VERSION } from '../../core/version.js';
 import { textOf } from '../../core/json.js';
 import { parseBool } from '../framework/fields.js';
 import type { Backend, PathSpec } from '../framework/types.js';
+import { auditPaths } from './audit.js';
 import { authMountPaths } from './auth.js';
 import { capabilityPaths } from './capabilities.js';
 import { internalUiPaths } from './internal-ui.js';
@@ -78,6 +79,7 @@ export function systemBackend(context: SecretsContext): Backend {
       ...capabilityPaths(context),
       ...passwordPolicyPaths(context),
       ...leasePaths(context),
+      ...auditPaths(context),
       ...managedKeyPaths(context),
       ...internalUiPaths(context),
     ],
