@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform, startServer, type TestServer } from '../helpers/app.js';
 import { requireTerraform, startTerraform, terraform } from '../helpers/terraform.js';
+import { KEY, startTaskService } from '../platform/runs/task-service.js';
 
 const version = requireTerraform('the remote-execution tests (terraform plan and apply run by understudy)');
 
@@ -149,6 +150,54 @@ describe.skipIf(version === null)('Ctrl-C during a remote run', () => {
         'canceled',
       ]);
     } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await server.close();
+    }
+  });
+});
+
+describe.skipIf(version === null)('run tasks in a CLI-driven run', () => {
+  it('a mandatory task that fails after the plan stops terraform apply, and the CLI says so', async () => {
+    const server = await startServer({ UNDERSTUDY_EXECUTOR: 'terraform' });
+    const service = await startTaskService((payload) => (payload.stage === 'post_plan' ? 'failed' : 'passed'));
+    const dir = mkdtempSync(join(tmpdir(), 'understudy-remote-'));
+    try {
+      writeFileSync(join(dir, 'main.tf'), configuration('remote-tasks', 'hello'));
+      expect((await terraform(dir, server.baseUrl, 'init', '-input=false')).status).toBe(0);
+      const { workspace } = await runsOf(server, 'remote-tasks');
+      const task = await platform(server, 'POST', '/organizations/understudy/tasks', {
+        body: {
+          data: {
+            type: 'tasks',
+            attributes: { name: 'checker', url: service.url, description: 'checks', category: 'task', 'hmac-key': KEY },
+          },
+        },
+      });
+      expect(task.status).toBe(201);
+      const attached = await platform(server, 'POST', `/workspaces/${workspace.id}/tasks`, {
+        body: {
+          data: {
+            type: 'workspace-tasks',
+            attributes: { 'enforcement-level': 'mandatory', stages: ['pre_plan', 'post_plan'] },
+            relationships: { task: { data: { type: 'tasks', id: task.body.data.id } } },
+          },
+        },
+      });
+      expect(attached.status).toBe(201);
+      const apply = await terraform(dir, server.baseUrl, 'apply', '-input=false', '-auto-approve');
+      expect(apply.status).toBe(1);
+      expect(apply.stdout).toContain('Pre-plan Tasks');
+      expect(apply.stdout).toContain('Post-plan Tasks');
+      expect(apply.stderr).toContain('Task Stage failed.');
+      expect(service.received.map((item) => [item.payload.stage, item.verified])).toEqual([
+        ['pre_plan', true],
+        ['post_plan', true],
+      ]);
+      const { runs } = await runsOf(server, 'remote-tasks');
+      expect(runs[0]!.attributes.status).toBe('errored');
+      expect((await platform(server, 'GET', `/workspaces/${workspace.id}/current-state-version`)).status).toBe(404);
+    } finally {
+      service.server.close();
       rmSync(dir, { recursive: true, force: true });
       await server.close();
     }
