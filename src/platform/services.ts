@@ -108,6 +108,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
   const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, engine, runtime.log);
   engine.stages = taskStageRunner;
+  engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
     of: (organizationId, userId) => findMembership(db, organizationId, userId),

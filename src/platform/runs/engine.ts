@@ -328,8 +328,9 @@ export class RunEngine implements DueSource {
       return;
     }
     run = this.finish(this.mustRun(runId), 'applied');
-    await this.stage(run, 'post_apply', entry);
     this.onApplied(run);
+    // The run has ended; its post-apply tasks are told, and their verdicts recorded, but cannot stop it.
+    await this.stages?.run(run, 'post_apply', new AbortController().signal);
   }
 
   private async stage(run: RunRow, stage: TaskStageName, entry: Active): Promise<StageVerdict> {

@@ -187,6 +187,30 @@ export class RunService {
     }
   }
 
+  /**
+   * A finished apply queues a run in every workspace that names its workspace as a run-trigger
+   * source, with that workspace's current configuration; it auto-applies when the workspace's
+   * `auto-apply-run-trigger` says so.
+   */
+  triggered(source: RunRow): void {
+    for (const trigger of repo.triggersOf(this.db, 'outbound', source.workspaceId)) {
+      const workspace = workspacesRepo.findWorkspace(this.db, trigger.workspaceId);
+      if (!workspace?.currentConfigurationVersionId) continue;
+      const name = workspacesRepo.findWorkspace(this.db, source.workspaceId)?.name ?? source.workspaceId;
+      try {
+        this.create(
+          { workspace } as Located,
+          null,
+          { autoApply: workspace.autoApplyRunTrigger || workspace.autoApply },
+          { source: 'svc-api', triggerReason: 'run_trigger', message: `Triggered by run ${source.id} in workspace ${name}` },
+          this.engine.origins.get(source.id),
+        );
+      } catch {
+        // A destination that refuses the run (no uploaded configuration, …) gets none.
+      }
+    }
+  }
+
   list(located: Located, query: RunListQuery, offset: number, limit: number) {
     this.workspaces.require(located, 'can-read-settings');
     return repo.listRuns(this.db, this.filter({ workspaceId: located.workspace.id }, query), offset, limit);

@@ -175,3 +175,36 @@ describe('progression', () => {
     expect((await run(server, id)).attributes.status).toBe('applied');
   });
 });
+
+describe('run triggers', () => {
+  it('an apply that finishes in a source workspace queues a run in the workspaces that name it', async () => {
+    const source = await newWorkspace(server, 'trigger-source', { 'auto-apply': true });
+    const target = await newWorkspace(server, 'trigger-target', { 'auto-apply-run-trigger': true });
+    await uploadConfiguration(server, target, simpleConfig('downstream'));
+    const created = await platform(server, 'POST', `/workspaces/${target}/run-triggers`, {
+      body: { data: { type: 'run-triggers', relationships: { sourceable: { data: { type: 'workspaces', id: source } } } } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.data.attributes['sourceable-name']).toBe('trigger-source');
+    const again = await platform(server, 'POST', `/workspaces/${target}/run-triggers`, {
+      body: { data: { type: 'run-triggers', relationships: { sourceable: { data: { type: 'workspaces', id: source } } } } },
+    });
+    expect(again.status).toBe(422);
+    const inbound = await platform(server, 'GET', `/workspaces/${target}/run-triggers?filter[run-trigger][type]=inbound`);
+    expect(inbound.body.data.map((item: { id: string }) => item.id)).toEqual([created.body.data.id]);
+    expect((await platform(server, 'GET', `/workspaces/${target}/run-triggers`)).status).toBe(400);
+
+    await uploadConfiguration(server, source, simpleConfig('upstream'));
+    const upstream = (await createRun(server, source)).body.data.id;
+    await waitFor(server, upstream, 'applied');
+    let downstream: { id: string; attributes: Record<string, unknown> }[] = [];
+    for (let tries = 0; tries < 100 && downstream.length === 0; tries++) {
+      downstream = (await platform(server, 'GET', `/workspaces/${target}/runs`)).body.data;
+      if (downstream.length === 0) await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(downstream).toHaveLength(1);
+    expect(downstream[0]!.attributes['trigger-reason']).toBe('run_trigger');
+    await waitFor(server, downstream[0]!.id, 'applied');
+    expect((await platform(server, 'DELETE', `/run-triggers/${created.body.data.id}`)).status).toBe(204);
+  });
+});
