@@ -22,9 +22,10 @@ import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
 import { applySeed, readSeedFile } from './seed/seed.js';
 import { openStore, wipeAndRefill } from './store/store.js';
-import { requestLogSerializer } from './secrets/http/list-method.js';
+import { requestLogSerializer } from './logging.js';
 import { sendSecretsError } from './secrets/http/respond.js';
-import { createServerWithListMethod } from './secrets/http/server.js';
+import { createServerWithListMethod, destroyAllConnections } from './server/server.js';
+import { CLOSE_STEP_MS, SHUTDOWN_GRACE_MS, settleWithin } from './core/shutdown.js';
 
 export interface App {
   readonly fastify: FastifyInstance;
@@ -140,9 +141,20 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   fastify.addHook('onReady', async () => {
     ready = true;
   });
+  // Requests in flight get a grace period; then every connection is cut, whatever its state.
+  fastify.addHook('preClose', async () => {
+    const cut = setTimeout(() => destroyAllConnections(fastify.server), SHUTDOWN_GRACE_MS);
+    cut.unref();
+    fastify.server.once('close', () => clearTimeout(cut));
+  });
   fastify.addHook('onClose', async () => {
-    await runtime.scheduler.stop();
-    await platform.services.runs.engine.close();
+    await settleWithin(runtime.scheduler.stop(), CLOSE_STEP_MS, () =>
+      fastify.log.warn(`shutdown: a scheduler pass did not finish within ${CLOSE_STEP_MS} ms`),
+    );
+    // Runs still working are interrupted and their working directories removed.
+    await settleWithin(platform.services.runs.engine.close(), CLOSE_STEP_MS, () =>
+      fastify.log.warn(`shutdown: run working directories were not all removed within ${CLOSE_STEP_MS} ms`),
+    );
     store.close();
   });
   await fastify.ready();

@@ -7,6 +7,7 @@ import type { LeaseManager } from './leases/lease-manager.js';
 import type { ManagedKeys } from './managed-keys/service.js';
 import type { MountTable } from './mounts/mount-table.js';
 import type { TokenService } from './tokens/token-service.js';
+import type { ResponseWrapper } from './wrapping/response-wrapper.js';
 
 /** Builds an engine's path table (and lease hooks); called once per engine type. */
 export type EngineFactory = (context: SecretsContext) => Backend;
@@ -30,4 +31,6 @@ export interface SecretsContext extends Runtime {
   readonly managedKeys: ManagedKeys;
   /** Enabled audit devices; the router records every request through it. */
   readonly audit: AuditBroker;
+  /** Response wrapping: answers kept in single-use tokens' cubbyholes. */
+  readonly wrapping: ResponseWrapper;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
+import { CLOSE_STEP_MS, settleWithin } from '../core/shutdown.js';
 import type { Runtime } from '../runtime.js';
 import { Authorizer } from './acl/authorizer.js';
 import { AuditBroker } from './audit/broker.js';
@@ -12,6 +13,7 @@ import { databaseEngine } from './engines/database/backend.js';
 import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
 import { internalError } from './framework/errors.js';
+import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
@@ -20,6 +22,7 @@ import { managedKeyService } from './managed-keys/types.js';
 import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
 import { SecretsRouter } from './router.js';
 import { TokenService } from './tokens/token-service.js';
+import { ResponseWrapper } from './wrapping/response-wrapper.js';
 
 /** Engines that can be mounted, by type. Tests may register extra engines before building an app. */
 export const ENGINES = new Map<string, EngineFactory>([
@@ -27,6 +30,10 @@ export const ENGINES = new Map<string, EngineFactory>([
   ['pki', pkiEngine()],
   ['database', databaseEngine],
   ['kv', kvEngine],
+  // The real service's old name for the key/value engine: a mount of this type keeps the type
+  // `generic` in listings and, without a `version` option, behaves as version 1.
+  ['generic', kvEngine],
+  ['transit', transitEngine],
 ]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -95,6 +102,7 @@ export function buildSecretsContext(
     leases,
     managedKeys,
     audit: new AuditBroker(db, runtime.clock, runtime.log),
+    wrapping: new ResponseWrapper({ store: runtime.store, clock: runtime.clock, scheduler: runtime.scheduler, tokens, mounts }),
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
   function backend(type: string): Backend | undefined {
@@ -113,7 +121,9 @@ export function buildSecretsContext(
 /** The `/v1` tree: every request becomes a logical request routed through path tables. */
 export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Promise<void> {
   const context = buildSecretsContext(runtime, ENGINES, () => localBaseUrl(app));
-  app.addHook('onClose', () => context.managedKeys.close());
+  const closeWithin = (what: string, work: Promise<unknown>) =>
+    settleWithin(work, CLOSE_STEP_MS, () => runtime.log.warn(`shutdown: ${what} did not close within ${CLOSE_STEP_MS} ms`));
+  app.addHook('onClose', () => closeWithin('managed keys', context.managedKeys.close()));
   app.addHook('onClose', async () => context.audit.close());
   const router = new SecretsRouter(context);
   runtime.scheduler.register(context.leases.dueSource());
@@ -122,7 +132,7 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
   const engineBackends = [...context.engines.keys()].map((type) => context.backend(type));
   for (const source of engineBackends.flatMap((backend) => backend?.dueSources ?? [])) runtime.scheduler.register(source);
   app.addHook('onClose', async () => {
-    await Promise.all(engineBackends.map(async (backend) => backend?.close?.()));
+    await Promise.all(engineBackends.map((backend) => closeWithin(`the ${backend?.type} engine`, Promise.resolve(backend?.close?.()))));
   });
 
   // Bodies are parsed by the logical layer, which must produce the real service's exact errors.

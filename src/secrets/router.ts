@@ -7,6 +7,7 @@ import { FieldData } from './framework/fields.js';
 import { PathTable, type PathMatch } from './framework/paths.js';
 import type { HandlerRequest, LogicalResponse, MountInfo, Operation } from './framework/types.js';
 import { MountStorage } from './storage/mount-storage.js';
+import { isEmptyResponse } from './http/respond.js';
 import { systemBackend } from './sys/backend.js';
 import { tokenBackend } from './tokens/backend.js';
 
@@ -21,6 +22,8 @@ export interface LogicalRequest {
   clientToken: string | undefined;
   /** The client's address (token and secret ID CIDR bindings check it). */
   clientAddress?: string;
+  /** Seconds of wrapped answer asked for with `X-Vault-Wrap-TTL`; absent or 0 for none. */
+  wrapTtl?: number;
 }
 
 /** The path the ACL sees: list requests end in `/`, so `secret/` matches `secret/*` rules. */
@@ -113,6 +116,7 @@ export class SecretsRouter {
       data: request.data,
       token,
       clientAddress: request.clientAddress,
+      wrapTtl: request.wrapTtl ?? 0,
       mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },
       storage: new MountStorage(db, route?.mount.uuid ?? ''),
     });
@@ -123,18 +127,33 @@ export class SecretsRouter {
     }
 
     trail?.request(operation);
+    match?.spec.beforeAuth?.(handlerRequest(operation), request.clientToken);
     let lastUse = false;
     if (!match?.spec.unauthenticated?.includes(operation)) {
       if (!token) throw PERMISSION_DENIED;
-      acl.authorize(token, listPathOf(request), operation, match?.spec.sudo ?? false);
+      acl.authorize(token, listPathOf(request), operation, match?.spec.sudo ?? false, request.wrapTtl ?? 0);
       ({ token, lastUse } = tokens.consumeUse(token));
     }
     try {
-      return await this.dispatch(request, route, match, operation, handlerRequest);
+      const response = await this.dispatch(request, route, match, operation, handlerRequest);
+      return this.wrapIfAsked(request, match, response);
     } finally {
       // A use-limited token's last use still answers; then the token goes, as in the real service.
       if (lastUse && token) await tokens.revokeTree(token);
     }
+  }
+
+  /**
+   * Where every answer leaves the router: wrapped when the caller asked (`X-Vault-Wrap-TTL`) or
+   * the handler did (a rewrap), with the shorter TTL when both did. An empty answer (204) has
+   * nothing to wrap and goes out as it is, as in the real service.
+   */
+  private wrapIfAsked(request: LogicalRequest, match: PathMatch | undefined, response: LogicalResponse | undefined) {
+    if (!response || match?.spec.neverWrapped) return response;
+    const asked = [request.wrapTtl ?? 0, response.rewrap?.ttl ?? 0].filter((ttl) => ttl > 0);
+    if (asked.length === 0) return response;
+    if (!response.rewrap && !response.raw && isEmptyResponse(response)) return response;
+    return this.context.wrapping.wrap(response, Math.min(...asked), request.path);
   }
 
   private async dispatch(

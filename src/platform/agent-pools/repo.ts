@@ -1,4 +1,5 @@
-import { and, asc, count, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { agentPoolWorkspaces, agentPools, workspaces } from '../../store/tables.js';
 import { inSlices } from '../sql-slices.js';
@@ -35,7 +36,7 @@ function allowsWorkspaceNamed(db: DbOrTx, organizationId: string, name: string) 
     .from(agentPoolWorkspaces)
     .innerJoin(workspaces, eq(workspaces.id, agentPoolWorkspaces.workspaceId))
     .where(and(eq(agentPoolWorkspaces.kind, 'allowed'), eq(workspaces.organizationId, organizationId), eq(workspaces.name, name)));
-  return inArray(agentPools.id, pools);
+  return inList(agentPools.id, pools);
 }
 
 export function listAgentPools(
@@ -62,7 +63,7 @@ export function workspaceIdsByPool(db: DbOrTx, poolIds: string[]): Map<string, s
   const rows = db
     .select({ poolId: workspaces.agentPoolId, id: workspaces.id })
     .from(workspaces)
-    .where(inArray(workspaces.agentPoolId, poolIds))
+    .where(inList(workspaces.agentPoolId, poolIds))
     .orderBy(asc(workspaces.name))
     .all();
   for (const row of rows) if (row.poolId) result.get(row.poolId)?.push(row.id);
@@ -89,7 +90,7 @@ export function poolWorkspaceIds(db: DbOrTx, poolIds: string[]): Map<string, Rec
     .select({ poolId: agentPoolWorkspaces.poolId, workspaceId: agentPoolWorkspaces.workspaceId, kind: agentPoolWorkspaces.kind })
     .from(agentPoolWorkspaces)
     .innerJoin(workspaces, eq(workspaces.id, agentPoolWorkspaces.workspaceId))
-    .where(inArray(agentPoolWorkspaces.poolId, poolIds))
+    .where(inList(agentPoolWorkspaces.poolId, poolIds))
     .orderBy(asc(workspaces.name))
     .all();
   for (const row of rows) result.get(row.poolId)?.[row.kind].push(row.workspaceId);

@@ -1,4 +1,5 @@
 import { multierrorText } from '../framework/errors.js';
+import { parseDurationSeconds } from '../../core/duration.js';
 import { HclSyntaxError, itemsFromJson, parseHcl, type HclItem, type HclValue } from './hcl.js';
 
 /** Capabilities as bits, so rules from several policies combine with a bitwise OR. */
@@ -47,6 +48,10 @@ export interface PathRule {
   hasSegmentWildcards: boolean;
   /** Bitmask of CAPABILITY_BITS; `deny` alone when denied. */
   capabilities: number;
+  /** Seconds; a request on the path must ask for a wrapped answer at least this long (0: no rule). */
+  minWrappingTtl: number;
+  /** Seconds; a request on the path must ask for a wrapped answer at most this long (0: no rule). */
+  maxWrappingTtl: number;
 }
 
 export interface ParsedPolicy {
@@ -87,6 +92,17 @@ function pathEntries(items: HclItem[]): { key: string; body: HclValue }[] {
   return entries;
 }
 
+/** `min_wrapping_ttl` / `max_wrapping_ttl`: seconds as a number, or a duration string; 0 when absent. */
+function wrappingTtl(item: HclItem | undefined, name: string): number {
+  if (!item) return 0;
+  const raw = item.value.kind === 'string' || item.value.kind === 'number' ? item.value.value : undefined;
+  try {
+    return parseDurationSeconds(raw);
+  } catch {
+    throw new PolicyParseError(`error parsing ${name}: time: invalid duration "${String(raw ?? item.value.kind)}"`);
+  }
+}
+
 function parseRule(key: string, body: HclValue): PathRule {
   if (body.kind !== 'object') throw new PolicyParseError(`path ${JSON.stringify(key)}: expected an object`);
   checkKeys(body.items, PATH_KEYS, `path ${JSON.stringify(key)}: `);
@@ -124,7 +140,13 @@ function parseRule(key: string, body: HclValue): PathRule {
     }
     capabilities |= bit;
   }
-  return { path, isPrefix, hasSegmentWildcards, capabilities };
+  const field = (name: string) => body.items.find((item) => item.keys[0]?.text === name);
+  const minWrappingTtl = wrappingTtl(field('min_wrapping_ttl'), 'min_wrapping_ttl');
+  const maxWrappingTtl = wrappingTtl(field('max_wrapping_ttl'), 'max_wrapping_ttl');
+  if (minWrappingTtl !== 0 && maxWrappingTtl !== 0 && maxWrappingTtl < minWrappingTtl) {
+    throw new PolicyParseError('max_wrapping_ttl cannot be less than min_wrapping_ttl');
+  }
+  return { path, isPrefix, hasSegmentWildcards, capabilities, minWrappingTtl, maxWrappingTtl };
 }
 
 /**

@@ -153,11 +153,24 @@ export class LeaseManager {
     if (error !== undefined) throw badRequest(`failed to revoke entry: ${error}`);
   }
 
-  /** Revokes every lease whose id starts with `prefix` (a `/` is added to a bare segment). */
-  async revokePrefix(prefix: string): Promise<void> {
-    const normalized = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
-    const failed = await this.revokeAll(this.store.idsWithPrefix(normalized));
-    if (failed[0]) throw badRequest(`failed to revoke prefix: ${failed[0].error}`);
+  /**
+   * Revokes every lease whose id starts with `prefix` (a `/` is added to a bare segment, unless it
+   * names one lease exactly). `force` drops a lease whose engine fails to revoke it instead of
+   * keeping it for retries, as the real `revoke-force` does for recovery.
+   */
+  async revokePrefix(prefix: string, force = false): Promise<void> {
+    const exact = prefix !== '' && !prefix.endsWith('/') && this.store.get(prefix) !== undefined;
+    const normalized = exact || prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
+    const ids = exact ? [prefix] : this.store.idsWithPrefix(normalized);
+    const failed = await this.revokeAll(ids);
+    if (!force) {
+      if (failed[0]) throw badRequest(`failed to revoke prefix: ${failed[0].error}`);
+      return;
+    }
+    for (const { leaseId, error } of failed) {
+      this.deps.log.warn({ leaseId, error }, 'revocation from the backend failed, but in force mode so ignoring');
+      this.store.delete(leaseId);
+    }
   }
 
   /** A revoked token's leases; failures stay scheduled for retry (the token is gone regardless). */

@@ -113,17 +113,35 @@ export function leasePaths(context: SecretsContext): PathSpec[] {
     return { data: { lease_count: all.length, counts } };
   };
 
-  const revokePrefix = async (request: HandlerRequest): Promise<undefined> => {
-    await leases.revokePrefix(request.params['prefix'] ?? '');
-    return undefined;
-  };
+  /** `revoke-prefix` (and `revoke-force`): leases under the prefix, and tokens when it is under `auth/`. */
+  const revokePrefix =
+    (force: boolean) =>
+    async (request: HandlerRequest): Promise<LogicalResponse | undefined> => {
+      const prefix = (request.params['prefix'] ?? '').replace(/^\/+/, '');
+      const run = async () => {
+        await leases.revokePrefix(prefix, force);
+        if (prefix.startsWith('auth/')) await context.tokens.revokeUnderLeasePrefix(prefix.endsWith('/') ? prefix : `${prefix}/`);
+      };
+      if (!force && !request.fields.get<boolean>('sync')) {
+        // Asynchronous: answered at once; a failure stays scheduled for retry by the lease manager.
+        void run().catch(() => undefined);
+        return { raw: { status: 202, contentType: 'application/json', body: '' } };
+      }
+      await run();
+      return undefined;
+    };
 
-  const prefixPath = (pattern: string): PathSpec => ({
+  const prefixPath = (pattern: string, force: boolean): PathSpec => ({
     pattern,
-    summary: 'Revoke every lease under a prefix.',
-    fields: { prefix: { type: 'string', description: 'The lease id prefix (in the URL).' } },
+    summary: force
+      ? 'Revoke every lease under a prefix, dropping those whose engine fails to revoke them (recovery).'
+      : 'Revoke every lease under a prefix.',
+    fields: {
+      prefix: { type: 'string', description: 'The lease id prefix (in the URL).' },
+      ...(force ? {} : { sync: REVOKE_FIELDS.sync as FieldSpec }),
+    },
     sudo: true,
-    operations: { update: revokePrefix },
+    operations: { update: revokePrefix(force) },
   });
 
   return [
@@ -180,7 +198,9 @@ export function leasePaths(context: SecretsContext): PathSpec[] {
       fields: REVOKE_FIELDS,
       operations: { update: revoke },
     },
-    prefixPath('leases/revoke-prefix/:prefix*'),
-    prefixPath('revoke-prefix/:prefix*'),
+    prefixPath('leases/revoke-prefix/:prefix*', false),
+    prefixPath('revoke-prefix/:prefix*', false),
+    prefixPath('leases/revoke-force/:prefix*', true),
+    prefixPath('revoke-force/:prefix*', true),
   ];
 }

@@ -127,6 +127,37 @@ describe('leases', () => {
     expect(revokedLeases).toContain(c.lease_id);
   });
 
+  it('revoke-force drops leases whose engine fails to revoke them (sudo, also the legacy path)', async () => {
+    const broken = await issue(server, 'broken-forced?ttl=1h');
+    const refused = await v1(server, 'PUT', 'sys/leases/revoke-prefix/creds-engine/creds/broken-forced');
+    expect(refused).toMatchObject({ status: 400, body: { errors: ['failed to revoke prefix: database unreachable'] } });
+    expect((await list(server, 'sys/leases/lookup/creds-engine/creds/broken-forced')).status).toBe(200);
+    await putPolicy(server, 'no-sudo', 'path "sys/leases/revoke-force/*" { capabilities = ["update"] }');
+    const plain = (await createToken(server, { policies: ['no-sudo'] })).client_token;
+    expect((await v1(server, 'PUT', 'sys/leases/revoke-force/creds-engine/creds/broken-forced', { token: plain })).status).toBe(403);
+    expect((await v1(server, 'PUT', 'sys/leases/revoke-force/creds-engine/creds/broken-forced')).status).toBe(204);
+    expect((await list(server, 'sys/leases/lookup/creds-engine/creds/broken-forced')).status).toBe(404);
+    expect(revokedLeases).not.toContain(broken.lease_id);
+    await issue(server, 'broken-legacy?ttl=1h');
+    expect((await v1(server, 'PUT', 'sys/revoke-force/creds-engine/creds/broken-legacy')).status).toBe(204);
+    expect((await list(server, 'sys/leases/lookup/creds-engine/creds/broken-legacy')).status).toBe(404);
+  });
+
+  it('revoke-prefix takes one lease named exactly, and the tokens a token path prefix covers', async () => {
+    const one = await issue(server, 'exact?ttl=1h');
+    const other = await issue(server, 'exact?ttl=1h');
+    expect((await v1(server, 'PUT', `sys/leases/revoke-prefix/${one.lease_id}`)).status).toBe(204);
+    expect(revokedLeases).toContain(one.lease_id);
+    expect(revokedLeases).not.toContain(other.lease_id);
+
+    expect((await v1(server, 'POST', 'auth/token/roles/batchjob', { body: { path_suffix: 'rev1' } })).status).toBe(204);
+    const byRole = (await v1(server, 'POST', 'auth/token/create/batchjob', { body: {} })).body.auth.client_token as string;
+    const plain = (await createToken(server, {})).client_token;
+    expect((await v1(server, 'PUT', 'sys/leases/revoke-prefix/auth/token/create/batchjob/rev1')).status).toBe(204);
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: byRole })).status).toBe(403);
+    expect((await v1(server, 'GET', 'auth/token/lookup-self', { token: plain })).status).toBe(200);
+  });
+
   it('revokes a lease when the clock passes its expiry', async () => {
     const { lease_id } = await issue(server, 'expiring?ttl=2h');
     expect(await advance(server, '1h')).not.toContainEqual(expect.objectContaining({ subject: lease_id }));
