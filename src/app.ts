@@ -1,5 +1,7 @@
 import { stateObjectPlugin } from './platform/state-versions/object-routes.js';
 import { OBJECT_PREFIX } from './platform/state-versions/links.js';
+import { RUN_OBJECT_PREFIX } from './platform/configuration-versions/links.js';
+import { runObjectPlugin } from './platform/runs/object-routes.js';
 import type { DestinationStream } from 'pino';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
@@ -164,6 +166,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await fastify.register(async (scoped) => platformPlugin(scoped, platform), { prefix: '/api/v2' });
   await fastify.register(async (scoped) => registryProtocolPlugin(scoped, platform));
   await fastify.register(async (scoped) => stateObjectPlugin(scoped, platform), { prefix: OBJECT_PREFIX });
+  await fastify.register(async (scoped) => runObjectPlugin(scoped, platform), { prefix: RUN_OBJECT_PREFIX });
   await fastify.register(async (scoped) => secretsPlugin(scoped, runtime));
   await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
   await fastify.register(controlPlugin, { prefix: '/_emulator', runtime: platform, hooks: { isReady: () => ready, reset }, harness });
@@ -180,6 +183,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   fastify.addHook('onClose', async () => {
     await settleWithin(runtime.scheduler.stop(), CLOSE_STEP_MS, () =>
       fastify.log.warn(`shutdown: a scheduler pass did not finish within ${CLOSE_STEP_MS} ms`),
+    );
+    // Runs still working are interrupted and their working directories removed.
+    await settleWithin(platform.services.runs.engine.close(), CLOSE_STEP_MS, () =>
+      fastify.log.warn(`shutdown: run working directories were not all removed within ${CLOSE_STEP_MS} ms`),
     );
     store.close();
     harness.snapshots.close();

@@ -11,6 +11,10 @@ const KMS_LIBRARIES_PATTERN = '^(?:[A-Za-z0-9_.-]+=[^,=]+(?:,[A-Za-z0-9_.-]+=[^,
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+/** `auto`: the terraform CLI when one is found, else the simulated executor (said once in the log). */
+export const EXECUTORS = ['auto', 'terraform', 'simulated'] as const;
+/** How a simulated run moves between states: at once, on the virtual clock, or on request. */
+export const RUN_PROGRESSIONS = ['immediate', 'clock', 'manual'] as const;
 
 export const ConfigSchema = Type.Object({
   host: Type.String({ minLength: 1 }),
@@ -37,6 +41,11 @@ export const ConfigSchema = Type.Object({
   publicRegistryToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   journalSize: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   snapshotDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  executor: Type.Union(EXECUTORS.map((executor) => Type.Literal(executor))),
+  terraformBin: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  tfPluginDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  runConcurrency: Type.Integer({ minimum: 1, maximum: 64 }),
+  runProgression: Type.Union(RUN_PROGRESSIONS.map((mode) => Type.Literal(mode))),
 });
 
 export type Config = Static<typeof ConfigSchema> & { dialect: Dialect; edition: Edition };
@@ -189,10 +198,45 @@ export const VARIABLES: readonly Variable[] = [
     expects: 'a directory path',
     meaning: 'where /_emulator/snapshots keeps snapshots; unset: snapshots/ beside the store file (a temporary directory for :memory:)',
   },
+  {
+    name: 'UNDERSTUDY_EXECUTOR',
+    key: 'executor',
+    default: 'auto',
+    expects: EXECUTORS.join(' | '),
+    meaning: 'how runs plan and apply: the real terraform CLI, the simulated executor, or auto (the CLI when found)',
+  },
+  {
+    name: 'UNDERSTUDY_TERRAFORM_BIN',
+    key: 'terraformBin',
+    default: null,
+    expects: 'a path to a terraform binary',
+    meaning: 'the terraform CLI runs use (unset: `terraform` on PATH)',
+  },
+  {
+    name: 'UNDERSTUDY_TF_PLUGIN_DIR',
+    key: 'tfPluginDir',
+    default: null,
+    expects: 'a directory path',
+    meaning: 'providers for runs, passed as `terraform init -plugin-dir` (unset: the CLI config, TF_PLUGIN_CACHE_DIR, mirrors)',
+  },
+  {
+    name: 'UNDERSTUDY_RUN_CONCURRENCY',
+    key: 'runConcurrency',
+    default: '2',
+    expects: 'an integer from 1 to 64',
+    meaning: 'plans and applies executing at once; later runs wait in plan_queued / apply_queued',
+  },
+  {
+    name: 'UNDERSTUDY_RUN_PROGRESSION',
+    key: 'runProgression',
+    default: 'immediate',
+    expects: RUN_PROGRESSIONS.join(' | '),
+    meaning: 'how simulated runs move on: at once, on the virtual clock, or by POST /_emulator/runs/:id/advance',
+  },
 ];
 
 /** Variables whose value is a number. */
-const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'mailTimeoutMs', 'pkiKeyPool', 'journalSize']);
+const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'mailTimeoutMs', 'pkiKeyPool', 'journalSize', 'runConcurrency']);
 
 /** `UNDERSTUDY_KMS_LIBRARIES` as a map from library name to path. */
 export function kmsLibraryMap(text: string): Map<string, string> {

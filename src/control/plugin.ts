@@ -8,6 +8,7 @@ import { bulkRoutes } from './bulk.js';
 import { docsRoutes } from './docs.js';
 import { platformFixtureRoutes } from './platform-fixtures.js';
 import { harnessRoutes, type Harness } from './harness/harness.js';
+import { runControlRoutes } from './runs.js';
 
 export interface ControlHooks {
   /** True once migrations and the seed are done. */
@@ -82,4 +83,5 @@ export async function controlPlugin(
   await outboxRoutes(app, runtime);
   await bulkRoutes(app, runtime);
   await harnessRoutes(app, harness, runtime);
+  await runControlRoutes(app, runtime);
 }

@@ -16,8 +16,13 @@ export interface DialectTerm {
 
 export const DIALECT_TERMS: readonly DialectTerm[] = [
   { spec: 'tool-version', upstream: 'terraform-version', where: 'workspace attribute' },
-  { spec: 'svc-api', upstream: 'tfe-api', where: 'workspace and registry module version `source` value' },
+  { spec: 'svc-api', upstream: 'tfe-api', where: 'workspace, run, configuration version and registry module version `source` value' },
   { spec: 'svc-ui', upstream: 'tfe-ui', where: 'workspace `source` value' },
+  {
+    spec: 'svc-configuration-version',
+    upstream: 'tfe-configuration-version',
+    where: "run `source` value (queued by a configuration version's upload)",
+  },
   { spec: 'sms-settings', upstream: 'twilio-settings', where: 'admin SMS settings type and path' },
   { spec: 'sms', upstream: 'twilio', where: 'admin SMS settings id' },
   { spec: 'cloud-a-access-key-id', upstream: 'aws-access-key-id', where: 'cost-estimation attribute' },

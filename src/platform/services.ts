@@ -27,6 +27,12 @@ import { UserService } from './users/service.js';
 import { VariableService } from './variables/service.js';
 import { WorkspaceTaskService } from './workspace-tasks/service.js';
 import { WorkspaceService } from './workspaces/service.js';
+import { ConfigurationVersionService } from './configuration-versions/service.js';
+import { LogBook } from './runs/logs.js';
+import { RunEngine } from './runs/engine.js';
+import { RunService } from './runs/service.js';
+import { TaskStageService } from './task-stages/service.js';
+import { TaskStageRunner } from './task-stages/runner.js';
 import { WorkspaceLocks } from './workspaces/locking.js';
 import { WorkspaceViews } from './workspaces/view.js';
 import { workspaceOwnIncludes } from './workspaces/includes.js';
@@ -67,6 +73,10 @@ export interface PlatformServices {
   readonly variables: VariableService;
   readonly workspaceTasks: WorkspaceTaskService;
   readonly workspaces: WorkspaceService;
+  readonly configurationVersions: ConfigurationVersionService;
+  readonly runs: RunService;
+  readonly runLogs: LogBook;
+  readonly taskStages: TaskStageService;
   readonly workspaceLocks: WorkspaceLocks;
   /** Workspaces as wire objects, with the parts and includes other domains own. */
   readonly workspaceViews: WorkspaceViews;
@@ -92,6 +102,15 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const projects = new ProjectService(db, clock);
   const oauthClients = new OAuthClientService(db, clock, organizations);
   const registry = new RegistryService(db, clock, edition, organizations);
+  const stateVersions = new StateVersionService(db, clock, workspaces);
+  const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
+  const runLogs = new LogBook(db);
+  const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, stateVersions);
+  const runs = new RunService(db, clock, workspaces, engine);
+  configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
+  const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, engine, runtime.log);
+  engine.stages = taskStageRunner;
+  engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
     of: (organizationId, userId) => findMembership(db, organizationId, userId),
@@ -117,7 +136,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     remoteState: new RemoteStateService(db, workspaces),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
-    stateVersions: new StateVersionService(db, clock, workspaces),
+    stateVersions,
     subscriptions: new SubscriptionService(db, clock),
     tags,
     teamAccess: new TeamAccessService(db, clock, workspaces),
@@ -129,8 +148,13 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     variables: new VariableService(db, clock, workspaces),
     workspaceTasks: new WorkspaceTaskService(db, clock, workspaces),
     workspaces,
+    configurationVersions,
+    runs,
+    runLogs,
+    taskStages: new TaskStageService(db, taskStageRunner),
     workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
     workspaceViews,
   };
+  services.workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
   return { ...runtime, services };
 }

@@ -26,6 +26,11 @@ describe('configuration', () => {
       publicRegistryToken: null,
       journalSize: 10000,
       snapshotDir: null,
+      executor: 'auto',
+      terraformBin: null,
+      tfPluginDir: null,
+      runConcurrency: 2,
+      runProgression: 'immediate',
     });
   });
 

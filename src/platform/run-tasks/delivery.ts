@@ -25,6 +25,10 @@ export interface TriggerOptions {
   runCreatedBy?: string;
   isSpeculative?: boolean;
   configurationVersionId?: string;
+  /** A real run's task result: its id, the access token its callback must carry, its plan. */
+  taskResultId?: string;
+  accessToken?: string;
+  planId?: string;
 }
 
 export interface DeliveryResult {
@@ -68,26 +72,28 @@ export async function deliverRunTask(
 
   const runId = options.runId ?? newId('run');
   const configurationVersionId = options.configurationVersionId ?? newId('cv');
-  const taskResultId = newId('taskrs');
+  const taskResultId = options.taskResultId ?? newId('taskrs');
   const api = `${origin}/api/v2`;
   const app = `${origin}/app/${encodeURIComponent(organization.name)}/workspaces/${encodeURIComponent(workspace.name)}`;
   const vcs = workspace.vcsRepo;
   const payload: Record<string, unknown> = {
     payload_version: 1,
     stage,
-    access_token: secretToken(24),
+    access_token: options.accessToken ?? secretToken(24),
     capabilities: { outcomes: true },
     configuration_version_download_url: `${api}/configuration-versions/${configurationVersionId}/download`,
     configuration_version_id: configurationVersionId,
     is_speculative: options.isSpeculative ?? false,
     organization_name: organization.name,
-    ...(stage === 'post_plan' || stage === 'pre_apply' ? { plan_json_api_url: `${api}/plans/${newId('plan')}/json-output` } : {}),
+    ...(stage === 'post_plan' || stage === 'pre_apply'
+      ? { plan_json_api_url: `${api}/plans/${options.planId ?? newId('plan')}/json-output` }
+      : {}),
     run_app_url: `${app}/runs/${runId}`,
     run_created_at: isoTimestamp(clock.now()),
     run_created_by: options.runCreatedBy ?? 'understudy',
     run_id: runId,
     run_message: options.runMessage ?? 'Triggered via understudy',
-    task_result_callback_url: `${api}/task-results/${uuid()}/callback`,
+    task_result_callback_url: `${api}/task-results/${options.taskResultId ?? uuid()}/callback`,
     task_result_enforcement_level: attachment.enforcementLevel,
     task_result_id: taskResultId,
     vcs_branch: vcs ? vcs.branch || 'main' : null,

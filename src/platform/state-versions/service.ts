@@ -12,6 +12,7 @@ import { WorkspaceService, type Located } from '../workspaces/service.js';
 import { newUploadSecret, type StateKind } from './links.js';
 import * as repo from './repo.js';
 import type { StateVersionMeta, StateVersionOutputRow, StateVersionRow } from './repo.js';
+import type { StateVersionCreator } from '../../store/tables.js';
 import { parseState } from './state-file.js';
 
 export interface CreateStateVersion {
@@ -87,6 +88,53 @@ export class StateVersionService {
     if (lineage !== undefined && current.lineage !== null && lineage !== current.lineage) {
       throw conflict(`lineage "${lineage}" does not match the current state's lineage "${current.lineage}"; use force to replace it`);
     }
+  }
+
+  /**
+   * The state a run's apply wrote becomes the workspace's next version. The run holds the
+   * workspace, so no caller lock is asked for; the serial and lineage rules still hold (a state
+   * they refuse throws, and the run errors). A state identical to the current one adds nothing.
+   */
+  recordFromRun(workspaceId: string, state: Buffer, createdBy: StateVersionCreator | null, _runId: string): StateVersionMeta | null {
+    const workspace = workspacesRepo.findWorkspace(this.db, workspaceId);
+    if (!workspace) throw NOT_FOUND;
+    const currentId = workspace.currentStateVersionId;
+    if (currentId && repo.stateData(this.db, currentId, 'state')?.equals(state)) return null;
+    const parsed = parseState(state, '/');
+    const current = currentId ? repo.findStateVersion(this.db, currentId) : undefined;
+    if (current && parsed.serial !== null && parsed.serial < current.serial) {
+      throw conflict(
+        `serial ${parsed.serial} is lower than the current state version's serial ${current.serial}; serials must not go backwards`,
+      );
+    }
+    if (current?.lineage && parsed.lineage && parsed.lineage !== current.lineage) {
+      throw conflict(`lineage "${parsed.lineage}" does not match the current state's lineage "${current.lineage}"`);
+    }
+    const version: StateVersionRow = {
+      id: newId('sv'),
+      workspaceId,
+      sequence: 0,
+      serial: parsed.serial ?? (current?.serial ?? 0) + 1,
+      lineage: parsed.lineage ?? null,
+      md5: md5Hex(state),
+      status: 'pending',
+      state: null,
+      jsonState: null,
+      uploadSecret: null,
+      jsonUploadSecret: null,
+      resourceCount: 0,
+      terraformVersion: null,
+      stateFormatVersion: null,
+      size: 0,
+      createdBy,
+      createdAt: this.clock.now(),
+    };
+    this.db.transaction((tx) => {
+      version.sequence = repo.nextSequence(tx, workspaceId);
+      repo.insertStateVersion(tx, version);
+      this.finalize(tx, version, state);
+    });
+    return repo.findStateVersion(this.db, version.id) ?? null;
   }
 
   create(located: Located, principal: Principal, input: CreateStateVersion): CreatedStateVersion {

@@ -1,7 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { conflict } from '../../core/errors.js';
 import type { Db, DbOrTx } from '../../store/store.js';
-import type { WorkspaceLocker } from '../../store/tables.js';
+import type { PrincipalLocker, WorkspaceLocker } from '../../store/tables.js';
 import type { Principal } from '../auth/principal.js';
 import { findTeam } from '../teams/repo.js';
 import { findUserById } from '../users/repo.js';
@@ -12,13 +12,14 @@ import type { Located, WorkspaceService } from './service.js';
 
 /** Who a lock belongs to, in the words the real client matches in 409s ("is locked by User"). */
 function lockerName(db: DbOrTx, locker: WorkspaceLocker): string {
+  if (locker.kind === 'run') return `Run ${locker.id}`;
   if (locker.kind === 'team') return `Team ${findTeam(db, locker.id)?.name ?? locker.id}`;
   if (locker.kind === 'user') return `User ${findUserById(db, locker.id)?.username ?? locker.id}`;
   const organization = findOrganizationById(db, locker.id);
   return organization ? `User ${organizationServiceAccount(organization).username}` : 'the organization token';
 }
 
-export function lockerOf(principal: Principal): WorkspaceLocker {
+export function lockerOf(principal: Principal): PrincipalLocker {
   if (principal.kind === 'user') return { kind: 'user', id: principal.user.id };
   if (principal.kind === 'team') return { kind: 'team', id: principal.team.id };
   return { kind: 'organization', id: principal.organization.id };
@@ -37,6 +38,9 @@ export class WorkspaceLocks {
     /** Whether the workspace's newest state version still waits for its upload (the state domain knows). */
     private readonly statePending: (workspaceId: string) => boolean,
   ) {}
+
+  /** Told when a workspace is unlocked (the run queue starts a run that waited for it). */
+  onUnlocked: (workspaceId: string) => void = () => undefined;
 
   private set(located: Located, locker: WorkspaceLocker | null, reason: string | null): Located {
     repo.updateWorkspace(this.db, located.workspace.id, { lockedBy: locker, lockReason: reason, updatedAt: this.clock.now() });
@@ -62,12 +66,16 @@ export class WorkspaceLocks {
     if (holder.kind !== caller.kind || holder.id !== caller.id) {
       throw conflict(`Unable to unlock workspace: the workspace is locked by ${lockerName(this.db, holder)}`);
     }
-    return this.set(located, null, null);
+    const unlocked = this.set(located, null, null);
+    this.onUnlocked(located.workspace.id);
+    return unlocked;
   }
 
   forceUnlock(located: Located): Located {
     this.workspaces.require(located, 'can-force-unlock');
     if (!located.workspace.lockedBy) throw conflict('Unable to force-unlock workspace: the workspace is not locked');
-    return this.set(located, null, null);
+    const unlocked = this.set(located, null, null);
+    this.onUnlocked(located.workspace.id);
+    return unlocked;
   }
 }

@@ -74,9 +74,12 @@ function lockedByRelationship(workspace: WorkspaceRow, organization: Organizatio
   const locker = workspace.lockedBy;
   if (!locker) return { data: null };
   if (locker.kind === 'organization') return { data: { id: organizationServiceAccount(organization).id, type: 'users' } };
-  const type = locker.kind === 'user' ? 'users' : 'teams';
+  const type = locker.kind === 'user' ? 'users' : locker.kind === 'run' ? 'runs' : 'teams';
   return { data: { id: locker.id, type }, links: { related: `/api/v2/${type}/${locker.id}` } };
 }
+
+const related = (id: string | null, type: string) =>
+  id ? { data: { id, type }, links: { related: `/api/v2/${type}/${id}` } } : { data: null };
 
 /**
  * The `workspaces` resource. It is a function of the view alone, so create, show by id or name,
@@ -121,12 +124,12 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
       'updated-at': isoTimestamp(workspace.updatedAt),
       'latest-change-at': isoTimestamp(workspace.latestChangeAt),
       'resource-count': workspace.resourceCount,
-      // No runs happen here, so the run statistics have nothing to average or count.
-      'apply-duration-average': null,
-      'plan-duration-average': null,
+      // Milliseconds, as the real service reports them; null until a plan or apply was timed.
+      'apply-duration-average': workspace.appliesTimed > 0 ? Math.round(workspace.applyDurationTotalMs / workspace.appliesTimed) : null,
+      'plan-duration-average': workspace.plansTimed > 0 ? Math.round(workspace.planDurationTotalMs / workspace.plansTimed) : null,
       'policy-check-failures': null,
-      'run-failures': null,
-      'workspace-kpis-runs-count': null,
+      'run-failures': workspace.runsCount > 0 ? workspace.runFailures : null,
+      'workspace-kpis-runs-count': workspace.runsCount > 0 ? workspace.runsCount : null,
       actions: { 'is-destroyable': true },
       permissions: view.permissions,
       'tag-names': view.tags.map((tag) => tag.name),
@@ -146,9 +149,9 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
     relationships: {
       organization: { data: { id: organization.name, type: 'organizations' } },
       'agent-pool': { data: execution.agentPoolId ? { id: execution.agentPoolId, type: 'agent-pools' } : null },
-      'current-configuration-version': { data: null },
-      'current-run': { data: null },
-      'latest-run': { data: null },
+      'current-configuration-version': related(workspace.currentConfigurationVersionId, 'configuration-versions'),
+      'current-run': related(workspace.currentRunId, 'runs'),
+      'latest-run': related(workspace.latestRunId, 'runs'),
       'current-state-version': {
         data: workspace.currentStateVersionId ? { id: workspace.currentStateVersionId, type: 'state-versions' } : null,
         links: { related: `${base}/current-state-version` },

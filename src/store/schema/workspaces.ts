@@ -17,10 +17,13 @@ export interface StoredVcsRepo {
 }
 
 /** Who holds a workspace lock; the wire's polymorphic `locked-by`. */
-export interface WorkspaceLocker {
+export interface PrincipalLocker {
   kind: 'user' | 'team' | 'organization';
   id: string;
 }
+
+/** A principal's lock, or `run`: the workspace's active run holds it until the run ends. */
+export type WorkspaceLocker = PrincipalLocker | { kind: 'run'; id: string };
 
 export type ExecutionMode = 'remote' | 'local' | 'agent';
 
@@ -149,6 +152,17 @@ export const workspaces = sqliteTable(
     currentStateVersionId: text('current_state_version_id'),
     sshKeyId: text('ssh_key_id').references(() => sshKeys.id, { onDelete: 'set null' }),
     resourceCount: integer('resource_count').notNull().default(0),
+    /** The run holding the workspace (active), the newest run, the newest configuration version. */
+    currentRunId: text('current_run_id'),
+    latestRunId: text('latest_run_id'),
+    currentConfigurationVersionId: text('current_configuration_version_id'),
+    /** Run statistics, kept as counters so a page of workspaces renders without aggregating runs. */
+    runsCount: integer('runs_count').notNull().default(0),
+    runFailures: integer('run_failures').notNull().default(0),
+    planDurationTotalMs: integer('plan_duration_total_ms').notNull().default(0),
+    plansTimed: integer('plans_timed').notNull().default(0),
+    applyDurationTotalMs: integer('apply_duration_total_ms').notNull().default(0),
+    appliesTimed: integer('applies_timed').notNull().default(0),
     createdAt: createdAt(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
     latestChangeAt: integer('latest_change_at', { mode: 'timestamp_ms' }).notNull(),

@@ -1,0 +1,141 @@
+import type { Clock } from '../../core/clock.js';
+import { isoTimestamp } from '../../core/clock.js';
+import { safeEqual, sha256Hex } from '../../core/crypto.js';
+import { ApiError, notFound } from '../../core/errors.js';
+import { newId } from '../../core/ids.js';
+import type { Db } from '../../store/store.js';
+import { readSlug, SlugRejected } from '../../adapters/executor/slug.js';
+import type { Principal } from '../auth/principal.js';
+import { NOT_FOUND } from '../jsonapi/errors.js';
+import * as workspacesRepo from '../workspaces/repo.js';
+import type { Located, WorkspaceService } from '../workspaces/service.js';
+import { newUploadSecret, UPLOAD_LINK_TTL_MS } from './links.js';
+import * as repo from './repo.js';
+import type { ConfigurationVersionMeta } from './repo.js';
+
+export interface CreateConfigurationVersion {
+  autoQueueRuns: boolean;
+  speculative: boolean;
+  provisional: boolean;
+}
+
+/** Called once a configuration version asking to auto-queue a run has its upload. */
+export type AutoQueue = (configurationVersion: ConfigurationVersionMeta, origin: string) => void;
+
+/**
+ * Configuration versions: created on a workspace with a one-use, short-lived upload link; the
+ * slug that arrives is checked under the hostile-archive rules (a refusal is a 422 and errors the
+ * version) and kept for runs and downloads. An uploaded version that is neither speculative nor
+ * provisional becomes the workspace's current one.
+ */
+export class ConfigurationVersionService {
+  /** Set by the run service: queues a run for `auto-queue-runs` versions. */
+  autoQueue: AutoQueue = () => undefined;
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    readonly workspaces: WorkspaceService,
+  ) {}
+
+  create(located: Located, input: CreateConfigurationVersion): { version: ConfigurationVersionMeta; secret: string } {
+    this.workspaces.require(located, 'can-queue-run');
+    const upload = newUploadSecret();
+    const now = this.clock.now();
+    const row = {
+      id: newId('cv'),
+      workspaceId: located.workspace.id,
+      status: 'pending' as const,
+      source: 'svc-api',
+      speculative: input.speculative,
+      provisional: input.provisional,
+      autoQueueRuns: input.autoQueueRuns,
+      error: null,
+      errorMessage: null,
+      uploadSecret: upload.hash,
+      uploadExpiresAt: new Date(now.getTime() + UPLOAD_LINK_TTL_MS),
+      archive: null,
+      statusTimestamps: {},
+      createdAt: now,
+    };
+    repo.insertConfigurationVersion(this.db, row);
+    const { archive: _archive, ...version } = row;
+    return { version, secret: upload.secret };
+  }
+
+  /** The version if the caller may read its workspace's runs; the 404 of a missing one otherwise. */
+  locate(principal: Principal, id: string): { version: ConfigurationVersionMeta; located: Located } {
+    const version = repo.findConfigurationVersion(this.db, id);
+    if (!version) throw NOT_FOUND;
+    const located = this.workspaces.locate(principal, version.workspaceId);
+    this.workspaces.require(located, 'can-read-settings');
+    return { version, located };
+  }
+
+  list(located: Located, offset: number, limit: number) {
+    this.workspaces.require(located, 'can-read-settings');
+    return repo.listConfigurationVersions(this.db, located.workspace.id, offset, limit);
+  }
+
+  /** The slug of an uploaded version (needs the right to queue runs, as the real download does). */
+  download(principal: Principal, id: string): Buffer {
+    const { version, located } = this.locate(principal, id);
+    this.workspaces.require(located, 'can-queue-run');
+    const archive = version.status === 'uploaded' ? repo.archiveOf(this.db, id) : null;
+    if (!archive) throw notFound('the configuration version has no uploaded configuration');
+    return archive;
+  }
+
+  find(id: string): ConfigurationVersionMeta | undefined {
+    return repo.findConfigurationVersion(this.db, id);
+  }
+
+  archive(id: string): Buffer | null {
+    return repo.archiveOf(this.db, id);
+  }
+
+  /**
+   * An upload through the link. The secret must match, be unused and unexpired. A slug the
+   * archive rules refuse errors the version (the link is spent) and answers 422 with the reason.
+   */
+  async upload(id: string, secret: string, body: Buffer, origin: string): Promise<void> {
+    const version = repo.findConfigurationVersion(this.db, id);
+    const expected = version?.uploadSecret;
+    const live = version?.uploadExpiresAt && version.uploadExpiresAt.getTime() > this.clock.nowMs();
+    if (!version || !expected || !live || !safeEqual(sha256Hex(secret), expected)) {
+      throw notFound('the upload link is unknown, expired or was already used');
+    }
+    const at = isoTimestamp(this.clock.now());
+    try {
+      await readSlug(body);
+    } catch (error) {
+      if (!(error instanceof SlugRejected)) throw error;
+      repo.updateConfigurationVersion(this.db, id, {
+        status: 'errored',
+        uploadSecret: null,
+        error: 'unprocessable',
+        errorMessage: error.message,
+        statusTimestamps: { ...version.statusTimestamps, 'errored-at': at },
+      });
+      throw new ApiError(422, error.message, { title: 'invalid archive' });
+    }
+    // Another upload through the same link may have finished while this one was read.
+    const current = repo.findConfigurationVersion(this.db, id);
+    if (!current?.uploadSecret) throw notFound('the upload link is unknown, expired or was already used');
+    this.db.transaction((tx) => {
+      repo.updateConfigurationVersion(tx, id, {
+        status: 'uploaded',
+        uploadSecret: null,
+        archive: body,
+        statusTimestamps: { ...version.statusTimestamps, 'uploaded-at': at },
+      });
+      if (!version.speculative && !version.provisional) {
+        workspacesRepo.updateWorkspace(tx, version.workspaceId, { currentConfigurationVersionId: id });
+      }
+    });
+    if (version.autoQueueRuns) {
+      const uploaded = repo.findConfigurationVersion(this.db, id);
+      if (uploaded) this.autoQueue(uploaded, origin);
+    }
+  }
+}

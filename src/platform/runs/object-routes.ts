@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../core/errors.js';
+import { registerPlatformConventions } from '../conventions.js';
+import type { PlatformContext } from '../context.js';
+import { readUploadToken } from '../configuration-versions/links.js';
+import { DEFAULT_ARCHIVE_LIMITS } from '../../core/tar-archive.js';
+
+/**
+ * Run objects outside `/api/v2`, under RUN_OBJECT_PREFIX: the configuration upload link (one
+ * use, short-lived) and the plan and apply log links the CLI tails. Both carry their own right.
+ */
+export async function runObjectPlugin(app: FastifyInstance, context: PlatformContext): Promise<void> {
+  registerPlatformConventions(app, context);
+  app.removeAllContentTypeParsers();
+  const limit = DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes;
+  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) => done(null, body));
+  const open = { config: { public: true } };
+  const { configurationVersions, runLogs } = context.services;
+
+  app.put<{ Params: { token: string } }>('/upload/:token', { ...open, bodyLimit: limit }, async (request, reply) => {
+    const token = readUploadToken(request.params.token);
+    if (!token) throw notFound('the upload link is unknown, expired or was already used');
+    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    await configurationVersions.upload(token.id, token.secret, body, `${request.protocol}://${request.host}`);
+    return reply.code(200).send();
+  });
+
+  /** `offset` and `limit` are byte positions in the stream (STX, the log, ETX at the end), as the Go client asks. */
+  app.get<{ Params: { token: string }; Querystring: Record<string, string | undefined> }>('/logs/:token', open, async (request, reply) => {
+    const phaseId = runLogs.verify(request.params.token);
+    const stream = phaseId ? runLogs.stream(phaseId) : null;
+    if (stream === null) throw notFound('the log link is unknown');
+    const bytes = Buffer.from(stream, 'utf8');
+    const number = (value: string | undefined, fallback: number) => (value !== undefined && /^\d+$/.test(value) ? Number(value) : fallback);
+    const offset = number(request.query.offset, 0);
+    const length = number(request.query.limit, bytes.length);
+    return reply
+      .code(200)
+      .type('text/plain')
+      .send(bytes.subarray(offset, offset + length));
+  });
+}

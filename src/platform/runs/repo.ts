@@ -1,0 +1,162 @@
+import { and, asc, count, desc, eq, like, lt, max, notInArray, or, type SQL } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
+import type { DbOrTx } from '../../store/store.js';
+import { runComments, runEvents, runPhases, runs, runTriggers } from '../../store/tables.js';
+import { updateRows } from '../../store/update.js';
+import { FINAL_STATUSES } from './states.js';
+
+export type RunRow = typeof runs.$inferSelect;
+export type PhaseRow = typeof runPhases.$inferSelect;
+export type RunEventRow = typeof runEvents.$inferSelect;
+export type RunCommentRow = typeof runComments.$inferSelect;
+export type RunTriggerRow = typeof runTriggers.$inferSelect;
+
+export const findRun = (db: DbOrTx, id: string): RunRow | undefined => db.select().from(runs).where(eq(runs.id, id)).get();
+
+export function findRuns(db: DbOrTx, ids: readonly string[]): RunRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(runs)
+    .where(inList(runs.id, [...ids]))
+    .all();
+}
+
+export function insertRun(db: DbOrTx, row: RunRow): void {
+  db.insert(runs).values(row).run();
+}
+
+export function updateRun(db: DbOrTx, id: string, changes: Partial<RunRow>): void {
+  updateRows(db, runs, changes, eq(runs.id, id));
+}
+
+export function nextRunSequence(db: DbOrTx, workspaceId: string): number {
+  return (
+    (db
+      .select({ n: max(runs.sequence) })
+      .from(runs)
+      .where(eq(runs.workspaceId, workspaceId))
+      .get()?.n ?? 0) + 1
+  );
+}
+
+/** The workspace's oldest run still waiting its turn (speculative runs never queue). */
+export function nextQueued(db: DbOrTx, workspaceId: string): RunRow | undefined {
+  return db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.status, 'pending'), eq(runs.planOnly, false)))
+    .orderBy(asc(runs.sequence))
+    .limit(1)
+    .get();
+}
+
+/** Unfinished, non-speculative runs of a workspace created before `sequence` (force-execute clears them). */
+export function unfinishedBefore(db: DbOrTx, workspaceId: string, sequence: number): RunRow[] {
+  return db
+    .select()
+    .from(runs)
+    .where(
+      and(
+        eq(runs.workspaceId, workspaceId),
+        lt(runs.sequence, sequence),
+        eq(runs.planOnly, false),
+        notInArray(runs.status, [...FINAL_STATUSES]),
+      ),
+    )
+    .all();
+}
+
+/** Runs not in a final status, everywhere (a restart errors them: their execution died with the process). */
+export function unfinishedRuns(db: DbOrTx): RunRow[] {
+  return db
+    .select()
+    .from(runs)
+    .where(notInArray(runs.status, [...FINAL_STATUSES]))
+    .all();
+}
+
+export interface RunFilter {
+  workspaceId?: string;
+  organizationId?: string;
+  statuses?: string[];
+  sources?: string[];
+  /** SQL conditions for `filter[operation]`, built by the service. */
+  operation?: SQL;
+  search?: string;
+  workspaceIds?: string[];
+}
+
+function conditions(filter: RunFilter): SQL | undefined {
+  const parts: (SQL | undefined)[] = [];
+  if (filter.workspaceId) parts.push(eq(runs.workspaceId, filter.workspaceId));
+  if (filter.organizationId) parts.push(eq(runs.organizationId, filter.organizationId));
+  if (filter.workspaceIds) parts.push(inList(runs.workspaceId, filter.workspaceIds));
+  if (filter.statuses?.length) parts.push(inList(runs.status, filter.statuses));
+  if (filter.sources?.length) parts.push(inList(runs.source, filter.sources));
+  if (filter.operation) parts.push(filter.operation);
+  if (filter.search) parts.push(or(like(runs.id, `%${filter.search}%`), like(runs.message, `%${filter.search}%`)));
+  return and(...parts);
+}
+
+/** Newest first, as the real lists are; `total` counts the whole filtered set. */
+export function listRuns(db: DbOrTx, filter: RunFilter, offset: number, limit: number): { rows: RunRow[]; total: number } {
+  const where = conditions(filter);
+  const rows = db.select().from(runs).where(where).orderBy(desc(runs.createdAt), desc(runs.sequence)).limit(limit).offset(offset).all();
+  const total = db.select({ n: count() }).from(runs).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+
+export const findPhase = (db: DbOrTx, id: string): PhaseRow | undefined => db.select().from(runPhases).where(eq(runPhases.id, id)).get();
+
+export function phasesOf(db: DbOrTx, runIds: readonly string[]): PhaseRow[] {
+  if (runIds.length === 0) return [];
+  return db
+    .select()
+    .from(runPhases)
+    .where(inList(runPhases.runId, [...runIds]))
+    .all();
+}
+
+export function insertPhase(db: DbOrTx, row: PhaseRow): void {
+  db.insert(runPhases).values(row).run();
+}
+
+export function updatePhase(db: DbOrTx, id: string, changes: Partial<PhaseRow>): void {
+  updateRows(db, runPhases, changes, eq(runPhases.id, id));
+}
+
+export function insertEvent(db: DbOrTx, row: RunEventRow): void {
+  db.insert(runEvents).values(row).run();
+}
+
+export function eventsOf(db: DbOrTx, runId: string): RunEventRow[] {
+  return db.select().from(runEvents).where(eq(runEvents.runId, runId)).orderBy(asc(runEvents.createdAt), asc(runEvents.id)).all();
+}
+
+export const findEvent = (db: DbOrTx, id: string) => db.select().from(runEvents).where(eq(runEvents.id, id)).get();
+
+export function insertComment(db: DbOrTx, row: RunCommentRow): void {
+  db.insert(runComments).values(row).run();
+}
+
+export function commentsOf(db: DbOrTx, runId: string): RunCommentRow[] {
+  return db.select().from(runComments).where(eq(runComments.runId, runId)).orderBy(asc(runComments.createdAt), asc(runComments.id)).all();
+}
+
+export const findComment = (db: DbOrTx, id: string) => db.select().from(runComments).where(eq(runComments.id, id)).get();
+
+export function insertTrigger(db: DbOrTx, row: RunTriggerRow): void {
+  db.insert(runTriggers).values(row).run();
+}
+
+export const findTrigger = (db: DbOrTx, id: string) => db.select().from(runTriggers).where(eq(runTriggers.id, id)).get();
+
+export function deleteTrigger(db: DbOrTx, id: string): void {
+  db.delete(runTriggers).where(eq(runTriggers.id, id)).run();
+}
+
+export function triggersOf(db: DbOrTx, side: 'inbound' | 'outbound', workspaceId: string): RunTriggerRow[] {
+  const column = side === 'inbound' ? runTriggers.workspaceId : runTriggers.sourceWorkspaceId;
+  return db.select().from(runTriggers).where(eq(column, workspaceId)).orderBy(asc(runTriggers.createdAt)).all();
+}

@@ -1,0 +1,85 @@
+import { badRequest } from '../../core/errors.js';
+import type { PlatformApp, PlatformContext } from '../context.js';
+import { Attributes, readResource } from '../jsonapi/body.js';
+import { listDocument, sendDocument, singleDocument } from '../jsonapi/documents.js';
+import { NOT_FOUND } from '../jsonapi/errors.js';
+import { Included, readInclude } from '../jsonapi/include.js';
+import { paginate, readPage } from '../jsonapi/pagination.js';
+import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
+import { taskResultResource } from './service.js';
+
+const STAGE_INCLUDES = ['task_results', 'policy_evaluations', 'policy_evaluations.policy_set_outcomes'] as const;
+const CALLBACK_BODY = resourceBody(['task-results'], {
+  attributes: { status: Attr.string('passed, failed or running'), message: Attr.string(), url: Attr.string() },
+});
+
+type ById = { Params: { id: string } };
+
+/** `/runs/:id/task-stages`, `/task-stages/:id`, `/task-results/:id` and the task service's callback. */
+export async function taskStageRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
+  const service = context.services.taskStages;
+  const runs = context.services.runs;
+
+  const stageDocument = (query: Record<string, unknown>, id: string) => {
+    const include = readInclude(query, STAGE_INCLUDES);
+    const stage = service.findStage(id);
+    if (!stage) throw NOT_FOUND;
+    const included = new Included();
+    if (include.has('task_results')) included.add(...service.renderResults(stage));
+    return { stage, data: service.render([id])[0]!, included };
+  };
+
+  app.get<ById>(
+    '/runs/:id/task-stages',
+    { schema: { params: params('id'), querystring: listQuery({ includes: STAGE_INCLUDES }) } },
+    async (request, reply) => {
+      const { run } = runs.locate(request.principal, request.params.id);
+      const page = readPage(request.query as Record<string, unknown>);
+      const ids = service.stageIdsOf([run.id]).get(run.id) ?? [];
+      const { items, total } = paginate(service.render(ids), page);
+      return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+    },
+  );
+
+  app.get<ById>(
+    '/task-stages/:id',
+    { schema: { params: params('id'), querystring: showQuery(STAGE_INCLUDES) } },
+    async (request, reply) => {
+      const stage = service.findStage(request.params.id);
+      if (!stage) throw NOT_FOUND;
+      runs.locate(request.principal, stage.runId);
+      const { data, included } = stageDocument(request.query as Record<string, unknown>, stage.id);
+      return sendDocument(reply, 200, singleDocument(data, included));
+    },
+  );
+
+  app.post<ById>('/task-stages/:id/actions/override', { schema: { params: params('id') } }, async (request) => {
+    const stage = service.findStage(request.params.id);
+    if (!stage) throw NOT_FOUND;
+    runs.locate(request.principal, stage.runId);
+    throw badRequest('this task stage cannot be overridden: a failed mandatory task ends the run here', {
+      title: 'transition not allowed',
+    });
+  });
+
+  app.get<ById>('/task-results/:id', { schema: { params: params('id') } }, async (request, reply) => {
+    const result = service.findResult(request.params.id);
+    const stage = result && service.findStage(result.taskStageId);
+    if (!result || !stage) throw NOT_FOUND;
+    runs.locate(request.principal, stage.runId);
+    return sendDocument(reply, 200, singleDocument(taskResultResource(result, stage)));
+  });
+
+  // The task service answers with the access token of its payload, not an API token.
+  app.patch<ById>(
+    '/task-results/:id/callback',
+    { config: { public: true }, schema: { params: params('id'), body: CALLBACK_BODY } },
+    async (request, reply) => {
+      const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
+      const attributes = new Attributes(readResource(request.body, ['task-results']).attributes);
+      const status = attributes.string('status', { required: true }) as string;
+      service.runner.callback(request.params.id, token, status, attributes.string('message') ?? null, attributes.string('url') ?? null);
+      return reply.code(200).send();
+    },
+  );
+}

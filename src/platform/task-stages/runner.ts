@@ -1,0 +1,216 @@
+import { and, asc, eq } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { isoTimestamp, type ControllableClock } from '../../core/clock.js';
+import { safeEqual, sha256Hex } from '../../core/crypto.js';
+import { notFound, unprocessable } from '../../core/errors.js';
+import { newId, secretToken } from '../../core/ids.js';
+import type { DueItem, DueSource, RanWork, Scheduler } from '../../core/scheduler.js';
+import type { Db } from '../../store/store.js';
+import { runTasks, taskResults, taskStages, workspaceTasks, type RunTaskStage } from '../../store/tables.js';
+import { updateRows } from '../../store/update.js';
+import { deliverRunTask } from '../run-tasks/delivery.js';
+import type { RunEngine, StageRunner, StageVerdict, TaskStageName } from '../runs/engine.js';
+import type { RunRow } from '../runs/repo.js';
+
+export type TaskStageRow = typeof taskStages.$inferSelect;
+export type TaskResultRow = typeof taskResults.$inferSelect;
+
+/** How long an unanswered task may take before its result errors (the real default, 10 minutes). */
+export const TASK_TIMEOUT_MS = 10 * 60 * 1000;
+const FINAL_RESULT = new Set(['passed', 'failed', 'errored', 'canceled', 'unreachable']);
+const STAGE_ORDER: RunTaskStage[] = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'];
+
+/**
+ * Run tasks at the four stages of real runs. When a run is created, each enabled workspace run
+ * task gets a result in a stage per stage it is attached for. When the run reaches that stage the
+ * task's URL receives the real (HMAC-signed) payload with a callback URL and an access token; the
+ * task service PATCHes its verdict back. A `mandatory` task that fails (or errors, or times out
+ * on the clock) stops the run; an `advisory` one does not.
+ */
+export class TaskStageRunner implements StageRunner, DueSource {
+  readonly name = 'run-task-results';
+  private readonly waiting = new Map<string, () => void>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly clock: ControllableClock,
+    scheduler: Scheduler,
+    private readonly engine: RunEngine,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    scheduler.register(this);
+    this.scheduler = scheduler;
+  }
+
+  private readonly scheduler: Scheduler;
+
+  /** Creates the run's stages and pending results from the workspace's enabled run tasks. */
+  prepare(run: RunRow): void {
+    const attached = this.db
+      .select({ attachment: workspaceTasks, task: runTasks })
+      .from(workspaceTasks)
+      .innerJoin(runTasks, eq(runTasks.id, workspaceTasks.taskId))
+      .where(and(eq(workspaceTasks.workspaceId, run.workspaceId), eq(workspaceTasks.enabled, true), eq(runTasks.enabled, true)))
+      .all();
+    if (attached.length === 0) return;
+    const now = this.clock.now();
+    this.db.transaction((tx) => {
+      for (const stage of STAGE_ORDER) {
+        const here = attached.filter(({ attachment }) => attachment.stages.includes(stage));
+        if (here.length === 0) continue;
+        const stageId = newId('ts');
+        tx.insert(taskStages).values({ id: stageId, runId: run.id, stage, status: 'pending', statusTimestamps: {}, createdAt: now }).run();
+        for (const { attachment, task } of here) {
+          tx.insert(taskResults)
+            .values({
+              id: newId('taskrs'),
+              taskStageId: stageId,
+              workspaceTaskId: attachment.id,
+              taskId: task.id,
+              taskName: task.name,
+              taskUrl: task.url,
+              enforcementLevel: attachment.enforcementLevel,
+              status: 'pending',
+              message: null,
+              url: null,
+              tokenHash: null,
+              deadline: null,
+              statusTimestamps: {},
+              createdAt: now,
+            })
+            .run();
+        }
+      }
+    });
+  }
+
+  stagesOf(runId: string): TaskStageRow[] {
+    return this.db.select().from(taskStages).where(eq(taskStages.runId, runId)).orderBy(asc(taskStages.createdAt)).all();
+  }
+
+  resultsOf(stageIds: readonly string[]): TaskResultRow[] {
+    if (stageIds.length === 0) return [];
+    return this.db
+      .select()
+      .from(taskResults)
+      .where(inList(taskResults.taskStageId, [...stageIds]))
+      .all();
+  }
+
+  private setStage(id: string, status: string): void {
+    const row = this.db.select().from(taskStages).where(eq(taskStages.id, id)).get();
+    if (!row) return;
+    const statusTimestamps = { ...row.statusTimestamps, [`${status}-at`]: isoTimestamp(this.clock.now()) };
+    updateRows(this.db, taskStages, { status, statusTimestamps }, eq(taskStages.id, id));
+  }
+
+  private setResult(id: string, changes: Partial<TaskResultRow> & { status: string }): void {
+    const row = this.db.select().from(taskResults).where(eq(taskResults.id, id)).get();
+    if (!row) return;
+    const statusTimestamps = { ...row.statusTimestamps, [`${changes.status}-at`]: isoTimestamp(this.clock.now()) };
+    updateRows(this.db, taskResults, { ...changes, statusTimestamps }, eq(taskResults.id, id));
+  }
+
+  async run(run: RunRow, stageName: TaskStageName, signal: AbortSignal): Promise<StageVerdict> {
+    const stage = this.stagesOf(run.id).find((row) => row.stage === stageName);
+    if (!stage) return 'proceed';
+    // After an apply the run has ended (`applied`); its post-apply stage runs without changing that.
+    if (stageName !== 'post_apply') this.engine.transition(run.id, `${stageName}_running`);
+    this.setStage(stage.id, 'running');
+    const origin = this.engine.origins.get(run.id) ?? 'http://127.0.0.1';
+    const plan = this.engine.phase(run.id, 'plan');
+    await Promise.all(
+      this.resultsOf([stage.id]).map(async (result) => {
+        const token = secretToken(24);
+        this.setResult(result.id, {
+          status: 'running',
+          tokenHash: sha256Hex(token),
+          deadline: new Date(this.clock.nowMs() + TASK_TIMEOUT_MS),
+        });
+        this.scheduler.poke();
+        if (!result.workspaceTaskId) return this.setResult(result.id, { status: 'errored', message: 'the run task was detached' });
+        try {
+          const delivered = await deliverRunTask(this.db, this.clock, result.workspaceTaskId, origin, {
+            stage: stageName,
+            runId: run.id,
+            runMessage: run.message,
+            isSpeculative: run.planOnly,
+            configurationVersionId: run.configurationVersionId,
+            taskResultId: result.id,
+            accessToken: token,
+            planId: plan.id,
+          });
+          if (delivered['response-status'] !== 200) {
+            const why = delivered.error ?? `the task answered ${delivered['response-status']}`;
+            this.setResult(result.id, { status: 'errored', message: `The run task could not be reached: ${why}` });
+          }
+        } catch (error) {
+          this.setResult(result.id, { status: 'errored', message: `The run task could not be reached: ${(error as Error).message}` });
+        }
+      }),
+    );
+    await this.settled(stage.id, signal);
+    if (signal.aborted) {
+      this.setStage(stage.id, 'canceled');
+      return 'stop';
+    }
+    const results = this.resultsOf([stage.id]);
+    const blocking = results.some((result) => result.enforcementLevel === 'mandatory' && result.status !== 'passed');
+    this.setStage(stage.id, blocking ? 'failed' : 'passed');
+    if (blocking) return 'stop';
+    if (stageName !== 'post_apply') this.engine.transition(run.id, `${stageName}_completed`);
+    return 'proceed';
+  }
+
+  /** Resolves once every result of the stage is final (callbacks and timeouts wake it), or on cancel. */
+  private settled(stageId: string, signal: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const check = () => {
+        if (signal.aborted || this.resultsOf([stageId]).every((result) => FINAL_RESULT.has(result.status))) {
+          this.waiting.delete(stageId);
+          signal.removeEventListener('abort', check);
+          resolve();
+        }
+      };
+      this.waiting.set(stageId, check);
+      signal.addEventListener('abort', check);
+      check();
+    });
+  }
+
+  /** The task service's verdict, authorized by the access token its payload carried. */
+  callback(resultId: string, token: string, status: string, message: string | null, url: string | null): void {
+    const result = this.db.select().from(taskResults).where(eq(taskResults.id, resultId)).get();
+    if (!result?.tokenHash || !safeEqual(sha256Hex(token), result.tokenHash))
+      throw notFound('no such task result, or the access token is not its own');
+    if (!['passed', 'failed', 'running'].includes(status))
+      throw unprocessable('status must be passed, failed or running', '/data/attributes/status');
+    if (FINAL_RESULT.has(result.status)) throw unprocessable(`the task result is already ${result.status}`, '/data/attributes/status');
+    this.setResult(resultId, { status, message: message ?? result.message, url: url ?? result.url });
+    this.waiting.get(result.taskStageId)?.();
+  }
+
+  // ---- DueSource: unanswered tasks time out on the clock ----------------------------
+
+  next(): DueItem | undefined {
+    const running = this.db.select().from(taskResults).where(eq(taskResults.status, 'running')).all();
+    const due = running.filter((row) => row.deadline).sort((a, b) => a.deadline!.getTime() - b.deadline!.getTime())[0];
+    if (!due?.deadline) return undefined;
+    const at = due.deadline.getTime();
+    return {
+      at,
+      run: async (): Promise<RanWork> => {
+        this.setResult(due.id, { status: 'errored', message: 'The run task did not answer within 10 minutes.', deadline: null });
+        this.waiting.get(due.taskStageId)?.();
+        this.log.info({ result: due.id }, 'run task timed out');
+        return { at: new Date(at).toISOString(), kind: 'run-task-timeout', subject: due.id, outcome: 'done' };
+      },
+    };
+  }
+
+  reset(): void {
+    for (const wake of this.waiting.values()) wake();
+    this.waiting.clear();
+  }
+}

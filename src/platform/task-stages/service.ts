@@ -1,0 +1,96 @@
+import { eq } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
+import { isoTimestamp } from '../../core/clock.js';
+import type { Db } from '../../store/store.js';
+import { taskResults, taskStages } from '../../store/tables.js';
+import type { ResourceObject } from '../jsonapi/types.js';
+import type { TaskResultRow, TaskStageRow, TaskStageRunner } from './runner.js';
+
+const timestamps = (row: { createdAt: Date; statusTimestamps: Record<string, string> }) => ({
+  'created-at': isoTimestamp(row.createdAt),
+  'updated-at': Object.values(row.statusTimestamps).sort().at(-1) ?? isoTimestamp(row.createdAt),
+});
+
+export function taskResultResource(result: TaskResultRow, stage: Pick<TaskStageRow, 'id' | 'stage'>): ResourceObject {
+  return {
+    id: result.id,
+    type: 'task-results',
+    attributes: {
+      message: result.message,
+      status: result.status,
+      'status-timestamps': result.statusTimestamps,
+      url: result.url,
+      'task-id': result.taskId,
+      'task-name': result.taskName,
+      'task-url': result.taskUrl,
+      stage: stage.stage,
+      'workspace-task-id': result.workspaceTaskId,
+      'workspace-task-enforcement-level': result.enforcementLevel,
+      ...timestamps(result),
+    },
+    relationships: { 'task-stage': { data: { id: stage.id, type: 'task-stages' } } },
+    links: { self: `/api/v2/task-results/${result.id}` },
+  };
+}
+
+export function taskStageResource(stage: TaskStageRow, results: readonly TaskResultRow[]): ResourceObject {
+  return {
+    id: stage.id,
+    type: 'task-stages',
+    attributes: {
+      stage: stage.stage,
+      status: stage.status,
+      'status-timestamps': stage.statusTimestamps,
+      actions: { 'is-overridable': false },
+      permissions: { 'can-override-policy': false, 'can-override-tasks': false, 'can-override': false },
+      ...timestamps(stage),
+    },
+    relationships: {
+      run: { data: { id: stage.runId, type: 'runs' } },
+      'task-results': { data: results.map((result) => ({ id: result.id, type: 'task-results' })) },
+      'policy-evaluations': { data: [] },
+    },
+    links: { self: `/api/v2/task-stages/${stage.id}` },
+  };
+}
+
+/** Task stages and results as the API shows them; the runner (runner.ts) drives them. */
+export class TaskStageService {
+  constructor(
+    private readonly db: Db,
+    readonly runner: TaskStageRunner,
+  ) {}
+
+  /** Stage ids per run, in stage order. */
+  stageIdsOf(runIds: readonly string[]): Map<string, string[]> {
+    const byRun = new Map<string, string[]>();
+    if (runIds.length === 0) return byRun;
+    const rows = this.db
+      .select({ id: taskStages.id, runId: taskStages.runId })
+      .from(taskStages)
+      .where(inList(taskStages.runId, [...runIds]))
+      .all();
+    for (const row of rows) byRun.set(row.runId, [...(byRun.get(row.runId) ?? []), row.id]);
+    return byRun;
+  }
+
+  findStage(id: string): TaskStageRow | undefined {
+    return this.db.select().from(taskStages).where(eq(taskStages.id, id)).get();
+  }
+
+  findResult(id: string): TaskResultRow | undefined {
+    return this.db.select().from(taskResults).where(eq(taskResults.id, id)).get();
+  }
+
+  /** The stages (with their results' ids) as resources. */
+  render(ids: readonly string[]): ResourceObject[] {
+    return ids.flatMap((id) => {
+      const stage = this.findStage(id);
+      return stage ? [taskStageResource(stage, this.runner.resultsOf([id]))] : [];
+    });
+  }
+
+  renderResults(stage: TaskStageRow): ResourceObject[] {
+    return this.runner.resultsOf([stage.id]).map((result) => taskResultResource(result, stage));
+  }
+}
