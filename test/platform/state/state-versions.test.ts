@@ -205,7 +205,7 @@ describe('state versions', () => {
     expect((await platform(world.server, 'GET', '/state-versions/sv-missing')).status).toBe(404);
   });
 
-  it("lists a version's outputs with sensitive values (the client reads them), and hides them in the workspace's current outputs", async () => {
+  it("lists a version's outputs with sensitive values (the client reads them); the workspace's current outputs hide them", async () => {
     await lock();
     const created = await create(inline(1));
     const outputs = await platform(world.server, 'GET', `/state-versions/${created.body.data.id}/outputs`);
