@@ -18,9 +18,13 @@ export interface VariableInput {
 }
 
 const POINTER = '/data/attributes';
-/** Terraform variable names; environment variable names as shells accept them. */
+/**
+ * Environment variable names as shells accept them. Terraform variable keys are not checked as
+ * HCL identifiers: the real service accepts any key (the Go client's tests use UUIDs); a key that
+ * is not a valid name simply never matches a declared variable.
+ */
 const KEY_PATTERNS: Record<VariableCategory, RegExp> = {
-  terraform: /^[A-Za-z_][A-Za-z0-9_-]*$/,
+  terraform: /\S/,
   env: /^[A-Za-z_][A-Za-z0-9_]*$/,
 };
 

@@ -18,6 +18,7 @@ import { defaultProjectId } from '../projects/ids.js';
 import { findStateVersions, outputsOf } from '../state-versions/repo.js';
 import { renderStateVersions } from '../state-versions/render.js';
 import { workspaceOutputResource } from '../state-versions/resource.js';
+import { variableIdsOf } from '../variables/repo.js';
 import type { WorkspaceRow } from './repo.js';
 
 const currentStateVersionIds = (rows: readonly WorkspaceRow[]) =>
@@ -60,11 +61,13 @@ export function renderWorkspaces(
   const tags = tagsOfWorkspaces(db, ids);
   const levels = new WorkspacePermissions(db).levels(scope, ids);
   const outputs = outputsOf(db, currentStateVersionIds(rows));
+  const variables = variableIdsOf(db, ids);
   return rows.map((workspace) => {
     const permissions = permissionFlags(levels.get(workspace.id) ?? null, scope.grants);
     const current = workspace.currentStateVersionId;
     const outputIds = (current ? (outputs.get(current) ?? []) : []).map((output) => output.id);
-    return workspaceResource({ workspace, organization, tags: tags.get(workspace.id) ?? [], permissions, outputIds }, options);
+    const variableIds = variables.get(workspace.id) ?? [];
+    return workspaceResource({ workspace, organization, tags: tags.get(workspace.id) ?? [], permissions, outputIds, variableIds }, options);
   });
 }
 

@@ -137,6 +137,12 @@ describe('authentication tokens', () => {
       const read = await platform(server, 'GET', `/teams/${owners}/authentication-token`);
       expect(read.status).toBe(200);
       expect(read.body.data).toMatchObject({ id: second.body.data.id, attributes: { token: null } });
+      // Every team-token document names its team.
+      const teamRef = { data: { id: owners, type: 'teams' } };
+      expect(second.body.data.relationships.team).toEqual(teamRef);
+      expect(read.body.data.relationships.team).toEqual(teamRef);
+      const byId = await platform(server, 'GET', `/authentication-tokens/${second.body.data.id}`);
+      expect(byId.body.data.relationships.team).toEqual(teamRef);
 
       expect((await platform(server, 'DELETE', `/teams/${owners}/authentication-token`)).status).toBe(204);
       expect((await platform(server, 'GET', '/account/details', { token: secondSecret })).status).toBe(401);
@@ -176,6 +182,7 @@ describe('authentication tokens', () => {
 
       const read = await platform(server, 'GET', '/organizations/understudy/authentication-token', { token: secondSecret });
       expect(read.body.data).toMatchObject({ id: second.body.data.id, attributes: { token: null } });
+      expect(read.body.data.relationships.team).toBeUndefined();
       // Through the generic token path too, for someone who manages it.
       expect((await platform(server, 'GET', `/authentication-tokens/${second.body.data.id}`)).status).toBe(200);
       expect((await platform(server, 'GET', `/authentication-tokens/${second.body.data.id}`, { token: alice.token })).status).toBe(404);
