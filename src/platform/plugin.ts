@@ -9,6 +9,7 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { agentPoolRoutes } from './agent-pools/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { toolVersionRoutes } from './tool-versions/routes.js';
 import { editionAllows } from '../core/edition.js';
 import { membershipRoutes } from './memberships/routes.js';
 import { remoteStateRoutes } from './remote-state/routes.js';
@@ -51,7 +52,10 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => workspaceTaskRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => membershipRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => subscriptionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
-  if (editionAllows.adminApi(context.config.edition)) await app.register(async (scoped) => adminRoutes(scoped, context));
+  if (editionAllows.adminApi(context.config.edition)) {
+    await app.register(async (scoped) => adminRoutes(scoped, context));
+    await app.register(async (scoped) => toolVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  }
   await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => registryRoutes(scoped, context));
 }

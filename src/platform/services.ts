@@ -19,6 +19,7 @@ import { TeamAccessService } from './team-access/service.js';
 import { TeamProjectService } from './team-projects/service.js';
 import { TeamService } from './teams/service.js';
 import { TokenService } from './tokens/service.js';
+import { ToolVersionService } from './tool-versions/service.js';
 import { UserService } from './users/service.js';
 import { VariableService } from './variables/service.js';
 import { WorkspaceTaskService } from './workspace-tasks/service.js';
@@ -46,6 +47,7 @@ export interface PlatformServices {
   readonly teamProjects: TeamProjectService;
   readonly teams: TeamService;
   readonly tokens: TokenService;
+  readonly toolVersions: ToolVersionService;
   readonly users: UserService;
   readonly variables: VariableService;
   readonly workspaceTasks: WorkspaceTaskService;
@@ -93,6 +95,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     teamProjects: new TeamProjectService(db, clock, projects),
     teams: new TeamService(db, clock),
     tokens: new TokenService(db, clock),
+    toolVersions: new ToolVersionService(db, clock),
     users,
     variables: new VariableService(db, clock, workspaces),
     workspaceTasks: new WorkspaceTaskService(db, clock, workspaces),

@@ -38,3 +38,31 @@ export const outbox = sqliteTable(
   },
   (t) => [index('outbox_sent_at').on(t.sentAt)],
 );
+
+/** One build of a tool version for a platform, as the admin API's `archs` lists them. */
+export interface StoredToolArch {
+  url: string;
+  sha: string;
+  os: string;
+  arch: string;
+}
+
+/**
+ * Tool versions an operator added or changed through `/api/v2/admin/terraform-versions`. The
+ * releases understudy ships with are not stored: a row with a shipped release's id overrides it
+ * (`removed` marks one the operator deleted), any other row is a version the operator added.
+ */
+export const toolVersions = sqliteTable('tool_versions', {
+  id: text('id').primaryKey(),
+  version: text('version').notNull().unique(),
+  url: text('url').notNull(),
+  sha: text('sha').notNull(),
+  official: integer('official', { mode: 'boolean' }).notNull(),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+  beta: integer('beta', { mode: 'boolean' }).notNull(),
+  deprecated: integer('deprecated', { mode: 'boolean' }).notNull(),
+  deprecatedReason: text('deprecated_reason'),
+  archs: text('archs', { mode: 'json' }).$type<StoredToolArch[]>().notNull(),
+  removed: integer('removed', { mode: 'boolean' }).notNull(),
+  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+});
