@@ -30,13 +30,13 @@ export function listUserTokens(db: DbOrTx, userId: string, offset: number, limit
   return { rows, total };
 }
 
-/** The token of a team or of an organization (each has at most one). */
-export type TokenOwner = { kind: 'team'; teamId: string } | { kind: 'organization'; organizationId: string };
+/** The token of a team, of an organization, or an organization's audit-trail token (each has at most one). */
+export type TokenOwner = { kind: 'team'; teamId: string } | { kind: 'organization' | 'audit-trails'; organizationId: string };
 
 function ownedBy(owner: TokenOwner) {
   return owner.kind === 'team'
     ? and(eq(platformTokens.kind, 'team'), eq(platformTokens.teamId, owner.teamId))
-    : and(eq(platformTokens.kind, 'organization'), eq(platformTokens.organizationId, owner.organizationId));
+    : and(eq(platformTokens.kind, owner.kind), eq(platformTokens.organizationId, owner.organizationId));
 }
 
 export function findOwnedToken(db: DbOrTx, owner: TokenOwner): TokenRow | undefined {

@@ -1,3 +1,5 @@
+import { Type } from '@fastify/type-provider-typebox';
+import type { Principal } from '../auth/principal.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
@@ -20,6 +22,7 @@ const TOKEN_BODY = optionalResourceBody(TOKEN_TYPES, {
   },
 });
 const byUser = params('userId');
+const TOKEN_QUERY = Type.Object({ token: Type.Optional(Type.String()) });
 const byTeam = params('teamId');
 const byOrganization = params('organization');
 
@@ -83,30 +86,28 @@ export async function tokenRoutes(app: PlatformApp, context: PlatformContext): P
     return sendNoContent(reply);
   });
 
-  // The organization token: one per organization; POST replaces it.
-  app.post(
-    '/organizations/:organization/authentication-token',
-    { schema: { params: byOrganization, body: TOKEN_BODY } },
-    async (request, reply) => {
-      const organization = service.tokenOrganization(request.principal, request.params.organization);
-      const owner = { kind: 'organization' as const, organizationId: organization.id };
-      const issued = service.replaceOwnedToken(request.principal, owner, readInput(request.body, { description: false }));
-      return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
-    },
-  );
-
-  app.get('/organizations/:organization/authentication-token', { schema: { params: byOrganization } }, async (request, reply) => {
+  // The organization token (or, with `?token=audit-trails`, its audit-trail token): one of each; POST replaces it.
+  const organizationOwner = (request: { principal: Principal; params: { organization: string }; query: { token?: string } }) => {
+    const kind = service.organizationTokenKind(request.query.token, context.config.edition);
     const organization = service.tokenOrganization(request.principal, request.params.organization);
-    return sendDocument(
-      reply,
-      200,
-      singleDocument(tokenResource(service.ownedToken({ kind: 'organization', organizationId: organization.id }))),
+    return { kind, organizationId: organization.id };
+  };
+  const schema = { params: byOrganization, querystring: TOKEN_QUERY };
+  app.post('/organizations/:organization/authentication-token', { schema: { ...schema, body: TOKEN_BODY } }, async (request, reply) => {
+    const issued = service.replaceOwnedToken(
+      request.principal,
+      organizationOwner(request),
+      readInput(request.body, { description: false }),
     );
+    return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
   });
 
-  app.delete('/organizations/:organization/authentication-token', { schema: { params: byOrganization } }, async (request, reply) => {
-    const organization = service.tokenOrganization(request.principal, request.params.organization);
-    service.revokeOwnedToken({ kind: 'organization', organizationId: organization.id });
+  app.get('/organizations/:organization/authentication-token', { schema }, async (request, reply) => {
+    return sendDocument(reply, 200, singleDocument(tokenResource(service.ownedToken(organizationOwner(request)))));
+  });
+
+  app.delete('/organizations/:organization/authentication-token', { schema }, async (request, reply) => {
+    service.revokeOwnedToken(organizationOwner(request));
     return sendNoContent(reply);
   });
 }

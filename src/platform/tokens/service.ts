@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { sha256Hex } from '../../core/crypto.js';
-import { unprocessable } from '../../core/errors.js';
+import { badRequest, unprocessable } from '../../core/errors.js';
+import { editionAllows, type Edition } from '../../core/edition.js';
 import { newId, secretToken } from '../../core/ids.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import { Permissions } from '../auth/permissions.js';
@@ -76,6 +77,20 @@ export class TokenService {
     return organization;
   }
 
+  /**
+   * Which of an organization's tokens `?token=` names: the organization token (absent or
+   * `organization`) or, on the hosted edition, its audit-trail token. Anything else is a 422, so
+   * a mistyped value never replaces the organization token.
+   */
+  organizationTokenKind(value: unknown, edition: Edition): 'organization' | 'audit-trails' {
+    if (value === undefined || value === '' || value === 'organization') return 'organization';
+    if (value === 'audit-trails' || value === 'audit_trails') {
+      if (editionAllows.auditTrails(edition)) return 'audit-trails';
+      throw badRequest('audit-trail tokens exist on the hosted edition only', { title: 'bad request', parameter: 'token' });
+    }
+    throw unprocessable(`token must be "organization" or "audit-trails", not ${JSON.stringify(value)}`);
+  }
+
   /** Issues a team or organization token, revoking the one it had. */
   replaceOwnedToken(principal: Principal, owner: TokenOwner, input: TokenInput): IssuedToken {
     return this.db.transaction((tx) => {
@@ -83,7 +98,7 @@ export class TokenService {
       const columns =
         owner.kind === 'team'
           ? { kind: 'team' as const, userId: null, teamId: owner.teamId, organizationId: null }
-          : { kind: 'organization' as const, userId: null, teamId: null, organizationId: owner.organizationId };
+          : { kind: owner.kind, userId: null, teamId: null, organizationId: owner.organizationId };
       return this.issue(principal, columns, input, tx);
     });
   }

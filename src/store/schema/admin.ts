@@ -66,3 +66,26 @@ export const toolVersions = sqliteTable('tool_versions', {
   removed: integer('removed', { mode: 'boolean' }).notNull(),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
 });
+
+/**
+ * The audit trail: one row per change made through the API (a successful write), in the
+ * organization it concerns. `seq` orders events and anchors pages.
+ */
+export const auditEvents = sqliteTable(
+  'audit_events',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    organizationId: text('organization_id').notNull(),
+    timestamp: integer('timestamp', { mode: 'timestamp_ms' }).notNull(),
+    /** `auth` of the wire event: who made the change. */
+    accessorId: text('accessor_id').notNull(),
+    accessorDescription: text('accessor_description').notNull(),
+    accessorType: text('accessor_type').notNull(),
+    requestId: text('request_id').notNull(),
+    resourceId: text('resource_id').notNull(),
+    resourceType: text('resource_type').notNull(),
+    action: text('action').notNull(),
+  },
+  (t) => [index('audit_events_org_seq').on(t.organizationId, t.seq), index('audit_events_org_time').on(t.organizationId, t.timestamp)],
+);
