@@ -9,6 +9,7 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { agentPoolRoutes } from './agent-pools/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { variableSetRoutes } from './variable-sets/routes.js';
 import { auditRecorder } from './audit-trail/recorder.js';
 import { auditTrailRoutes } from './audit-trail/routes.js';
 import { toolVersionRoutes } from './tool-versions/routes.js';
@@ -49,6 +50,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => stateVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => teamProjectRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => variableSetRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceActionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => tagRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => remoteStateRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));

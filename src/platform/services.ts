@@ -22,6 +22,7 @@ import { TokenService } from './tokens/service.js';
 import { ToolVersionService } from './tool-versions/service.js';
 import { UserService } from './users/service.js';
 import { VariableService } from './variables/service.js';
+import { VariableSetService } from './variable-sets/service.js';
 import { WorkspaceTaskService } from './workspace-tasks/service.js';
 import { WorkspaceService } from './workspaces/service.js';
 
@@ -50,6 +51,7 @@ export interface PlatformServices {
   readonly toolVersions: ToolVersionService;
   readonly users: UserService;
   readonly variables: VariableService;
+  readonly variableSets: VariableSetService;
   readonly workspaceTasks: WorkspaceTaskService;
   readonly workspaces: WorkspaceService;
 }
@@ -98,6 +100,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     toolVersions: new ToolVersionService(db, clock),
     users,
     variables: new VariableService(db, clock, workspaces),
+    variableSets: new VariableSetService(db, clock, workspaces),
     workspaceTasks: new WorkspaceTaskService(db, clock, workspaces),
     workspaces,
   };

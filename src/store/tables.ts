@@ -8,3 +8,4 @@ export * from './schema/admin.js';
 export * from './schema/lists.js';
 export * from './schema/registry.js';
 export * from './schema/state.js';
+export * from './schema/variable-sets.js';
