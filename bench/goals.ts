@@ -26,7 +26,7 @@ export const START_NODE = 'node dist/main.js';
 export const START_NPM = 'npm start';
 
 /** Throughput of `row` as a fraction of `reference`'s. */
-function throughput(label: string, row: string, reference: string, min: number): Goal {
+export function throughput(label: string, row: string, reference: string, min: number): Goal {
   return {
     label,
     target: `>= ${min}`,
@@ -41,6 +41,19 @@ export function cost(label: string, row: string, reference: string, max: number)
     label,
     target: `<= ${max}x`,
     figure: ({ rps }) => quotient(rps.get(reference), rps.get(row)),
+    met: (figure) => figure <= max,
+  };
+}
+
+/**
+ * What one iteration of a paired row (a request and its follow-up, both counted in its req/s)
+ * costs, in requests of `reference`.
+ */
+export function pairCost(label: string, pairRow: string, reference: string, max: number): Goal {
+  return {
+    label,
+    target: `<= ${max}x`,
+    figure: ({ rps }) => quotient(rps.get(reference), (rps.get(pairRow) ?? 0) / 2),
     met: (figure) => figure <= max,
   };
 }

@@ -84,14 +84,17 @@ function followUpRequests(request: BenchRequest, followUp: NonNullable<BenchRequ
       headers: request.headers ?? {},
       ...(request.body === undefined ? {} : { body: request.body }),
       onResponse: (_status: number, body: string, context: object) => {
-        (context as { next?: string }).next = followUp.pathFrom(body);
+        Object.assign(context, { next: followUp.pathFrom(body), nextHeaders: followUp.headersFrom?.(body) ?? {} });
       },
     },
     {
       method: followUp.method as autocannon.Request['method'],
       headers: followUp.headers ?? {},
       body: followUp.body,
-      setupRequest: (next: autocannon.Request, context: object) => ({ ...next, path: String((context as { next?: string }).next) }),
+      setupRequest: (next: autocannon.Request, context: object) => {
+        const { next: path, nextHeaders } = context as { next?: string; nextHeaders?: Record<string, string> };
+        return { ...next, path: String(path), headers: { ...next.headers, ...nextHeaders } };
+      },
     },
   ];
 }
@@ -123,8 +126,12 @@ async function preflight(baseUrl: string, request: BenchRequest): Promise<string
   const text = await response.text();
   if (response.status >= 400) return `preflight answered ${response.status}`;
   if (!request.followUp) return null;
-  const { method, headers, body, pathFrom } = request.followUp;
-  const second = await fetch(baseUrl + pathFrom(text), { method, headers: headers ?? {}, body: new Uint8Array(body) });
+  const { method, headers, body, pathFrom, headersFrom } = request.followUp;
+  const second = await fetch(baseUrl + pathFrom(text), {
+    method,
+    headers: { ...headers, ...headersFrom?.(text) },
+    body: new Uint8Array(body),
+  });
   await second.arrayBuffer();
   return second.status >= 400 ? `preflight follow-up answered ${second.status}` : null;
 }

@@ -17,9 +17,17 @@ export interface BenchRequest {
   body?: string | Buffer;
   /**
    * A second request sent after each first one, to the path `pathFrom` reads out of the first
-   * response (a one-time upload link). The row's req/s then counts both requests.
+   * response (a one-time upload link), with any headers `headersFrom` reads out of it. The row's
+   * req/s then counts both requests.
    */
-  followUp?: { method: string; headers?: Record<string, string>; body: Buffer; pathFrom: (responseBody: string) => string };
+  followUp?: {
+    method: string;
+    headers?: Record<string, string>;
+    body: Buffer;
+    pathFrom: (responseBody: string) => string;
+    /** Headers read out of the first response too (the wrapping token an unwrap sends). */
+    headersFrom?: (responseBody: string) => Record<string, string>;
+  };
   /**
    * A fixed number of requests (or pairs) instead of a timed run, for requests that store what
    * they send: a timed run would fill the in-memory store with however many it managed.

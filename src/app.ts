@@ -111,14 +111,14 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const platform = buildPlatformContext(runtime);
   const seedTokens = { adminToken: config.adminToken, rootToken: config.rootToken, edition: config.edition };
 
-  const seedWarnings = store.db.transaction((tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+  const seedWarnings = store.db.transaction((tx) => applySeed(platform, tx, seed, seedTokens));
   for (const warning of seedWarnings) fastify.log.warn(warning);
   let ready = false;
 
   const reset = (): number => {
     const started = performance.now();
     clock.reset();
-    wipeAndRefill(store, (tx) => applySeed(store.db, tx, clock, seed, seedTokens));
+    wipeAndRefill(store, (tx) => applySeed(platform, tx, seed, seedTokens));
     forgetLimitPolicy(store.db);
     runtime.scheduler.reset();
     return Math.round((performance.now() - started) * 100) / 100;

@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { addGoals, cost, DOC_BASELINE } from '../goals.js';
-import type { BenchTarget, Scenario } from '../scenario.js';
+import type { BenchRequest, BenchTarget, Scenario } from '../scenario.js';
 
 /**
  * The key/value engine's everyday calls on `secret/` (version 2): a write (a new version each
@@ -10,18 +13,41 @@ const WRITE = 'POST /v1/secret/data/:path';
 const READ = 'GET /v1/secret/data/:path';
 const headers = (target: BenchTarget) => ({ 'x-vault-token': target.rootToken, 'content-type': 'application/json' });
 const body = JSON.stringify({ data: { username: 'bench', password: 'not-a-real-secret' } });
+const AUDITED_READ = `${READ} (audit file device)`;
+
+/** Stores the secret the read rows read back. */
+async function readRequest(target: BenchTarget): Promise<BenchRequest> {
+  const response = await fetch(`${target.baseUrl}/v1/secret/data/bench/read`, { method: 'POST', headers: headers(target), body });
+  if (response.status !== 200) throw new Error(`kv seed write answered ${response.status}`);
+  return { path: '/v1/secret/data/bench/read', headers: { 'x-vault-token': target.rootToken } };
+}
+
+/** The audit file of the audited row, removed after it. */
+let auditDir: string | undefined;
 
 export const scenarios: Scenario[] = [
   {
     name: WRITE,
     setup: async (target) => ({ method: 'POST', path: '/v1/secret/data/bench/write', headers: headers(target), body }),
   },
+  { name: READ, setup: readRequest },
   {
-    name: READ,
+    // The same read with a `file` device writing both records of every request to a real file.
+    name: AUDITED_READ,
     setup: async (target) => {
-      const response = await fetch(`${target.baseUrl}/v1/secret/data/bench/read`, { method: 'POST', headers: headers(target), body });
-      if (response.status !== 200) throw new Error(`kv seed write answered ${response.status}`);
-      return { path: '/v1/secret/data/bench/read', headers: { 'x-vault-token': target.rootToken } };
+      auditDir = mkdtempSync(join(tmpdir(), 'understudy-bench-audit-'));
+      const options = { file_path: join(auditDir, 'audit.log') };
+      const enabled = await fetch(`${target.baseUrl}/v1/sys/audit/file`, {
+        method: 'PUT',
+        headers: headers(target),
+        body: JSON.stringify({ type: 'file', options }),
+      });
+      if (enabled.status !== 204) throw new Error(`enabling the audit device answered ${enabled.status}`);
+      return readRequest(target);
+    },
+    teardown: async () => {
+      if (auditDir) rmSync(auditDir, { recursive: true, force: true });
+      auditDir = undefined;
     },
   },
 ];
@@ -29,5 +55,7 @@ export const scenarios: Scenario[] = [
 // A read is a point read (the same goal as the cubbyhole's); a write stores a version and its metadata.
 addGoals(
   cost(`${READ} vs document baseline`, READ, DOC_BASELINE, 1.25),
+  // Issue 19: an audit device costs at most 15% of the read it records.
+  cost(`${AUDITED_READ} vs the same read without a device`, AUDITED_READ, READ, 1.15),
   cost(`${WRITE} vs cubbyhole write`, WRITE, 'POST /v1/cubbyhole/:path', 2),
 );

@@ -25,7 +25,11 @@ type Make = (platform: PlatformServices, organizationId: string, names: string[]
 
 /** Each kind goes through its service, so bulk rows get the API's create defaults. */
 const MAKERS: Record<string, Make> = {
-  teams: (platform, organizationId, names) => platform.teams.createMany(organizationId, names),
+  teams: (platform, organizationId, names) =>
+    platform.teams.createMany(
+      organizationId,
+      names.map((name) => ({ name })),
+    ),
   'run-tasks': (platform, organizationId, names) =>
     platform.runTasks.createMany(
       organizationId,

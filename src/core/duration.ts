@@ -17,16 +17,29 @@ const PART = /(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h|d)/gy;
 
 export class DurationError extends Error {}
 
+/**
+ * The longest duration the real secrets service can hold: Go's time.Duration, a signed 64-bit
+ * count of nanoseconds (about 292 years). Anything longer is refused rather than overflowing into
+ * a date no later step can compute.
+ */
+export const MAX_DURATION_MS = 9_223_372_036_854;
+
+function inRange(ms: number, input: unknown): number {
+  if (!(ms <= MAX_DURATION_MS))
+    throw new DurationError(`duration ${JSON.stringify(input)} is out of range (at most ${MAX_DURATION_MS / 1000}s)`);
+  return ms;
+}
+
 /** Parses a duration to milliseconds; a bare number (or numeric string) means seconds. */
 export function parseDurationMs(input: unknown): number {
   if (typeof input === 'number') {
     if (!Number.isFinite(input) || input < 0) throw new DurationError(`invalid duration ${input}`);
-    return input * 1000;
+    return inRange(input * 1000, input);
   }
   if (typeof input !== 'string') throw new DurationError('a duration must be a string or a number');
   const text = input.trim();
   if (text === '') throw new DurationError('empty duration');
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (/^\d+$/.test(text)) return inRange(Number(text) * 1000, input);
   PART.lastIndex = 0;
   let total = 0;
   let consumed = 0;
@@ -35,7 +48,7 @@ export function parseDurationMs(input: unknown): number {
     consumed = PART.lastIndex;
   }
   if (consumed !== text.length) throw new DurationError(`invalid duration "${input}"`);
-  return total;
+  return inRange(total, input);
 }
 
 export function parseDurationSeconds(input: unknown): number {

@@ -18,13 +18,27 @@ import { TagService } from './tags/service.js';
 import { TeamAccessService } from './team-access/service.js';
 import { TeamProjectService } from './team-projects/service.js';
 import { TeamService } from './teams/service.js';
+import { teamUsersInclude, type TeamPage } from './teams/resource.js';
+import { teamMembershipsInclude } from './memberships/includes.js';
+import { findMembership, findMembershipById } from './memberships/repo.js';
 import { TokenService } from './tokens/service.js';
 import { ToolVersionService } from './tool-versions/service.js';
 import { UserService } from './users/service.js';
+import { variableIdsOf } from './variables/repo.js';
 import { VariableService } from './variables/service.js';
 import { VariableSetService } from './variable-sets/service.js';
 import { WorkspaceTaskService } from './workspace-tasks/service.js';
 import { WorkspaceService } from './workspaces/service.js';
+import { WorkspaceLocks } from './workspaces/locking.js';
+import { WorkspaceViews } from './workspaces/view.js';
+import { workspaceOwnIncludes } from './workspaces/includes.js';
+import { stateVersionWorkspaceParts } from './state-versions/includes.js';
+import { latestIsPending } from './state-versions/repo.js';
+import { defaultProjectInclude, projectWorkspaceInclude } from './projects/include.js';
+import { insertDefaultProject } from './projects/repo.js';
+import { requireAgentPoolOf } from './agent-pools/rules.js';
+import { IncludeRegistry } from './jsonapi/include.js';
+import type { OrganizationPage } from './organizations/resource.js';
 
 /** Every platform service, made once per server; routes, the control plane and the seed all use these. */
 export interface PlatformServices {
@@ -33,6 +47,7 @@ export interface PlatformServices {
   readonly memberships: MembershipService;
   readonly oauthClients: OAuthClientService;
   readonly organizations: OrganizationService;
+  readonly organizationIncludes: IncludeRegistry<OrganizationPage>;
   readonly projects: ProjectService;
   readonly registry: RegistryService;
   readonly registryProtocol: RegistryProtocol;
@@ -47,6 +62,7 @@ export interface PlatformServices {
   readonly teamAccess: TeamAccessService;
   readonly teamProjects: TeamProjectService;
   readonly teams: TeamService;
+  readonly teamIncludes: IncludeRegistry<TeamPage>;
   readonly tokens: TokenService;
   readonly toolVersions: ToolVersionService;
   readonly users: UserService;
@@ -54,6 +70,9 @@ export interface PlatformServices {
   readonly variableSets: VariableSetService;
   readonly workspaceTasks: WorkspaceTaskService;
   readonly workspaces: WorkspaceService;
+  readonly workspaceLocks: WorkspaceLocks;
+  /** Workspaces as wire objects, with the parts and includes other domains own. */
+  readonly workspaceViews: WorkspaceViews;
 }
 
 /** What platform routes, the control plane and the seed are built from: the runtime and its services. */
@@ -70,18 +89,29 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const { clock } = runtime;
   const { dialect, edition } = runtime.config;
   const tags = new TagService(clock);
-  const organizations = new OrganizationService(db, clock);
+  const organizations = new OrganizationService(db, clock, { requireAgentPool: requireAgentPoolOf, onCreate: insertDefaultProject });
   const users = new UserService(db, clock);
-  const workspaces = new WorkspaceService(db, clock, dialect, edition, tags);
+  const workspaces = new WorkspaceService(db, clock, dialect, edition, tags, requireAgentPoolOf);
   const projects = new ProjectService(db, clock);
   const oauthClients = new OAuthClientService(db, clock, organizations);
   const registry = new RegistryService(db, clock, edition, organizations);
+  const teams = new TeamService(db, clock, {
+    byId: (id) => findMembershipById(db, id),
+    of: (organizationId, userId) => findMembership(db, organizationId, userId),
+  });
+  const stateParts = stateVersionWorkspaceParts(db, clock);
+  const workspaceViews = new WorkspaceViews(db, {
+    outputIds: stateParts.outputIds,
+    variableIds: (ids) => variableIdsOf(db, ids),
+    includes: { ...workspaceOwnIncludes(db, teams), ...stateParts.includes, project: projectWorkspaceInclude(db) },
+  });
   const services: PlatformServices = {
     admin: new AdminService(runtime),
     agentPools: new AgentPoolService(db, clock, organizations),
     memberships: new MembershipService(db, clock, dialect, users),
     oauthClients,
     organizations,
+    organizationIncludes: new IncludeRegistry<OrganizationPage>({ 'default-project': defaultProjectInclude(db) }),
     projects,
     registry,
     registryProtocol: new RegistryProtocol(db, organizations),
@@ -95,7 +125,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     tags,
     teamAccess: new TeamAccessService(db, clock, workspaces),
     teamProjects: new TeamProjectService(db, clock, projects),
-    teams: new TeamService(db, clock),
+    teams,
+    teamIncludes: new IncludeRegistry<TeamPage>({ users: teamUsersInclude, 'organization-memberships': teamMembershipsInclude(db) }),
     tokens: new TokenService(db, clock),
     toolVersions: new ToolVersionService(db, clock),
     users,
@@ -103,6 +134,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     variableSets: new VariableSetService(db, clock, workspaces),
     workspaceTasks: new WorkspaceTaskService(db, clock, workspaces),
     workspaces,
+    workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
+    workspaceViews,
   };
   return { ...runtime, services };
 }

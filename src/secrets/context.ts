@@ -1,11 +1,13 @@
 import type { Runtime } from '../runtime.js';
 import type { Authorizer } from './acl/authorizer.js';
+import type { AuditBroker } from './audit/broker.js';
 import type { PolicyStore } from './acl/policy-store.js';
 import type { Backend } from './framework/types.js';
 import type { LeaseManager } from './leases/lease-manager.js';
 import type { ManagedKeys } from './managed-keys/service.js';
 import type { MountTable } from './mounts/mount-table.js';
 import type { TokenService } from './tokens/token-service.js';
+import type { ResponseWrapper } from './wrapping/response-wrapper.js';
 
 /** Builds an engine's path table (and lease hooks); called once per engine type. */
 export type EngineFactory = (context: SecretsContext) => Backend;
@@ -27,4 +29,8 @@ export interface SecretsContext extends Runtime {
   readonly leases: LeaseManager;
   /** `sys/managed-keys`; engines get signers for the keys their mount may use through it. */
   readonly managedKeys: ManagedKeys;
+  /** Enabled audit devices; the router records every request through it. */
+  readonly audit: AuditBroker;
+  /** Response wrapping: answers kept in single-use tokens' cubbyholes. */
+  readonly wrapping: ResponseWrapper;
 }

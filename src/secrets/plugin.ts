@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import type { Runtime } from '../runtime.js';
 import { Authorizer } from './acl/authorizer.js';
+import { AuditBroker } from './audit/broker.js';
 import { loginLimits } from './auth/login.js';
 import { AUTH_METHODS } from './auth/methods.js';
 import { PolicyStore } from './acl/policy-store.js';
@@ -10,6 +11,8 @@ import { cubbyholeEngine } from './engines/cubbyhole/backend.js';
 import { databaseEngine } from './engines/database/backend.js';
 import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
+import { internalError } from './framework/errors.js';
+import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
@@ -18,6 +21,7 @@ import { managedKeyService } from './managed-keys/types.js';
 import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
 import { SecretsRouter } from './router.js';
 import { TokenService } from './tokens/token-service.js';
+import { ResponseWrapper } from './wrapping/response-wrapper.js';
 
 /** Engines that can be mounted, by type. Tests may register extra engines before building an app. */
 export const ENGINES = new Map<string, EngineFactory>([
@@ -25,6 +29,10 @@ export const ENGINES = new Map<string, EngineFactory>([
   ['pki', pkiEngine()],
   ['database', databaseEngine],
   ['kv', kvEngine],
+  // The real service's old name for the key/value engine: a mount of this type keeps the type
+  // `generic` in listings and, without a `version` option, behaves as version 1.
+  ['generic', kvEngine],
+  ['transit', transitEngine],
 ]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -34,7 +42,7 @@ function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: Fas
     return sendSecretsError(reply, new ApiError(status, (error as Error).message));
   }
   request.log.error({ err: error }, 'unexpected error in the secrets API');
-  return sendSecretsError(reply, new ApiError(500, 'internal error', { messages: ['1 error occurred:\n\t* internal error\n\n'] }));
+  return sendSecretsError(reply, internalError('internal error'));
 }
 
 /** Where this server answers on loopback (the built-in key-service stand-ins are reached there). */
@@ -92,6 +100,8 @@ export function buildSecretsContext(
     tokens,
     leases,
     managedKeys,
+    audit: new AuditBroker(db, runtime.clock, runtime.log),
+    wrapping: new ResponseWrapper({ store: runtime.store, clock: runtime.clock, scheduler: runtime.scheduler, tokens, mounts }),
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
   function backend(type: string): Backend | undefined {
@@ -111,6 +121,7 @@ export function buildSecretsContext(
 export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Promise<void> {
   const context = buildSecretsContext(runtime, ENGINES, () => localBaseUrl(app));
   app.addHook('onClose', () => context.managedKeys.close());
+  app.addHook('onClose', async () => context.audit.close());
   const router = new SecretsRouter(context);
   runtime.scheduler.register(context.leases.dueSource());
   runtime.scheduler.register(context.tokens.dueSource());

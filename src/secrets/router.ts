@@ -1,11 +1,13 @@
 import { ApiError } from '../core/errors.js';
-import { PERMISSION_DENIED } from './acl/authorizer.js';
 import { addressInCidrs } from './auth/cidr.js';
+import type { AuditTrail } from './audit/broker.js';
 import type { SecretsContext } from './context.js';
+import { PERMISSION_DENIED, UNSUPPORTED_OPERATION, UNSUPPORTED_PATH } from './framework/errors.js';
 import { FieldData } from './framework/fields.js';
 import { PathTable, type PathMatch } from './framework/paths.js';
 import type { HandlerRequest, LogicalResponse, MountInfo, Operation } from './framework/types.js';
 import { MountStorage } from './storage/mount-storage.js';
+import { isEmptyResponse } from './http/respond.js';
 import { systemBackend } from './sys/backend.js';
 import { tokenBackend } from './tokens/backend.js';
 
@@ -20,9 +22,9 @@ export interface LogicalRequest {
   clientToken: string | undefined;
   /** The client's address (token and secret ID CIDR bindings check it). */
   clientAddress?: string;
+  /** Seconds of wrapped answer asked for with `X-Vault-Wrap-TTL`; absent or 0 for none. */
+  wrapTtl?: number;
 }
-
-const multierror = (message: string) => [`1 error occurred:\n\t* ${message}\n\n`];
 
 /** The path the ACL sees: list requests end in `/`, so `secret/` matches `secret/*` rules. */
 function listPathOf(request: LogicalRequest): string {
@@ -80,7 +82,21 @@ export class SecretsRouter {
     return table ? { mount, table } : undefined;
   }
 
+  /** Routes one request; with audit devices enabled, a request record before the handler and a response record after. */
   async handle(request: LogicalRequest): Promise<LogicalResponse | undefined> {
+    const trail = this.context.audit.trail(request);
+    if (!trail) return this.route(request);
+    try {
+      const response = await this.route(request, trail);
+      trail.response(response);
+      return response;
+    } catch (error) {
+      trail.failure(error);
+      throw error;
+    }
+  }
+
+  private async route(request: LogicalRequest, trail?: AuditTrail): Promise<LogicalResponse | undefined> {
     const { db } = this.context.store;
     const { tokens, acl } = this.context;
     const route = this.resolve(request.path);
@@ -91,6 +107,7 @@ export class SecretsRouter {
     let token = tokens.store.lookup(request.clientToken) ?? null;
     // A token bound to addresses is no token at all from anywhere else.
     if (token?.boundCidrs?.length && !addressInCidrs(request.clientAddress, token.boundCidrs)) token = null;
+    trail?.identify(token, route?.mount);
     const handlerRequest = (operation: Operation): HandlerRequest => ({
       operation,
       path: listPath,
@@ -99,6 +116,7 @@ export class SecretsRouter {
       data: request.data,
       token,
       clientAddress: request.clientAddress,
+      wrapTtl: request.wrapTtl ?? 0,
       mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },
       storage: new MountStorage(db, route?.mount.uuid ?? ''),
     });
@@ -108,18 +126,34 @@ export class SecretsRouter {
       operation = (await match.spec.existenceCheck(handlerRequest('update'))) ? 'update' : 'create';
     }
 
+    trail?.request(operation);
+    match?.spec.beforeAuth?.(handlerRequest(operation), request.clientToken);
     let lastUse = false;
     if (!match?.spec.unauthenticated?.includes(operation)) {
       if (!token) throw PERMISSION_DENIED;
-      acl.authorize(token, listPathOf(request), operation, match?.spec.sudo ?? false);
+      acl.authorize(token, listPathOf(request), operation, match?.spec.sudo ?? false, request.wrapTtl ?? 0);
       ({ token, lastUse } = tokens.consumeUse(token));
     }
     try {
-      return await this.dispatch(request, route, match, operation, handlerRequest);
+      const response = await this.dispatch(request, route, match, operation, handlerRequest);
+      return this.wrapIfAsked(request, match, response);
     } finally {
       // A use-limited token's last use still answers; then the token goes, as in the real service.
       if (lastUse && token) await tokens.revokeTree(token);
     }
+  }
+
+  /**
+   * Where every answer leaves the router: wrapped when the caller asked (`X-Vault-Wrap-TTL`) or
+   * the handler did (a rewrap), with the shorter TTL when both did. An empty answer (204) has
+   * nothing to wrap and goes out as it is, as in the real service.
+   */
+  private wrapIfAsked(request: LogicalRequest, match: PathMatch | undefined, response: LogicalResponse | undefined) {
+    if (!response || match?.spec.neverWrapped) return response;
+    const asked = [request.wrapTtl ?? 0, response.rewrap?.ttl ?? 0].filter((ttl) => ttl > 0);
+    if (asked.length === 0) return response;
+    if (!response.rewrap && !response.raw && isEmptyResponse(response)) return response;
+    return this.context.wrapping.wrap(response, Math.min(...asked), request.path);
   }
 
   private async dispatch(
@@ -132,9 +166,9 @@ export class SecretsRouter {
     if (!route) {
       throw new ApiError(404, 'no handler for route', { messages: [`no handler for route "${request.path}". route entry not found.`] });
     }
-    if (!match) throw new ApiError(404, 'unsupported path', { messages: multierror('unsupported path') });
+    if (!match) throw UNSUPPORTED_PATH;
     const handler = match.spec.operations[operation] ?? (operation === 'create' ? match.spec.operations.update : undefined);
-    if (!handler) throw new ApiError(405, 'unsupported operation', { messages: multierror('unsupported operation') });
+    if (!handler) throw UNSUPPORTED_OPERATION;
     return handler(handlerRequest(operation));
   }
 }

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
 import { and, eq } from 'drizzle-orm';
-import type { Clock } from '../core/clock.js';
 import type { Edition } from '../core/edition.js';
 import { sha256Hex } from '../core/crypto.js';
 import { newId } from '../core/ids.js';
@@ -10,13 +9,16 @@ import { ApiError } from '../core/errors.js';
 import { SETTINGS_NAMES, type SettingsName } from '../platform/admin/fields.js';
 import { findSettings } from '../platform/admin/repo.js';
 import { seedSettings } from '../platform/admin/service.js';
-import { OrganizationService } from '../platform/organizations/service.js';
+import type { PlatformContext } from '../platform/context.js';
+import type { TeamRow } from '../platform/auth/principal.js';
+import { findTeamByName } from '../platform/teams/repo.js';
+import { findUserByUsername } from '../platform/users/repo.js';
 import * as organizationsRepo from '../platform/organizations/repo.js';
 import { PolicyStore } from '../secrets/acl/policy-store.js';
 import { AUTH_MOUNTS, canonicalMountType, MountTable, mountPath } from '../secrets/mounts/mount-table.js';
 import { TokenStore } from '../secrets/tokens/token-store.js';
-import type { Db, Tx } from '../store/store.js';
-import { platformTokens, teams, users } from '../store/tables.js';
+import type { Tx } from '../store/store.js';
+import { platformTokens, teams } from '../store/tables.js';
 import { SeedError } from './errors.js';
 import { SeedSchema, type Seed } from './schema.js';
 import { seedPolicies, seedRunTasks, seedSecretsTokens, seedWorkspaces } from './world.js';
@@ -50,29 +52,28 @@ export interface SeedTokens {
  * Makes the store contain everything the seed describes. It only ever adds what is missing, so it
  * is idempotent: it runs at every start (a file store keeps its data) and after every reset.
  */
-export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: SeedTokens): string[] {
+export function applySeed(platform: PlatformContext, tx: Tx, seed: Seed, tokens: SeedTokens): string[] {
+  const { clock, services } = platform;
   const warnings: string[] = [];
   const at = clock.now();
   const userIds = new Map<string, string>();
   for (const user of seed.users) {
-    const existing = tx.select().from(users).where(eq(users.username, user.username)).get();
-    const id = existing?.id ?? newId('user');
-    if (!existing) {
-      tx.insert(users)
-        .values({ id, username: user.username, email: user.email.toLowerCase(), isSiteAdmin: user['site-admin'] ?? false, createdAt: at })
-        .run();
-    }
+    const existing = findUserByUsername(tx, user.username);
+    const id =
+      existing?.id ??
+      asSeedError(`seed user ${user.username}`, () =>
+        services.users.create({ username: user.username, email: user.email, siteAdmin: user['site-admin'] ?? false }, tx),
+      ).id;
     userIds.set(user.username, id);
     for (const token of user.tokens ?? []) ensureUserToken(tx, id, token, 'seed token', at);
   }
   const admin = seed.users.find((user) => user['site-admin']);
   if (admin) ensureUserToken(tx, userIds.get(admin.username) as string, tokens.adminToken, 'understudy admin token', at);
 
-  const organizations = new OrganizationService(db, clock);
   for (const spec of seed.organizations) {
     const organization =
       organizationsRepo.findOrganizationByName(tx, spec.name) ??
-      organizations.create(
+      services.organizations.create(
         {
           name: spec.name,
           email: spec.email,
@@ -103,33 +104,19 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
         });
     }
     for (const teamSpec of spec.teams ?? []) {
-      let team = tx
-        .select()
-        .from(teams)
-        .where(and(eq(teams.organizationId, organization.id), eq(teams.name, teamSpec.name)))
-        .get();
-      if (!team) {
-        team = {
-          id: newId('team'),
-          organizationId: organization.id,
-          name: teamSpec.name,
-          visibility: 'secret',
-          isOwners: false,
-          organizationAccess: teamSpec['organization-access'] ?? {},
-          ssoTeamId: null,
-          allowMemberTokenManagement: true,
-          createdAt: at,
-        };
-        tx.insert(teams).values(team).run();
+      const access = teamSpec['organization-access'] ?? {};
+      if (!findTeamByName(tx, organization.id, teamSpec.name)) {
+        services.teams.createMany(organization.id, [{ name: teamSpec.name, organizationAccess: access }], tx);
       }
+      const team = findTeamByName(tx, organization.id, teamSpec.name) as TeamRow;
       for (const username of teamSpec.members ?? []) {
         const userId = userIds.get(username);
         if (!userId) throw new SeedError(`seed team ${spec.name}/${teamSpec.name}: member "${username}" is not a seed user`);
         organizationsRepo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: organization.id, userId, teamId: team.id, at });
       }
     }
-    seedWorkspaces(tx, clock, tokens.edition, organization, spec.workspaces ?? []);
-    seedRunTasks(tx, clock, organization, spec['run-tasks'] ?? []);
+    seedWorkspaces(tx, services, organization, spec.workspaces ?? []);
+    seedRunTasks(tx, services, organization, spec['run-tasks'] ?? []);
   }
 
   applyAdminSettings(tx, seed, at);
@@ -159,6 +146,16 @@ export function applySeed(db: Db, tx: Tx, clock: Clock, seed: Seed, tokens: Seed
   seedPolicies(tx, clock, seed.secrets?.policies ?? []);
   seedSecretsTokens(tx, clock, mounts.ofType('cubbyhole'), seed.secrets?.tokens ?? []);
   return warnings;
+}
+
+/** A service's refusal of a seed entry stops the start with a SeedError naming the entry. */
+function asSeedError<T>(where: string, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    if (error instanceof ApiError) throw new SeedError(`${where}: ${error.detail}`);
+    throw error;
+  }
 }
 
 function ensureUserToken(tx: Tx, userId: string, token: string, description: string, at: Date): void {

@@ -1,13 +1,12 @@
 import type { Clock } from '../core/clock.js';
 import { DurationError, parseDurationMs } from '../core/duration.js';
-import type { Edition } from '../core/edition.js';
 import { ApiError } from '../core/errors.js';
-import { base62, newId } from '../core/ids.js';
+import { base62 } from '../core/ids.js';
 import type { OrganizationRow } from '../platform/auth/principal.js';
 import * as runTasksRepo from '../platform/run-tasks/repo.js';
-import { TagService } from '../platform/tags/service.js';
-import { defaultWorkspaceRow } from '../platform/workspaces/defaults.js';
-import { findWorkspaceByName, insertWorkspace } from '../platform/workspaces/repo.js';
+import type { PlatformServices } from '../platform/context.js';
+import { findWorkspaceByName, type WorkspaceRow } from '../platform/workspaces/repo.js';
+import type { SeededWorkspace } from '../platform/workspaces/service.js';
 import { checkToolVersion } from '../platform/workspaces/tool-versions.js';
 import { PolicyStore } from '../secrets/acl/policy-store.js';
 import type { MountRow } from '../secrets/mounts/mount-table.js';
@@ -25,33 +24,30 @@ import type { SeedRunTaskSpec, SeedSecretsTokenSpec, SeedWorkspaceSpec } from '.
  */
 export function seedWorkspaces(
   tx: Tx,
-  clock: Clock,
-  edition: Edition,
+  services: PlatformServices,
   organization: OrganizationRow,
   specs: readonly SeedWorkspaceSpec[],
 ): void {
-  const tags = new TagService(clock);
   for (const spec of specs) {
     const where = `seed organization ${organization.name}, workspace ${spec.name}`;
-    let workspace = findWorkspaceByName(tx, organization.id, spec.name);
-    if (!workspace) {
+    if (!findWorkspaceByName(tx, organization.id, spec.name)) {
       const version = spec['tool-version'] ?? spec['terraform-version'];
       const checked = version === undefined ? undefined : checkToolVersion(version);
       if (checked && !checked.ok) throw new SeedError(`${where}: tool-version ${checked.reason}`);
-      const row = defaultWorkspaceRow(tx, organization.id, spec.name, clock.now(), edition);
-      workspace = {
-        ...row,
+      const settings: SeededWorkspace = {
+        name: spec.name,
         description: spec.description ?? null,
         executionMode: spec['execution-mode'] ?? null,
-        // Stored as given, as the API stores it (a constraint stays a constraint).
-        toolVersion: version === undefined ? row.toolVersion : version.trim(),
-        autoApply: spec['auto-apply'] ?? row.autoApply,
-        globalRemoteState: spec['global-remote-state'] ?? row.globalRemoteState,
       };
-      insertWorkspace(tx, workspace);
+      // Stored as given, as the API stores it (a constraint stays a constraint).
+      if (version !== undefined) settings.toolVersion = version.trim();
+      if (spec['auto-apply'] !== undefined) settings.autoApply = spec['auto-apply'];
+      if (spec['global-remote-state'] !== undefined) settings.globalRemoteState = spec['global-remote-state'];
+      services.workspaces.createMany(organization, [settings], tx);
     }
+    const workspace = findWorkspaceByName(tx, organization.id, spec.name) as WorkspaceRow;
     // Adding a tag the workspace carries is a no-op, so tags listed later in the file are added.
-    tags.add(
+    services.tags.add(
       tx,
       organization.id,
       workspace.id,
@@ -60,23 +56,16 @@ export function seedWorkspaces(
   }
 }
 
-export function seedRunTasks(tx: Tx, clock: Clock, organization: OrganizationRow, specs: readonly SeedRunTaskSpec[]): void {
-  for (const spec of specs) {
-    if (runTasksRepo.findRunTaskByName(tx, organization.id, spec.name)) continue;
-    runTasksRepo.insertRunTask(tx, {
-      id: newId('task'),
-      organizationId: organization.id,
-      name: spec.name,
-      url: spec.url,
-      description: spec.description ?? null,
-      category: 'task',
-      hmacKey: spec['hmac-key'] ?? null,
-      enabled: spec.enabled ?? true,
-      globalConfiguration: null,
-      agentPoolId: null,
-      createdAt: clock.now(),
-    });
-  }
+export function seedRunTasks(tx: Tx, services: PlatformServices, organization: OrganizationRow, specs: readonly SeedRunTaskSpec[]): void {
+  const missing = specs.filter((spec) => !runTasksRepo.findRunTaskByName(tx, organization.id, spec.name));
+  const inputs = missing.map((spec) => ({
+    name: spec.name,
+    url: spec.url,
+    description: spec.description ?? null,
+    hmacKey: spec['hmac-key'] ?? null,
+    enabled: spec.enabled ?? true,
+  }));
+  if (inputs.length > 0) services.runTasks.createMany(organization.id, inputs, tx);
 }
 
 /** Policies are written as given (a later seed file may change one); a policy that does not parse stops the start. */

@@ -62,4 +62,20 @@ describe('a real client: node-vault', () => {
       message: '1 error occurred:\n\t* permission denied\n\n',
     });
   });
+  it('reads a secret wrapped, unwraps it once, and manages token roles', async () => {
+    const root = client(ROOT_TOKEN);
+    await root.write('secret/data/nv-wrapped', { data: { key: 'value' } });
+    const wrapped = await root.read('secret/data/nv-wrapped', { headers: { 'X-Vault-Wrap-TTL': '90s' } });
+    expect(wrapped.data).toBeNull();
+    expect(wrapped.wrap_info).toMatchObject({ ttl: 90, creation_path: 'secret/data/nv-wrapped' });
+    const unwrapped = await root.unwrap({ token: wrapped.wrap_info.token });
+    expect(unwrapped.data.data).toEqual({ key: 'value' });
+    await expect(root.unwrap({ token: wrapped.wrap_info.token })).rejects.toThrow('wrapping token is not valid or does not exist');
+
+    await root.addTokenRole({ role_name: 'nv-role', allowed_policies: 'default', orphan: true });
+    expect((await root.tokenRoles()).data.keys).toEqual(['nv-role']);
+    expect((await root.getTokenRole({ role_name: 'nv-role' })).data).toMatchObject({ allowed_policies: ['default'], orphan: true });
+    await root.removeTokenRole({ role_name: 'nv-role' });
+    await expect(root.getTokenRole({ role_name: 'nv-role' })).rejects.toThrow();
+  });
 });

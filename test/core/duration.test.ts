@@ -20,6 +20,13 @@ describe('durations', () => {
     expect(() => parseDurationMs(input)).toThrow(DurationError);
   });
 
+  it("refuses what Go's time.Duration cannot hold (about 292 years)", () => {
+    expect(parseDurationSeconds(9223372036)).toBe(9223372036);
+    for (const input of [9223372037, '99999999999999999999', 1e308, '2562048h', '106752d']) {
+      expect(() => parseDurationMs(input)).toThrow(/out of range/);
+    }
+  });
+
   it('rounds down to whole seconds', () => {
     expect(parseDurationSeconds('1500ms')).toBe(1);
   });

@@ -47,7 +47,18 @@ export function parseMysqlDsn(dsn: string): mysql.PoolOptions {
   const options: mysql.PoolOptions = { user: decode(user), password: decode(password), database: decode(database) || undefined };
   if (network?.[1] === 'unix') return { ...options, socketPath: network[2] };
   const [host, port] = (network?.[2] || '127.0.0.1:3306').split(':');
-  return { ...options, host: host || '127.0.0.1', port: Number(port || 3306) };
+  return { ...options, host: host || '127.0.0.1', port: tcpPort(port || '3306') };
+}
+
+/**
+ * A DSN's port as Go's dialer reads it: a decimal number up to 65535. The driver would read
+ * anything else as NaN and quietly dial the default port, so it is refused with Go's text instead.
+ */
+function tcpPort(port: string): number {
+  if (!/^\d+$/.test(port)) throw new Error(`dial tcp: lookup tcp/${port}: unknown port`);
+  const value = Number(port);
+  if (value > 65535) throw new Error(`dial tcp: address ${port}: invalid port`);
+  return value;
 }
 
 class MysqlPlugin implements SqlPlugin {

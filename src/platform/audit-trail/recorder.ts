@@ -73,7 +73,12 @@ export function auditRecorder(db: Db, clock: Clock) {
     },
     onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       // Documents go out as Buffers (see sendDocument); other bodies as strings.
-      const text = Buffer.isBuffer(payload) && payload.length <= PARSED_BODY_LIMIT ? payload.toString('utf8') : typeof payload === 'string' ? payload : undefined;
+      const text =
+        Buffer.isBuffer(payload) && payload.length <= PARSED_BODY_LIMIT
+          ? payload.toString('utf8')
+          : typeof payload === 'string'
+            ? payload
+            : undefined;
       if (WRITES.has(request.method) && reply.statusCode < 400 && text !== undefined) {
         pending.set(request, { ...pending.get(request), payload: text });
       }

@@ -3,7 +3,7 @@ import { ApiError } from '../../core/errors.js';
 import type { DbOrTx } from '../../store/store.js';
 import type { CustomWorkspaceAccess } from '../../store/schema/workspaces.js';
 import { teamProjects, teamWorkspaces, workspaces } from '../../store/tables.js';
-import { defaultProjectId } from '../projects/ids.js';
+import { defaultProjectId } from '../default-project.js';
 import { inSlices } from '../sql-slices.js';
 import { Permissions, type OrganizationPermission } from './permissions.js';
 import type { Principal } from './principal.js';

@@ -10,7 +10,8 @@ import { containsIgnoringCase } from '../users/repo.js';
 import { updateRows } from '../../store/update.js';
 
 /** An organization membership row: a user's invitation to, or membership of, an organization. */
-export type MembershipRow = typeof organizationMemberships.$inferSelect;
+export type { MembershipRow } from '../../store/tables.js';
+import type { MembershipRow } from '../../store/tables.js';
 export type MembershipStatus = MembershipRow['status'];
 
 export interface MembershipFilter {

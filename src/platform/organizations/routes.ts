@@ -1,15 +1,10 @@
 import { Attributes, readResource, relationshipId } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { Included, readInclude } from '../jsonapi/include.js';
-import { includeDefaultProjects } from '../projects/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import { Permissions } from '../auth/permissions.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { entitlementSetResource, organizationResource } from './resource.js';
-
-/** Only the default project can be included; asking for anything else is the 400 clients match on. */
-const ORGANIZATION_INCLUDES: readonly string[] = ['default-project'];
 
 // The settings below are the keys of ORGANIZATION_DEFAULTS, grouped by the check each needs.
 const EXECUTION_MODES = ['remote', 'local', 'agent'];
@@ -41,16 +36,18 @@ const byName = params('name');
 export async function organizationRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;
   const service = context.services.organizations;
+  // Only the default project can be included; asking for anything else is the 400 clients match on.
+  const includes = context.services.organizationIncludes;
+  const ORGANIZATION_INCLUDES = includes.names;
   const render = (principal: Parameters<Permissions['organization']>[0], organization: Parameters<typeof organizationResource>[0]) =>
     organizationResource(organization, new Permissions(db).organization(principal, organization));
 
   app.get('/organizations', { schema: { querystring: listQuery({ includes: ORGANIZATION_INCLUDES }) } }, async (request, reply) => {
     const page = readPage(request.query);
-    const include = readInclude(request.query, ORGANIZATION_INCLUDES);
+    const include = includes.read(request.query);
     const { rows, total } = service.list(request.principal, page.offset, page.size);
     const items = rows.map((row) => render(request.principal, row));
-    const included = new Included();
-    if (include.has('default-project')) includeDefaultProjects(db, request.principal, rows, included);
+    const included = includes.collect(include, { principal: request.principal, organizations: rows });
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
@@ -66,10 +63,9 @@ export async function organizationRoutes(app: PlatformApp, context: PlatformCont
   });
 
   app.get('/organizations/:name', { schema: { params: byName, querystring: showQuery(ORGANIZATION_INCLUDES) } }, async (request, reply) => {
-    const include = readInclude(request.query, ORGANIZATION_INCLUDES);
+    const include = includes.read(request.query);
     const { organization, granted } = service.readable(request.principal, request.params.name);
-    const included = new Included();
-    if (include.has('default-project')) includeDefaultProjects(db, request.principal, [organization], included);
+    const included = includes.collect(include, { principal: request.principal, organizations: [organization] });
     return sendDocument(reply, 200, singleDocument(organizationResource(organization, granted), included));
   });
 

@@ -6,9 +6,7 @@ import type { OrganizationSettings } from '../../store/tables.js';
 import { organizationCreationLimited } from '../admin/service.js';
 import { isSiteAdmin, type OrganizationRow, type Principal, type UserRow } from '../auth/principal.js';
 import { Permissions, type OrganizationPermission } from '../auth/permissions.js';
-import { requireAgentPoolOf } from '../agent-pools/rules.js';
 import * as repo from './repo.js';
-import { insertDefaultProject } from '../projects/repo.js';
 
 export const NAME_PATTERN = /^[A-Za-z0-9_-]+$/;
 const EMAIL_PATTERN = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -55,10 +53,19 @@ export interface Granted {
   granted: ReadonlySet<OrganizationPermission>;
 }
 
+/** What other domains own about an organization: the door passes them in. */
+export interface OrganizationParts {
+  /** Refuses (422 at `pointer`) a pool that is not the organization's. */
+  requireAgentPool(db: DbOrTx, organizationId: string, poolId: string, pointer: string): void;
+  /** Rows a new organization starts with (its default project), written in its creation's transaction. */
+  onCreate(tx: DbOrTx, organizationId: string, at: Date): void;
+}
+
 export class OrganizationService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly parts: OrganizationParts,
   ) {}
 
   /**
@@ -83,7 +90,7 @@ export class OrganizationService {
     const write = (tx: DbOrTx) => {
       repo.insertOrganization(tx, row);
       repo.insertOwnersTeam(tx, { id: ownersTeamId, organizationId: row.id, createdAt: at });
-      insertDefaultProject(tx, row.id, at);
+      this.parts.onCreate(tx, row.id, at);
       if (owner)
         repo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: row.id, userId: owner.id, teamId: ownersTeamId, at });
     };
@@ -169,7 +176,7 @@ export class OrganizationService {
     if (typeof poolId === 'string') {
       if (!agentMode)
         throw unprocessable("Default agent pool must not be specified unless using 'agent' execution mode", DEFAULT_AGENT_POOL_POINTER);
-      requireAgentPoolOf(this.db, organization.id, poolId, DEFAULT_AGENT_POOL_POINTER);
+      this.parts.requireAgentPool(this.db, organization.id, poolId, DEFAULT_AGENT_POOL_POINTER);
     }
     const kept = poolId === undefined ? (attributes[repo.DEFAULT_AGENT_POOL_ID] ?? null) : poolId;
     return { ...attributes, [repo.DEFAULT_AGENT_POOL_ID]: agentMode ? kept : null };

@@ -3,10 +3,10 @@ import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { projects, workspaces } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
-import { likeLiteral } from '../workspaces/list-repo.js';
-import { DEFAULT_PROJECT_NAME, defaultProjectId } from './ids.js';
+import { likeLiteral } from '../sql-like.js';
+import { DEFAULT_PROJECT_NAME, defaultProjectId } from '../default-project.js';
 
-export { defaultProjectId } from './ids.js';
+export { defaultProjectId } from '../default-project.js';
 
 export type ProjectRow = typeof projects.$inferSelect;
 

@@ -6,21 +6,19 @@ import { listDocument, sendDocument, sendNoContent } from '../jsonapi/documents.
 import { readPage } from '../jsonapi/pagination.js';
 import { identifierListBody, listQuery, params } from '../jsonapi/schemas.js';
 import { renderOptions } from '../workspaces/documents.js';
-import { renderWorkspaces } from '../workspaces/view.js';
 import { type ConsumerChange } from './service.js';
 
 type ById = { Params: { id: string } };
 const PATH = '/workspaces/:id/relationships/remote-state-consumers';
 
 export async function remoteStateRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const { db } = context.store;
   const service = context.services.remoteState;
 
   app.get(PATH, { schema: { params: params('id'), querystring: listQuery() } }, async (request, reply) => {
     const page = readPage(request.query);
     const { located, rows, total } = service.list(request.principal, request.params.id, page);
     // The same renderer as every other workspace response, so a consumer looks exactly as when shown alone.
-    const items = renderWorkspaces(db, located.scope, located.organization, rows, renderOptions(context, request));
+    const items = context.services.workspaceViews.render(located.scope, located.organization, rows, renderOptions(context, request));
     return sendDocument(reply, 200, listDocument(request, { items, total, page }));
   });
 

@@ -7,7 +7,7 @@ import type { Db } from '../../store/store.js';
 import { runTaskDeliveries, type RunTaskStage } from '../../store/tables.js';
 import { desc, eq } from 'drizzle-orm';
 import * as organizationsRepo from '../organizations/repo.js';
-import { findWorkspaceTask } from '../workspace-tasks/repo.js';
+import { findWorkspaceTask } from './repo.js';
 import { findWorkspace } from '../workspaces/repo.js';
 import { STAGES } from './input.js';
 import { findRunTask } from './repo.js';

@@ -77,3 +77,8 @@ export function attachmentsOfTasks(db: DbOrTx, taskIds: readonly string[]): Map<
   for (const row of rows) result.get(row.taskId)?.push(row);
   return result;
 }
+
+/** A task's attachment to a workspace (the workspace-tasks domain writes them; delivery reads them too). */
+export function findWorkspaceTask(db: DbOrTx, id: string): WorkspaceTaskRow | undefined {
+  return db.select().from(workspaceTasks).where(eq(workspaceTasks.id, id)).get();
+}

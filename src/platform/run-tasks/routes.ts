@@ -11,7 +11,6 @@ import { listQuery, params, showQuery } from '../jsonapi/schemas.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { renderOptions } from '../workspaces/documents.js';
 import { findWorkspaces } from '../workspaces/repo.js';
-import { renderWorkspaces } from '../workspaces/view.js';
 import { readRunTaskInput, RUN_TASK_BODY } from './input.js';
 import { attachmentsOfTasks, listRunTasks, type RunTaskRow, type WorkspaceTaskRow } from './repo.js';
 import { runTaskResource, workspaceTaskResource } from './resource.js';
@@ -38,7 +37,7 @@ const RUN_TASK_INCLUDES = new IncludeRegistry<IncludeSource>({
     const readable = findWorkspaces(db, ids).filter((workspace) => levels.get(workspace.id));
     return [
       ...attachments.map(workspaceTaskResource),
-      ...renderWorkspaces(db, scope, organization, readable, renderOptions(context, request)),
+      ...context.services.workspaceViews.render(scope, organization, readable, renderOptions(context, request)),
     ];
   },
 });

@@ -9,7 +9,7 @@ import { trigramCandidates } from '../trigram.js';
 import { containsIgnoringCase } from '../users/repo.js';
 import { updateRows } from '../../store/update.js';
 
-import type { MembershipRow } from '../memberships/repo.js';
+import type { MembershipRow } from '../../store/tables.js';
 
 export type { MembershipRow };
 

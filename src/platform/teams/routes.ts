@@ -5,15 +5,10 @@ import { ORGANIZATION_ACCESS_FLAGS } from '../auth/permissions.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readIdentifierList, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { IncludeRegistry } from '../jsonapi/include.js';
-import type { Db } from '../../store/store.js';
 import { queryList } from '../jsonapi/query.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, identifierListBody, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import { userResource } from '../users/resource.js';
-import { findUsersByIds, teamIdsOfUsers } from './repo.js';
-import { membershipResource } from '../memberships/resource.js';
 import { teamResource, type TeamView } from './resource.js';
 import { VISIBILITIES, type MemberKey, type Scope, type TeamInput, type Visibility } from './service.js';
 
@@ -21,21 +16,6 @@ type Query = Record<string, unknown>;
 type TeamParams = { Params: { id: string } };
 type OrganizationParams = { Params: { organization: string } };
 
-/** What a team can include, declared once: the `include` check, the schema and `included` come from here. */
-const TEAM_INCLUDES = new IncludeRegistry<{ db: Db; scope: Scope; views: TeamView[] }>({
-  users: ({ views }) => views.flatMap((view) => view.users.map(userResource)),
-  'organization-memberships': ({ db, scope, views }) => {
-    const memberships = views.flatMap((view) => view.memberships);
-    const userIds = [...new Set(memberships.map((membership) => membership.userId))];
-    const users = findUsersByIds(db, userIds);
-    const teamsOfUser = teamIdsOfUsers(db, scope.organization.id, userIds);
-    return memberships.map((membership) => {
-      const user = users.get(membership.userId);
-      return user && membershipResource(membership, user, scope.organization.name, teamsOfUser.get(user.id) ?? []);
-    });
-  },
-});
-const INCLUDES = TEAM_INCLUDES.names;
 const TEAM_BODY = resourceBody(['teams'], {
   attributes: {
     name: Attr.string('at most 255 characters'),
@@ -49,13 +29,16 @@ const byOrganization = params('organization');
 const byTeam = params('id');
 
 export async function teamRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const { db } = context.store;
   const service = context.services.teams;
+  // What a team can include, declared once (its users here, memberships by their domain): the
+  // `include` check, the schema and `included` come from the registry.
+  const TEAM_INCLUDES = context.services.teamIncludes;
+  const INCLUDES = TEAM_INCLUDES.names;
 
   /** Renders teams with whatever `include` asked for. */
   const render = (scope: Scope, views: TeamView[], include: Set<string>) => ({
     data: views.map(teamResource),
-    included: TEAM_INCLUDES.collect(include, { db, scope, views }),
+    included: TEAM_INCLUDES.collect(include, { scope, views }),
   });
 
   const listSchema = { params: byOrganization, querystring: listQuery({ includes: INCLUDES, filters: ['q', 'filter[names]'] }) };

@@ -2,7 +2,7 @@ import type { Clock } from '../../core/clock.js';
 import { conflict, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db, DbOrTx } from '../../store/store.js';
-import type { OrganizationAccess } from '../../store/tables.js';
+import type { MembershipRow, OrganizationAccess } from '../../store/tables.js';
 import {
   ORGANIZATION_ACCESS_FLAGS,
   Permissions,
@@ -15,7 +15,6 @@ import type { OrganizationRow, Principal, TeamRow } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import type { Page } from '../jsonapi/pagination.js';
 import { findOrganizationById, findOrganizationByName } from '../organizations/repo.js';
-import { findMembership, findMembershipById } from '../memberships/repo.js';
 import { findUserByUsername } from '../users/repo.js';
 import { refusingDuplicates } from '../db-errors.js';
 import { inSlices } from '../sql-slices.js';
@@ -55,12 +54,19 @@ export interface MemberEntry {
   id?: string;
 }
 
+/** How teams find organization memberships (the memberships domain answers; the door wires it in). */
+export interface MembershipLookup {
+  byId(id: string): MembershipRow | undefined;
+  of(organizationId: string, userId: string): MembershipRow | undefined;
+}
+
 export class TeamService {
   private readonly permissions: Permissions;
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly memberships: MembershipLookup,
   ) {
     this.permissions = new Permissions(db);
   }
@@ -110,9 +116,9 @@ export class TeamService {
   }
 
   /** Many teams with the create defaults, in one transaction (the control plane's bulk creation, seeds). */
-  createMany(organizationId: string, names: readonly string[], db: DbOrTx = this.db): TeamRow[] {
+  createMany(organizationId: string, inputs: readonly (TeamInput & { name: string })[], db: DbOrTx = this.db): TeamRow[] {
     const at = this.clock.now();
-    const rows = names.map((name) => newTeamRow(organizationId, { name }, at));
+    const rows = inputs.map((input) => newTeamRow(organizationId, input, at));
     refusingDuplicates(
       () => db.transaction((tx) => inSlices(rows).forEach((slice) => repo.insertTeams(tx, slice))),
       () => conflict('some teams names are already taken'),
@@ -202,7 +208,7 @@ export class TeamService {
     if (!entry.id)
       throw unprocessable(`each entry needs an id (${key === 'users' ? 'a username' : 'an organization membership id'})`, pointer);
     if (key === 'organization-memberships') {
-      const membership = findMembershipById(this.db, entry.id);
+      const membership = this.memberships.byId(entry.id);
       if (!membership || membership.organizationId !== team.organizationId) {
         throw unprocessable(`organization membership "${entry.id}" does not exist in this organization`, pointer);
       }
@@ -210,7 +216,7 @@ export class TeamService {
     }
     const user = findUserByUsername(this.db, entry.id);
     if (!user) throw unprocessable(`user "${entry.id}" does not exist`, pointer);
-    if (action === 'add' && findMembership(this.db, team.organizationId, user.id)?.status !== 'active') {
+    if (action === 'add' && this.memberships.of(team.organizationId, user.id)?.status !== 'active') {
       throw unprocessable(
         `user "${entry.id}" is not an active member of the organization; invite them and have them accept first`,
         pointer,

@@ -1,7 +1,14 @@
 import { and, eq, inArray, or } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
-import { variableSetProjects, variableSets, variableSetVariables, variableSetWorkspaces, workspaceVariables, workspaces } from '../../store/tables.js';
-import { defaultProjectId } from '../projects/ids.js';
+import {
+  variableSetProjects,
+  variableSets,
+  variableSetVariables,
+  variableSetWorkspaces,
+  workspaceVariables,
+  workspaces,
+} from '../../store/tables.js';
+import { defaultProjectId } from '../default-project.js';
 
 export type VariableSetRow = typeof variableSets.$inferSelect;
 

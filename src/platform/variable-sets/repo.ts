@@ -46,7 +46,14 @@ export function membersOf(db: DbOrTx, setIds: readonly string[]) {
   return {
     workspaces: group(db.select().from(variableSetWorkspaces).where(inArray(variableSetWorkspaces.setId, ids)).all()),
     projects: group(db.select().from(variableSetProjects).where(inArray(variableSetProjects.setId, ids)).all()),
-    variables: group(db.select().from(variableSetVariables).where(inArray(variableSetVariables.setId, ids)).orderBy(asc(variableSetVariables.createdAt)).all()),
+    variables: group(
+      db
+        .select()
+        .from(variableSetVariables)
+        .where(inArray(variableSetVariables.setId, ids))
+        .orderBy(asc(variableSetVariables.createdAt))
+        .all(),
+    ),
   };
 }
 

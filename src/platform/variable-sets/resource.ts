@@ -49,7 +49,9 @@ export function setVariableResource(variable: SetVariableRow): ResourceObject {
       'created-at': isoTimestamp(variable.createdAt),
       'version-id': variable.versionId,
     },
-    relationships: { configurable: { data: { id: variable.setId, type: 'varsets' }, links: { related: `/api/v2/varsets/${variable.setId}` } } },
+    relationships: {
+      configurable: { data: { id: variable.setId, type: 'varsets' }, links: { related: `/api/v2/varsets/${variable.setId}` } },
+    },
     links: { self: `/api/v2/varsets/${variable.setId}/relationships/vars/${variable.id}` },
   };
 }

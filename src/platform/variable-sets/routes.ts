@@ -51,13 +51,17 @@ export async function variableSetRoutes(app: PlatformApp, context: PlatformConte
   };
   const one = (set: VariableSetRow) => singleDocument(render([set])[0]!);
 
-  app.get('/organizations/:org/varsets', { schema: { params: params('org'), querystring: listQuery({ filters: ['q'] }) } }, async (request, reply) => {
-    const raw: Record<string, unknown> = request.query;
-    const organization = service.organization(request.principal, request.params.org);
-    const q = typeof raw['q'] === 'string' && raw['q'] !== '' ? raw['q'] : undefined;
-    const { items, total, page } = paginate(service.list(organization, q), readPage(raw));
-    return sendDocument(reply, 200, listDocument(request, { items: render(items), total, page }));
-  });
+  app.get(
+    '/organizations/:org/varsets',
+    { schema: { params: params('org'), querystring: listQuery({ filters: ['q'] }) } },
+    async (request, reply) => {
+      const raw: Record<string, unknown> = request.query;
+      const organization = service.organization(request.principal, request.params.org);
+      const q = typeof raw['q'] === 'string' && raw['q'] !== '' ? raw['q'] : undefined;
+      const { items, total, page } = paginate(service.list(organization, q), readPage(raw));
+      return sendDocument(reply, 200, listDocument(request, { items: render(items), total, page }));
+    },
+  );
 
   app.post('/organizations/:org/varsets', { schema: { params: params('org'), body: BODY } }, async (request, reply) => {
     const { input, members } = readSet(request.body);
@@ -109,7 +113,11 @@ export async function variableSetRoutes(app: PlatformApp, context: PlatformConte
   });
 
   app.get('/varsets/:id/relationships/vars/:var', { schema: { params: bySetAndVar } }, async (request, reply) => {
-    return sendDocument(reply, 200, singleDocument(setVariableResource(service.variable(request.principal, request.params.id, request.params.var))));
+    return sendDocument(
+      reply,
+      200,
+      singleDocument(setVariableResource(service.variable(request.principal, request.params.id, request.params.var))),
+    );
   });
 
   app.patch('/varsets/:id/relationships/vars/:var', { schema: { params: bySetAndVar, body: VAR_BODY } }, async (request, reply) => {

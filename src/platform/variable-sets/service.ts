@@ -8,7 +8,7 @@ import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { refusingDuplicates } from '../db-errors.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { findOrganizationById, findOrganizationByName } from '../organizations/repo.js';
-import { defaultProjectId } from '../projects/ids.js';
+import { defaultProjectId } from '../default-project.js';
 import { findProject } from '../projects/repo.js';
 import { checkVariableShape, type VariableInput } from '../variables/service.js';
 import { findWorkspace } from '../workspaces/repo.js';
@@ -107,13 +107,33 @@ export class VariableSetService {
     };
     this.checkMembers(organization, updated, members);
     this.db.transaction((tx) => {
-      repo.updateSet(tx, id, { name, description: updated.description, global: updated.global, priority: updated.priority, updatedAt: updated.updatedAt });
+      repo.updateSet(tx, id, {
+        name,
+        description: updated.description,
+        global: updated.global,
+        priority: updated.priority,
+        updatedAt: updated.updatedAt,
+      });
       if (members.workspaces) {
-        repo.removeWorkspaces(tx, id, repo.membersOf(tx, [id]).workspaces.get(id)?.map((row) => row.workspaceId) ?? []);
+        repo.removeWorkspaces(
+          tx,
+          id,
+          repo
+            .membersOf(tx, [id])
+            .workspaces.get(id)
+            ?.map((row) => row.workspaceId) ?? [],
+        );
         repo.addWorkspaces(tx, id, members.workspaces);
       }
       if (members.projects) {
-        repo.removeProjects(tx, id, repo.membersOf(tx, [id]).projects.get(id)?.map((row) => row.projectId) ?? []);
+        repo.removeProjects(
+          tx,
+          id,
+          repo
+            .membersOf(tx, [id])
+            .projects.get(id)
+            ?.map((row) => row.projectId) ?? [],
+        );
         repo.addProjects(tx, id, members.projects);
       }
     });

@@ -4,10 +4,6 @@ import { workspaceTasks } from '../../store/tables.js';
 import type { WorkspaceTaskRow } from '../run-tasks/repo.js';
 import { updateRows } from '../../store/update.js';
 
-export function findWorkspaceTask(db: DbOrTx, id: string): WorkspaceTaskRow | undefined {
-  return db.select().from(workspaceTasks).where(eq(workspaceTasks.id, id)).get();
-}
-
 export function findAttachment(db: DbOrTx, workspaceId: string, taskId: string): WorkspaceTaskRow | undefined {
   return db
     .select()

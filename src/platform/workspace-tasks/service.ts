@@ -6,7 +6,7 @@ import type { EnforcementLevel, RunTaskStage } from '../../store/tables.js';
 import type { Principal } from '../auth/principal.js';
 import { hasPermission } from '../auth/workspace-permissions.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
-import { findRunTask, type WorkspaceTaskRow } from '../run-tasks/repo.js';
+import { findRunTask, findWorkspaceTask, type WorkspaceTaskRow } from '../run-tasks/repo.js';
 import { runTasksEntitled } from '../run-tasks/service.js';
 import { WorkspaceService, type Located } from '../workspaces/service.js';
 import * as repo from './repo.js';
@@ -48,7 +48,7 @@ export class WorkspaceTaskService {
   }
 
   find(located: Located, id: string): WorkspaceTaskRow {
-    const row = repo.findWorkspaceTask(this.db, id);
+    const row = findWorkspaceTask(this.db, id);
     if (!row || row.workspaceId !== located.workspace.id) throw NOT_FOUND;
     return row;
   }

@@ -6,7 +6,6 @@ import { Attributes, readResource } from '../jsonapi/body.js';
 import { sendDocument, sendNoContent } from '../jsonapi/documents.js';
 import { Attr, optionalResourceBody, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import { workspaceDocument, workspaceInclude } from './documents.js';
-import { WorkspaceLocks } from './locking.js';
 import { WORKSPACE_INCLUDES } from './view.js';
 
 type ById = { Params: { id: string } };
@@ -25,7 +24,7 @@ const SSH_KEY_BODY = resourceBody(['workspaces'], { attributes: { id: Attr.strin
 /** Lock, unlock, force-unlock, safe-delete and the SSH key relationship. */
 export async function workspaceActionRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = context.services.workspaces;
-  const locks = new WorkspaceLocks(context.store.db, context.clock, service);
+  const locks = context.services.workspaceLocks;
   const byId = (request: FastifyRequest<ById>) => service.locate(request.principal, request.params.id);
 
   app.post<ById>('/workspaces/:id/actions/lock', { schema: { ...action, body: LOCK_BODY } }, async (request, reply) => {

@@ -5,7 +5,7 @@ import { Included, readInclude } from '../jsonapi/include.js';
 import type { ResourceObject, SingleDocument } from '../jsonapi/types.js';
 import type { RenderOptions } from './resource.js';
 import type { Located } from './service.js';
-import { includeForWorkspaces, renderWorkspaces, WORKSPACE_INCLUDES } from './view.js';
+import { WORKSPACE_INCLUDES } from './view.js';
 
 export function renderOptions(context: PlatformContext, request: FastifyRequest): RenderOptions {
   return { dialect: context.config.dialect, edition: context.config.edition, origin: requestUrl(request).origin };
@@ -23,17 +23,12 @@ export function workspaceDocument(
   located: Located,
   include: ReadonlySet<string>,
 ): SingleDocument {
-  const { db } = context.store;
-  const data = renderWorkspaces(
-    db,
-    located.scope,
-    located.organization,
-    [located.workspace],
-    renderOptions(context, request),
-  )[0] as ResourceObject;
+  const views = context.services.workspaceViews;
+  const rows = [located.workspace];
+  const data = views.render(located.scope, located.organization, rows, renderOptions(context, request))[0] as ResourceObject;
   const included = new Included();
-  const origin = requestUrl(request).origin;
-  includeForWorkspaces(db, context.clock, request.principal, located.organization, [located.workspace], include, included, origin);
+  const page = { principal: request.principal, organization: located.organization, rows, origin: requestUrl(request).origin };
+  views.include(include, page, included);
   const extra = included.toArray();
   return extra ? { data, included: extra } : { data };
 }

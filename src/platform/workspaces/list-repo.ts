@@ -5,7 +5,8 @@ import { sqliteOf, type Db } from '../../store/store.js';
 import { workspaces } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
 import { anchoredPage, anchorsOf, type WindowRequest } from '../list-anchors.js';
-import { defaultProjectId } from '../projects/ids.js';
+import { defaultProjectId } from '../default-project.js';
+import { likeLiteral } from '../sql-like.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
 
 /**
@@ -39,11 +40,6 @@ const SORTS: Record<WorkspaceSort, { columns: string[]; descending: boolean }> =
   'updated-at': { columns: ['updated_at', 'name'], descending: false },
   '-updated-at': { columns: ['updated_at', 'name'], descending: true },
 };
-
-/** A LIKE pattern matching `text` literally, with `\` as the escape character. */
-export function likeLiteral(text: string): string {
-  return text.replace(/[\\%_]/g, (character) => `\\${character}`);
-}
 
 /** An FTS5 phrase matching `text` as a substring (the trigram tokenizer needs three characters). */
 function phrase(text: string): string {

@@ -7,7 +7,6 @@ import { findTeam } from '../teams/repo.js';
 import { findUserById } from '../users/repo.js';
 import { organizationServiceAccount } from '../users/service.js';
 import { findOrganizationById } from '../organizations/repo.js';
-import { latestIsPending } from '../state-versions/repo.js';
 import * as repo from './repo.js';
 import type { Located, WorkspaceService } from './service.js';
 
@@ -35,6 +34,8 @@ export class WorkspaceLocks {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly workspaces: WorkspaceService,
+    /** Whether the workspace's newest state version still waits for its upload (the state domain knows). */
+    private readonly statePending: (workspaceId: string) => boolean,
   ) {}
 
   private set(located: Located, locker: WorkspaceLocker | null, reason: string | null): Located {
@@ -54,7 +55,7 @@ export class WorkspaceLocks {
     const holder = located.workspace.lockedBy;
     if (!holder) throw conflict('Unable to unlock workspace: the workspace is not locked');
     // The real client retries on this text: its state upload may still be on its way.
-    if (latestIsPending(this.db, located.workspace.id)) {
+    if (this.statePending(located.workspace.id)) {
       throw conflict('Unable to unlock workspace: the latest state version is still pending');
     }
     const caller = lockerOf(principal);

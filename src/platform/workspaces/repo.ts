@@ -1,5 +1,5 @@
 import { and, asc, count, desc, eq, inArray, isNull, notInArray, or, sql, type SQL } from 'drizzle-orm';
-import { defaultProjectId } from '../projects/ids.js';
+import { defaultProjectId } from '../default-project.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { tags, teamWorkspaces, workspaces, workspaceTags } from '../../store/tables.js';

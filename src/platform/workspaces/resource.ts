@@ -9,7 +9,7 @@ import type { TagRow } from '../tags/repo.js';
 import { DEFAULT_AGENT_POOL_ID } from '../organizations/repo.js';
 import { organizationServiceAccount } from '../users/service.js';
 import type { WorkspaceRow } from './repo.js';
-import { defaultProjectId } from '../projects/ids.js';
+import { defaultProjectId } from '../default-project.js';
 
 /** What a workspace's wire form needs besides its row; loaded per page, never per row. */
 export interface WorkspaceView {

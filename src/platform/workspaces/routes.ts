@@ -10,14 +10,13 @@ import { renderOptions, workspaceDocument, workspaceInclude } from './documents.
 import { readWorkspaceSettings, WORKSPACE_BODY } from './input.js';
 import { readWorkspaceFilter, readWorkspaceSort } from './list-query.js';
 import { type Located } from './service.js';
-import { includeForWorkspaces, renderWorkspaces, WORKSPACE_INCLUDES } from './view.js';
+import { WORKSPACE_INCLUDES } from './view.js';
 
 type ById = { Params: { id: string } };
 type ByName = { Params: { org: string; name: string } };
 
 /** Workspace create, list, show, update and delete, by id and by organization and name alike. */
 export async function workspaceRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const { db } = context.store;
   const service = context.services.workspaces;
   const byId = (request: FastifyRequest<ById>) => service.locate(request.principal, request.params.id);
   const byName = (request: FastifyRequest<ByName>) => service.locateByName(request.principal, request.params.org, request.params.name);
@@ -55,9 +54,10 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
       readWorkspaceSort(query),
       page,
     );
-    const items = renderWorkspaces(db, scope, organization, rows, renderOptions(context, request));
+    const views = context.services.workspaceViews;
+    const items = views.render(scope, organization, rows, renderOptions(context, request));
     const included = new Included();
-    includeForWorkspaces(db, context.clock, request.principal, organization, rows, include, included, requestUrl(request).origin);
+    views.include(include, { principal: request.principal, organization, rows, origin: requestUrl(request).origin }, included);
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 

@@ -2,8 +2,9 @@ import type { Clock } from '../../core/clock.js';
 import type { Edition } from '../../core/edition.js';
 import { spell, type Dialect } from '../../core/dialect.js';
 import { conflict, unprocessable } from '../../core/errors.js';
-import type { Db } from '../../store/store.js';
-import { requireAgentPoolOf } from '../agent-pools/rules.js';
+import type { Db, DbOrTx } from '../../store/store.js';
+import { refusingDuplicates } from '../db-errors.js';
+import { inSlices } from '../sql-slices.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
 import {
   requirePermission,
@@ -30,6 +31,11 @@ import { mergeVcsRepo, resolveExecution, validToolVersion } from './rules.js';
 import { LATEST_RELEASE } from './tool-versions.js';
 import { selectableReleases } from '../tool-versions/service.js';
 
+/** A workspace a seed or the control plane makes: its name and the settings that differ from the defaults. */
+export type SeededWorkspace = { name: string } & Partial<
+  Pick<WorkspaceRow, 'description' | 'executionMode' | 'toolVersion' | 'autoApply' | 'globalRemoteState'>
+>;
+
 /** A workspace with its organization and where the caller stands on it. */
 export interface Located {
   workspace: WorkspaceRow;
@@ -45,6 +51,8 @@ export class WorkspaceService {
     private readonly dialect: Dialect,
     private readonly edition: Edition,
     private readonly tags: TagService,
+    /** The agent-pool domain's check that a pool is the organization's (422 at `pointer` otherwise). */
+    private readonly requireAgentPool: (db: Db, organizationId: string, poolId: string, pointer: string) => void,
   ) {}
 
   /** The organization named in a path, if the caller is in it at all; otherwise the 404 of a missing one. */
@@ -93,7 +101,7 @@ export class WorkspaceService {
   }
 
   private checkPool(organizationId: string, poolId: string | null, previous: string | null): void {
-    if (poolId !== null && poolId !== previous) requireAgentPoolOf(this.db, organizationId, poolId, '/data/attributes/agent-pool-id');
+    if (poolId !== null && poolId !== previous) this.requireAgentPool(this.db, organizationId, poolId, '/data/attributes/agent-pool-id');
   }
 
   /** Creation: the owners team, Manage Workspaces, or the organization token; others get the missing-organization 404. */
@@ -143,17 +151,20 @@ export class WorkspaceService {
    * Many workspaces with default settings in one transaction (the control plane's bulk fixture).
    * A clash on the first or last name refuses the lot, so nothing is half-created.
    */
-  createMany(organization: OrganizationRow, names: readonly string[]): Date {
+  /**
+   * Many workspaces with the create defaults in one transaction (the control plane's bulk
+   * creation, seeds); `settings` overrides a default per workspace. A name taken is a 409.
+   */
+  createMany(organization: OrganizationRow, entries: readonly (string | SeededWorkspace)[], db: DbOrTx = this.db): Date {
     const at = this.clock.now();
-    this.db.transaction((tx) => {
-      for (const name of [names[0], names[names.length - 1]]) {
-        if (name && repo.findWorkspaceByName(tx, organization.id, name)) throw conflict(`workspace ${name} already exists`);
-      }
-      repo.insertWorkspaces(
-        tx,
-        names.map((name) => defaultWorkspaceRow(tx, organization.id, name, at, this.edition)),
-      );
+    const rows = entries.map((entry) => {
+      const { name, ...settings } = typeof entry === 'string' ? { name: entry } : entry;
+      return { ...defaultWorkspaceRow(db, organization.id, name, at, this.edition), ...settings };
     });
+    refusingDuplicates(
+      () => db.transaction((tx) => inSlices(rows).forEach((slice) => repo.insertWorkspaces(tx, slice))),
+      () => conflict(`workspace ${rows.length === 1 ? rows[0]?.name : 'names'} already exists`),
+    );
     return at;
   }
 

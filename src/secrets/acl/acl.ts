@@ -11,11 +11,27 @@ const REQUIRED: Record<Operation, number> = {
   patch: CAPABILITY_BITS.patch,
 };
 
-/** Same path in several policies: the union of capabilities, except that deny wins. */
-function merge(existing: number | undefined, added: number): number {
+/** What the rule matching a path grants: capabilities and the wrapping TTL bounds (seconds, 0: none). */
+export interface PathPermissions {
+  capabilities: number;
+  minWrappingTtl: number;
+  maxWrappingTtl: number;
+}
+
+const NOTHING: PathPermissions = { capabilities: 0, minWrappingTtl: 0, maxWrappingTtl: 0 };
+
+/** The smaller of two bounds where 0 means "no bound", as the real service merges wrapping TTLs. */
+const lesserBound = (a: number, b: number) => (a === 0 ? b : b === 0 ? a : Math.min(a, b));
+
+/** Same path in several policies: the union of capabilities (deny wins), the lesser wrapping bounds. */
+function merge(existing: PathPermissions | undefined, added: PathPermissions): PathPermissions {
   if (existing === undefined) return added;
-  if (existing & CAPABILITY_BITS.deny || added & CAPABILITY_BITS.deny) return CAPABILITY_BITS.deny;
-  return existing | added;
+  const denied = existing.capabilities & CAPABILITY_BITS.deny || added.capabilities & CAPABILITY_BITS.deny;
+  return {
+    capabilities: denied ? CAPABILITY_BITS.deny : existing.capabilities | added.capabilities,
+    minWrappingTtl: lesserBound(existing.minWrappingTtl, added.minWrappingTtl),
+    maxWrappingTtl: lesserBound(existing.maxWrappingTtl, added.maxWrappingTtl),
+  };
 }
 
 interface Candidate {
@@ -24,7 +40,7 @@ interface Candidate {
   isPrefix: boolean;
   wildcards: number;
   path: string;
-  capabilities: number;
+  permissions: PathPermissions;
 }
 
 /** Negative when `a` has lower priority than `b` (the real service's ordering of wildcard matches). */
@@ -41,9 +57,9 @@ function comparePriority(a: Candidate, b: Candidate): number {
  * paths with `+` segments. An exact rule wins; otherwise the highest-priority wildcard rule.
  */
 export class Acl {
-  private readonly exact = new Map<string, number>();
-  private readonly prefix = new Map<string, number>();
-  private readonly segment = new Map<string, number>();
+  private readonly exact = new Map<string, PathPermissions>();
+  private readonly prefix = new Map<string, PathPermissions>();
+  private readonly segment = new Map<string, PathPermissions>();
 
   constructor(
     policies: readonly ParsedPolicy[],
@@ -54,15 +70,21 @@ export class Acl {
 
   private add(rule: PathRule): void {
     const table = rule.hasSegmentWildcards ? this.segment : rule.isPrefix ? this.prefix : this.exact;
-    table.set(rule.path, merge(table.get(rule.path), rule.capabilities));
+    const { capabilities, minWrappingTtl, maxWrappingTtl } = rule;
+    table.set(rule.path, merge(table.get(rule.path), { capabilities, minWrappingTtl, maxWrappingTtl }));
+  }
+
+  /** What the matching rule grants on `path` (nothing when none matches). */
+  permissions(path: string, operation: Operation = 'read'): PathPermissions {
+    const normalized = path.replace(/^\/+/, '');
+    const exact = this.exact.get(normalized) ?? (operation === 'list' ? this.exact.get(normalized.replace(/\/$/, '')) : undefined);
+    if (exact !== undefined) return exact;
+    return this.bestWildcard(normalized)?.permissions ?? NOTHING;
   }
 
   /** The capabilities (bitmask) the matching rule grants on `path`, or 0 when none matches. */
   capabilities(path: string, operation: Operation = 'read'): number {
-    const normalized = path.replace(/^\/+/, '');
-    const exact = this.exact.get(normalized) ?? (operation === 'list' ? this.exact.get(normalized.replace(/\/$/, '')) : undefined);
-    if (exact !== undefined) return exact;
-    return this.bestWildcard(normalized)?.capabilities ?? 0;
+    return this.permissions(path, operation).capabilities;
   }
 
   private bestWildcard(path: string): Candidate | undefined {
@@ -77,24 +99,31 @@ export class Acl {
         isPrefix: true,
         wildcards: 0,
         path: longest,
-        capabilities: this.prefix.get(longest) as number,
+        permissions: this.prefix.get(longest) as PathPermissions,
       });
     }
     const parts = path.split('/');
-    for (const [full, capabilities] of this.segment) {
-      const candidate = matchSegments(full, parts, capabilities);
+    for (const [full, permissions] of this.segment) {
+      const candidate = matchSegments(full, parts, permissions);
       if (candidate) candidates.push(candidate);
     }
     return candidates.sort(comparePriority).at(-1);
   }
 
-  /** Allowed when the matching rule grants the operation's capability (and `sudo` when asked). */
-  allows(path: string, operation: Operation, needsSudo: boolean): boolean {
+  /**
+   * Allowed when the matching rule grants the operation's capability (and `sudo` when asked), and
+   * the requested wrapping TTL (seconds; 0 for an unwrapped answer) is within the rule's bounds.
+   */
+  allows(path: string, operation: Operation, needsSudo: boolean, wrapTtl = 0): boolean {
     if (this.isRoot) return true;
-    const granted = this.capabilities(path, operation);
+    const { capabilities: granted, minWrappingTtl, maxWrappingTtl } = this.permissions(path, operation);
     if (granted & CAPABILITY_BITS.deny) return false;
     if (needsSudo && !(granted & CAPABILITY_BITS.sudo)) return false;
-    return (granted & REQUIRED[operation]) !== 0;
+    if ((granted & REQUIRED[operation]) === 0) return false;
+    if (maxWrappingTtl > 0 && (wrapTtl === 0 || wrapTtl > maxWrappingTtl)) return false;
+    if (minWrappingTtl > 0 && (wrapTtl === 0 || wrapTtl < minWrappingTtl)) return false;
+    // Merged policies can leave a maximum below the minimum: nothing satisfies both.
+    return !(minWrappingTtl > 0 && maxWrappingTtl > 0 && maxWrappingTtl < minWrappingTtl);
   }
 
   /**
@@ -107,10 +136,10 @@ export class Acl {
     const grants = (bits: number) => bits !== 0 && !(bits & CAPABILITY_BITS.deny);
     if (grants(this.capabilities(mount))) return true;
     for (const table of [this.exact, this.prefix]) {
-      for (const [path, bits] of table) if (path.startsWith(mount) && grants(bits)) return true;
+      for (const [path, { capabilities }] of table) if (path.startsWith(mount) && grants(capabilities)) return true;
     }
     const parts = mount.replace(/\/$/, '').split('/');
-    for (const [full, bits] of this.segment) {
+    for (const [full, { capabilities: bits }] of this.segment) {
       const segments = full.split('/');
       const reaches = parts.every((part, index) => {
         const segment = segments[index];
@@ -132,7 +161,7 @@ export class Acl {
 }
 
 /** Matches a `+` pattern (possibly ending in `*`) against a request path's segments. */
-function matchSegments(full: string, parts: string[], capabilities: number): Candidate | undefined {
+function matchSegments(full: string, parts: string[], permissions: PathPermissions): Candidate | undefined {
   const isPrefix = full.endsWith('*');
   const pattern = isPrefix ? full.slice(0, -1) : full;
   const segments = pattern.split('/');
@@ -146,5 +175,5 @@ function matchSegments(full: string, parts: string[], capabilities: number): Can
     else if (isPrefix && index === segments.length - 1 && part.startsWith(segment)) continue;
     else return undefined;
   }
-  return { firstWildcard: full.indexOf('+'), isPrefix, wildcards, path: pattern, capabilities };
+  return { firstWildcard: full.indexOf('+'), isPrefix, wildcards, path: pattern, permissions };
 }

@@ -4,6 +4,7 @@ import { badRequest } from '../../core/errors.js';
 import type { DbOrTx } from '../../store/store.js';
 import { secretPolicies } from '../../store/tables.js';
 import { prepared } from '../../store/prepared.js';
+import { RESPONSE_WRAPPING_POLICY } from './authorizer.js';
 import { DEFAULT_POLICY } from './default-policy.js';
 import { parsePolicy, PolicyParseError, type ParsedPolicy } from './policy.js';
 
@@ -73,7 +74,7 @@ export class PolicyStore {
   /** Validates and stores; a parse error is the real service's 400. */
   put(name: string, raw: string): void {
     const key = policyName(name);
-    if (key === 'root') throw badRequest('cannot update "root" policy');
+    if (key === 'root' || key === RESPONSE_WRAPPING_POLICY) throw badRequest(`cannot update "${key}" policy`);
     try {
       parseCached(raw);
     } catch (error) {
@@ -90,7 +91,7 @@ export class PolicyStore {
 
   delete(name: string): void {
     const key = policyName(name);
-    if (key === 'root') throw badRequest('cannot delete "root" policy');
+    if (key === 'root' || key === RESPONSE_WRAPPING_POLICY) throw badRequest(`cannot delete "${key}" policy`);
     if (key === 'default') throw badRequest('cannot delete default policy');
     this.db.delete(secretPolicies).where(eq(secretPolicies.name, key)).run();
   }

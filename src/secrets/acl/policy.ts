@@ -1,3 +1,5 @@
+import { multierrorText } from '../framework/errors.js';
+import { parseDurationSeconds } from '../../core/duration.js';
 import { HclSyntaxError, itemsFromJson, parseHcl, type HclItem, type HclValue } from './hcl.js';
 
 /** Capabilities as bits, so rules from several policies combine with a bitwise OR. */
@@ -46,6 +48,10 @@ export interface PathRule {
   hasSegmentWildcards: boolean;
   /** Bitmask of CAPABILITY_BITS; `deny` alone when denied. */
   capabilities: number;
+  /** Seconds; a request on the path must ask for a wrapped answer at least this long (0: no rule). */
+  minWrappingTtl: number;
+  /** Seconds; a request on the path must ask for a wrapped answer at most this long (0: no rule). */
+  maxWrappingTtl: number;
 }
 
 export interface ParsedPolicy {
@@ -53,12 +59,6 @@ export interface ParsedPolicy {
 }
 
 export class PolicyParseError extends Error {}
-
-/** Go's multierror text, which the real service's key checks produce. */
-export function multierrorText(messages: string[]): string {
-  const header = messages.length === 1 ? '1 error occurred:' : `${messages.length} errors occurred:`;
-  return `${header}\n${messages.map((message) => `\t* ${message}`).join('\n')}\n\n`;
-}
 
 function checkKeys(items: HclItem[], valid: string[], prefix = ''): void {
   const invalid = items
@@ -90,6 +90,17 @@ function pathEntries(items: HclItem[]): { key: string; body: HclValue }[] {
     else fromObject(item.value);
   }
   return entries;
+}
+
+/** `min_wrapping_ttl` / `max_wrapping_ttl`: seconds as a number, or a duration string; 0 when absent. */
+function wrappingTtl(item: HclItem | undefined, name: string): number {
+  if (!item) return 0;
+  const raw = item.value.kind === 'string' || item.value.kind === 'number' ? item.value.value : undefined;
+  try {
+    return parseDurationSeconds(raw);
+  } catch {
+    throw new PolicyParseError(`error parsing ${name}: time: invalid duration "${String(raw ?? item.value.kind)}"`);
+  }
 }
 
 function parseRule(key: string, body: HclValue): PathRule {
@@ -129,7 +140,13 @@ function parseRule(key: string, body: HclValue): PathRule {
     }
     capabilities |= bit;
   }
-  return { path, isPrefix, hasSegmentWildcards, capabilities };
+  const field = (name: string) => body.items.find((item) => item.keys[0]?.text === name);
+  const minWrappingTtl = wrappingTtl(field('min_wrapping_ttl'), 'min_wrapping_ttl');
+  const maxWrappingTtl = wrappingTtl(field('max_wrapping_ttl'), 'max_wrapping_ttl');
+  if (minWrappingTtl !== 0 && maxWrappingTtl !== 0 && maxWrappingTtl < minWrappingTtl) {
+    throw new PolicyParseError('max_wrapping_ttl cannot be less than min_wrapping_ttl');
+  }
+  return { path, isPrefix, hasSegmentWildcards, capabilities, minWrappingTtl, maxWrappingTtl };
 }
 
 /**

@@ -3,6 +3,8 @@ import type { HandlerRequest, LogicalResponse } from '../framework/types.js';
 import { effectiveTtls } from '../leases/ttl.js';
 import { MountStorage } from '../storage/mount-storage.js';
 import type { TokenEntry } from '../tokens/token-store.js';
+import { readRole, roleOfPath, tokenBackendStorage } from '../tokens/roles.js';
+import { badRequest } from '../../core/errors.js';
 import type { TokenSettings } from './token-settings.js';
 
 /**
@@ -30,9 +32,17 @@ export function loginResponse(
 
 /**
  * A login token's limits as its auth method sets them now: the user's or role's settings within
- * the mount's TTLs. Undefined for tokens no auth method issued (or whose method is gone).
+ * the mount's TTLs; for a token created against a token role, that role's period and explicit
+ * maximum. Undefined for other tokens (or when their auth method is gone).
  */
 export function loginLimits(context: SecretsContext, token: TokenEntry): { ttl: number; maxTtl: number; period: number } | undefined {
+  const roleName = roleOfPath(token.path);
+  if (roleName !== undefined) {
+    // A role's tokens renew with the role's current period and explicit maximum, as for real.
+    const role = readRole(tokenBackendStorage(context.store.db), roleName);
+    if (!role) throw badRequest(`original token role ${JSON.stringify(roleName)} could not be found, not renewing`);
+    return { ttl: token.ttlSeconds, maxTtl: role.token_explicit_max_ttl, period: role.token_period };
+  }
   if (!token.path.startsWith('auth/') || token.path.startsWith('auth/token/')) return undefined;
   const mount = context.authMounts.longestPrefix(token.path.slice('auth/'.length));
   const renewLogin = mount && context.backend(mount.type)?.renewLogin;

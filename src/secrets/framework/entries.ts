@@ -1,5 +1,3 @@
-import { ApiError } from '../../core/errors.js';
-
 /**
  * Rules shared by the engines that store one JSON object per caller-chosen path (cubbyhole and
  * key/value version 1).
@@ -15,7 +13,3 @@ export function entryPathProblem(path: string): string | undefined {
   }
   return undefined;
 }
-
-/** An empty write: the real service fails it with a Go error, which clients see as a 500 with this text. */
-export const missingDataFields = () =>
-  new ApiError(500, 'missing data fields', { messages: ['1 error occurred:\n\t* missing data fields\n\n'] });

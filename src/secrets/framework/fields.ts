@@ -15,6 +15,18 @@ export function parseBool(value: string): boolean | undefined {
 const conversionError = (name: string, value: unknown, type: string) =>
   new ApiError(400, `Field validation failed: error converting input ${JSON.stringify(value)} for field "${name}": expected ${type}`);
 
+/**
+ * The one reader of every duration field in the secrets tree: seconds or a Go-style string, within
+ * the real service's range (see MAX_DURATION_MS); anything else is the field's 400.
+ */
+export function readDurationField(name: string, value: unknown): number {
+  try {
+    return parseDurationSeconds(value);
+  } catch {
+    throw conversionError(name, value, 'a duration');
+  }
+}
+
 type Scalar = string | number | boolean;
 const isScalar = (value: unknown): value is Scalar => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
@@ -43,11 +55,7 @@ function coerce(name: string, spec: FieldSpec, value: unknown): unknown {
       return parsed;
     }
     case 'duration':
-      try {
-        return parseDurationSeconds(value);
-      } catch {
-        throw conversionError(name, value, 'a duration');
-      }
+      return readDurationField(name, value);
     case 'commaStringSlice':
       if (typeof value === 'string')
         return value === ''

@@ -43,6 +43,8 @@ export interface HandlerRequest {
   token: TokenEntry | null;
   /** The client's address, for CIDR bindings. */
   clientAddress?: string | undefined;
+  /** Seconds of the wrapped answer the caller asked for (`X-Vault-Wrap-TTL`); 0 for none. */
+  wrapTtl: number;
   mount: MountInfo;
   storage: MountStorage;
 }
@@ -68,6 +70,17 @@ export interface AuthBlock {
   num_uses: number;
 }
 
+/** The `wrap_info` of a wrapped answer, with the real service's field names. */
+export interface WrapInfo {
+  token: string;
+  accessor: string;
+  ttl: number;
+  creation_time: string;
+  creation_path: string;
+  /** The accessor of the token inside, when the wrapped answer created one. */
+  wrapped_accessor?: string;
+}
+
 /** A bare body (PKI's CA, health): written as is, without the standard envelope. */
 export interface RawBody {
   status: number;
@@ -85,6 +98,13 @@ export interface LogicalResponse {
   dataAtTopLevel?: boolean;
   /** The envelope with another status (the key/value engine's 404 that still carries metadata). */
   status?: number;
+  /** Set by the router when the answer was wrapped: it goes out as `wrap_info` (and warnings) only. */
+  wrapInfo?: WrapInfo;
+  /**
+   * A handler's own request to be wrapped (`sys/wrapping/rewrap`): a new wrapping token for this
+   * TTL and creation path holding this already-serialised answer.
+   */
+  rewrap?: { ttl: number; creationPath: string; storedResponse: string };
 }
 
 /** A handler returns nothing for "204, no body". */
@@ -105,6 +125,16 @@ export interface PathSpec {
   unauthenticated?: readonly Operation[];
   /** Root-protected: the caller also needs `sudo` on the path. */
   sudo?: boolean;
+  /**
+   * Runs before the token and policy checks, with the raw client token (the wrapping paths check
+   * the wrapping token first, so a bad one is a 400 rather than a 403).
+   */
+  beforeAuth?: (request: HandlerRequest, clientToken: string | undefined) => void;
+  /**
+   * Answered outside the real service's logical layer (health, seal status), which never wraps
+   * them; they carry nothing secret, so a wrap header there is ignored as it is for real.
+   */
+  neverWrapped?: boolean;
 }
 
 export interface Backend {

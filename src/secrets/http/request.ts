@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
+import { parseDurationSeconds } from '../../core/duration.js';
 import { parseJson } from '../../core/json.js';
 import { parseBool } from '../framework/fields.js';
 import type { LogicalRequest, RequestedOperation } from '../router.js';
@@ -111,6 +112,23 @@ function logicalPath(request: FastifyRequest): string {
   }
 }
 
+/**
+ * `X-Vault-Wrap-TTL`: seconds as a number or a duration (`30s`, `5m`); 0 or absent asks for no
+ * wrapping. A value that does not parse is the real service's 400, never an unwrapped answer.
+ */
+function wrapTtlOf(request: FastifyRequest): number | undefined {
+  const value = request.headers['x-vault-wrap-ttl'];
+  const raw = (Array.isArray(value) ? value[0] : value)?.trim();
+  if (raw === undefined || raw === '') return undefined;
+  const invalid = (detail: string) => badRequest(`error parsing X-Vault-Wrap-TTL header: ${detail}`);
+  if (/^-\d/.test(raw)) throw invalid('requested wrap ttl cannot be negative');
+  try {
+    return parseDurationSeconds(raw);
+  } catch {
+    throw invalid(`time: invalid duration ${JSON.stringify(raw)}`);
+  }
+}
+
 const HAS_BODY: ReadonlySet<RequestedOperation> = new Set(['write', 'patch']);
 
 /** Translates an HTTP request under `/v1/` into the logical request every backend handles. */
@@ -118,5 +136,12 @@ export function toLogicalRequest(request: FastifyRequest): LogicalRequest {
   const operation = operationOf(request);
   const path = logicalPath(request);
   const data = HAS_BODY.has(operation) ? bodyData(request) : operation === 'list' ? {} : queryData(request);
-  return { operation, path: path.replace(/^\/+/, ''), data, clientToken: clientToken(request), clientAddress: request.ip };
+  return {
+    operation,
+    path: path.replace(/^\/+/, ''),
+    data,
+    clientToken: clientToken(request),
+    clientAddress: request.ip,
+    wrapTtl: wrapTtlOf(request),
+  };
 }

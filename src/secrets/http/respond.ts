@@ -20,26 +20,34 @@ function send(reply: FastifyReply, status: number, body: unknown): FastifyReply 
   );
 }
 
+/** Whether a response goes out as 204: nothing in it (no data, auth, lease, warnings or wrap info). */
+export function isEmptyResponse(response: LogicalResponse | undefined): boolean {
+  if (!response) return true;
+  return response.data === undefined && !response.auth && !response.warnings?.length && !response.lease && !response.wrapInfo;
+}
+
+/** The standard envelope of a non-raw response, as the real service writes it. */
+export function logicalEnvelope(response: LogicalResponse, requestId: string = randomUUID()): Record<string, unknown> {
+  const envelope: Record<string, unknown> = {
+    request_id: requestId,
+    lease_id: response.lease?.leaseId ?? '',
+    renewable: response.lease?.renewable ?? false,
+    lease_duration: response.lease?.durationSeconds ?? 0,
+    data: response.data ?? null,
+    wrap_info: response.wrapInfo ?? null,
+    warnings: response.warnings?.length ? response.warnings : null,
+    auth: response.auth ?? null,
+  };
+  return response.dataAtTopLevel && response.data ? { ...response.data, ...envelope } : envelope;
+}
+
 export function sendLogical(reply: FastifyReply, response: LogicalResponse | undefined): FastifyReply {
   if (response?.raw) {
     const body = typeof response.raw.body === 'string' ? Buffer.from(response.raw.body) : response.raw.body;
     return reply.code(response.raw.status).header('content-type', response.raw.contentType).header('cache-control', 'no-store').send(body);
   }
-  if (!response || (response.data === undefined && !response.auth && !response.warnings?.length && !response.lease)) {
-    return reply.code(204).header('cache-control', 'no-store').send();
-  }
-  const envelope: Record<string, unknown> = {
-    request_id: randomUUID(),
-    lease_id: response.lease?.leaseId ?? '',
-    renewable: response.lease?.renewable ?? false,
-    lease_duration: response.lease?.durationSeconds ?? 0,
-    data: response.data ?? null,
-    wrap_info: null,
-    warnings: response.warnings?.length ? response.warnings : null,
-    auth: response.auth ?? null,
-  };
-  const body = response.dataAtTopLevel && response.data ? { ...response.data, ...envelope } : envelope;
-  return send(reply, response.status ?? 200, body);
+  if (!response || isEmptyResponse(response)) return reply.code(204).header('cache-control', 'no-store').send();
+  return send(reply, response.status ?? 200, logicalEnvelope(response));
 }
 
 /** `{"errors": [...]}` with the status the real service uses; `[]` for a plain 404. */

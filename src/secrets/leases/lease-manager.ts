@@ -9,12 +9,24 @@ import { MountStorage } from '../storage/mount-storage.js';
 import { LeaseStore } from './lease-store.js';
 import { cappedTtlWarning, effectiveTtls } from './ttl.js';
 
-/** First retry of a failed revocation after 10 s, doubling up to an hour; retries never stop. */
+/**
+ * Failed revocations are retried as the real service retries them: after attempt n the next one
+ * comes 2^n × 10 s later, give or take half of that (so 10-30 s after the first failure), and the
+ * sixth failure ends the retries: the lease becomes irrevocable (listed by `sys/leases?type=irrevocable`)
+ * until a revocation by hand succeeds. A clock jump of any size therefore runs at most six attempts.
+ */
+export const MAX_REVOKE_ATTEMPTS = 6;
 const RETRY_BASE_MS = 10_000;
-const RETRY_MAX_MS = 3_600_000;
+/** The real service keeps this much of the last error on an irrevocable lease. */
+const MAX_IRREVOCABLE_ERROR_LENGTH = 240;
 
-export function retryDelayMs(attempts: number): number {
-  return Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+/** The latest time a Date can hold: an irrevocable lease's due time. */
+const NEVER = new Date(8.64e15);
+
+/** The delay before the attempt after `attempts` failed ones; `random` is in [0, 1). */
+export function retryDelayMs(attempts: number, random: number = Math.random()): number {
+  const exp = 2 ** attempts * RETRY_BASE_MS;
+  return Math.round(exp / 2 + random * exp);
 }
 
 export interface FailedRevocation {
@@ -107,6 +119,7 @@ export class LeaseManager {
     const lease = this.store.get(id);
     if (!lease) throw badRequest('lease not found');
     const now = this.deps.clock.nowMs();
+    if (lease.state === 'irrevocable') throw badRequest('lease is expired and has failed previous revocation attempts');
     if (lease.state !== 'active' || lease.expiresAt.getTime() <= now) throw badRequest('lease expired');
     if (!lease.renewable) throw badRequest('lease is not renewable');
     const remainingMax = Math.floor((lease.issuedAt.getTime() + lease.maxTtlSeconds * 1000 - now) / 1000);
@@ -140,11 +153,24 @@ export class LeaseManager {
     if (error !== undefined) throw badRequest(`failed to revoke entry: ${error}`);
   }
 
-  /** Revokes every lease whose id starts with `prefix` (a `/` is added to a bare segment). */
-  async revokePrefix(prefix: string): Promise<void> {
-    const normalized = prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
-    const failed = await this.revokeAll(this.store.idsWithPrefix(normalized));
-    if (failed[0]) throw badRequest(`failed to revoke prefix: ${failed[0].error}`);
+  /**
+   * Revokes every lease whose id starts with `prefix` (a `/` is added to a bare segment, unless it
+   * names one lease exactly). `force` drops a lease whose engine fails to revoke it instead of
+   * keeping it for retries, as the real `revoke-force` does for recovery.
+   */
+  async revokePrefix(prefix: string, force = false): Promise<void> {
+    const exact = prefix !== '' && !prefix.endsWith('/') && this.store.get(prefix) !== undefined;
+    const normalized = exact || prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/`;
+    const ids = exact ? [prefix] : this.store.idsWithPrefix(normalized);
+    const failed = await this.revokeAll(ids);
+    if (!force) {
+      if (failed[0]) throw badRequest(`failed to revoke prefix: ${failed[0].error}`);
+      return;
+    }
+    for (const { leaseId, error } of failed) {
+      this.deps.log.warn({ leaseId, error }, 'revocation from the backend failed, but in force mode so ignoring');
+      this.store.delete(leaseId);
+    }
   }
 
   /** A revoked token's leases; failures stay scheduled for retry (the token is gone regardless). */
@@ -184,7 +210,16 @@ export class LeaseManager {
     return failed;
   }
 
-  /** One revocation attempt: the engine's revoke, then the row goes; on failure, the next try is scheduled. */
+  /** Irrevocable leases (out of retries), oldest expiry first, as `sys/leases?type=irrevocable` lists them. */
+  irrevocable(): LeaseRecord[] {
+    return this.store.irrevocable();
+  }
+
+  /**
+   * One revocation attempt: the engine's revoke, then the row goes. On failure the next try is
+   * scheduled, or after the last one the lease is marked irrevocable; a failed attempt by hand
+   * on an irrevocable lease leaves it as it was.
+   */
   private async attempt(lease: LeaseRecord): Promise<{ work: RanWork; error?: string }> {
     const at = new Date(this.deps.clock.nowMs()).toISOString();
     const attempts = lease.revokeAttempts + 1;
@@ -193,12 +228,23 @@ export class LeaseManager {
       await backend?.revokeLease?.(lease, new MountStorage(this.deps.db, lease.mountUuid));
     } catch (error) {
       const message = (error as Error).message || String(error);
+      const failed = (detail: string): { work: RanWork; error: string } => ({
+        work: { at, kind: 'lease-revocation', subject: lease.id, outcome: 'failed', detail },
+        error: message,
+      });
+      if (lease.state === 'irrevocable') return failed(`irrevocable; attempt by hand failed: ${message}`);
+      if (attempts >= MAX_REVOKE_ATTEMPTS) {
+        const lastError = `out of retries: ${message}`.slice(0, MAX_IRREVOCABLE_ERROR_LENGTH);
+        // No timed work is left: the due time moves past every other one, so the scheduler never scans it.
+        this.store.update(lease.id, { state: 'irrevocable', revokeAttempts: attempts, lastError, dueAt: NEVER });
+        this.deps.log.error({ leaseId: lease.id, attempts, error: message }, 'lease revocation out of retries; the lease is irrevocable');
+        return failed(`attempt ${attempts}: ${message}; out of retries, the lease is irrevocable`);
+      }
       const next = new Date(this.deps.clock.nowMs() + retryDelayMs(attempts));
       this.store.update(lease.id, { state: 'revoking', revokeAttempts: attempts, dueAt: next, lastError: message });
       this.deps.log.warn({ leaseId: lease.id, attempts, error: message }, 'lease revocation failed; will retry');
       this.deps.scheduler.poke();
-      const detail = `attempt ${attempts}: ${message}; next attempt at ${next.toISOString()}`;
-      return { work: { at, kind: 'lease-revocation', subject: lease.id, outcome: 'failed', detail }, error: message };
+      return failed(`attempt ${attempts}: ${message}; next attempt at ${next.toISOString()}`);
     }
     this.store.delete(lease.id);
     return {

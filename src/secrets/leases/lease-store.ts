@@ -1,4 +1,4 @@
-import { and, asc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { prepared } from '../../store/prepared.js';
 import { secretLeases } from '../../store/tables.js';
@@ -10,8 +10,16 @@ function idLike(prefix: string): SQL {
   return sql`${secretLeases.id} LIKE ${pattern} ESCAPE '\\'`;
 }
 
-/** The scheduler asks for this after every change that adds timed work. */
-const firstDue = prepared((db) => db.select().from(secretLeases).orderBy(asc(secretLeases.dueAt), asc(secretLeases.id)).limit(1).prepare());
+/** The scheduler asks for this after every change that adds timed work; irrevocable leases have none. */
+const firstDue = prepared((db) =>
+  db
+    .select()
+    .from(secretLeases)
+    .where(ne(secretLeases.state, 'irrevocable'))
+    .orderBy(asc(secretLeases.dueAt), asc(secretLeases.id))
+    .limit(1)
+    .prepare(),
+);
 
 /** Queries over the lease table; the rules live in LeaseManager. */
 export class LeaseStore {
@@ -36,6 +44,16 @@ export class LeaseStore {
   /** The lease that falls due first. */
   earliest(): LeaseRecord | undefined {
     return firstDue(this.db).get();
+  }
+
+  /** Leases out of retries, by expiry then id (the real listing's order). */
+  irrevocable(): LeaseRecord[] {
+    return this.db
+      .select()
+      .from(secretLeases)
+      .where(eq(secretLeases.state, 'irrevocable'))
+      .orderBy(asc(secretLeases.expiresAt), asc(secretLeases.id))
+      .all();
   }
 
   idsWithPrefix(prefix: string): string[] {

@@ -3,6 +3,7 @@ import { VERSION } from '../../core/version.js';
 import { textOf } from '../../core/json.js';
 import { parseBool } from '../framework/fields.js';
 import type { Backend, PathSpec } from '../framework/types.js';
+import { auditPaths } from './audit.js';
 import { authMountPaths } from './auth.js';
 import { capabilityPaths } from './capabilities.js';
 import { internalUiPaths } from './internal-ui.js';
@@ -11,6 +12,7 @@ import { managedKeyPaths } from './managed-keys.js';
 import { mountPaths } from './mounts.js';
 import { passwordPolicyPaths } from './password-policies.js';
 import { policyPaths } from './policies.js';
+import { wrappingPaths } from './wrapping.js';
 import type { SecretsContext } from '../context.js';
 
 /** The version string reported by health: a secrets-API version real tools accept, tagged with ours. */
@@ -78,8 +80,10 @@ export function systemBackend(context: SecretsContext): Backend {
       ...capabilityPaths(context),
       ...passwordPolicyPaths(context),
       ...leasePaths(context),
+      ...auditPaths(context),
       ...managedKeyPaths(context),
       ...internalUiPaths(context),
+      ...wrappingPaths(context),
     ],
   };
 }
@@ -104,6 +108,7 @@ function statusPaths(context: SecretsContext): PathSpec[] {
       summary: 'Health of the server; bare body, status by state (always active here). Only GET and HEAD.',
       // A handler of its own in the real service: no token is looked at, for any method.
       unauthenticated: ['read', 'list', 'create', 'update', 'delete', 'patch'],
+      neverWrapped: true,
       operations: {
         read: (request) => ({
           raw: { status: healthStatus(request.data), contentType: 'application/json', body: `${JSON.stringify(healthBody())}\n` },
@@ -118,12 +123,14 @@ function statusPaths(context: SecretsContext): PathSpec[] {
       pattern: 'init',
       summary: 'Whether the server is initialized; it always is.',
       unauthenticated: ['read'],
+      neverWrapped: true,
       operations: { read: () => ({ raw: { status: 200, contentType: 'application/json', body: '{"initialized":true}\n' } }) },
     },
     {
       pattern: 'seal-status',
       summary: 'Seal status; always initialized and unsealed.',
       unauthenticated: ['read'],
+      neverWrapped: true,
       operations: {
         read: () => ({
           raw: {

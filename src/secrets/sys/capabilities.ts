@@ -50,6 +50,7 @@ export function capabilityPaths(context: SecretsContext): PathSpec[] {
       pattern: 'leader',
       summary: 'High-availability status: a single active server.',
       unauthenticated: ['read'],
+      neverWrapped: true,
       operations: { read: () => ({ raw: { status: 200, contentType: 'application/json', body: `${JSON.stringify(LEADER)}\n` } }) },
     },
     {

@@ -1,5 +1,5 @@
 import { ApiError } from '../../core/errors.js';
-import { PERMISSION_DENIED } from '../acl/authorizer.js';
+import { PERMISSION_DENIED } from '../framework/errors.js';
 import type { SecretsContext } from '../context.js';
 import type { PathSpec } from '../framework/types.js';
 import { mountPath } from '../mounts/mount-table.js';

@@ -1,10 +1,10 @@
 import { badRequest } from '../../core/errors.js';
 import type { SecretsContext } from '../context.js';
 import type { FieldSpec, HandlerRequest, PathSpec } from '../framework/types.js';
+import { readDurationField } from '../framework/fields.js';
 import { effectiveTtls } from '../leases/ttl.js';
 import { canonicalMountType, mountPath, type MountRow } from '../mounts/mount-table.js';
 import { MountStorage } from '../storage/mount-storage.js';
-import { parseDurationSeconds } from '../../core/duration.js';
 import { textOf } from '../../core/json.js';
 
 /** Entries the listing always shows: the server's own trees, which are not in the mount table. */
@@ -42,11 +42,7 @@ const TUNE_FIELDS: Record<string, FieldSpec> = {
 /** A TTL as mounts accept it: seconds or a duration string, `"system"` or 0 meaning the system's. */
 function ttlSetting(name: string, value: unknown): number {
   if (value === 'system' || value === '') return 0;
-  try {
-    return parseDurationSeconds(value);
-  } catch {
-    throw badRequest(`Field validation failed: error converting input ${JSON.stringify(value)} for field "${name}": expected a duration`);
-  }
+  return readDurationField(name, value);
 }
 
 /** `config` (on enable) or top-level tune fields, validated and merged over `base`. */

@@ -3,6 +3,7 @@ import type { SecretsContext } from '../context.js';
 import type { Backend, FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../framework/types.js';
 import type { CreateTokenInput } from './token-service.js';
 import type { TokenEntry, TokenStore } from './token-store.js';
+import { readRole, roleOfPath, tokenRolePaths } from './roles.js';
 
 /** `lookup` answers an unknown token with this 403 (not the generic one). */
 const BAD_TOKEN = new ApiError(403, 'bad token', { messages: ['bad token'] });
@@ -36,6 +37,9 @@ export function tokenLookupData(token: TokenEntry, store: TokenStore): Record<st
     }
   }
   if (token.periodSeconds > 0) data.period = token.periodSeconds;
+  // Tokens made against a role carry its name in their path (`auth/token/create/<role>[/<suffix>]`).
+  const role = roleOfPath(token.path);
+  if (role) data.role = role;
   if (token.boundCidrs?.length) data.bound_cidrs = token.boundCidrs;
   return data;
 }
@@ -53,7 +57,7 @@ const CREATE_FIELDS: Record<string, FieldSpec> = {
   display_name: { type: 'string', description: 'Shown as `token-<name>`.' },
   num_uses: { type: 'int', description: 'Requests the token may make; 0 is unlimited.' },
   type: { type: 'string', description: '`service` (the only type understudy issues).' },
-  entity_alias: { type: 'string', description: 'Accepted and ignored (no identity store).' },
+  entity_alias: { type: 'string', description: 'With a role only: one of its allowed_entity_aliases (no identity store, so no entity).' },
 };
 
 const TOKEN_FIELD: Record<string, FieldSpec> = { token: { type: 'string', description: 'The token to act on.' } };
@@ -76,6 +80,7 @@ function createInput(request: HandlerRequest): CreateTokenInput {
     displayName: fields.has('display_name') ? fields.get<string>('display_name') : undefined,
     numUses: fields.has('num_uses') ? fields.get<number>('num_uses') : undefined,
     type: fields.has('type') ? fields.get<string>('type') : undefined,
+    entityAlias: fields.has('entity_alias') ? fields.get<string>('entity_alias') : undefined,
   };
 }
 
@@ -108,6 +113,21 @@ export function tokenBackend(context: SecretsContext): Backend {
       return { data: null, auth: tokens.authBlock(token, token.ttlSeconds), warnings };
     };
 
+  const createAgainstRole = (request: HandlerRequest): LogicalResponse => {
+    const name = request.params['role_name'] ?? '';
+    const role = readRole(request.storage, name);
+    if (!role) throw badRequest(`unknown role ${name}`);
+    const rolePath = `auth/token/create/${name}`;
+    const { token, warnings } = tokens.create(createInput(request), {
+      parent: caller(request),
+      orphanPath: false,
+      callerHasSudo: acl.hasSudo(caller(request), rolePath),
+      requestPath: role.path_suffix ? `${rolePath}/${role.path_suffix}` : rolePath,
+      role,
+    });
+    return { data: null, auth: tokens.authBlock(token, token.ttlSeconds), warnings };
+  };
+
   const liveToken = (value: string | undefined, missing: ApiError): TokenEntry => {
     if (!value) throw missing;
     const token = tokens.store.lookup(value);
@@ -131,6 +151,13 @@ export function tokenBackend(context: SecretsContext): Backend {
       operations: { update: create(false) },
     },
     { pattern: 'create-orphan', summary: 'Create a token without a parent.', fields: CREATE_FIELDS, operations: { update: create(true) } },
+    {
+      pattern: 'create/:role_name',
+      summary: "Create a token under a role's rules.",
+      fields: { ...CREATE_FIELDS, role_name: { type: 'string', description: 'The role (in the URL).' } },
+      operations: { update: createAgainstRole },
+    },
+    ...tokenRolePaths(),
     { pattern: 'lookup-self', summary: "The calling token's properties.", operations: { read: lookupSelf, update: lookupSelf } },
     {
       pattern: 'lookup',

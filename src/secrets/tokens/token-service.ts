@@ -9,7 +9,9 @@ import { cappedTtlWarning, effectiveTtls, SYSTEM_DEFAULT_TTL_SECONDS, SYSTEM_MAX
 import type { TokenSettings } from '../auth/token-settings.js';
 import type { MountTable } from '../mounts/mount-table.js';
 import { MountStorage } from '../storage/mount-storage.js';
+import { RESPONSE_WRAPPING_POLICY } from '../acl/authorizer.js';
 import { tokenKey, TokenStore, USES_EXHAUSTED, type TokenEntry } from './token-store.js';
+import { entityAliasAllowed, hasPolicyRules, roleLimits, rolePolicies, type TokenRole } from './roles.js';
 
 /** What `auth/token/create` asks for, after field conversion. */
 export interface CreateTokenInput {
@@ -25,6 +27,8 @@ export interface CreateTokenInput {
   displayName?: string;
   numUses?: number;
   type?: string;
+  /** Only with a role that allows it (there is no identity store: the token's entity stays empty). */
+  entityAlias?: string;
 }
 
 /** A token a login issues: the auth method's settings, bounded by its mount's TTLs. */
@@ -47,6 +51,8 @@ export interface CreateContext {
   callerHasSudo: boolean;
   /** Recorded as the token's `path`. */
   requestPath: string;
+  /** `auth/token/create/:role_name`: the role's rules decide policies, orphan, renewability and bounds. */
+  role?: TokenRole;
 }
 
 /** Lower-cased, trimmed, de-duplicated, sorted; `root` swallows everything else, as the real service does. */
@@ -116,29 +122,44 @@ export class TokenService {
   }
 
   create(input: CreateTokenInput, context: CreateContext): { token: TokenEntry; warnings: string[] } {
-    const { parent } = context;
+    const { parent, role } = context;
     const parentIsRoot = parent.policies.includes('root');
     const privileged = parentIsRoot || context.callerHasSudo;
     const warnings: string[] = [];
 
     if (input.id && !privileged) throw badRequest('root or sudo privileges required to specify token id');
-    if (input.noParent && !privileged) throw badRequest('root or sudo privileges required to create orphan token');
+    // With a role, the role alone decides whether the token has a parent.
+    if (input.noParent && !role && !privileged) throw badRequest('root or sudo privileges required to create orphan token');
     if (input.period && !privileged) throw badRequest('root or sudo privileges required to create periodic token');
     if (input.numUses !== undefined && input.numUses < 0) throw badRequest('number of uses cannot be negative');
     if (input.type && input.type !== 'service' && input.type !== 'default') {
       throw badRequest(`token type "${input.type}" is not supported by understudy; only service tokens are`);
     }
     if (input.id && this.store.bySecret(input.id)) throw badRequest('cannot create a token with a duplicate ID');
+    if (input.entityAlias) {
+      if (!role) throw badRequest("'entity_alias' is only allowed in combination with token role");
+      if (!entityAliasAllowed(role, input.entityAlias)) throw badRequest("invalid 'entity_alias' value");
+    }
 
-    const policies = childPolicies(input, parent.policies, privileged);
+    const policies =
+      role && hasPolicyRules(role)
+        ? rolePolicies(role, input.policies, parent.policies, input.noDefaultPolicy).filter(
+            (policy) => !input.noDefaultPolicy || policy !== 'default',
+          )
+        : childPolicies(input, parent.policies, privileged);
+    // Wrapping tokens' policy is built in and theirs alone.
+    if (policies.includes(RESPONSE_WRAPPING_POLICY)) throw badRequest(`cannot assign policy "${RESPONSE_WRAPPING_POLICY}"`);
     if (policies.includes('root') && !parentIsRoot) throw badRequest('root tokens may not be created without parent token being root');
     for (const policy of policies) {
       if (policy !== 'root' && policy !== 'default' && !this.deps.policyExists(policy)) warnings.push(`Policy "${policy}" does not exist`);
     }
 
-    const { ttl, explicitMaxTtl } = this.initialTtl(input, policies, warnings);
+    const limits = role
+      ? roleLimits(role, input, warnings)
+      : { period: input.period ?? 0, explicitMaxTtl: input.explicitMaxTtl ?? 0, numUses: input.numUses ?? 0 };
+    const { ttl, explicitMaxTtl } = this.initialTtl({ ...input, ...limits }, policies, warnings);
     const now = this.deps.clock.nowMs();
-    const orphan = context.orphanPath || input.noParent;
+    const orphan = role ? role.orphan : context.orphanPath || input.noParent;
     const secret = input.id || `hvs.${base62(24)}`;
     const token: TokenEntry = {
       id: tokenKey(secret),
@@ -149,17 +170,17 @@ export class TokenService {
       displayName: displayName(input.displayName),
       meta: input.meta && Object.keys(input.meta).length > 0 ? input.meta : null,
       path: context.requestPath,
-      numUses: input.numUses ?? 0,
+      numUses: limits.numUses,
       orphan,
-      renewable: ttl > 0 && (input.renewable ?? true),
+      renewable: ttl > 0 && (input.renewable ?? true) && (role?.renewable ?? true),
       ttlSeconds: ttl,
       explicitMaxTtlSeconds: explicitMaxTtl,
       createdAt: new Date(now),
       expiresAt: ttl > 0 ? new Date(now + ttl * 1000) : null,
       lastRenewalAt: null,
-      periodSeconds: input.period ?? 0,
+      periodSeconds: limits.period,
       maxTtlSeconds: 0,
-      boundCidrs: null,
+      boundCidrs: role?.token_bound_cidrs.length ? role.token_bound_cidrs : null,
     };
     this.store.insert(token);
     if (token.expiresAt) this.deps.scheduler.poke();
@@ -209,6 +230,46 @@ export class TokenService {
     this.store.insert(token);
     this.deps.scheduler.poke();
     return { token, ttl, warnings };
+  }
+
+  /**
+   * A wrapping token, not yet stored: an orphan with the built-in `response-wrapping` policy, one
+   * use, living `ttl` seconds (its explicit maximum too), recording the wrapped request's path.
+   */
+  wrappingEntry(ttl: number, path: string, now: Date): TokenEntry {
+    const secret = `hvs.${base62(24)}`;
+    return {
+      id: tokenKey(secret),
+      secret,
+      accessor: base62(24),
+      parentId: null,
+      policies: [RESPONSE_WRAPPING_POLICY],
+      displayName: '',
+      meta: null,
+      path,
+      numUses: 1,
+      orphan: true,
+      renewable: false,
+      ttlSeconds: ttl,
+      explicitMaxTtlSeconds: ttl,
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + ttl * 1000),
+      lastRenewalAt: null,
+      periodSeconds: 0,
+      maxTtlSeconds: 0,
+      boundCidrs: null,
+    };
+  }
+
+  /**
+   * Revokes the tokens a lease prefix covers, as their leases would be in the real service (whose
+   * token lease ids are the creation path plus a hash): `auth/token/create/` takes every token
+   * created there, `auth/token/create/web/` those of the role `web`.
+   */
+  async revokeUnderLeasePrefix(prefix: string): Promise<number> {
+    const covered = this.store.withPathPrefix(prefix.replace(/\/$/, '')).filter((token) => `${token.path}/`.startsWith(prefix));
+    for (const token of covered) if (this.store.get(token.id)) await this.revokeTree(token);
+    return covered.length;
   }
 
   /** Revokes every token a login under `pathPrefix` (`auth/userpass/`) issued, with their children. */

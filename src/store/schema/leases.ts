@@ -27,7 +27,8 @@ export const secretLeases = sqliteTable(
     maxTtlSeconds: integer('max_ttl_seconds').notNull(),
     /** What the engine needs to revoke (a database user name, a certificate serial). */
     revokeData: text('revoke_data', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    state: text('state', { enum: ['active', 'revoking'] })
+    /** `irrevocable`: out of retries; kept (and listed) until a revocation by hand succeeds. */
+    state: text('state', { enum: ['active', 'revoking', 'irrevocable'] })
       .notNull()
       .default('active'),
     dueAt: integer('due_at', { mode: 'timestamp_ms' }).notNull(),

@@ -147,3 +147,6 @@ export const platformTokens = sqliteTable(
   },
   (t) => [index('tokens_user').on(t.userId), index('tokens_team').on(t.teamId), index('tokens_org').on(t.organizationId)],
 );
+
+/** An organization membership row; the memberships domain writes them, teams read them for their members. */
+export type MembershipRow = typeof organizationMemberships.$inferSelect;

@@ -33,6 +33,9 @@ describe('connection strings and statements', () => {
     });
     expect(() => parseMysqlDsn('admin:pw@tcp(127.0.0.1:3306')).toThrow(/missing the slash/);
     expect(() => parseMysqlDsn('admin:pw@tcp(127.0.0.1:3306/')).toThrow(/not terminated/);
+    expect(() => parseMysqlDsn('admin:pw@tcp(127.0.0.1:abc)/')).toThrow('dial tcp: lookup tcp/abc: unknown port');
+    expect(() => parseMysqlDsn('admin:pw@tcp(127.0.0.1:-1)/')).toThrow('dial tcp: lookup tcp/-1: unknown port');
+    expect(() => parseMysqlDsn('admin:pw@tcp(127.0.0.1:65536)/')).toThrow('dial tcp: address 65536: invalid port');
   });
 
   it('escapes credentials into a templated URL unless escaping is disabled', () => {

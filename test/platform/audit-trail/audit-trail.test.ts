@@ -9,7 +9,8 @@ async function feed(server: TestServer, token: string, query = '') {
   });
   const text = await response.text();
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the feed is asserted field by field
-  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as any };
+  const body: any = text ? JSON.parse(text) : undefined;
+  return { status: response.status, body };
 }
 
 describe('audit-trail tokens and the audit trail (hosted)', () => {

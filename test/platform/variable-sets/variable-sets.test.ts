@@ -64,11 +64,19 @@ describe('variable sets', () => {
 
     const forWorkspace = await platform(world.server, 'GET', `/workspaces/${ids.alpha}/varsets`);
     expect(forWorkspace.body.data.map((item: { id: string }) => item.id)).toContain(id);
-    expect((await platform(world.server, 'GET', `/organizations/${ORG}/varsets?q=shar`)).body.data.map((s: { id: string }) => s.id)).toEqual([id]);
+    expect(
+      (await platform(world.server, 'GET', `/organizations/${ORG}/varsets?q=shar`)).body.data.map((s: { id: string }) => s.id),
+    ).toEqual([id]);
 
     const renamed = await platform(world.server, 'PATCH', `/varsets/${id}`, { body: setBody({ name: 'shared-2', priority: true }) });
     expect(renamed.body.data.attributes).toMatchObject({ name: 'shared-2', priority: true, 'var-count': 2 });
-    expect((await platform(world.server, 'DELETE', `/varsets/${id}/relationships/workspaces`, { body: { data: [{ type: 'workspaces', id: ids.alpha }] } })).status).toBe(204);
+    expect(
+      (
+        await platform(world.server, 'DELETE', `/varsets/${id}/relationships/workspaces`, {
+          body: { data: [{ type: 'workspaces', id: ids.alpha }] },
+        })
+      ).status,
+    ).toBe(204);
     expect((await platform(world.server, 'GET', `/varsets/${id}`)).body.data.attributes['workspace-count']).toBe(0);
     expect((await platform(world.server, 'DELETE', `/varsets/${id}`)).status).toBe(204);
     expect((await platform(world.server, 'GET', `/varsets/${id}`)).status).toBe(404);
@@ -82,8 +90,12 @@ describe('variable sets', () => {
     const foreign = await platform(world.server, 'POST', `/organizations/${OTHER_ORG}/workspaces`, {
       body: { data: { type: 'workspaces', attributes: { name: 'vs-foreign' } } },
     });
-    expect((await createSet({ name: 'foreign' }, { workspaces: { data: [{ type: 'workspaces', id: foreign.body.data.id }] } })).status).toBe(422);
-    expect((await createSet({ name: 'global-with', global: true }, { workspaces: { data: [{ type: 'workspaces', id: ids.alpha }] } })).status).toBe(422);
+    expect(
+      (await createSet({ name: 'foreign' }, { workspaces: { data: [{ type: 'workspaces', id: foreign.body.data.id }] } })).status,
+    ).toBe(422);
+    expect(
+      (await createSet({ name: 'global-with', global: true }, { workspaces: { data: [{ type: 'workspaces', id: ids.alpha }] } })).status,
+    ).toBe(422);
     expect((await createSet({ name: 'by-member' }, {}, world.principals.member)).status).toBe(404);
     const names = (await platform(world.server, 'GET', `/organizations/${ORG}/varsets?page[size]=100`)).body.data.map(
       (set: { attributes: { name: string } }) => set.attributes.name,
@@ -96,8 +108,10 @@ describe('variable sets', () => {
 
   it('gives a workspace its variables by precedence: priority sets, own variables, then workspace, project and global sets', async () => {
     const global = (await createSet({ name: 'a-global', global: true })).body.data.id as string;
-    const byProject = (await createSet({ name: 'b-project' }, { projects: { data: [{ type: 'projects', id: ids.project }] } })).body.data.id as string;
-    const direct = (await createSet({ name: 'c-direct' }, { workspaces: { data: [{ type: 'workspaces', id: ids.beta }] } })).body.data.id as string;
+    const byProject = (await createSet({ name: 'b-project' }, { projects: { data: [{ type: 'projects', id: ids.project }] } })).body.data
+      .id as string;
+    const direct = (await createSet({ name: 'c-direct' }, { workspaces: { data: [{ type: 'workspaces', id: ids.beta }] } })).body.data
+      .id as string;
     const priority = (await createSet({ name: 'z-priority', global: true, priority: true })).body.data.id as string;
     for (const [setId, value] of [
       [global, 'global'],
@@ -110,9 +124,15 @@ describe('variable sets', () => {
     await addVar(global, { key: 'zone', value: 'global', category: 'terraform' });
     await addVar(byProject, { key: 'zone', value: 'project', category: 'terraform' });
     await addVar(priority, { key: 'locked', value: 'priority', category: 'terraform' });
-    await platform(world.server, 'POST', `/workspaces/${ids.beta}/vars`, { body: varBody({ key: 'locked', value: 'own', category: 'terraform' }) });
-    await platform(world.server, 'POST', `/workspaces/${ids.beta}/vars`, { body: varBody({ key: 'size', value: 'own', category: 'terraform' }) });
-    await platform(world.server, 'POST', `/workspaces/${ids.beta}/vars`, { body: varBody({ key: 'size', value: 'env-own', category: 'env' }) });
+    await platform(world.server, 'POST', `/workspaces/${ids.beta}/vars`, {
+      body: varBody({ key: 'locked', value: 'own', category: 'terraform' }),
+    });
+    await platform(world.server, 'POST', `/workspaces/${ids.beta}/vars`, {
+      body: varBody({ key: 'size', value: 'own', category: 'terraform' }),
+    });
+    await platform(world.server, 'POST', `/workspaces/${ids.beta}/vars`, {
+      body: varBody({ key: 'size', value: 'env-own', category: 'env' }),
+    });
 
     const effective = effectiveVariables(world.server.app.runtime.store.db, ids.beta as string);
     const value = (key: string, category = 'terraform') =>

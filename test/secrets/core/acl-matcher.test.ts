@@ -39,6 +39,19 @@ describe('the ACL matcher', () => {
     expect(caps(priorities, path)).toEqual(expected.length === 0 ? [] : expected);
   });
 
+  it('merges wrapping bounds to the lesser of each and checks the asked TTL against them', () => {
+    const merged = acl(
+      'path "s/x" {\n  capabilities = ["read"]\n  min_wrapping_ttl = 60\n  max_wrapping_ttl = 600\n}',
+      'path "s/x" {\n  capabilities = ["list"]\n  min_wrapping_ttl = 30\n  max_wrapping_ttl = 300\n}',
+    );
+    expect(merged.permissions('s/x')).toEqual({ capabilities: 4 | 32, minWrappingTtl: 30, maxWrappingTtl: 300 });
+    expect(merged.allows('s/x', 'read', false)).toBe(false);
+    expect(merged.allows('s/x', 'read', false, 20)).toBe(false);
+    expect(merged.allows('s/x', 'read', false, 300)).toBe(true);
+    expect(merged.allows('s/x', 'read', false, 301)).toBe(false);
+    expect(acl('path "s/y" { capabilities = ["read"] }').allows('s/y', 'read', false, 9999)).toBe(true);
+  });
+
   it('breaks the last tie by length, then lexicographically', () => {
     const tie = acl('path "a/+/b*" { capabilities = ["read"] }\npath "a/+/bc*" { capabilities = ["update"] }');
     expect(caps(tie, 'a/x/bcd')).toEqual(['update']);

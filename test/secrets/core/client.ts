@@ -27,10 +27,10 @@ export async function v1(
   server: TestServer,
   method: string,
   path: string,
-  options: { token?: string | null; body?: unknown } = {},
+  options: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<Reply> {
   const token = options.token === undefined ? ROOT_TOKEN : options.token;
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { ...options.headers };
   if (token) headers['x-vault-token'] = token;
   let body: string | undefined;
   if (options.body !== undefined) {

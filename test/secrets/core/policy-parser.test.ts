@@ -27,6 +27,20 @@ describe('the HCL policy parser', () => {
     });
   });
 
+  it('reads wrapping TTLs as seconds or durations, and refuses bad ones with the real texts', () => {
+    expect(rule('path "x" {\n  capabilities = ["read"]\n  min_wrapping_ttl = 30\n  max_wrapping_ttl = "1h"\n}')).toMatchObject({
+      minWrappingTtl: 30,
+      maxWrappingTtl: 3600,
+    });
+    expect(rule('path "x" { capabilities = ["read"] }')).toMatchObject({ minWrappingTtl: 0, maxWrappingTtl: 0 });
+    expect(parseError('path "x" {\n  capabilities = ["read"]\n  min_wrapping_ttl = "soon"\n}')).toBe(
+      'failed to parse policy: error parsing min_wrapping_ttl: time: invalid duration "soon"',
+    );
+    expect(parseError('path "x" {\n  capabilities = ["read"]\n  min_wrapping_ttl = 400\n  max_wrapping_ttl = 200\n}')).toBe(
+      'failed to parse policy: max_wrapping_ttl cannot be less than min_wrapping_ttl',
+    );
+  });
+
   it('reads several blocks, comments of all three kinds, a name, and trailing commas', () => {
     const parsed = parsePolicy(`
       # a hash comment

@@ -3,12 +3,14 @@ import { ENGINES } from '../../../src/secrets/plugin.js';
 
 /**
  * A test-only engine that hands out leased "credentials" and records revocations. Names decide
- * how revocation behaves: `flaky*` fails twice then succeeds, `broken*` always fails.
+ * how revocation behaves: `flaky*` fails twice then succeeds, `broken*` fails until its name is
+ * added to `repaired` (the database came back).
  */
 export const TEST_ENGINE = 'leasetest';
 
 export const revokedLeases: string[] = [];
 export const revokeAttempts = new Map<string, number>();
+export const repaired = new Set<string>();
 
 const FIELDS: Record<string, FieldSpec> = {
   name: { type: 'string', description: 'Credential name.' },
@@ -45,7 +47,7 @@ ENGINES.set(TEST_ENGINE, (context) => ({
     const attempt = (revokeAttempts.get(lease.id) ?? 0) + 1;
     revokeAttempts.set(lease.id, attempt);
     const name = String(lease.revokeData['name']);
-    if (name.startsWith('broken')) throw new Error('database unreachable');
+    if (name.startsWith('broken') && !repaired.has(name)) throw new Error('database unreachable');
     if (name.startsWith('flaky') && attempt <= 2) throw new Error(`database unreachable (attempt ${attempt})`);
     revokedLeases.push(lease.id);
   },

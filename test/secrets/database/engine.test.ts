@@ -76,6 +76,23 @@ describe('database engine without a database', () => {
     expect((await v1(server, 'GET', 'database/config/none')).status).toBe(404);
   });
 
+  it('refuses a MySQL address whose port the driver would misread, storing nothing', async () => {
+    for (const [address, message] of [
+      ['127.0.0.1:abc', 'dial tcp: lookup tcp/abc: unknown port'],
+      ['127.0.0.1:70000', 'dial tcp: address 70000: invalid port'],
+    ]) {
+      const refused = await v1(server, 'POST', 'database/config/my-bad-port', {
+        body: {
+          plugin_name: 'mysql-database-plugin',
+          connection_url: `{{username}}:{{password}}@tcp(${address})/`,
+          verify_connection: false,
+        },
+      });
+      expect(refused).toMatchObject({ status: 400, body: { errors: [`error creating database object: ${message}`] } });
+    }
+    expect((await v1(server, 'GET', 'database/config/my-bad-port')).status).toBe(404);
+  });
+
   it('stores roles with their defaults and validates them', async () => {
     expect(
       (

@@ -22,6 +22,20 @@ describe('the key/value engine, version 1, and how kv mounts are enabled and des
     expect((await v1(server, 'POST', 'versioned/data/x', { body: { data: { a: 1 } } })).body.data.version).toBe(1);
   });
 
+  it('mounts the type generic as the key/value engine, version 1, keeping the type in listings', async () => {
+    expect((await v1(server, 'POST', 'sys/mounts/old', { body: { type: 'generic', description: 'legacy' } })).status).toBe(204);
+    expect((await v1(server, 'GET', 'sys/mounts')).body.data['old/']).toMatchObject({
+      type: 'generic',
+      description: 'legacy',
+      options: null,
+    });
+    expect((await v1(server, 'POST', 'old/data/x', { body: { value: 'v1 entry' } })).status).toBe(204);
+    expect((await v1(server, 'GET', 'old/data/x')).body.data).toEqual({ value: 'v1 entry' });
+    expect((await list(server, 'old/')).body.data.keys).toEqual(['data/']);
+    const unknown = await v1(server, 'POST', 'sys/mounts/nope', { body: { type: 'generics' } });
+    expect(unknown).toMatchObject({ status: 400, body: { errors: ['plugin not found in the catalog: generics'] } });
+  });
+
   it('reads back any JSON values, with the mount default TTL as lease duration (or the entry ttl)', async () => {
     const body = { text: 's', number: 5, flag: true, list: [1, 'two'], nested: { deep: null } };
     expect((await v1(server, 'POST', 'kv1/app/config', { body })).status).toBe(204);

@@ -1,6 +1,7 @@
 import { ApiError, badRequest, notFound } from '../../../core/errors.js';
 import type { EngineFactory } from '../../context.js';
-import { entryPathProblem, missingDataFields } from '../../framework/entries.js';
+import { entryPathProblem } from '../../framework/entries.js';
+import { missingDataFields } from '../../framework/errors.js';
 import type { HandlerRequest, LogicalResponse } from '../../framework/types.js';
 
 /**

@@ -1,13 +1,9 @@
-import { ApiError } from '../../../core/errors.js';
 import type { EngineFactory } from '../../context.js';
+import { UNSUPPORTED_OPERATION } from '../../framework/errors.js';
 import type { Handler, HandlerRequest, LogicalResponse, Operation, PathSpec } from '../../framework/types.js';
 import { upgradeV1Entries } from './store.js';
 import { v1 } from './v1.js';
 import { DeletedVersion, v2Handlers } from './v2.js';
-
-const UNSUPPORTED_OPERATION = new ApiError(405, 'unsupported operation', {
-  messages: ['1 error occurred:\n\t* unsupported operation\n\n'],
-});
 
 /** The CLI sub-command the real service names when a v2 mount is addressed without `data/` or `metadata/`. */
 const CLI_VERB: Record<Operation, string> = { read: 'get', list: 'list', create: 'put', update: 'put', delete: 'delete', patch: 'patch' };

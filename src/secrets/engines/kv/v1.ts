@@ -1,6 +1,7 @@
 import { badRequest, notFound } from '../../../core/errors.js';
 import { parseDurationSeconds } from '../../../core/duration.js';
-import { entryPathProblem, missingDataFields } from '../../framework/entries.js';
+import { entryPathProblem } from '../../framework/entries.js';
+import { missingDataFields } from '../../framework/errors.js';
 import type { HandlerRequest, LogicalResponse } from '../../framework/types.js';
 import { effectiveTtls } from '../../leases/ttl.js';
 import { V1_PREFIX } from './store.js';

@@ -1,6 +1,6 @@
 import { badRequest } from '../../../core/errors.js';
 import { textOf } from '../../../core/json.js';
-import { multierrorText } from '../../acl/policy.js';
+import { multierrorText } from '../../framework/errors.js';
 import { FieldData } from '../../framework/fields.js';
 import type { HandlerRequest } from '../../framework/types.js';
 

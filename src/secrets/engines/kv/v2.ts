@@ -1,7 +1,7 @@
 import { ApiError, badRequest, notFound } from '../../../core/errors.js';
 import type { Clock } from '../../../core/clock.js';
 import { isoTimestamp } from '../../../core/clock.js';
-import { multierrorText } from '../../acl/policy.js';
+import { multierrorText } from '../../framework/errors.js';
 import { checkAndSet, customMetadata, goDuration, maxVersions, mergePatch, signedDuration, subkeys, versionList } from './v2-input.js';
 import { FieldData } from '../../framework/fields.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse } from '../../framework/types.js';

@@ -186,17 +186,6 @@ export function caPaths(engine: PkiEngine): PathSpec[] {
             );
             const ca = describeCa(toPem(der, 'CERTIFICATE'), [], signer);
             await installCa(engine, request, ca, key.stored, true);
-            // The root's lease ends with its validity; its revocation marks the root revoked.
-            const seconds = Math.max(1, Math.floor((validity.notAfter.getTime() - now.getTime()) / 1000));
-            engine.context.leases.create({
-              mount: request.mount,
-              path: `root/generate/${type}`,
-              tokenId: null,
-              ttl: seconds,
-              maxTtl: seconds,
-              renewable: false,
-              revokeData: { root_serial: ca.serial },
-            });
             const data = certificateData({
               format: request.fields.get<string>('format'),
               privateKeyFormat: request.fields.get<string>('private_key_format'),

@@ -1,0 +1,51 @@
+import { addGoals, cost, DOC_BASELINE, throughput } from '../goals.js';
+import type { BenchTarget, Scenario } from '../scenario.js';
+
+/**
+ * The transit engine's hot path: encrypting 1 KB with an AES-256-GCM key, alone and as a batch
+ * of 100 such items in one request.
+ */
+
+const SINGLE = 'POST /v1/transit/encrypt/:name 1 KB';
+const BATCH = 'POST /v1/transit/encrypt/:name batch of 100 x 1 KB';
+const MOUNT = 'bench-transit';
+const PLAINTEXT = Buffer.alloc(1024, 'x').toString('base64');
+
+const headers = (target: BenchTarget) => ({ 'x-vault-token': target.rootToken, 'content-type': 'application/json' });
+
+async function call(target: BenchTarget, path: string, body: unknown, allowed: number[] = []): Promise<void> {
+  const response = await fetch(`${target.baseUrl}/v1/${path}`, { method: 'POST', headers: headers(target), body: JSON.stringify(body) });
+  const text = await response.text();
+  if (response.status >= 300 && !allowed.includes(response.status)) throw new Error(`POST ${path} answered ${response.status}: ${text}`);
+}
+
+/** The mount and key, made once per store (a second scenario on the same store finds them). */
+async function prepare(target: BenchTarget): Promise<void> {
+  await call(target, `sys/mounts/${MOUNT}`, { type: 'transit' }, [400]);
+  await call(target, `${MOUNT}/keys/bench`, {});
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: SINGLE,
+    setup: async (target) => {
+      await prepare(target);
+      return {
+        method: 'POST',
+        path: `/v1/${MOUNT}/encrypt/bench`,
+        headers: headers(target),
+        body: JSON.stringify({ plaintext: PLAINTEXT }),
+      };
+    },
+  },
+  {
+    name: BATCH,
+    setup: async (target) => {
+      await prepare(target);
+      const batch_input = Array.from({ length: 100 }, () => ({ plaintext: PLAINTEXT }));
+      return { method: 'POST', path: `/v1/${MOUNT}/encrypt/bench`, headers: headers(target), body: JSON.stringify({ batch_input }) };
+    },
+  },
+];
+
+addGoals(throughput(`${SINGLE} vs document baseline`, SINGLE, DOC_BASELINE, 0.8), cost(`${BATCH} vs a single encrypt`, BATCH, SINGLE, 5));

@@ -1,0 +1,197 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../core/clock.js';
+import { ApiError, badRequest } from '../../core/errors.js';
+import type { DbOrTx } from '../../store/store.js';
+import type { LogicalResponse, MountInfo, Operation } from '../framework/types.js';
+import type { LogicalRequest } from '../router.js';
+import type { TokenEntry } from '../tokens/token-store.js';
+import { AuditDeviceTable, devicePath, fileDeviceSettings, type AuditDevice, type FileDeviceSettings } from './devices.js';
+import { callerAuth, requestMember, responseMember, type Hashers, type RequestFacts } from './entries.js';
+import { FileSink, openErrorText } from './file-sink.js';
+import { hashStrings, identifiedHmac, rawExceptTokens, rememberedHmac } from './hash.js';
+
+/** An enabled device ready to write: its settings, its open file and its hashers. */
+interface ActiveDevice {
+  device: AuditDevice;
+  settings: FileDeviceSettings;
+  sink: FileSink;
+  hash: Hashers;
+}
+
+/** The `auth` and `request` members of both records as JSON text, built once per device. */
+type Preamble = string;
+
+/** Paths the real service answers outside its request pipeline, so it never audits them. */
+const UNAUDITED = new Set(['sys/health', 'sys/init', 'sys/seal-status', 'sys/leader']);
+
+/**
+ * Audit devices (`sys/audit`): which are enabled (from the store, on every request, so a reset or
+ * a restart is seen at once), their open files, and the records of each request. The router asks
+ * for a {@link AuditTrail} per request; when no device is enabled it gets none and pays nothing else.
+ */
+export class AuditBroker {
+  readonly table: AuditDeviceTable;
+  /** By salt: a device enabled again at the same path is a new device with a new salt. */
+  private readonly active = new Map<string, ActiveDevice>();
+
+  constructor(
+    db: DbOrTx,
+    private readonly clock: Clock,
+    private readonly log: FastifyBaseLogger,
+  ) {
+    this.table = new AuditDeviceTable(db);
+  }
+
+  private activate(device: AuditDevice): ActiveDevice {
+    let active = this.active.get(device.salt);
+    if (!active) {
+      const settings = fileDeviceSettings(device.options);
+      const hmac = rememberedHmac((value: string) => identifiedHmac(device.salt, value));
+      active = {
+        device,
+        settings,
+        sink: new FileSink({ filePath: settings.filePath, mode: settings.mode }, this.log, device.path),
+        hash: {
+          // Tokens are HMAC'd even with log_raw: this server never writes a token in clear.
+          token: hmac,
+          accessor: settings.hmacAccessor ? hmac : (value) => value,
+          data: settings.logRaw ? (value, tokens) => rawExceptTokens(value, hmac, tokens) : (value) => hashStrings(value, hmac),
+        },
+      };
+      this.active.set(device.salt, active);
+    }
+    return active;
+  }
+
+  /** The record keeper of one request, or undefined when nothing is to be recorded. */
+  trail(request: LogicalRequest): AuditTrail | undefined {
+    if (UNAUDITED.has(request.path.replace(/\/+$/, ''))) return undefined;
+    const devices = this.table.all();
+    if (devices.length === 0) return undefined;
+    return new AuditTrail(
+      devices.map((device) => this.activate(device)),
+      request,
+      this.clock,
+    );
+  }
+
+  enable(input: { path: string; type: string; description: string; options: Record<string, string>; local: boolean }): void {
+    this.table.add(input, (device) => {
+      const settings = fileDeviceSettings(device.options);
+      const sink = new FileSink({ filePath: settings.filePath, mode: settings.mode }, this.log, device.path);
+      try {
+        sink.check();
+      } catch (error) {
+        const reason = openErrorText(settings.filePath, error);
+        throw badRequest(`sanity check failed; unable to open ${JSON.stringify(settings.filePath)} for writing: ${reason}`);
+      } finally {
+        sink.close();
+      }
+    });
+  }
+
+  disable(path: string): void {
+    const device = this.table.get(path);
+    if (!device || !this.table.remove(path)) return;
+    this.active.get(device.salt)?.sink.retire();
+    this.active.delete(device.salt);
+  }
+
+  /** `sys/audit-hash`: what a device would write for `input`. */
+  hash(path: string, input: string): string {
+    const device = this.table.get(path);
+    if (!device) throw badRequest(`unknown audit backend ${devicePath(path)}`);
+    return this.activate(device).hash.token(input);
+  }
+
+  close(): void {
+    for (const active of this.active.values()) active.sink.close();
+    this.active.clear();
+  }
+}
+
+/** The error text a record carries: the messages the client got, or the detail when there are none. */
+function errorText(error: unknown): string {
+  if (error instanceof ApiError) return error.options.messages?.join('\n') ?? error.detail;
+  return 'internal error';
+}
+
+/**
+ * One request's two records: the request (before its handler runs, once the caller and the
+ * operation are known) and the response (or the error) after. Each enabled device gets its own
+ * copy, hashed with its own salt.
+ */
+export class AuditTrail {
+  private readonly facts: RequestFacts;
+  private logged = false;
+  /** Per device (same order): the caller and the request as that device hashes them. */
+  private preambles: Preamble[] = [];
+
+  constructor(
+    private readonly devices: ActiveDevice[],
+    request: LogicalRequest,
+    private readonly clock: Clock,
+  ) {
+    this.facts = {
+      id: randomUUID(),
+      operation: request.operation === 'write' ? 'update' : request.operation,
+      path: request.path,
+      data: request.data,
+      clientToken: request.clientToken,
+      token: null,
+      mount: undefined,
+      remoteAddress: request.clientAddress,
+    };
+  }
+
+  /** The caller's token and the mount the request reached, as soon as the router knows them. */
+  identify(token: TokenEntry | null, mount: MountInfo | undefined): void {
+    this.facts.token = token;
+    this.facts.mount = mount;
+  }
+
+  /** Writes the request record (once), with the operation the router decided on. */
+  request(operation: Operation): void {
+    if (this.logged) return;
+    this.facts.operation = operation;
+    this.logged = true;
+    this.preambles = this.devices.map(
+      ({ hash }) =>
+        `"auth":${JSON.stringify(callerAuth(this.facts.token, hash))},"request":${JSON.stringify(requestMember(this.facts, hash))}`,
+    );
+    this.write(() => '');
+  }
+
+  response(response: LogicalResponse | undefined): void {
+    this.finish(response, undefined);
+  }
+
+  failure(error: unknown): void {
+    this.finish(undefined, errorText(error));
+  }
+
+  private finish(response: LogicalResponse | undefined, error: string | undefined): void {
+    if (!this.logged) this.request(this.facts.operation);
+    this.write(
+      (hash) =>
+        `,"response":${JSON.stringify(responseMember(response, this.facts, hash))}${error ? `,"error":${JSON.stringify(error)}` : ''}`,
+      'response',
+    );
+  }
+
+  private time(): string {
+    return new Date(this.clock.nowMs()).toISOString();
+  }
+
+  /**
+   * One record per device, in the real member order (time, type, auth, request, then `rest`):
+   * written as text so the members both records share are serialised once.
+   */
+  private write(rest: (hash: Hashers) => string, type: 'request' | 'response' = 'request'): void {
+    const head = `{"time":${JSON.stringify(this.time())},"type":"${type}",`;
+    this.devices.forEach(({ settings, sink, hash }, index) => {
+      sink.write(`${settings.prefix}${head}${this.preambles[index] ?? ''}${rest(hash)}}\n`);
+    });
+  }
+}

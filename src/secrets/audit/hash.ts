@@ -1,0 +1,55 @@
+import { createHmac } from 'node:crypto';
+
+/** A string as audit devices write it: `hmac-sha256:` and the HMAC-SHA256 of the value under the device's salt, in hex. */
+export function identifiedHmac(salt: string, value: string): string {
+  return `hmac-sha256:${createHmac('sha256', salt).update(value).digest('hex')}`;
+}
+
+/** Values longer than this are hashed every time rather than remembered (a cache must stay small). */
+const REMEMBERED_LENGTH = 256;
+
+/**
+ * `hmac` remembered for the last thousand short values: a client sends the same token (and its
+ * accessor) on every request and reads the same secrets again, and each HMAC costs about as much
+ * as the rest of a record. The cache lives in memory only, beside the store that holds the values.
+ */
+export function rememberedHmac(hmac: (value: string) => string, size = 1024): (value: string) => string {
+  const known = new Map<string, string>();
+  return (value) => {
+    if (value.length > REMEMBERED_LENGTH) return hmac(value);
+    let hashed = known.get(value);
+    if (hashed === undefined) {
+      if (known.size >= size) known.clear();
+      hashed = hmac(value);
+      known.set(value, hashed);
+    }
+    return hashed;
+  };
+}
+
+/**
+ * A copy of `value` with every string replaced by `hash(string)`, at any depth; object keys,
+ * numbers, booleans and nulls stay as they are (the real service hashes values, never keys).
+ */
+export function hashStrings(value: unknown, hash: (text: string, key: string) => string, key = ''): unknown {
+  if (typeof value === 'string') return hash(value, key);
+  if (Array.isArray(value)) return value.map((item) => hashStrings(item, hash, key));
+  if (value instanceof Date) return hash(value.toISOString(), key);
+  if (typeof value === 'object' && value !== null) {
+    const copy: Record<string, unknown> = {};
+    for (const [name, item] of Object.entries(value)) copy[name] = hashStrings(item, hash, name);
+    return copy;
+  }
+  return value;
+}
+
+/** Keys whose values are tokens wherever they appear (a lookup's body, a wrapping call). */
+const TOKEN_KEYS = new Set(['token', 'client_token', 'wrapping_token']);
+
+/**
+ * `log_raw` data: written as is, except tokens: values under a token key, and any value equal to a
+ * token this request carried or issued (`lookup-self` answers with the caller's token as `id`).
+ */
+export function rawExceptTokens(value: unknown, hmac: (text: string) => string, tokens: readonly string[]): unknown {
+  return hashStrings(value, (text, key) => (TOKEN_KEYS.has(key) || tokens.includes(text) ? hmac(text) : text));
+}

@@ -1,0 +1,118 @@
+import { randomUUID } from 'node:crypto';
+import { ApiError } from '../../core/errors.js';
+import type { SecretsContext } from '../context.js';
+import type { LogicalResponse, RawBody, WrapInfo } from '../framework/types.js';
+import { JSON_TYPE, logicalEnvelope } from '../http/respond.js';
+import { MountStorage } from '../storage/mount-storage.js';
+import { TokenStore, type TokenEntry } from '../tokens/token-store.js';
+
+/** What the wrapping token's cubbyhole keeps besides the answer, for `sys/wrapping/lookup`. */
+export interface WrapRecord {
+  creation_ttl: number;
+  creation_time: string;
+  creation_path: string;
+}
+
+/** Cubbyhole keys of a wrapping token (under its accessor), as the real service names them. */
+const RESPONSE_KEY = 'response';
+const INFO_KEY = 'wrapinfo';
+
+/**
+ * The answer as the real service keeps it in the cubbyhole: the JSON envelope as a string. A bare
+ * body, or an envelope sent with another status, is kept the way the real service keeps those:
+ * as `data` carrying the status, content type and body (base64).
+ */
+export function serialiseAnswer(response: LogicalResponse): string {
+  const requestId = randomUUID();
+  const asRaw = (raw: RawBody) =>
+    JSON.stringify(
+      logicalEnvelope(
+        {
+          data: {
+            http_content_type: raw.contentType,
+            http_status_code: raw.status,
+            http_raw_body: Buffer.from(raw.body).toString('base64'),
+          },
+        },
+        requestId,
+      ),
+    );
+  if (response.raw) return asRaw(response.raw);
+  const envelope = JSON.stringify(logicalEnvelope(response, requestId));
+  if (response.status !== undefined && response.status !== 200)
+    return asRaw({ status: response.status, contentType: JSON_TYPE, body: envelope });
+  return envelope;
+}
+
+/** A kept answer as it goes out again on unwrap: the envelope as stored, or the bare body it stands for. */
+export function answerOf(stored: string): LogicalResponse {
+  let parsed: { data?: Record<string, unknown> | null } | undefined;
+  try {
+    parsed = JSON.parse(stored) as typeof parsed;
+  } catch {
+    parsed = undefined;
+  }
+  const data = parsed?.data;
+  if (data && typeof data['http_raw_body'] === 'string' && typeof data['http_status_code'] === 'number') {
+    return {
+      raw: {
+        status: data['http_status_code'],
+        contentType: typeof data['http_content_type'] === 'string' ? data['http_content_type'] : JSON_TYPE,
+        body: Buffer.from(data['http_raw_body'], 'base64'),
+      },
+    };
+  }
+  return { raw: { status: 200, contentType: JSON_TYPE, body: `${stored}\n` } };
+}
+
+/**
+ * Response wrapping: an answer becomes a single-use token whose cubbyhole holds it. The token,
+ * the answer and its lookup record are written in one transaction, so a failure leaves nothing.
+ */
+export class ResponseWrapper {
+  constructor(private readonly context: Pick<SecretsContext, 'store' | 'clock' | 'tokens' | 'scheduler' | 'mounts'>) {}
+
+  /** The cubbyhole storage every token's private entries live in. */
+  private cubbyhole(db = this.context.store.db): MountStorage {
+    const mount = this.context.mounts.get('cubbyhole/');
+    if (!mount) throw new ApiError(400, 'response wrapping needs the cubbyhole mount, which is missing');
+    return new MountStorage(db, mount.uuid);
+  }
+
+  /** Wraps `response` (or the answer a rewrap hands over) for `ttl` seconds; the result is what the caller gets. */
+  wrap(response: LogicalResponse, ttl: number, requestPath: string): LogicalResponse {
+    const { clock, store, tokens, scheduler } = this.context;
+    const creationPath = response.rewrap?.creationPath ?? requestPath;
+    const stored = response.rewrap?.storedResponse ?? serialiseAnswer(response);
+    const now = clock.now();
+    const token = tokens.wrappingEntry(ttl, requestPath, now);
+    const record: WrapRecord = { creation_ttl: ttl, creation_time: now.toISOString(), creation_path: creationPath };
+    store.db.transaction((tx) => {
+      new TokenStore(tx, clock).insert(token);
+      const cubbyhole = this.cubbyhole(tx);
+      cubbyhole.put(`${token.accessor}/${RESPONSE_KEY}`, { [RESPONSE_KEY]: stored });
+      cubbyhole.put(`${token.accessor}/${INFO_KEY}`, record);
+    });
+    scheduler.poke();
+    const wrapInfo: WrapInfo = {
+      token: token.secret ?? '',
+      accessor: token.accessor,
+      ttl,
+      creation_time: record.creation_time,
+      creation_path: creationPath,
+    };
+    if (response.auth) wrapInfo.wrapped_accessor = response.auth.accessor;
+    return { wrapInfo, ...(response.warnings?.length ? { warnings: response.warnings } : {}) };
+  }
+
+  /** The kept answer of a wrapping token (undefined when its cubbyhole has none). */
+  storedAnswer(token: TokenEntry): string | undefined {
+    const entry = this.cubbyhole().get<Record<string, unknown>>(`${token.accessor}/${RESPONSE_KEY}`);
+    const value = entry?.[RESPONSE_KEY];
+    return typeof value === 'string' ? value : undefined;
+  }
+
+  record(token: TokenEntry): WrapRecord | undefined {
+    return this.cubbyhole().get<WrapRecord>(`${token.accessor}/${INFO_KEY}`);
+  }
+}
