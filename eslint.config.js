@@ -33,6 +33,22 @@ export default tseslint.config(
     },
   },
   {
+    // A list bound one variable per value fails past SQLite's limit ("too many SQL variables", a 500):
+    // `inList` and `insertRows` in src/store/sql-lists.ts bind lists of any length. Importing drizzle's
+    // `inArray` anywhere else fails the lint, e.g. `import { inArray } from 'drizzle-orm'` in a repo.
+    files: ['src/**/*.ts'],
+    ignores: ['src/store/sql-lists.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='drizzle-orm'] ImportSpecifier[imported.name='inArray']",
+          message: 'Use inList from src/store/sql-lists.ts: it binds lists of any length.',
+        },
+      ],
+    },
+  },
+  {
     files: ['test/**/*.ts'],
     rules: {
       // Tests read JSON response bodies (typed `any`, each with its reason at the helper) and assert on their fields;

@@ -129,6 +129,8 @@ export type StartCommand = 'node' | 'npm';
 
 export interface Understudy {
   target: BenchTarget;
+  /** The server's process id (`node dist/main.js` runs it directly), for memory readings. */
+  pid: number | undefined;
   stop(): Promise<void>;
 }
 
@@ -147,7 +149,11 @@ export async function startUnderstudy(): Promise<Understudy> {
   }
   const banner = child.stdout();
   const value = (name: string) => new RegExp(`^export ${name}=(.*)$`, 'm').exec(banner)?.[1] ?? '';
-  return { target: { baseUrl: value('TFE_ADDRESS'), adminToken: value('TFE_TOKEN'), rootToken: value('VAULT_TOKEN') }, stop };
+  return {
+    target: { baseUrl: value('TFE_ADDRESS'), adminToken: value('TFE_TOKEN'), rootToken: value('VAULT_TOKEN') },
+    pid: child.process.pid,
+    stop,
+  };
 }
 
 /** Starts the baseline server and returns its base URL. */

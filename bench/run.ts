@@ -5,7 +5,9 @@
  * time, stops by itself. Results go to stdout and to .bench/results.json.
  *
  * Knobs (environment): BENCH_DURATION seconds per row (4), BENCH_CONNECTIONS (2),
- * BENCH_STARTS start-up samples (5), BENCH_ONLY runs only scenarios whose name contains it.
+ * BENCH_STARTS start-up samples (5), BENCH_ONLY runs only scenarios whose name contains it,
+ * BENCH_SOAK seconds of the soak row (60; the issue's full soak is 600), run when BENCH_ONLY is
+ * unset or `soak`.
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -16,6 +18,7 @@ import { allGoals, DOC_BASELINE, KV_BASELINE, START_NODE, START_NPM, type Figure
 import { killAll, measureStartup, ROOT, startBaseline, startUnderstudy, type StartCommand } from './processes.js';
 import { BASELINE_TOKEN } from './baseline-token.js';
 import type { BenchRequest, BenchTarget, Scenario } from './scenario.js';
+import { soak, SOAK_GROWTH_GOAL, type SoakResult } from './soak.js';
 
 function positiveInteger(name: string, fallback: number): number {
   const text = process.env[name];
@@ -30,6 +33,7 @@ const settings = {
   connections: positiveInteger('BENCH_CONNECTIONS', 2),
   starts: positiveInteger('BENCH_STARTS', 5),
   only: process.env.BENCH_ONLY ?? '',
+  soakSeconds: positiveInteger('BENCH_SOAK', 60),
 };
 const WARMUP_SECONDS = 1;
 
@@ -241,6 +245,7 @@ async function main(): Promise<void> {
   const baselines: Baselines = { kv: (rows[0] as Row).requestsPerSecond, doc: (rows[1] as Row).requestsPerSecond };
 
   const understudy = await startUnderstudy();
+  let soaked: SoakResult | undefined;
   try {
     const { target } = understudy;
     let world: string | undefined;
@@ -267,6 +272,10 @@ async function main(): Promise<void> {
           .catch((error: unknown) => console.error(`bench: teardown of ${scenario.name} failed: ${(error as Error).message}`));
       }
     }
+    if ((settings.only === '' || settings.only === 'soak') && understudy.pid !== undefined) {
+      await fetch(`${understudy.target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
+      soaked = await soak(understudy.target, understudy.pid, settings.soakSeconds, settings.connections);
+    }
   } finally {
     await understudy.stop();
   }
@@ -276,8 +285,25 @@ async function main(): Promise<void> {
   const goals = evaluateGoals(rows, startMs);
   console.log('');
   printGoals(goals);
+  if (soaked) {
+    const { seconds, warmupSeconds, requests, rssAfterWarmupMb, rssAfterSoakMb, rssIdleMb, growth, met } = soaked;
+    console.log(
+      `\nsoak: ${seconds} s after ${warmupSeconds} s warm-up, ${requests} requests (${soaked.non2xx} non-2xx, ${soaked.errors} errors); ` +
+        `RSS ${rssAfterWarmupMb} -> ${rssAfterSoakMb} MB (growth ${(growth * 100).toFixed(1)}%, goal < ${SOAK_GROWTH_GOAL * 100}%: ` +
+        `${met ? 'met' : 'NOT MET'}), idle ${rssIdleMb} MB`,
+    );
+  }
   const startToReadyMs = Object.fromEntries([...startups].map(([label, samples]) => [label, { median: median(samples), samples }]));
-  const results = { date: new Date().toISOString(), node: process.version, cpus: cpus().length, settings, startToReadyMs, rows, goals };
+  const results = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    settings,
+    startToReadyMs,
+    rows,
+    goals,
+    soak: soaked ?? null,
+  };
   mkdirSync(join(ROOT, '.bench'), { recursive: true });
   writeFileSync(join(ROOT, '.bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   console.log('\nwritten to .bench/results.json');

@@ -20,9 +20,10 @@ import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
 import { applySeed, readSeedFile } from './seed/seed.js';
 import { openStore, wipeAndRefill } from './store/store.js';
-import { requestLogSerializer } from './secrets/http/list-method.js';
+import { requestLogSerializer } from './logging.js';
 import { sendSecretsError } from './secrets/http/respond.js';
-import { createServerWithListMethod } from './secrets/http/server.js';
+import { createServerWithListMethod, destroyAllConnections } from './server/server.js';
+import { CLOSE_STEP_MS, SHUTDOWN_GRACE_MS, settleWithin } from './core/shutdown.js';
 
 export interface App {
   readonly fastify: FastifyInstance;
@@ -137,8 +138,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   fastify.addHook('onReady', async () => {
     ready = true;
   });
+  // Requests in flight get a grace period; then every connection is cut, whatever its state.
+  fastify.addHook('preClose', async () => {
+    const cut = setTimeout(() => destroyAllConnections(fastify.server), SHUTDOWN_GRACE_MS);
+    cut.unref();
+    fastify.server.once('close', () => clearTimeout(cut));
+  });
   fastify.addHook('onClose', async () => {
-    await runtime.scheduler.stop();
+    await settleWithin(runtime.scheduler.stop(), CLOSE_STEP_MS, () =>
+      fastify.log.warn(`shutdown: a scheduler pass did not finish within ${CLOSE_STEP_MS} ms`),
+    );
     store.close();
   });
   await fastify.ready();

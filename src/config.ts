@@ -157,7 +157,7 @@ export const VARIABLES: readonly Variable[] = [
     key: 'pkiKeyPool',
     default: '20',
     expects: 'an integer from 0 to 1000',
-    meaning: 'PKI keys kept pre-generated per key type and size (0: generate each on demand)',
+    meaning: 'PKI keys kept pre-generated per common key type and size (other sizes, and 0: generate each on demand)',
   },
   {
     name: 'UNDERSTUDY_PUBLIC_REGISTRY_URL',

@@ -1,6 +1,32 @@
+import type { FastifyRequest } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.js';
 import { textOf } from './core/json.js';
+import { redactUrl } from './core/redact.js';
+import { clientMethod } from './server/list-method.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Path parameters that are credentials (self-authorizing links, webhook secrets): never logged. */
+    secretParams?: readonly string[];
+  }
+}
+
+/**
+ * Fastify's default `req` log serializer with the method the client sent, so the "incoming
+ * request" line of a `LIST` reads `LIST` rather than the rewritten `GET`. Meant for the logger
+ * option `serializers: { req: requestLogSerializer }`.
+ */
+export function requestLogSerializer(request: FastifyRequest): Record<string, unknown> {
+  return {
+    method: clientMethod(request),
+    url: redactUrl(request.url, { pattern: request.routeOptions?.url, secretParams: request.routeOptions?.config?.secretParams }),
+    version: request.headers['accept-version'],
+    host: request.host,
+    remoteAddress: request.ip,
+    remotePort: request.socket?.remotePort,
+  };
+}
 
 interface RequestLog {
   msg?: unknown;

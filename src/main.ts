@@ -2,6 +2,7 @@ import { buildApp } from './app.js';
 import { cliAction } from './cli.js';
 import { logDestination } from './logging.js';
 import { ConfigError, loadConfig, readEnvironment, type Config } from './config.js';
+import { SHUTDOWN_DEADLINE_MS } from './core/shutdown.js';
 import { VERSION } from './core/version.js';
 import { SeedError } from './seed/seed.js';
 import { StoreError } from './store/store.js';
@@ -70,15 +71,22 @@ async function main(): Promise<void> {
     ].join('\n'),
   );
 
+  // Closing ends every connection, pool, worker and timer (see core/shutdown.ts); the watchdog
+  // makes the deadline hold even if something still hangs. A second signal exits at once.
   const shutdown = (signal: string) => {
     app.fastify.log.info({ signal }, 'shutting down');
+    process.once(signal, () => process.exit(1));
+    setTimeout(() => {
+      process.stderr.write(`understudy: shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms; exiting anyway\n`);
+      process.exit(1);
+    }, SHUTDOWN_DEADLINE_MS - 250).unref();
     app.fastify.close().then(
       () => process.exit(0),
       () => process.exit(1),
     );
   };
-  process.once('SIGINT', shutdown);
-  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', () => shutdown('SIGINT'));
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
 }
 
 main().catch((error: unknown) => fail(`failed to start: ${(error as Error).message}`));

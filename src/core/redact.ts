@@ -14,23 +14,55 @@ const LINK_PREFIXES = [
   '/api/registry/archives/',
 ];
 
-/** `path` with the credential segment of a self-authorizing link replaced. */
-function redactLink(path: string): string {
-  const prefix = LINK_PREFIXES.find((candidate) => path.startsWith(candidate));
-  if (prefix === undefined) return path;
-  const rest = path.slice(prefix.length);
-  const end = rest.indexOf('/');
-  return `${prefix}${REDACTED}${end === -1 ? '' : rest.slice(end)}`;
+const LINK_SEGMENTS = LINK_PREFIXES.map((prefix) => prefix.split('/').slice(0, -1));
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 /**
- * The URL as it may be logged: the credential of a self-authorizing link, and the value of every
+ * Indexes (in `path.split('/')`) of the segments that are credentials: those the matched route
+ * names as secret (`secretParams` of its `config`), or, when no route matched, the segment after
+ * a self-authorizing link's prefix. Segments are compared decoded, so `%6fbject` is `object`.
+ */
+function secretSegments(segments: string[], route: RouteSecrets | undefined): number[] {
+  if (route?.pattern && route.secretParams?.length) {
+    const names = route.pattern.split('/');
+    return route.secretParams.map((name) => names.indexOf(`:${name}`)).filter((index) => index !== -1);
+  }
+  const decoded = segments.map(decodeSegment);
+  const prefix = LINK_SEGMENTS.find((parts) => parts.every((part, index) => decoded[index] === part));
+  return prefix && segments.length > prefix.length ? [prefix.length] : [];
+}
+
+/** `path` with its credential segments replaced. */
+function redactPath(path: string, route: RouteSecrets | undefined): string {
+  const segments = path.split('/');
+  const secret = secretSegments(segments, route);
+  if (secret.length === 0) return path;
+  for (const index of secret) if (index < segments.length) segments[index] = REDACTED;
+  return segments.join('/');
+}
+
+/** The route a request matched: its pattern (`/api/registry/webhooks/:id/:secret`) and which parameters are secrets. */
+export interface RouteSecrets {
+  pattern?: string | undefined;
+  secretParams?: readonly string[] | undefined;
+}
+
+/**
+ * The URL as it may be logged: the credential segments of the path (by the matched route, see
+ * {@link secretSegments}), and the value of every
  * query parameter whose name says it carries a secret (`?token=…`, `?client_token=…`,
  * `?password=…`), are replaced; everything else is kept as sent.
  */
-export function redactUrl(url: string): string {
+export function redactUrl(url: string, route?: RouteSecrets): string {
   const query = url.indexOf('?');
-  if (query === -1) return redactLink(url);
+  if (query === -1) return redactPath(url, route);
   const pairs = url
     .slice(query + 1)
     .split('&')
@@ -45,5 +77,5 @@ export function redactUrl(url: string): string {
       }
       return SECRET_PARAMETER.test(name) ? `${pair.slice(0, equals)}=${REDACTED}` : pair;
     });
-  return `${redactLink(url.slice(0, query))}?${pairs.join('&')}`;
+  return `${redactPath(url.slice(0, query), route)}?${pairs.join('&')}`;
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
+import { CLOSE_STEP_MS, settleWithin } from '../core/shutdown.js';
 import type { Runtime } from '../runtime.js';
 import { Authorizer } from './acl/authorizer.js';
 import { AuditBroker } from './audit/broker.js';
@@ -120,7 +121,9 @@ export function buildSecretsContext(
 /** The `/v1` tree: every request becomes a logical request routed through path tables. */
 export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Promise<void> {
   const context = buildSecretsContext(runtime, ENGINES, () => localBaseUrl(app));
-  app.addHook('onClose', () => context.managedKeys.close());
+  const closeWithin = (what: string, work: Promise<unknown>) =>
+    settleWithin(work, CLOSE_STEP_MS, () => runtime.log.warn(`shutdown: ${what} did not close within ${CLOSE_STEP_MS} ms`));
+  app.addHook('onClose', () => closeWithin('managed keys', context.managedKeys.close()));
   app.addHook('onClose', async () => context.audit.close());
   const router = new SecretsRouter(context);
   runtime.scheduler.register(context.leases.dueSource());
@@ -129,7 +132,7 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
   const engineBackends = [...context.engines.keys()].map((type) => context.backend(type));
   for (const source of engineBackends.flatMap((backend) => backend?.dueSources ?? [])) runtime.scheduler.register(source);
   app.addHook('onClose', async () => {
-    await Promise.all(engineBackends.map(async (backend) => backend?.close?.()));
+    await Promise.all(engineBackends.map((backend) => closeWithin(`the ${backend?.type} engine`, Promise.resolve(backend?.close?.()))));
   });
 
   // Bodies are parsed by the logical layer, which must produce the real service's exact errors.

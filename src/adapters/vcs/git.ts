@@ -19,14 +19,23 @@ export interface GitSource {
 
 export class GitError extends Error {}
 
+/**
+ * The transports git may use: the ones the README lists for a connection's `http-url` (a local
+ * directory or `file://`, and http(s)). Anything else (`fd::`, `ext::`, ssh, git://) is refused
+ * by git itself before it connects, so a connection cannot make the server run a command or
+ * hold a request open on a descriptor.
+ */
+export const ALLOWED_PROTOCOLS = 'file:http:https';
+
 /** The real adapter: the `git` CLI, a bare clone into a temporary directory, `git archive` per tag. */
 export class GitCli implements GitSource {
-  constructor(private readonly timeoutMs = 60_000) {}
+  /** Each git command is killed after `timeoutMs` (a slow or silent server fails the request). */
+  constructor(private readonly timeoutMs = 30_000) {}
 
   async tags(url: string, wanted: (tag: string) => boolean): Promise<TaggedArchive[]> {
     const dir = await mkdtemp(join(tmpdir(), 'understudy-vcs-'));
     // No prompts: a repository that wants credentials fails instead of hanging the request.
-    const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true' };
+    const env = { ...process.env, GIT_TERMINAL_PROMPT: '0', GIT_ASKPASS: 'true', GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS };
     try {
       try {
         // `--` keeps a URL that starts with a dash from being read as an option.

@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { ApiError } from '../../core/errors.js';
 import type { Runtime } from '../../runtime.js';
 import type { DbOrTx } from '../../store/store.js';
+import { bearerToken, isLiveToken } from '../auth/authenticate.js';
 import { sendError } from '../jsonapi/errors.js';
 import { defaults } from './fields.js';
 import { findSettings } from './repo.js';
@@ -51,8 +52,10 @@ class Limiter {
       this.counts.clear();
       this.window = window;
     }
-    // Per token when there is one (its text is only a map key, never logged), else per address.
-    const key = request.headers.authorization ?? `address ${request.ip}`;
+    // Per token when it is a live one (its text is only a map key, never logged), else per address:
+    // a made-up token per request must not buy a fresh budget, as it does not on the real service.
+    const token = bearerToken(request.headers.authorization);
+    const key = token && isLiveToken(this.runtime.store.db, this.runtime.clock, token) ? `token ${token}` : `address ${request.ip}`;
     const used = (this.counts.get(key) ?? 0) + 1;
     this.counts.set(key, used);
     reply.header('X-RateLimit-Limit', String(policy.limit));

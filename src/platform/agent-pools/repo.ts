@@ -1,4 +1,5 @@
-import { and, asc, count, eq, exists, inArray, notInArray, or } from 'drizzle-orm';
+import { and, asc, count, eq, exists, not, or } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { agentPoolWorkspaces, agentPools, workspaces } from '../../store/tables.js';
 import { inSlices } from '../sql-slices.js';
@@ -43,8 +44,8 @@ function usableByWorkspaceNamed(db: DbOrTx, organizationId: string, name: string
       .where(and(eq(agentPoolWorkspaces.kind, kind), named));
   const workspaceExists = exists(db.select({ id: workspaces.id }).from(workspaces).where(named));
   return or(
-    inArray(agentPools.id, listing('allowed')),
-    and(eq(agentPools.organizationScoped, true), workspaceExists, notInArray(agentPools.id, listing('excluded'))),
+    inList(agentPools.id, listing('allowed')),
+    and(eq(agentPools.organizationScoped, true), workspaceExists, not(inList(agentPools.id, listing('excluded')))),
   );
 }
 
@@ -72,7 +73,7 @@ export function workspaceIdsByPool(db: DbOrTx, poolIds: string[]): Map<string, s
   const rows = db
     .select({ poolId: workspaces.agentPoolId, id: workspaces.id })
     .from(workspaces)
-    .where(inArray(workspaces.agentPoolId, poolIds))
+    .where(inList(workspaces.agentPoolId, poolIds))
     .orderBy(asc(workspaces.name))
     .all();
   for (const row of rows) if (row.poolId) result.get(row.poolId)?.push(row.id);
@@ -99,7 +100,7 @@ export function poolWorkspaceIds(db: DbOrTx, poolIds: string[]): Map<string, Rec
     .select({ poolId: agentPoolWorkspaces.poolId, workspaceId: agentPoolWorkspaces.workspaceId, kind: agentPoolWorkspaces.kind })
     .from(agentPoolWorkspaces)
     .innerJoin(workspaces, eq(workspaces.id, agentPoolWorkspaces.workspaceId))
-    .where(inArray(agentPoolWorkspaces.poolId, poolIds))
+    .where(inList(agentPoolWorkspaces.poolId, poolIds))
     .orderBy(asc(workspaces.name))
     .all();
   for (const row of rows) result.get(row.poolId)?.[row.kind].push(row.workspaceId);

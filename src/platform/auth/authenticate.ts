@@ -48,6 +48,12 @@ export function bearerToken(header: string | undefined): string | undefined {
   return match?.[1];
 }
 
+/** Whether `token` is a live token (the rate limiter's test: only those get a budget of their own). */
+export function isLiveToken(db: Db, clock: Clock, token: string): boolean {
+  const row = tokenByHash(db).get({ hash: sha256Hex(token) });
+  return row !== undefined && !(row.expiredAt && row.expiredAt.getTime() <= clock.nowMs());
+}
+
 /**
  * Resolves a bearer token to its principal. A missing, unknown or expired token is a 401, as
  * the real service answers and as `terraform login` relies on to call a token invalid.

@@ -1,4 +1,5 @@
-import { and, inArray } from 'drizzle-orm';
+import { and } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import { ApiError } from '../../core/errors.js';
 import type { DbOrTx } from '../../store/store.js';
 import type { CustomWorkspaceAccess } from '../../store/schema/workspaces.js';
@@ -125,7 +126,7 @@ export class WorkspacePermissions {
       const rows = this.db
         .select({ workspaceId: teamWorkspaces.workspaceId, access: teamWorkspaces.access, custom: teamWorkspaces.customPermissions })
         .from(teamWorkspaces)
-        .where(and(inArray(teamWorkspaces.teamId, [...scope.teamIds]), inArray(teamWorkspaces.workspaceId, slice)))
+        .where(and(inList(teamWorkspaces.teamId, [...scope.teamIds]), inList(teamWorkspaces.workspaceId, slice)))
         .all();
       for (const row of rows) result.set(row.workspaceId, higher(result.get(row.workspaceId) ?? null, grantLevel(row.access, row.custom)));
     }
@@ -136,7 +137,7 @@ export class WorkspacePermissions {
       const rows = this.db
         .select({ id: workspaces.id, projectId: workspaces.projectId })
         .from(workspaces)
-        .where(inArray(workspaces.id, slice))
+        .where(inList(workspaces.id, slice))
         .all();
       for (const row of rows) result.set(row.id, higher(result.get(row.id) ?? null, byProject.get(row.projectId ?? fallback) ?? null));
     }
@@ -150,7 +151,7 @@ export class WorkspacePermissions {
     const grants = this.db
       .select({ projectId: teamProjects.projectId, access: teamProjects.access })
       .from(teamProjects)
-      .where(inArray(teamProjects.teamId, [...scope.teamIds]))
+      .where(inList(teamProjects.teamId, [...scope.teamIds]))
       .all();
     for (const grant of grants) {
       const level = PROJECT_ACCESS_LEVEL[grant.access];

@@ -1,4 +1,5 @@
-import { and, asc, count, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, teamMembers, teams, users } from '../../store/tables.js';
 import type { UserRow } from '../auth/principal.js';
@@ -32,14 +33,14 @@ function conditions(organizationId: string, filter: MembershipFilter, withStatus
     // (organization, user) index then finds their memberships without a scan.
     const candidates = trigramCandidates(sql`rowid`, 'user_names', filter.query);
     if (candidates) {
-      parts.push(inArray(organizationMemberships.userId, sql`(SELECT ${users.id} FROM ${users} WHERE ${candidates})`));
+      parts.push(inList(organizationMemberships.userId, sql`(SELECT ${users.id} FROM ${users} WHERE ${candidates})`));
       // Checked per candidate; left indexable, SQLite walks the list-order index of every membership instead.
       parts[0] = sql`+${organizationMemberships.organizationId} = ${organizationId}`;
     }
   }
   if (filter.emails && filter.emails.length > 0)
     parts.push(
-      inArray(
+      inList(
         users.email,
         filter.emails.map((email) => email.toLowerCase()),
       ),
@@ -122,7 +123,7 @@ function pageOfAll(
       .select({ membership: organizationMemberships, user: users })
       .from(organizationMemberships)
       .innerJoin(users, eq(users.id, organizationMemberships.userId))
-      .where(inArray(organizationMemberships.id, ids))
+      .where(inList(organizationMemberships.id, ids))
       .orderBy(...listOrder(window.backwards))
       .all();
   });
@@ -194,7 +195,7 @@ export function setMembershipStatus(db: DbOrTx, id: string, status: MembershipSt
 export function deleteMembership(db: DbOrTx, membership: MembershipRow): void {
   const teamIds = db.select({ id: teams.id }).from(teams).where(eq(teams.organizationId, membership.organizationId));
   db.delete(teamMembers)
-    .where(and(eq(teamMembers.userId, membership.userId), inArray(teamMembers.teamId, teamIds)))
+    .where(and(eq(teamMembers.userId, membership.userId), inList(teamMembers.teamId, teamIds)))
     .run();
   db.delete(organizationMemberships).where(eq(organizationMemberships.id, membership.id)).run();
 }

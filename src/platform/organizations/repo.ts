@@ -1,4 +1,5 @@
-import { asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { asc, count, eq, sql } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, organizations, teamMembers, teams } from '../../store/tables.js';
@@ -41,7 +42,7 @@ export function listOrganizations(
   offset: number,
   limit: number,
 ): { rows: OrganizationRow[]; total: number } {
-  const where = ids === 'all' ? undefined : inArray(organizations.id, ids);
+  const where = ids === 'all' ? undefined : inList(organizations.id, ids);
   const rows = db.select().from(organizations).where(where).orderBy(asc(organizations.name)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(organizations).where(where).get()?.n ?? 0;
   return { rows, total };

@@ -1,4 +1,5 @@
-import { and, asc, count, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { projects, workspaces } from '../../store/tables.js';
@@ -39,7 +40,7 @@ export function findProjects(db: DbOrTx, ids: readonly string[]): ProjectRow[] {
     : db
         .select()
         .from(projects)
-        .where(inArray(projects.id, [...new Set(ids)]))
+        .where(inList(projects.id, [...new Set(ids)]))
         .all();
 }
 
@@ -94,7 +95,7 @@ export function listProjects(
   const conditions: SQL[] = [eq(projects.organizationId, organizationId)];
   // LIKE is case-insensitive for ASCII in SQLite, as `q` is on the real service.
   if (filter.q) conditions.push(sql`${projects.name} LIKE ${`%${likeLiteral(filter.q)}%`} ESCAPE '\\'`);
-  if (filter.names && filter.names.length > 0) conditions.push(inArray(projects.name, filter.names));
+  if (filter.names && filter.names.length > 0) conditions.push(inList(projects.name, filter.names));
   const where = and(...conditions);
   const rows = db.select().from(projects).where(where).orderBy(asc(projects.name)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(projects).where(where).get()?.n ?? 0;

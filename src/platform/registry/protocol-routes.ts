@@ -135,19 +135,20 @@ export async function registryProtocolPlugin(app: FastifyInstance, runtime: Plat
     },
   );
 
-  app.get<{ Params: { token: string; file: string } }>('/api/registry/archives/:token/:file', open, async (request, reply) => {
+  const secret = (...secretParams: string[]) => ({ config: { public: true, secretParams } });
+  app.get<{ Params: { token: string; file: string } }>('/api/registry/archives/:token/:file', secret('token'), async (request, reply) => {
     const versionId = links.verify(request.params.token);
     const archive = versionId && repo.archiveOf(db, versionId);
     if (!archive) throw new ApiError(404, 'the download link is unknown or has expired');
     return reply.code(200).type('application/gzip').send(archive);
   });
 
-  app.put<{ Params: { id: string } }>('/api/registry/uploads/v1/object/:id', open, async (request, reply) => {
+  app.put<{ Params: { id: string } }>('/api/registry/uploads/v1/object/:id', secret('id'), async (request, reply) => {
     await service.upload(request.params.id, (request.body as Readable | undefined) ?? request.raw);
     return reply.code(200).send();
   });
 
-  app.post<{ Params: { id: string; secret: string } }>('/api/registry/webhooks/:id/:secret', open, async (request) => {
+  app.post<{ Params: { id: string; secret: string } }>('/api/registry/webhooks/:id/:secret', secret('secret'), async (request) => {
     // The notification's payload does not matter: every push means "look at the tags again".
     (request.body as Readable | undefined)?.resume();
     return vcs.webhook(request.params.id, request.params.secret);

@@ -1,4 +1,5 @@
-import { and, asc, count, eq, getTableColumns, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, getTableColumns, or, sql, type SQL } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { registryModules, registryModuleVersions, type ModuleDetails } from '../../store/tables.js';
@@ -35,7 +36,7 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 function filterWhere(filter: ModuleFilter): SQL | undefined {
   const parts: (SQL | undefined)[] = [];
-  if (filter.organizationIds !== 'all') parts.push(inArray(registryModules.organizationId, filter.organizationIds));
+  if (filter.organizationIds !== 'all') parts.push(inList(registryModules.organizationId, filter.organizationIds));
   if (filter.registryName) parts.push(eq(registryModules.registryName, filter.registryName));
   if (filter.provider) parts.push(eq(registryModules.provider, filter.provider));
   if (filter.namespace) parts.push(eq(registryModules.namespace, filter.namespace));
@@ -67,7 +68,7 @@ const organizationPage = prepared((db) =>
     .select()
     .from(registryModules)
     .where(
-      inArray(
+      inList(
         registryModules.id,
         db
           .select({ id: registryModules.id })
@@ -111,7 +112,7 @@ export function listModules(db: DbOrTx, filter: ModuleFilter, offset: number, li
   const rows = db
     .select()
     .from(registryModules)
-    .where(inArray(registryModules.id, pageIds))
+    .where(inList(registryModules.id, pageIds))
     .orderBy(asc(registryModules.name), asc(registryModules.id))
     .all();
   const total = db.select({ n: count() }).from(registryModules).where(where).get()?.n ?? 0;
@@ -166,7 +167,7 @@ export function findModulesNamed(db: DbOrTx, organizationId: string, name: strin
       and(
         eq(registryModules.organizationId, organizationId),
         eq(registryModules.name, name),
-        inArray(registryModules.registryName, [...registryNames]),
+        inList(registryModules.registryName, [...registryNames]),
       ),
     )
     .all();
@@ -197,7 +198,7 @@ const versionsOfOne = prepared((db) =>
 export function versionsOf(db: DbOrTx, moduleIds: string[]): VersionSummary[] {
   if (moduleIds.length === 0) return [];
   if (moduleIds.length === 1) return versionsOfOne(db).all({ moduleId: moduleIds[0] });
-  return db.select(summaryColumns).from(registryModuleVersions).where(inArray(registryModuleVersions.moduleId, moduleIds)).all();
+  return db.select(summaryColumns).from(registryModuleVersions).where(inList(registryModuleVersions.moduleId, moduleIds)).all();
 }
 
 /** Parsed details of the given versions (those that have them). */
@@ -206,7 +207,7 @@ export function detailsOf(db: DbOrTx, versionIds: string[]): Map<string, ModuleD
   const rows = db
     .select({ id: registryModuleVersions.id, details: registryModuleVersions.details })
     .from(registryModuleVersions)
-    .where(inArray(registryModuleVersions.id, versionIds))
+    .where(inList(registryModuleVersions.id, versionIds))
     .all();
   return new Map(rows.flatMap((row) => (row.details ? [[row.id, row.details] as const] : [])));
 }

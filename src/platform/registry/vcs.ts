@@ -53,6 +53,9 @@ export class VcsPublisher {
     const identifier = vcs.string('identifier', { required: true }) as string;
     if (!IDENTIFIER.test(identifier))
       throw unprocessable('identifier must look like :org/:repo or :org/:project/_git/:repo', pointer('identifier'));
+    // Joined to the connection's base, a `.` or `..` segment would reach repositories beside it.
+    if (identifier.split('/').some((segment) => segment === '.' || segment === '..'))
+      throw unprocessable('identifier segments must not be . or ..', pointer('identifier'));
     const tokenId = vcs.string('oauth-token-id') ?? undefined;
     const installationId = vcs.string('vcs-app-installation-id') ?? undefined;
     if (tokenId && installationId)

@@ -1,4 +1,5 @@
-import { and, eq, inArray, ne, type SQL } from 'drizzle-orm';
+import { and, eq, ne, type SQL } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { remoteStateConsumers, workspaces } from '../../store/tables.js';
 import { inSlices } from '../sql-slices.js';
@@ -10,7 +11,7 @@ export function consumerCondition(db: DbOrTx, workspaceId: string, global: boole
     .select({ id: remoteStateConsumers.consumerId })
     .from(remoteStateConsumers)
     .where(eq(remoteStateConsumers.workspaceId, workspaceId));
-  return inArray(workspaces.id, approved);
+  return inList(workspaces.id, approved);
 }
 
 export function addConsumers(db: DbOrTx, workspaceId: string, consumerIds: readonly string[]): void {
@@ -25,7 +26,7 @@ export function addConsumers(db: DbOrTx, workspaceId: string, consumerIds: reado
 export function removeConsumers(db: DbOrTx, workspaceId: string, consumerIds: readonly string[]): void {
   for (const slice of inSlices(consumerIds)) {
     db.delete(remoteStateConsumers)
-      .where(and(eq(remoteStateConsumers.workspaceId, workspaceId), inArray(remoteStateConsumers.consumerId, slice)))
+      .where(and(eq(remoteStateConsumers.workspaceId, workspaceId), inList(remoteStateConsumers.consumerId, slice)))
       .run();
   }
 }

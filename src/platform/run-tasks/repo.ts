@@ -1,4 +1,5 @@
-import { and, asc, desc, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, sql } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { runTasks, workspaceTasks } from '../../store/tables.js';
 import { anchoredPage, anchorsOf } from '../list-anchors.js';
@@ -71,7 +72,7 @@ export function attachmentsOfTasks(db: DbOrTx, taskIds: readonly string[]): Map<
   const rows = db
     .select()
     .from(workspaceTasks)
-    .where(inArray(workspaceTasks.taskId, [...taskIds]))
+    .where(inList(workspaceTasks.taskId, [...taskIds]))
     .orderBy(asc(workspaceTasks.createdAt), asc(workspaceTasks.id))
     .all();
   for (const row of rows) result.get(row.taskId)?.push(row);

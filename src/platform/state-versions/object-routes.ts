@@ -18,7 +18,7 @@ export async function stateObjectPlugin(app: FastifyInstance, runtime: PlatformC
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: STATE_UPLOAD_LIMIT }, (_request, body, done) => done(null, body));
   const service = runtime.services.stateVersions;
   const signer = stateDownloadLinks(runtime.clock);
-  const open = { config: { public: true } };
+  const open = { config: { public: true, secretParams: ['token'] } };
 
   app.put<{ Params: { token: string } }>('/upload/:token', { ...open, bodyLimit: STATE_UPLOAD_LIMIT }, async (request, reply) => {
     const token = readUploadToken(request.params.token);

@@ -1,5 +1,7 @@
-import { count, desc, eq, getTableColumns, inArray, max, sql } from 'drizzle-orm';
+import { count, desc, eq, getTableColumns, max, sql } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
+import { insertRows } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { stateVersionOutputs, stateVersions } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
@@ -30,7 +32,7 @@ export function findStateVersions(db: DbOrTx, ids: readonly string[]): StateVers
     : db
         .select(META)
         .from(stateVersions)
-        .where(inArray(stateVersions.id, [...new Set(ids)]))
+        .where(inList(stateVersions.id, [...new Set(ids)]))
         .all();
 }
 
@@ -85,7 +87,7 @@ export function listStateVersions(
 }
 
 export function insertOutputs(db: DbOrTx, rows: StateVersionOutputRow[]): void {
-  if (rows.length > 0) db.insert(stateVersionOutputs).values(rows).run();
+  insertRows(db, stateVersionOutputs, rows);
 }
 
 export function findOutput(db: DbOrTx, id: string): StateVersionOutputRow | undefined {
@@ -99,7 +101,7 @@ export function outputsOf(db: DbOrTx, stateVersionIds: readonly string[]): Map<s
   const rows = db
     .select()
     .from(stateVersionOutputs)
-    .where(inArray(stateVersionOutputs.stateVersionId, [...new Set(stateVersionIds)]))
+    .where(inList(stateVersionOutputs.stateVersionId, [...new Set(stateVersionIds)]))
     .orderBy(stateVersionOutputs.stateVersionId, stateVersionOutputs.position)
     .all();
   for (const row of rows) result.get(row.stateVersionId)?.push(row);

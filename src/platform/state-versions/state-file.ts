@@ -19,6 +19,13 @@ export interface ParsedState {
   outputs: ParsedOutput[];
 }
 
+/**
+ * How deep a state document may nest (the document itself is level 1, so an output's value may
+ * hold 125 levels). Terraform's own states stay far below it; deeper documents are refused,
+ * because every later step (storing, rendering, serialising) walks them recursively.
+ */
+export const MAX_STATE_DEPTH = 128;
+
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /**
@@ -34,6 +41,9 @@ export function parseState(raw: Buffer, pointer: string): ParsedState {
     throw unprocessable('the state is not valid JSON', pointer);
   }
   if (!isObject(document)) throw unprocessable('the state must be a JSON object', pointer);
+  if (nestedDeeperThan(document, MAX_STATE_DEPTH)) {
+    throw unprocessable(`the state is nested deeper than ${MAX_STATE_DEPTH} levels`, pointer);
+  }
   const resources = Array.isArray(document['resources']) ? document['resources'] : [];
   let resourceCount = 0;
   for (const resource of resources) {
@@ -75,4 +85,16 @@ export function outputTypeName(detailedType: unknown): string {
     default:
       return 'string';
   }
+}
+
+/** Whether `value` nests objects or arrays more than `limit` levels deep (walked without recursion). */
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
 }

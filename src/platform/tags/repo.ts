@@ -1,4 +1,5 @@
-import { and, asc, count, eq, inArray, notExists, notInArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, notExists, notInArray, sql, type SQL } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { tags, workspaceTags } from '../../store/tables.js';
@@ -53,7 +54,7 @@ export function tagsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): M
     .select({ workspaceId: workspaceTags.workspaceId, tag: tags })
     .from(workspaceTags)
     .innerJoin(tags, eq(tags.id, workspaceTags.tagId))
-    .where(inArray(workspaceTags.workspaceId, [...workspaceIds]))
+    .where(inList(workspaceTags.workspaceId, [...workspaceIds]))
     .orderBy(asc(workspaceTags.position))
     .all();
   for (const row of rows) result.get(row.workspaceId)?.push(row.tag);
@@ -89,7 +90,7 @@ export function deleteUnusedTags(db: DbOrTx, tagIds: readonly string[]): void {
     .where(eq(workspaceTags.tagId, tags.id));
   for (const slice of inSlices(tagIds))
     db.delete(tags)
-      .where(and(inArray(tags.id, slice), notExists(used)))
+      .where(and(inList(tags.id, slice), notExists(used)))
       .run();
 }
 
@@ -166,5 +167,5 @@ export function tagIdsOfWorkspace(db: DbOrTx, workspaceId: string): string[] {
 
 /** Removes the tags from every workspace and from the organization. */
 export function deleteTags(db: DbOrTx, tagIds: readonly string[]): void {
-  for (const slice of inSlices(tagIds)) db.delete(tags).where(inArray(tags.id, slice)).run();
+  for (const slice of inSlices(tagIds)) db.delete(tags).where(inList(tags.id, slice)).run();
 }

@@ -1,4 +1,6 @@
-import { and, asc, count, desc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, or, sql, type SQL } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
+import { inSlices } from '../sql-slices.js';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, teamMembers, teams, users } from '../../store/tables.js';
 import type { TeamRow, UserRow } from '../auth/principal.js';
@@ -43,7 +45,7 @@ export function listTeams(
 ): { rows: TeamRow[]; total: number } {
   const conditions: (SQL | undefined)[] = [eq(teams.organizationId, organizationId)];
   if (filter.secretTeamsVisible !== 'all') {
-    conditions.push(or(eq(teams.visibility, 'organization'), inArray(teams.id, [...filter.secretTeamsVisible])));
+    conditions.push(or(eq(teams.visibility, 'organization'), inList(teams.id, [...filter.secretTeamsVisible])));
   }
   if (filter.query) {
     conditions.push(containsIgnoringCase(teams.name, filter.query));
@@ -54,7 +56,7 @@ export function listTeams(
       conditions[0] = sql`+${teams.organizationId} = ${organizationId}`;
     }
   }
-  if (filter.names) conditions.push(inArray(teams.name, filter.names));
+  if (filter.names) conditions.push(inList(teams.name, filter.names));
   const where = and(...conditions);
   const everything = filter.secretTeamsVisible === 'all' && !filter.query && !filter.names;
   if (everything) {
@@ -126,7 +128,7 @@ export function activeMembersOf(db: DbOrTx, teamIds: readonly string[]): Map<str
       organizationMemberships,
       and(eq(organizationMemberships.userId, teamMembers.userId), eq(organizationMemberships.organizationId, teams.organizationId)),
     )
-    .where(and(inArray(teamMembers.teamId, [...teamIds]), eq(organizationMemberships.status, 'active')))
+    .where(and(inList(teamMembers.teamId, [...teamIds]), eq(organizationMemberships.status, 'active')))
     .orderBy(asc(users.username))
     .all();
   for (const row of rows) byTeam.get(row.teamId)?.push(row.user);
@@ -145,7 +147,7 @@ export function membershipsOf(db: DbOrTx, teamIds: readonly string[]): Map<strin
       organizationMemberships,
       and(eq(organizationMemberships.userId, teamMembers.userId), eq(organizationMemberships.organizationId, teams.organizationId)),
     )
-    .where(inArray(teamMembers.teamId, [...teamIds]))
+    .where(inList(teamMembers.teamId, [...teamIds]))
     .orderBy(asc(organizationMemberships.createdAt), asc(organizationMemberships.id))
     .all();
   for (const row of rows) byTeam.get(row.teamId)?.push(row.membership);
@@ -160,7 +162,7 @@ export function teamIdsOfUsers(db: DbOrTx, organizationId: string, userIds: read
     .select({ userId: teamMembers.userId, teamId: teamMembers.teamId })
     .from(teamMembers)
     .innerJoin(teams, eq(teams.id, teamMembers.teamId))
-    .where(and(eq(teams.organizationId, organizationId), inArray(teamMembers.userId, [...userIds])))
+    .where(and(eq(teams.organizationId, organizationId), inList(teamMembers.userId, [...userIds])))
     .orderBy(asc(teamMembers.createdAt), asc(teamMembers.teamId))
     .all();
   for (const row of rows) byUser.get(row.userId)?.push(row.teamId);
@@ -173,24 +175,25 @@ export function findUsersByIds(db: DbOrTx, ids: readonly string[]): Map<string, 
     db
       .select()
       .from(users)
-      .where(inArray(users.id, [...ids]))
+      .where(inList(users.id, [...ids]))
       .all()
       .map((user) => [user.id, user]),
   );
 }
 
 export function addTeamMembers(db: DbOrTx, teamId: string, userIds: readonly string[], at: Date): void {
-  if (userIds.length === 0) return;
-  db.insert(teamMembers)
-    .values(userIds.map((userId) => ({ teamId, userId, createdAt: at })))
-    .onConflictDoNothing()
-    .run();
+  for (const slice of inSlices(userIds)) {
+    db.insert(teamMembers)
+      .values(slice.map((userId) => ({ teamId, userId, createdAt: at })))
+      .onConflictDoNothing()
+      .run();
+  }
 }
 
 export function removeTeamMembers(db: DbOrTx, teamId: string, userIds: readonly string[]): void {
   if (userIds.length === 0) return;
   db.delete(teamMembers)
-    .where(and(eq(teamMembers.teamId, teamId), inArray(teamMembers.userId, [...userIds])))
+    .where(and(eq(teamMembers.teamId, teamId), inList(teamMembers.userId, [...userIds])))
     .run();
 }
 

@@ -1,4 +1,5 @@
-import { and, asc, count, desc, eq, inArray, isNull } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import { containsIgnoringCase } from '../users/repo.js';
 import type { DbOrTx } from '../../store/store.js';
 import { platformTokens, teams } from '../../store/tables.js';
@@ -73,9 +74,9 @@ export function listTeamTokens(db: DbOrTx, filter: TeamTokenFilter, offset: numb
     ? db
         .select({ id: teams.id })
         .from(teams)
-        .where(and(inArray(teams.id, [...filter.teamIds]), containsIgnoringCase(teams.name, filter.teamName)))
+        .where(and(inList(teams.id, [...filter.teamIds]), containsIgnoringCase(teams.name, filter.teamName)))
     : undefined;
-  const where = and(eq(platformTokens.kind, 'team'), inArray(platformTokens.teamId, named ?? [...filter.teamIds]));
+  const where = and(eq(platformTokens.kind, 'team'), inList(platformTokens.teamId, named ?? [...filter.teamIds]));
   const column = filter.sort.column === 'expired-at' ? platformTokens.expiredAt : platformTokens.createdAt;
   const order = filter.sort.descending ? desc(column) : asc(column);
   const rows = db.select().from(platformTokens).where(where).orderBy(order, asc(platformTokens.id)).limit(limit).offset(offset).all();

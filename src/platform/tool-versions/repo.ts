@@ -1,4 +1,5 @@
-import { count, eq, inArray } from 'drizzle-orm';
+import { count, eq } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { toolVersions, workspaces } from '../../store/tables.js';
 
@@ -31,7 +32,7 @@ export function usageOf(db: DbOrTx, versions: readonly string[]): Map<string, nu
   const rows = db
     .select({ version: workspaces.toolVersion, n: count() })
     .from(workspaces)
-    .where(inArray(workspaces.toolVersion, [...versions]))
+    .where(inList(workspaces.toolVersion, [...versions]))
     .groupBy(workspaces.toolVersion)
     .all();
   for (const row of rows) result.set(row.version, row.n);

@@ -1,4 +1,5 @@
-import { and, eq, inArray, or } from 'drizzle-orm';
+import { and, eq, or } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import {
   variableSetProjects,
@@ -55,7 +56,7 @@ export function setsReaching(db: DbOrTx, workspaceId: string): { set: VariableSe
     .where(
       and(
         eq(variableSets.organizationId, workspace.organizationId),
-        or(eq(variableSets.global, true), inArray(variableSets.id, [...direct, ...byProject])),
+        or(eq(variableSets.global, true), inList(variableSets.id, [...direct, ...byProject])),
       ),
     )
     .all();
@@ -78,7 +79,7 @@ export function effectiveVariables(db: DbOrTx, workspaceId: string): EffectiveVa
         .select()
         .from(variableSetVariables)
         .where(
-          inArray(
+          inList(
             variableSetVariables.setId,
             reaching.map(({ set }) => set.id),
           ),

@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { variableSetProjects, variableSets, variableSetVariables, variableSetWorkspaces } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
@@ -44,13 +45,13 @@ export function membersOf(db: DbOrTx, setIds: readonly string[]) {
   };
   if (ids.length === 0) return { workspaces: group([]), projects: group([]), variables: group<SetVariableRow>([]) };
   return {
-    workspaces: group(db.select().from(variableSetWorkspaces).where(inArray(variableSetWorkspaces.setId, ids)).all()),
-    projects: group(db.select().from(variableSetProjects).where(inArray(variableSetProjects.setId, ids)).all()),
+    workspaces: group(db.select().from(variableSetWorkspaces).where(inList(variableSetWorkspaces.setId, ids)).all()),
+    projects: group(db.select().from(variableSetProjects).where(inList(variableSetProjects.setId, ids)).all()),
     variables: group(
       db
         .select()
         .from(variableSetVariables)
-        .where(inArray(variableSetVariables.setId, ids))
+        .where(inList(variableSetVariables.setId, ids))
         .orderBy(asc(variableSetVariables.createdAt))
         .all(),
     ),
@@ -67,7 +68,7 @@ export function addWorkspaces(db: DbOrTx, setId: string, workspaceIds: readonly 
 
 export function removeWorkspaces(db: DbOrTx, setId: string, workspaceIds: readonly string[]): void {
   db.delete(variableSetWorkspaces)
-    .where(and(eq(variableSetWorkspaces.setId, setId), inArray(variableSetWorkspaces.workspaceId, [...workspaceIds])))
+    .where(and(eq(variableSetWorkspaces.setId, setId), inList(variableSetWorkspaces.workspaceId, [...workspaceIds])))
     .run();
 }
 
@@ -81,7 +82,7 @@ export function addProjects(db: DbOrTx, setId: string, projectIds: readonly stri
 
 export function removeProjects(db: DbOrTx, setId: string, projectIds: readonly string[]): void {
   db.delete(variableSetProjects)
-    .where(and(eq(variableSetProjects.setId, setId), inArray(variableSetProjects.projectId, [...projectIds])))
+    .where(and(eq(variableSetProjects.setId, setId), inList(variableSetProjects.projectId, [...projectIds])))
     .run();
 }
 

@@ -1,4 +1,5 @@
-import { and, asc, count, eq, inArray, sql } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { workspaceVariables } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
@@ -52,7 +53,7 @@ export function variableIdsOf(db: DbOrTx, workspaceIds: readonly string[]): Map<
   const rows = db
     .select({ id: workspaceVariables.id, workspaceId: workspaceVariables.workspaceId })
     .from(workspaceVariables)
-    .where(inArray(workspaceVariables.workspaceId, [...workspaceIds]))
+    .where(inList(workspaceVariables.workspaceId, [...workspaceIds]))
     .orderBy(asc(workspaceVariables.createdAt), asc(sql`rowid`))
     .all();
   for (const row of rows) result.get(row.workspaceId)?.push(row.id);

@@ -1,4 +1,5 @@
-import { and, asc, count, desc, eq, inArray, isNull, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import { defaultProjectId } from '../default-project.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
@@ -34,7 +35,7 @@ export function findWorkspaceByName(db: DbOrTx, organizationId: string, name: st
 }
 
 export function findWorkspaces(db: DbOrTx, ids: readonly string[]): WorkspaceRow[] {
-  return inSlices([...new Set(ids)]).flatMap((slice) => db.select().from(workspaces).where(inArray(workspaces.id, slice)).all());
+  return inSlices([...new Set(ids)]).flatMap((slice) => db.select().from(workspaces).where(inList(workspaces.id, slice)).all());
 }
 
 export function insertWorkspace(db: DbOrTx, row: WorkspaceRow): void {
@@ -90,7 +91,7 @@ function taggedWith(organizationId: string, names: string[]) {
       .select({ id: workspaceTags.workspaceId })
       .from(workspaceTags)
       .innerJoin(tags, eq(tags.id, workspaceTags.tagId))
-      .where(and(eq(tags.organizationId, organizationId), inArray(tags.name, names)));
+      .where(and(eq(tags.organizationId, organizationId), inList(tags.name, names)));
 }
 
 /** Everything the list endpoint filters on, as one WHERE clause. */
@@ -101,9 +102,9 @@ export function workspaceConditions(db: DbOrTx, organizationId: string, readable
     const accessible = db
       .select({ id: teamWorkspaces.workspaceId })
       .from(teamWorkspaces)
-      .where(inArray(teamWorkspaces.teamId, [...readable.teamIds]));
-    const granted = [inArray(workspaces.id, accessible)];
-    if (readable.projectIds.length > 0) granted.push(inArray(workspaces.projectId, [...readable.projectIds]));
+      .where(inList(teamWorkspaces.teamId, [...readable.teamIds]));
+    const granted = [inList(workspaces.id, accessible)];
+    if (readable.projectIds.length > 0) granted.push(inList(workspaces.projectId, [...readable.projectIds]));
     if (readable.projectIds.includes(defaultProjectId(organizationId))) granted.push(isNull(workspaces.projectId));
     conditions.push(or(...granted));
   }
@@ -117,7 +118,7 @@ export function workspaceConditions(db: DbOrTx, organizationId: string, readable
     )(db)
       .groupBy(workspaceTags.workspaceId)
       .having(sql`count(*) = ${wanted.length}`);
-    conditions.push(inArray(workspaces.id, all));
+    conditions.push(inList(workspaces.id, all));
   }
   const unwanted = [...new Set(filter.excludeTags ?? [])];
   if (unwanted.length > 0) conditions.push(notInArray(workspaces.id, taggedWith(organizationId, unwanted)(db)));

@@ -27,19 +27,26 @@ export function readDurationField(name: string, value: unknown): number {
   }
 }
 
+/**
+ * Lone UTF-16 surrogates become U+FFFD, as Go's JSON decoder makes them in the real service:
+ * JSON allows `"\ud800"`, but no UTF-8 encoder (X.509 names, URLs) can write it.
+ */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+export const wellFormed = (text: string) => text.replace(LONE_SURROGATE, '\uFFFD');
+
 type Scalar = string | number | boolean;
 const isScalar = (value: unknown): value is Scalar => typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 
 /** List items as strings; objects, arrays and nulls inside a list do not convert. */
 function stringItems(name: string, items: unknown[], type: string): string[] {
   if (!items.every(isScalar)) throw conversionError(name, items, type);
-  return items.map(String);
+  return items.map((item) => wellFormed(String(item)));
 }
 
 function coerce(name: string, spec: FieldSpec, value: unknown): unknown {
   switch (spec.type) {
     case 'string':
-      if (typeof value === 'string') return value;
+      if (typeof value === 'string') return wellFormed(value);
       if (typeof value === 'number' || typeof value === 'boolean') return String(value);
       throw conversionError(name, value, 'a string');
     case 'bool': {
@@ -60,14 +67,14 @@ function coerce(name: string, spec: FieldSpec, value: unknown): unknown {
       if (typeof value === 'string')
         return value === ''
           ? []
-          : value
+          : wellFormed(value)
               .split(',')
               .map((item) => item.trim())
               .filter((item) => item !== '');
       if (Array.isArray(value)) return stringItems(name, value, 'a list or a comma-separated string');
       throw conversionError(name, value, 'a list or a comma-separated string');
     case 'stringSlice':
-      if (typeof value === 'string') return [value];
+      if (typeof value === 'string') return [wellFormed(value)];
       if (Array.isArray(value)) return stringItems(name, value, 'a list of strings');
       throw conversionError(name, value, 'a list of strings');
     case 'map':

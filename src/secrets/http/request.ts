@@ -4,7 +4,7 @@ import { parseDurationSeconds } from '../../core/duration.js';
 import { parseJson } from '../../core/json.js';
 import { parseBool } from '../framework/fields.js';
 import type { LogicalRequest, RequestedOperation } from '../router.js';
-import { LIST_MARKER_HEADER } from './list-method.js';
+import { LIST_MARKER_HEADER } from '../../server/list-method.js';
 
 const badRequest = (message: string) => new ApiError(400, message, { messages: message ? [message] : [] });
 

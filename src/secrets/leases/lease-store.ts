@@ -1,4 +1,5 @@
-import { and, asc, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, ne, sql, type SQL } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { prepared } from '../../store/prepared.js';
 import { secretLeases } from '../../store/tables.js';
@@ -72,7 +73,7 @@ export class LeaseStore {
     return this.db
       .select({ id: secretLeases.id })
       .from(secretLeases)
-      .where(inArray(secretLeases.tokenId, tokenIds))
+      .where(inList(secretLeases.tokenId, tokenIds))
       .all()
       .map((row) => row.id);
   }

@@ -1,4 +1,5 @@
-import { and, asc, eq, gte, inArray, lt, sql } from 'drizzle-orm';
+import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { secretEntries } from '../../store/tables.js';
 import { prepared } from '../../store/prepared.js';
@@ -78,7 +79,7 @@ export class MountStorage {
     if (keys.length > 0)
       this.db
         .delete(secretEntries)
-        .where(and(eq(secretEntries.mountUuid, this.mountUuid), inArray(secretEntries.key, keys)))
+        .where(and(eq(secretEntries.mountUuid, this.mountUuid), inList(secretEntries.key, keys)))
         .run();
   }
 

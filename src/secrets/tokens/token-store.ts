@@ -1,4 +1,5 @@
-import { asc, eq, inArray, isNotNull, sql } from 'drizzle-orm';
+import { asc, eq, isNotNull, sql } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { Clock } from '../../core/clock.js';
 import { sha256Hex } from '../../core/crypto.js';
 import { base62 } from '../../core/ids.js';
@@ -97,7 +98,7 @@ export class TokenStore {
   }
 
   delete(ids: string[]): void {
-    if (ids.length > 0) this.db.delete(secretTokens).where(inArray(secretTokens.id, ids)).run();
+    if (ids.length > 0) this.db.delete(secretTokens).where(inList(secretTokens.id, ids)).run();
   }
 
   children(id: string): TokenEntry[] {

@@ -52,12 +52,24 @@ describe('API rate limiting (the spec defaults: enabled, 30 per second)', () => 
     expect(refused.headers.get('retry-after')).toBe('1');
     expect(((await refused.json()) as { errors: { status: string }[] }).errors[0]?.status).toBe('429');
 
-    // Another token has its own budget in the same second.
+    // An unknown token is not a budget of its own: it counts with its address's anonymous callers (none yet).
     const other = await get('/api/v2/organizations/understudy', 'some-other-token');
     expect(other.status).toBe(401);
     expect(other.headers.get('x-ratelimit-remaining')).toBe('29');
 
     nextSecond();
+    expect((await get('/api/v2/organizations/understudy')).status).toBe(200);
+  });
+
+  it('gives no fresh budget to a new unknown token per request: unknown and missing tokens share one bucket', async () => {
+    nextSecond();
+    const statuses: number[] = [];
+    for (let index = 0; index < 40; index++) statuses.push((await get('/api/v2/ping', `made-up-token-${index}`)).status);
+    expect(statuses.filter((status) => status === 204)).toHaveLength(30);
+    expect(statuses.slice(30)).toEqual(Array(10).fill(429));
+    // The same bucket as a request with no token at all, from this address.
+    expect((await get('/api/v2/ping', null)).status).toBe(429);
+    // A valid token still has its own budget.
     expect((await get('/api/v2/organizations/understudy')).status).toBe(200);
   });
 

@@ -155,4 +155,45 @@ describe('VCS connections and publishing', () => {
     expect(legacy.status).toBe(201);
     expect(legacy.body.data.relationships.organization.data.id).toBe(ORG);
   });
+
+  /** A second connection whose `http-url` is `base`; its token id. */
+  async function connectionTo(httpUrl: string): Promise<string> {
+    const client = await platform(server, 'POST', `/organizations/${ORG}/oauth-clients`, {
+      body: {
+        data: {
+          type: 'oauth-clients',
+          attributes: { 'service-provider': 'github', 'http-url': httpUrl, 'api-url': httpUrl, 'oauth-token-string': 't' },
+        },
+      },
+    });
+    expect(client.status).toBe(201);
+    return client.body.data.relationships['oauth-tokens'].data[0].id as string;
+  }
+
+  it('refuses . and .. segments: an identifier never leaves its connection base', async () => {
+    // A repository right beside the connection's base directory.
+    const outside = await gitRepository(join(work, 'beside'), 'terraform-aws-trav', [{ tag: 'v1.0.0', files: tf('outside') }]);
+    const inner = await connectionTo(join(outside.base, 'acme', 'inner'));
+    for (const identifier of [
+      '../terraform-aws-trav',
+      './terraform-aws-trav',
+      'acme/../terraform-aws-trav',
+      '../_git/terraform-aws-trav',
+    ]) {
+      const response = await publish({ identifier, 'oauth-token-id': inner });
+      expect(response.status, identifier).toBe(422);
+      expect(response.body.errors[0].source.pointer).toBe('/data/attributes/vcs-repo/identifier');
+    }
+    expect((await platform(server, 'GET', `/organizations/${ORG}/registry-modules?q=trav`)).body.data).toEqual([]);
+  });
+
+  it('runs git only over the transports the README lists, and refuses others at once', async () => {
+    for (const base of ['fd::3', 'ext::sh -c true']) {
+      const started = performance.now();
+      const response = await publish({ identifier: 'acme/terraform-aws-bucket', 'oauth-token-id': await connectionTo(base) });
+      expect(response.status, base).toBe(422);
+      expect(response.body.errors[0].detail).toContain('the repository could not be read');
+      expect(performance.now() - started).toBeLessThan(5_000);
+    }
+  });
 });

@@ -7,7 +7,7 @@ import { ROOT_TOKEN, type TestServer } from '../../helpers/app.js';
 import { json, openSocket, portOf, readResponses, send, startListServer, writeInPieces } from './support.js';
 
 // The LIST method over real TCP connections: Node's parser refuses it, so these go through the
-// connection-level rewrite (src/secrets/http/server.ts) on every path a real client can take.
+// connection-level rewrite (src/server/server.ts) on every path a real client can take.
 
 const run = promisify(execFile);
 const token = { 'x-vault-token': ROOT_TOKEN };

@@ -35,6 +35,34 @@ print(json.dumps({"root": root["data"]["certificate"], "role": role, "issued": i
                   "crl": crl, "ca": ca, "fetched": fetched, "denied": denied}))
 `;
 
+/** The issuers API through hvac's generic calls (its PKI helpers predate issuers) next to its helpers. */
+const HVAC_ISSUERS_SCRIPT = `
+import json, os, hvac
+
+client = hvac.Client(url=os.environ["VAULT_ADDR"], token=os.environ["VAULT_TOKEN"])
+client.sys.enable_secrets_engine(backend_type="pki", path="hvac-multi", config={"max_lease_ttl": "87600h"})
+first = client.secrets.pki.generate_root(type="internal", common_name="First", mount_point="hvac-multi",
+                                        extra_params={"ttl": "8760h", "key_type": "ec", "issuer_name": "first"})["data"]
+second = client.write("hvac-multi/root/rotate/internal", common_name="Second", ttl="8760h", key_type="ec")["data"]
+listed = client.list("hvac-multi/issuers")["data"]
+renamed = client.write("hvac-multi/issuer/next", issuer_name="second", leaf_not_after_behavior="truncate")["data"]
+client.write("hvac-multi/config/issuers", default="second")
+client.secrets.pki.create_or_update_role("web", mount_point="hvac-multi",
+                                        extra_params={"allowed_domains": ["example.com"], "allow_subdomains": True, "key_type": "ec"})
+issued = client.secrets.pki.generate_certificate("web", common_name="m.example.com", mount_point="hvac-multi")["data"]
+by_first = client.write("hvac-multi/issuer/first/issue/web", common_name="f.example.com")["data"]
+keys = client.list("hvac-multi/keys")["data"]
+missing = None
+try:
+    client.read("hvac-multi/issuer/nope")
+except hvac.exceptions.InvalidRequest as error:
+    missing = str(error)
+client.secrets.pki.delete_root(mount_point="hvac-multi")
+after = client.list("hvac-multi/issuers")
+print(json.dumps({"first": first, "second": second, "listed": listed, "renamed": renamed, "issued": issued,
+                  "by_first": by_first, "keys": keys, "missing": missing, "after": after}))
+`;
+
 describe('PKI with real clients', () => {
   let server: TestServer;
   const files = scratch();
@@ -73,6 +101,28 @@ describe('PKI with real clients', () => {
       ]);
       expect(check.output).toContain('certificate revoked');
     }
+  });
+
+  it.skipIf(!hvacInterpreter && !process.env.CI)('hvac: two roots as issuers, rename, default, issue by either, delete all', async () => {
+    if (!hvacInterpreter) throw new Error(`CI is set but ${hvacMissing}`);
+    const run = await runPython(hvacInterpreter, HVAC_ISSUERS_SCRIPT, { VAULT_ADDR: server.baseUrl, VAULT_TOKEN: ROOT_TOKEN });
+    expect(run.stderr).toBe('');
+    expect(run.status).toBe(0);
+    const result = JSON.parse(run.stdout);
+    expect(result.first.issuer_name).toBe('first');
+    expect(result.second.issuer_name).toBe('next');
+    expect(result.listed.keys).toEqual(expect.arrayContaining([result.first.issuer_id, result.second.issuer_id]));
+    expect(result.listed.key_info[result.first.issuer_id].is_default).toBe(true);
+    expect(result.renamed).toMatchObject({
+      issuer_id: result.second.issuer_id,
+      issuer_name: 'second',
+      leaf_not_after_behavior: 'truncate',
+    });
+    expect(result.issued.issuing_ca).toBe(result.second.certificate);
+    expect(result.by_first.issuing_ca).toBe(result.first.certificate);
+    expect(result.keys.keys).toEqual(expect.arrayContaining([result.first.key_id, result.second.key_id]));
+    expect(result.missing).toContain('unable to find PKI issuer for reference: nope');
+    expect(result.after).toBeNull();
   });
 
   it('node-vault: root, role, issue, revoke, read the CRL', async () => {

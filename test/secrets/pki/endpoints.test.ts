@@ -38,14 +38,18 @@ describe('PKI endpoints', () => {
     expect(listed).toContain(root.serial_number);
   });
 
-  it('refuses to generate a root over an existing one with the real warning and no data', async () => {
-    const again = await ok(server, 'POST', 'pki-e/root/generate/internal', { common_name: 'Other' });
-    expect(again.status).toBe(200);
-    expect(again.body.data).toBeNull();
-    expect(again.body.warnings).toEqual([
-      'Refusing to generate a root certificate over an existing root certificate. ' +
-        'If you really want to destroy the original root certificate, please issue a delete against pki-e/ root.',
-    ]);
+  it('a second root is a second issuer; the default (and every single-issuer path) stays on the first', async () => {
+    await mountPki(server, 'pki-two');
+    const first = await generateRoot(server, 'pki-two', { common_name: 'First', key_type: 'ec' });
+    const again = (await ok(server, 'POST', 'pki-two/root/generate/internal', { common_name: 'Other', key_type: 'ec' })).body.data;
+    expect(again.issuer_id).not.toBe(first.issuer_id);
+    expect(again.key_id).not.toBe(first.key_id);
+    expect((await ok(server, 'GET', 'pki-two/config/issuers')).body.data).toEqual({
+      default: first.issuer_id,
+      default_follows_latest_issuer: false,
+    });
+    expect(await (await fetch(`${server.baseUrl}/v1/pki-two/ca/pem`)).text()).toBe(`${first.certificate}\n`);
+    expect(Object.keys((await ok(server, 'GET', 'pki-two/issuers?list=true')).body.data.key_info)).toHaveLength(2);
     const bad = await v1(server, 'POST', 'pki-e2/root/generate/bogus', { body: { common_name: 'x' } });
     expect(bad.status).toBe(404);
     await mountPki(server, 'pki-e2');
@@ -86,39 +90,53 @@ describe('PKI endpoints', () => {
     expect(badFormat.body).toEqual({ errors: ['the "format" path parameter must be "pem", "der", or "pem_bundle"'] });
   });
 
-  it('accepts a CA upload as a PEM bundle, checking that key and certificate match', async () => {
+  it('imports a CA upload as issuers and keys, pairing each certificate with the key it carries', async () => {
     await mountPki(server, 'pki-up');
     expect((await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: '' } })).body).toEqual({
       errors: ["'pem_bundle' was empty"],
     });
-    expect((await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: root.certificate } })).body).toEqual({
-      errors: ['private key not found in the PEM bundle'],
-    });
+    await mountPki(server, 'pki-up-cert');
+    const certOnly = (await ok(server, 'POST', 'pki-up-cert/config/ca', { pem_bundle: root.certificate })).body.data;
+    expect(certOnly.imported_issuers).toHaveLength(1);
+    expect(certOnly.imported_keys).toBeNull();
+    expect(Object.values(certOnly.mapping)).toEqual(['']);
+    await ok(server, 'POST', 'pki-up-cert/roles/any', { allow_any_name: true, key_type: 'ec' });
+    expect((await v1(server, 'POST', 'pki-up-cert/issue/any', { body: { common_name: 'x.test' } })).status).toBe(400);
     await mountPki(server, 'pki-src');
     const source = (await ok(server, 'POST', 'pki-src/root/generate/exported', { common_name: 'Uploaded', key_type: 'ec', ttl: '100h' }))
       .body.data;
     const other = (await ok(server, 'POST', 'pki-x/intermediate/generate/exported', { common_name: 'unrelated', key_type: 'ec' })).body
       .data;
-    const mismatch = await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: `${other.private_key}\n${source.certificate}` } });
-    expect(mismatch.status).toBe(400);
-    expect(mismatch.body.errors[0]).toContain('does not match');
-    expect(
-      (await v1(server, 'POST', 'pki-up/config/ca', { body: { pem_bundle: `${source.private_key}\n${source.certificate}` } })).status,
-    ).toBe(204);
+    await mountPki(server, 'pki-up-apart');
+    const apart = (await ok(server, 'POST', 'pki-up-apart/config/ca', { pem_bundle: `${other.private_key}\n${source.certificate}` })).body
+      .data;
+    expect(apart.imported_keys).toHaveLength(1);
+    expect(Object.values(apart.mapping)).toEqual(['']);
+    const paired = (await ok(server, 'POST', 'pki-up/config/ca', { pem_bundle: `${source.private_key}\n${source.certificate}` })).body.data;
+    expect(paired.mapping).toEqual({ [paired.imported_issuers[0]]: paired.imported_keys[0] });
+    const again = (await ok(server, 'POST', 'pki-up/config/ca', { pem_bundle: `${source.private_key}\n${source.certificate}` })).body.data;
+    expect(again).toMatchObject({ imported_issuers: null, imported_keys: null, existing_issuers: paired.imported_issuers });
     expect(await (await fetch(`${server.baseUrl}/v1/pki-up/ca/pem`)).text()).toBe(`${source.certificate}\n`);
     await ok(server, 'POST', 'pki-up/roles/any', { allow_any_name: true, key_type: 'ec' });
     const issued = (await ok(server, 'POST', 'pki-up/issue/any', { common_name: 'u.test', ttl: '1h' })).body.data;
     expect(new X509Certificate(issued.certificate).verify(new X509Certificate(source.certificate).publicKey)).toBe(true);
   });
 
-  it('deletes the root only with sudo; the old CA stays readable and issuing stops', async () => {
+  it('deletes every issuer and key only with sudo, with the real warning; issuing stops', async () => {
     await mountPki(server, 'pki-del');
     const generated = await generateRoot(server, 'pki-del', { common_name: 'Doomed', key_type: 'ec' });
     await putPolicy(server, 'pki-admin', 'path "pki-del/*" { capabilities = ["create", "read", "update", "delete", "list"] }');
     const admin = await createToken(server, { policies: ['pki-admin'] });
     expect((await v1(server, 'DELETE', 'pki-del/root', { token: admin.client_token })).body).toEqual({ errors: POLICY_DENIED });
-    expect((await v1(server, 'DELETE', 'pki-del/root', { token: ROOT_TOKEN })).status).toBe(204);
-    expect(await (await fetch(`${server.baseUrl}/v1/pki-del/ca/pem`)).text()).toBe(`${generated.certificate}\n`);
+    const deleted = await v1(server, 'DELETE', 'pki-del/root', { token: ROOT_TOKEN });
+    expect(deleted.body.warnings).toEqual([
+      'DELETE /root deletes all keys and issuers; prefer the new DELETE /key/:key_ref and DELETE /issuer/:issuer_ref ' +
+        'for finer granularity, unless removal of all keys and issuers is desired.',
+    ]);
+    expect((await fetch(`${server.baseUrl}/v1/pki-del/ca/pem`)).status).toBe(204);
+    expect((await v1(server, 'GET', 'pki-del/issuers?list=true', { token: null })).status).toBe(404);
+    expect((await v1(server, 'GET', 'pki-del/keys?list=true')).status).toBe(404);
+    expect((await v1(server, 'GET', `pki-del/issuer/${generated.issuer_id}`)).status).toBe(400);
     await ok(server, 'POST', 'pki-del/roles/any', { allow_any_name: true, key_type: 'ec' });
     expect((await v1(server, 'POST', 'pki-del/issue/any', { body: { common_name: 'x.test' } })).status).toBe(400);
     const fresh = await generateRoot(server, 'pki-del', { common_name: 'Reborn', key_type: 'ec' });

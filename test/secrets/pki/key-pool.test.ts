@@ -61,4 +61,17 @@ describe('the key pool', () => {
     await refused;
     expect(keys.threadCount).toBe(0);
   });
+
+  it('pre-generates only common sizes: RSA-8192 and P-521 are made when taken, never pooled', async () => {
+    const keys = pool(20);
+    const big = { type: 'rsa' as const, bits: 8192 };
+    keys.warm(big);
+    expect(keys.threadCount).toBe(0);
+    const curve = { type: 'ec' as const, bits: 521 };
+    expect((await keys.take(curve)).asymmetricKeyDetails?.namedCurve).toBe('secp521r1');
+    // The key was generated for the request alone: nothing refills behind it.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(keys.available(curve)).toBe(0);
+    expect(keys.available(big)).toBe(0);
+  });
 });

@@ -150,6 +150,11 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI with a CA key in the cloud 
     const generated = await rootKms(server, 'kms-pki', { managed_key_id: id });
     expect(generated.status, generated.text).toBe(200);
     expectNoKey(generated);
+    // The issuer's key is the managed key: its own type and names, no key material in the mount.
+    const key = (await ok(server, 'GET', `kms-pki/key/${generated.body.data.key_id}`)).body.data;
+    expect(key).toMatchObject({ key_type: 'rsa', managed_key_id: id, managed_key_name: 'kms-ca' });
+    expect(key.subject_key_id).toMatch(/^([0-9a-f]{2}:){19}[0-9a-f]{2}$/);
+    expect((await ok(server, 'GET', 'kms-pki/issuer/default')).body.data.key_id).toBe(generated.body.data.key_id);
     const rootFile = files.path('kms-root.pem', generated.body.data.certificate);
     expect(openssl(['verify', '-CAfile', rootFile, rootFile]).output).toContain(': OK');
     const { leaf, args } = await issueVerified(server, 'kms-pki', rootFile);
@@ -222,7 +227,7 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI with a CA key in the cloud 
     const body = { common_name: 'KMS Intermediate', managed_key_name: 'kms-open' };
     const generated = await v1(server, 'POST', 'kms-int/intermediate/generate/kms', { body });
     expect(generated.status, generated.text).toBe(200);
-    expect(Object.keys(generated.body.data)).toEqual(['csr']);
+    expect(Object.keys(generated.body.data)).toEqual(['csr', 'key_id']);
     const csr = generated.body.data.csr as string;
     expect(openssl(['req', '-in', files.path('kms-int.csr', csr), '-noout', '-verify']).output).toMatch(/verify OK/);
 

@@ -2,8 +2,9 @@ import type { KeyObject } from 'node:crypto';
 import type { SecretsContext } from '../../context.js';
 import type { LogicalResponse, RawBody } from '../../framework/types.js';
 import { MountStorage } from '../../storage/mount-storage.js';
-import type { LoadedCa } from './ca-store.js';
+import type { LoadedCa } from './ca.js';
 import type { KeyPool } from './key-pool.js';
+import { PkiStorage } from './storage.js';
 import { exportPrivateKey } from './keys.js';
 import { colonSerial, toPem } from './x509.js';
 
@@ -18,7 +19,7 @@ export interface PkiEngine {
    */
   exclusive<T>(mountUuid: string, work: () => Promise<T>): Promise<T>;
   /** Runs synchronous writes in one SQLite transaction against the mount's storage. */
-  commit<T>(mountUuid: string, write: (storage: MountStorage) => T): T;
+  commit<T>(mountUuid: string, write: (storage: PkiStorage) => T): T;
 }
 
 export function createEngine(context: SecretsContext, keys: KeyPool): PkiEngine {
@@ -37,8 +38,8 @@ export function createEngine(context: SecretsContext, keys: KeyPool): PkiEngine 
       });
       return next;
     },
-    commit<T>(mountUuid: string, write: (storage: MountStorage) => T): T {
-      return context.store.db.transaction((tx) => write(new MountStorage(tx, mountUuid)));
+    commit<T>(mountUuid: string, write: (storage: PkiStorage) => T): T {
+      return context.store.db.transaction((tx) => write(new PkiStorage(new MountStorage(tx, mountUuid))));
     },
   };
 }

@@ -3,10 +3,10 @@ import * as asn from '@peculiar/asn1-x509';
 import { AsnConvert } from '@peculiar/asn1-schema';
 import { badRequest } from '../../../core/errors.js';
 import type { FieldData } from '../../framework/fields.js';
-import type { FieldSpec, MountInfo } from '../../framework/types.js';
-import type { MountStorage } from '../../storage/mount-storage.js';
+import type { FieldSpec, HandlerRequest, MountInfo } from '../../framework/types.js';
 import { effectiveTtls } from '../../leases/ttl.js';
-import type { LoadedCa, UrlConfig } from './ca-store.js';
+import type { LoadedCa } from './ca.js';
+import type { PkiStorage } from './storage.js';
 import { asciiHostname, firstDisallowedName, globMatch, otherSansProblem, parseOtherSans } from './policy.js';
 import { ROLE_FIELDS, withDefaults, type Role } from './role.js';
 import {
@@ -27,6 +27,7 @@ import {
   OID_CN,
   OID_SERIAL_NUMBER,
   subjectKeyId,
+  parseCsr,
   type AltNames,
   type ParsedCsr,
 } from './x509.js';
@@ -92,8 +93,26 @@ const splitDedupSort = (text: string) =>
     ),
   ].sort();
 
+/**
+ * SANs one certificate may carry here. Past a few thousand names a certificate exceeds what X.509
+ * parsers accept (asn1js stops at 10,000 nodes), so more is refused up front with a 400.
+ */
+export const MAX_SANS = 1000;
+
+function checkSanCount(fields: FieldData, csr: ParsedCsr | undefined): void {
+  const fromCsr = csr ? Object.values(csr.altNames).reduce<number>((sum, list: unknown[]) => sum + list.length, 0) : 0;
+  const requested =
+    fields.get<string>('alt_names').split(',').length +
+    fields.get<string[]>('ip_sans').length +
+    fields.get<string[]>('uri_sans').length +
+    fields.get<string[]>('other_sans').length;
+  const count = Math.max(fromCsr, requested);
+  if (count > MAX_SANS) throw badRequest(`too many subject alternative names: ${count} requested, at most ${MAX_SANS} are supported`);
+}
+
 /** CN, subject and SANs for a request, checked against the role in the real service's order. */
 export function resolveNames(role: Role, fields: FieldData, csr: ParsedCsr | undefined): Names {
+  checkSanCount(fields, csr);
   let cn = csr && role.use_csr_common_name ? nameValue(csr.subject, OID_CN) : '';
   if (cn === '') {
     cn = fields.get<string>('common_name');
@@ -119,6 +138,7 @@ export function resolveNames(role: Role, fields: FieldData, csr: ParsedCsr | und
   const addName = (name: string) => {
     if (name.includes('@')) names.email.push(name);
     else {
+      // Names that are not host names are left out of the SANs, as upstream.
       const host = asciiHostname(name);
       if (host !== undefined) names.dns.push(host);
     }
@@ -235,18 +255,23 @@ export function resolveValidity(
     notAfter = new Date(now.getTime() + ttl * 1000);
   }
   const warnings: string[] = [];
-  if (ca && notAfter.getTime() > ca.notAfter.getTime()) {
-    if (!allowPastCa) {
+  const behavior = allowPastCa ? 'permit' : (ca?.leafNotAfterBehavior ?? 'err');
+  if (ca && notAfter.getTime() > ca.notAfter.getTime() && behavior === 'truncate') {
+    // The issuer's leaf_not_after_behavior: leaves end with the issuer.
+    notAfter = new Date(ca.notAfter.getTime());
+  } else if (ca && notAfter.getTime() > ca.notAfter.getTime()) {
+    if (behavior === 'err') {
       throw badRequest(
         `cannot satisfy request, as TTL would result in notAfter ${rfc3339Nano(notAfter)} ` +
           `that is beyond the expiration of the CA certificate at ${rfc3339Nano(ca.notAfter)}`,
       );
     }
-    warnings.push(
-      "The expiration time for the signed certificate is after the CA's expiration time. " +
-        'If the new certificate is not treated as a root, ' +
-        "validation paths with the certificate past the issuing CA's expiration time will fail.",
-    );
+    if (allowPastCa)
+      warnings.push(
+        "The expiration time for the signed certificate is after the CA's expiration time. " +
+          'If the new certificate is not treated as a root, ' +
+          "validation paths with the certificate past the issuing CA's expiration time will fail.",
+      );
   }
   return { notBefore: new Date(now.getTime() - role.not_before_duration * 1000), notAfter, warnings };
 }
@@ -317,8 +342,8 @@ export function extKeyUsageOids(
   return [...new Set(oids)];
 }
 
-export function urlExtensions(storage: MountStorage): asn.Extension[] {
-  const urls = storage.get<UrlConfig>('config/urls');
+export function urlExtensions(store: PkiStorage): asn.Extension[] {
+  const urls = store.urls();
   if (!urls) return [];
   return [authorityInfoAccess(urls.issuing_certificates, urls.ocsp_servers), crlDistributionPoints(urls.crl_distribution_points)].filter(
     (item): item is asn.Extension => item !== undefined,
@@ -331,7 +356,7 @@ export function leafExtensions(
   names: AltNames,
   publicKey: KeyObject,
   ca: LoadedCa,
-  storage: MountStorage,
+  store: PkiStorage,
 ): (asn.Extension | undefined)[] {
   const flags = keyUsageFlags(role.key_usage);
   const ekus = extKeyUsageOids(role);
@@ -343,7 +368,7 @@ export function leafExtensions(
     authorityKeyId(ca.keyId),
     altNamesExtension(names),
     certificatePolicies(role.policy_identifiers),
-    ...urlExtensions(storage),
+    ...urlExtensions(store),
   ];
 }
 
@@ -355,7 +380,7 @@ export function caExtensions(options: {
   pathLength: number | undefined;
   permittedDnsDomains: string[];
   extraKeyUsage?: number;
-  storage: MountStorage;
+  store: PkiStorage;
 }): (asn.Extension | undefined)[] {
   return [
     basicConstraints(true, options.pathLength),
@@ -364,7 +389,7 @@ export function caExtensions(options: {
     authorityKeyId(options.issuerKeyId),
     altNamesExtension(options.names),
     nameConstraints(options.permittedDnsDomains),
-    ...urlExtensions(options.storage),
+    ...urlExtensions(options.store),
   ];
 }
 
@@ -395,4 +420,13 @@ export function childPathLength(requested: number, signerPathLength: number | un
     throw badRequest('signing certificate has a max path length of zero, and cannot issue further CA certificates');
   if (requested >= 0) return requested;
   return signerPathLength === undefined ? undefined : signerPathLength - 1;
+}
+
+/** The request's CSR, parsed, or the real service's 400. */
+export function csrOrThrow(request: HandlerRequest): ParsedCsr {
+  const text = request.fields.get<string>('csr');
+  if (text === '') throw badRequest('"csr" is empty');
+  const csr = parseCsr(text);
+  if (typeof csr === 'string') throw badRequest(csr);
+  return csr;
 }

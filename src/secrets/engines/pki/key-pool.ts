@@ -19,6 +19,13 @@ parentPort.on('message', (spec) => {
 });
 `;
 
+/**
+ * The sizes kept ready: the defaults and the common CA and leaf choices. Anything else (RSA 4096
+ * and 8192, P-224, P-521) is generated when asked for and never pre-generated, so one role naming
+ * RSA-8192 cannot make the pool spend minutes of CPU on keys nobody may take.
+ */
+export const POOLED_SPECS: readonly string[] = ['rsa-2048', 'rsa-3072', 'ec-256', 'ec-384'];
+
 interface Job {
   spec: KeySpec;
   resolve(der: Uint8Array): void;
@@ -29,6 +36,7 @@ interface Job {
  * Pre-generated keys per type and size, refilled by worker threads. Key generation (about
  * 220 ms for RSA-2048) is the cost of issuing, so a burst is served from the pool while the
  * workers refill it on every core; a request that finds the pool empty jumps the refill queue.
+ * Uncommon sizes skip the pool: each is generated (off the event loop) when a request needs it.
  * Nothing runs until a key type is first used, so the pool never slows the server's start.
  */
 export class KeyPool {
@@ -47,10 +55,10 @@ export class KeyPool {
     private readonly threads = Math.max(1, availableParallelism()),
   ) {}
 
-  /** Starts filling the pool for `spec` (a role naming a key type is a good moment). */
+  /** Starts filling the pool for `spec` (a role naming a key type is a good moment); only common sizes are pooled. */
   warm(spec: KeySpec): void {
-    if (this.closed || this.size === 0) return;
     const id = specId(spec);
+    if (this.closed || this.size === 0 || !POOLED_SPECS.includes(id)) return;
     const missing = this.size - (this.ready.get(id)?.length ?? 0) - (this.refilling.get(id) ?? 0);
     for (let index = 0; index < missing; index += 1) {
       this.refilling.set(id, (this.refilling.get(id) ?? 0) + 1);

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { badRequest } from '../../../core/errors.js';
 import type { PathSpec } from '../../framework/types.js';
-import { buildCrl, hasCaKey, loadCa, readBundle, type StoredCert } from './ca-store.js';
+import { buildAllCrls } from './ca.js';
 import { raw, type PkiEngine } from './engine.js';
+import { pkiStore, type CrlRecord, type StoredCert } from './storage.js';
 
 interface TidyStatus {
   state: 'Inactive' | 'Running' | 'Finished' | 'Error';
@@ -57,9 +58,11 @@ export function tidyPaths(engine: PkiEngine): PathSpec[] {
             const revokedSerials = new Set(request.storage.list('revoked/'));
             const dropCerts = expired.filter((serial) => (revokedSerials.has(serial) ? revoked : certStore));
             const dropRevoked = revoked ? expired.filter((serial) => revokedSerials.has(serial)) : [];
-            const hasCa = hasCaKey(readBundle(request.storage));
-            const crl =
-              dropRevoked.length > 0 && hasCa ? await buildCrlWithout(request.storage, request.mount.uuid, dropRevoked) : undefined;
+            // The CRLs as they will be once the tidied revocations are gone.
+            const crls =
+              dropRevoked.length > 0
+                ? await buildAllCrls(engine, pkiStore(request), request.mount.uuid, engine.now(), { hidden: new Set(dropRevoked) })
+                : new Map<string, CrlRecord>();
             const status: TidyStatus = {
               state: 'Finished',
               safety_buffer: buffer,
@@ -72,11 +75,11 @@ export function tidyPaths(engine: PkiEngine): PathSpec[] {
               cert_store_deleted_count: dropCerts.filter((serial) => !revokedSerials.has(serial)).length,
               revoked_cert_deleted_count: dropRevoked.length,
             };
-            engine.commit(request.mount.uuid, (storage) => {
-              for (const serial of dropCerts) storage.delete(`certs/${serial}`);
-              for (const serial of dropRevoked) storage.delete(`revoked/${serial}`);
-              if (crl) storage.put('crl', crl);
-              storage.put('tidy_status', status);
+            engine.commit(request.mount.uuid, (tx) => {
+              for (const serial of dropCerts) tx.raw.delete(`certs/${serial}`);
+              for (const serial of dropRevoked) tx.raw.delete(`revoked/${serial}`);
+              for (const [id, crl] of crls) tx.putCrl(id, crl);
+              tx.raw.put('tidy_status', status);
             });
             // 202 with the full envelope and a warning, as upstream answers.
             const envelope = {
@@ -101,13 +104,4 @@ export function tidyPaths(engine: PkiEngine): PathSpec[] {
       },
     },
   ];
-
-  /** The CRL as it will be once `serials` are gone from it. */
-  async function buildCrlWithout(storage: Parameters<typeof buildCrl>[0], mountUuid: string, serials: string[]) {
-    const ca = loadCa(engine, { storage, mountUuid });
-    const hidden = new Set(serials);
-    const view = Object.create(storage) as typeof storage;
-    view.list = (prefix: string) => storage.list(prefix).filter((key) => !(prefix === 'revoked/' && hidden.has(key)));
-    return buildCrl(view, ca, engine.now());
-  }
 }

@@ -46,6 +46,8 @@ export interface Role {
   not_before_duration: number;
   /** The subject serial number certificates of this role carry when the request names none. */
   serial_number: string;
+  /** The issuer that signs for this role: `default`, an issuer id or name. */
+  issuer_ref: string;
 }
 
 const field = (type: FieldSpec['type'], value: unknown, description: string): FieldSpec => ({ type, default: value, description });
@@ -93,6 +95,7 @@ export const ROLE_FIELDS: Record<keyof Role, FieldSpec> = {
   basic_constraints_valid_for_non_ca: field('bool', false, 'mark leaves CA:FALSE'),
   not_before_duration: field('duration', 30, 'NotBefore backdating'),
   serial_number: field('string', '', 'subject serial number used when the request gives none'),
+  issuer_ref: field('string', 'default', 'the issuer that signs: default, an issuer id or name'),
 };
 
 const OID = /^\d+(\.\d+)+$/;

@@ -69,6 +69,9 @@ export const colonSerial = (bytes: Uint8Array) =>
     .toString('hex')
     .replace(/(..)(?!$)/g, '$1:');
 
+/** A serial as Node's X509Certificate gives it (hex digits) in the colon form. */
+export const serialHex = (hex: string) => colonSerial(Buffer.from(hex.length % 2 === 1 ? `0${hex}` : hex, 'hex'));
+
 /** Hyphen or colon separated, any case → `39-dd-2e-…`, the storage form. */
 export const storageSerial = (serial: string) => serial.trim().toLowerCase().replace(/:/g, '-');
 export const colonFromStorage = (serial: string) => serial.replace(/-/g, ':');

@@ -1,5 +1,3 @@
-import type { FastifyRequest } from 'fastify';
-import { redactUrl } from '../../core/redact.js';
 import { maxHeaderSize } from 'node:http';
 
 /**
@@ -15,22 +13,6 @@ export const LIST_MARKER_HEADER = 'x-understudy-list-method';
  */
 export function clientMethod(request: { method?: string | undefined; headers: Record<string, unknown> }): string | undefined {
   return request.headers[LIST_MARKER_HEADER] === undefined ? request.method : 'LIST';
-}
-
-/**
- * Fastify's default `req` log serializer with the method the client sent, so the "incoming
- * request" line of a `LIST` reads `LIST` rather than the rewritten `GET`. Meant for the logger
- * option `serializers: { req: requestLogSerializer }`.
- */
-export function requestLogSerializer(request: FastifyRequest): Record<string, unknown> {
-  return {
-    method: clientMethod(request),
-    url: redactUrl(request.url),
-    version: request.headers['accept-version'],
-    host: request.host,
-    remoteAddress: request.ip,
-    remotePort: request.socket?.remotePort,
-  };
 }
 
 /**
@@ -58,10 +40,16 @@ const DIGITS = /^\d+$/;
 const OWS = /^[ \t]+|[ \t]+$/g;
 
 /** How the body after a header block is delimited. `raw`: the rest of the connection is opaque. */
-type Framing = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' } | { kind: 'raw' };
+type Framing = { kind: 'none' } | { kind: 'length'; length: number } | { kind: 'chunked' } | { kind: 'raw' } | { kind: 'drop' };
 const NO_BODY: Framing = { kind: 'none' };
 const CHUNKED: Framing = { kind: 'chunked' };
 const RAW: Framing = { kind: 'raw' };
+/**
+ * After an Upgrade request nothing on this server takes the connection over, and Node's parser,
+ * reading a socket natively, sees no further request on it; the bytes after the head are dropped
+ * here too, so this layer never lets through a request Node alone would not have seen.
+ */
+const DROP: Framing = { kind: 'drop' };
 
 interface HeadAnalysis {
   /** Bytes to send instead of the header block; `undefined` forwards it unchanged (no copy). */
@@ -76,7 +64,8 @@ type State =
   | 'chunk-data' // inside a chunk's data
   | 'chunk-end' // expecting the CRLF after a chunk's data
   | 'trailers' // after the last chunk: trailer lines up to an empty line
-  | 'raw'; // no longer tracking: everything passes through unchanged
+  | 'raw' // no longer tracking: everything passes through unchanged
+  | 'drop'; // after an Upgrade request: nothing more reaches the parser
 
 /**
  * Rewrites `LIST` requests on an HTTP/1.x connection into `GET` + {@link LIST_MARKER_HEADER},
@@ -126,6 +115,10 @@ export class ListMethodRewriter {
   private step(chunk: Buffer, position: number): number {
     switch (this.state) {
       case 'raw':
+        return chunk.length;
+      case 'drop':
+        this.emitPassThrough(chunk, position);
+        this.passFrom = chunk.length;
         return chunk.length;
       case 'body':
       case 'chunk-data':
@@ -276,6 +269,9 @@ export class ListMethodRewriter {
         return;
       case 'raw':
         this.giveUp();
+        return;
+      case 'drop':
+        this.state = 'drop';
     }
   }
 
@@ -392,7 +388,7 @@ function readFields(text: string): HeadFields | undefined {
 }
 
 function framingOf(fields: HeadFields): Framing | undefined {
-  if (fields.upgrade && fields.connection?.some((value) => hasToken(value, 'upgrade'))) return RAW;
+  if (fields.upgrade && fields.connection?.some((value) => hasToken(value, 'upgrade'))) return DROP;
   const { contentLengths = [], transferEncodings } = fields;
   if (transferEncodings) {
     // Node refuses Content-Length beside Transfer-Encoding, and a request whose last coding is not chunked.

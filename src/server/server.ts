@@ -1,7 +1,26 @@
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
 import { Socket } from 'node:net';
 import { Duplex, finished } from 'node:stream';
+import { guardEarlyAnswer } from './early-answer.js';
 import { DEFAULT_HOLD_LIMIT, ListMethodRewriter } from './list-method.js';
+
+/**
+ * How long a connection being closed after its last answer keeps reading (and dropping) what
+ * the client still sends. Closing a socket with unread input makes the kernel send a reset,
+ * which can reach the client before it has read the answer; lingering lets it read the answer.
+ */
+export const LINGER_MS = 2_000;
+
+/** Every accepted TCP connection of each server, for {@link destroyAllConnections}. */
+const connectionsOf = new WeakMap<Server, Set<Socket>>();
+
+/**
+ * Ends every connection at once, whatever state it is in (idle, mid-request, half-closed,
+ * lingering): what a shutdown does once its grace period is over.
+ */
+export function destroyAllConnections(server: Server): void {
+  for (const socket of connectionsOf.get(server) ?? []) socket.destroy();
+}
 
 /**
  * The HTTP server Fastify runs on: a plain Node server, except that every accepted connection
@@ -13,7 +32,10 @@ import { DEFAULT_HOLD_LIMIT, ListMethodRewriter } from './list-method.js';
  */
 export function createServerWithListMethod(handler: RequestListener, fastifyOptions: Record<string, unknown> = {}): Server {
   const httpOptions = (fastifyOptions.http ?? {}) as ServerOptions;
-  const server = createServer(httpOptions, handler);
+  const server = createServer(httpOptions, (request, response) => {
+    guardEarlyAnswer(request, response);
+    handler(request, response);
+  });
   const number = (name: string) => (typeof fastifyOptions[name] === 'number' ? fastifyOptions[name] : undefined);
   server.keepAliveTimeout = number('keepAliveTimeout') ?? server.keepAliveTimeout;
   server.requestTimeout = number('requestTimeout') ?? server.requestTimeout;
@@ -36,9 +58,17 @@ function acceptListMethod(server: Server, holdLimit: number): void {
     throw new Error(`expected the HTTP server's own connection listener only, found ${listeners.length} listeners`);
   }
   server.removeListener('connection', handleConnection as (socket: Socket) => void);
+  const connections = new Set<Socket>();
+  connectionsOf.set(server, connections);
   server.on('connection', (socket: Duplex) => {
     // Only TCP sockets are wrapped; a stream someone emits as a connection is served as it is.
-    handleConnection.call(server, socket instanceof Socket ? new ListMethodSocket(socket, holdLimit) : socket);
+    if (!(socket instanceof Socket)) {
+      handleConnection.call(server, socket);
+      return;
+    }
+    connections.add(socket);
+    socket.once('close', () => connections.delete(socket));
+    handleConnection.call(server, new ListMethodSocket(socket, holdLimit));
   });
 }
 
@@ -56,6 +86,8 @@ export class ListMethodSocket extends Duplex {
   private socketPaused = false;
   /** The callback of a write waiting for the socket to drain. */
   private waitingForDrain: (() => void) | undefined;
+  /** Closing after the last answer: what the client still sends is read and dropped. */
+  private discarding = false;
 
   constructor(
     /** The accepted TCP connection. */
@@ -70,9 +102,11 @@ export class ListMethodSocket extends Duplex {
       readableHighWaterMark: tcp.readableHighWaterMark,
     });
     this.rewriter = new ListMethodRewriter((bytes) => this.pushFromSocket(bytes), holdLimit);
-    tcp.on('data', (chunk: Buffer) => this.rewriter.write(chunk));
+    tcp.on('data', (chunk: Buffer) => {
+      if (!this.discarding) this.rewriter.write(chunk);
+    });
     tcp.on('end', () => {
-      this.rewriter.end();
+      if (!this.discarding) this.rewriter.end();
       this.push(null);
     });
     tcp.on('drain', () => this.onSocketDrain());
@@ -138,6 +172,22 @@ export class ListMethodSocket extends Duplex {
   }
 
   // ---- the net.Socket surface used by Node's HTTP server, Fastify and the logger ----
+
+  /**
+   * Node's HTTP server calls this after an answer that closes the connection. Like
+   * `net.Socket#destroySoon` it ends the writing side once the answer is flushed, and it also
+   * stops parsing: the rest of the input (an unread upload, pipelined requests) is dropped, and
+   * the connection is destroyed when the client closes its side or {@link LINGER_MS} after the
+   * answer left, whichever comes first. Without it the server would wait for the client forever.
+   */
+  destroySoon(): void {
+    this.discarding = true;
+    this.tcp.resume();
+    this.end();
+    finished(this.tcp, { readable: false }, () => {
+      setTimeout(() => this.destroy(), LINGER_MS).unref();
+    });
+  }
 
   setTimeout(timeout: number, callback?: () => void): this {
     this.tcp.setTimeout(timeout);

@@ -4,9 +4,10 @@ import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import Fastify from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
-import { LIST_MARKER_HEADER, requestLogSerializer } from '../../../src/secrets/http/list-method.js';
-import { createServerWithListMethod } from '../../../src/secrets/http/server.js';
-import { pause, readResponses } from './support.js';
+import { requestLogSerializer } from '../../src/logging.js';
+import { LIST_MARKER_HEADER } from '../../src/server/list-method.js';
+import { createServerWithListMethod } from '../../src/server/server.js';
+import { pause, readResponses } from '../secrets/http/support.js';
 
 // The connection wrapper on a bare Node server (no Fastify): streaming in both directions with
 // back-pressure, half-closed connections, and the keep-alive timeout, over real sockets.
