@@ -113,9 +113,13 @@ function understudyEnv(overrides: Record<string, string>): NodeJS.ProcessEnv {
  * Runs `node dist/main.js` from an empty directory, so a developer's `.env` in the checkout does
  * not change what is measured.
  */
-function startUnderstudyProcess(port: number, how: StartCommand = 'node'): { child: Child; cleanup: () => void } {
+function startUnderstudyProcess(
+  port: number,
+  how: StartCommand = 'node',
+  overrides: Record<string, string> = {},
+): { child: Child; cleanup: () => void } {
   const cwd = mkdtempSync(join(tmpdir(), 'understudy-bench-'));
-  const env = understudyEnv({ UNDERSTUDY_PORT: String(port) });
+  const env = understudyEnv({ ...overrides, UNDERSTUDY_PORT: String(port) });
   // `npm start` must run in the checkout (it reads package.json there); --prefix does that from the empty directory.
   const child =
     how === 'node'
@@ -134,9 +138,9 @@ export interface Understudy {
   stop(): Promise<void>;
 }
 
-/** Starts understudy on a free port and reads address and tokens from its banner. */
-export async function startUnderstudy(): Promise<Understudy> {
-  const { child, cleanup } = startUnderstudyProcess(0);
+/** Starts understudy on a free port (with `overrides` of its environment) and reads address and tokens from its banner. */
+export async function startUnderstudy(overrides: Record<string, string> = {}): Promise<Understudy> {
+  const { child, cleanup } = startUnderstudyProcess(0, 'node', overrides);
   const stop = async () => {
     await child.stop();
     cleanup();

@@ -13,13 +13,17 @@ import { Scheduler } from './core/scheduler.js';
 import { platformRouterError } from './platform/jsonapi/errors.js';
 import { platformPlugin } from './platform/plugin.js';
 import { buildPlatformContext } from './platform/services.js';
-import { forgetLimitPolicy } from './platform/admin/rate-limit.js';
+import { forgetLimitPolicy, forgetRateLimitWindows } from './platform/admin/rate-limit.js';
+import { forgetListAnchors } from './platform/list-anchors.js';
+import { createHarness, type Harness } from './control/harness/harness.js';
+import { installHarness } from './control/harness/hooks.js';
+import { isStoreFile } from './control/harness/snapshots.js';
 import { signingKeyDiscoveryRoutes } from './platform/admin/well-known.js';
 import { registryProtocolPlugin } from './platform/registry/protocol-routes.js';
 import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
-import { applySeed, readSeedFile } from './seed/seed.js';
-import { openStore, wipeAndRefill } from './store/store.js';
+import { applySeed, readSeedFile, SeedError } from './seed/seed.js';
+import { isEmptyStore, openStore, wipeAndRefill } from './store/store.js';
 import { requestLogSerializer } from './logging.js';
 import { sendSecretsError } from './secrets/http/respond.js';
 import { createServerWithListMethod, destroyAllConnections } from './server/server.js';
@@ -32,6 +36,8 @@ export interface App {
   reset(): number;
   /** Every route registered, as Fastify saw it (the OpenAPI document must describe each). */
   readonly routes: readonly RegisteredRoute[];
+  /** Request journal, fault rules and snapshots. */
+  readonly harness: Harness;
 }
 
 /** Header and body paths that carry secrets: never written to a log. */
@@ -99,7 +105,9 @@ function corsOptions(origins: string) {
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
   const store = openStore(config.store);
   const clock = options.clock ?? new ControllableClock();
-  const seed = readSeedFile(config.seed);
+  // The seed is a JSON world description, or a snapshot (a store file) to start from.
+  const snapshotSeed = isStoreFile(config.seed) ? config.seed : null;
+  const seed = snapshotSeed === null ? readSeedFile(config.seed) : null;
   const fastify = Fastify({
     logger: loggerOptions(config, options.logTo),
     serverFactory: createServerWithListMethod,
@@ -112,20 +120,45 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const platform = buildPlatformContext(runtime);
   const seedTokens = { adminToken: config.adminToken, rootToken: config.rootToken, edition: config.edition };
 
-  const seedWarnings = store.db.transaction((tx) => applySeed(platform, tx, seed, seedTokens));
-  for (const warning of seedWarnings) fastify.log.warn(warning);
   let ready = false;
+
+  /** After the store's content was replaced (reset, snapshot restore): what memory knew about it goes. */
+  const forgetDerivedState = () => {
+    forgetLimitPolicy(store.db);
+    forgetRateLimitWindows(platform);
+    forgetListAnchors();
+    harness.subjects.forget();
+    // Sources drop their caches; the database engine closes its connection pools.
+    runtime.scheduler.reset();
+  };
+  const harness = createHarness(runtime, forgetDerivedState);
+
+  /** The seed's world: the JSON seed's additions, or the snapshot's content (into an empty store only, at start). */
+  const loadSnapshotSeed = (file: string) => {
+    try {
+      harness.snapshots.load(file, file);
+    } catch (error) {
+      throw new SeedError(`UNDERSTUDY_SEED=${file}: ${(error as Error).message}`);
+    }
+  };
+  if (seed !== null) {
+    const seedWarnings = store.db.transaction((tx) => applySeed(platform, tx, seed, seedTokens));
+    for (const warning of seedWarnings) fastify.log.warn(warning);
+  } else if (snapshotSeed !== null && isEmptyStore(store)) loadSnapshotSeed(snapshotSeed);
 
   const reset = (): number => {
     const started = performance.now();
     clock.reset();
-    wipeAndRefill(store, (tx) => applySeed(platform, tx, seed, seedTokens));
-    forgetLimitPolicy(store.db);
-    runtime.scheduler.reset();
+    if (seed !== null) wipeAndRefill(store, (tx) => applySeed(platform, tx, seed, seedTokens));
+    else if (snapshotSeed !== null) loadSnapshotSeed(snapshotSeed);
+    forgetDerivedState();
+    harness.faults.clear();
     return Math.round((performance.now() - started) * 100) / 100;
   };
 
   fastify.setNotFoundHandler(unrouted);
+  // Before any tree, so journal and faults see every request once, wherever it is routed.
+  installHarness(fastify, runtime, harness);
   if (config.corsOrigins !== null) await fastify.register(cors, corsOptions(config.corsOrigins));
   const routes = await registerOpenApi(fastify, runtime);
   await fastify.register(async (scoped) => platformPlugin(scoped, platform), { prefix: '/api/v2' });
@@ -133,7 +166,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await fastify.register(async (scoped) => stateObjectPlugin(scoped, platform), { prefix: OBJECT_PREFIX });
   await fastify.register(async (scoped) => secretsPlugin(scoped, runtime));
   await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
-  await fastify.register(controlPlugin, { prefix: '/_emulator', runtime: platform, hooks: { isReady: () => ready, reset } });
+  await fastify.register(controlPlugin, { prefix: '/_emulator', runtime: platform, hooks: { isReady: () => ready, reset }, harness });
   await fastify.register(standInsPlugin, { runtime });
   fastify.addHook('onReady', async () => {
     ready = true;
@@ -149,7 +182,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
       fastify.log.warn(`shutdown: a scheduler pass did not finish within ${CLOSE_STEP_MS} ms`),
     );
     store.close();
+    harness.snapshots.close();
   });
   await fastify.ready();
-  return { fastify, runtime, reset, routes };
+  return { fastify, runtime, reset, routes, harness };
 }

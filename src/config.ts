@@ -35,6 +35,8 @@ export const ConfigSchema = Type.Object({
   pkiKeyPool: Type.Integer({ minimum: 0, maximum: 1000 }),
   publicRegistryUrl: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()]),
   publicRegistryToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  journalSize: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
+  snapshotDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
 });
 
 export type Config = Static<typeof ConfigSchema> & { dialect: Dialect; edition: Edition };
@@ -86,7 +88,7 @@ export const VARIABLES: readonly Variable[] = [
     key: 'seed',
     default: 'fixtures/default.json',
     expects: 'a path to a seed file',
-    meaning: 'initial state of both APIs, restored by /_emulator/reset',
+    meaning: 'initial state of both APIs, restored by /_emulator/reset: a JSON seed, or a snapshot (store file) to start from',
   },
   {
     name: 'UNDERSTUDY_ADMIN_TOKEN',
@@ -173,10 +175,24 @@ export const VARIABLES: readonly Variable[] = [
     expects: 'a non-empty string',
     meaning: 'bearer token sent to the public registry, when it needs one',
   },
+  {
+    name: 'UNDERSTUDY_JOURNAL_SIZE',
+    key: 'journalSize',
+    default: '10000',
+    expects: 'an integer from 0 to 1000000',
+    meaning: 'requests the journal (/_emulator/requests) keeps, newest win; 0 turns it off',
+  },
+  {
+    name: 'UNDERSTUDY_SNAPSHOT_DIR',
+    key: 'snapshotDir',
+    default: null,
+    expects: 'a directory path',
+    meaning: 'where /_emulator/snapshots keeps snapshots; unset: snapshots/ beside the store file (a temporary directory for :memory:)',
+  },
 ];
 
 /** Variables whose value is a number. */
-const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'mailTimeoutMs', 'pkiKeyPool']);
+const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'mailTimeoutMs', 'pkiKeyPool', 'journalSize']);
 
 /** `UNDERSTUDY_KMS_LIBRARIES` as a map from library name to path. */
 export function kmsLibraryMap(text: string): Map<string, string> {

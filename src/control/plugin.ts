@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { safeEqual } from '../core/crypto.js';
+import { controlAuthorized } from './control-token.js';
 import { VERSION } from '../core/version.js';
 import type { PlatformContext } from '../platform/context.js';
 import { clockRoutes } from './clock.js';
@@ -7,6 +7,7 @@ import { outboxRoutes } from './outbox.js';
 import { bulkRoutes } from './bulk.js';
 import { docsRoutes } from './docs.js';
 import { platformFixtureRoutes } from './platform-fixtures.js';
+import { harnessRoutes, type Harness } from './harness/harness.js';
 
 export interface ControlHooks {
   /** True once migrations and the seed are done. */
@@ -20,15 +21,20 @@ function controlError(reply: FastifyReply, status: number, message: string): Fas
 }
 
 /** `/_emulator`: the stable control plane scripts and CI jobs use. */
-export async function controlPlugin(app: FastifyInstance, options: { runtime: PlatformContext; hooks: ControlHooks }): Promise<void> {
-  const { runtime, hooks } = options;
+export async function controlPlugin(
+  app: FastifyInstance,
+  options: { runtime: PlatformContext; hooks: ControlHooks; harness: Harness },
+): Promise<void> {
+  const { runtime, hooks, harness } = options;
   const guard = runtime.config.controlToken;
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
-    // Health is never guarded, however the path is spelled (the router ignores a trailing slash too).
-    if (guard === null || request.url.split('?')[0]?.replace(/\/+$/, '') === '/_emulator/health') return;
-    const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
-    if (!safeEqual(token, guard)) return controlError(reply, 401, 'the control plane requires UNDERSTUDY_CONTROL_TOKEN as a bearer token');
+    // Health is never guarded, however the path is spelled (the router ignores a trailing slash too);
+    // the inspector page answers its own login form.
+    const path = request.url.split('?')[0]?.replace(/\/+$/, '');
+    if (path === '/_emulator/health' || path === '/_emulator/ui' || path === '/_emulator/ui/login') return;
+    if (!controlAuthorized(request, guard))
+      return controlError(reply, 401, 'the control plane requires UNDERSTUDY_CONTROL_TOKEN as a bearer token');
   });
   app.setNotFoundHandler((_request, reply) => controlError(reply, 404, 'no such control endpoint'));
 
@@ -75,4 +81,5 @@ export async function controlPlugin(app: FastifyInstance, options: { runtime: Pl
   await platformFixtureRoutes(app, runtime);
   await outboxRoutes(app, runtime);
   await bulkRoutes(app, runtime);
+  await harnessRoutes(app, harness, runtime);
 }

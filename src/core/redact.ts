@@ -1,5 +1,11 @@
-/** Query parameters whose values are secrets (tokens, passwords, keys) by the shape of their names. */
-const SECRET_PARAMETER = /token|secret|password|passwd|credential|signature|api[-_]?key|private[-_]?key|^key$|^sig$/i;
+/**
+ * Query parameters and body members whose values are secrets (tokens, passwords, keys, PINs) by
+ * the shape of their names: the one rule the logs and the request journal share.
+ */
+const SECRET_NAME = /token|secret|password|passwd|credential|signature|hmac|api[-_]?key|private[-_]?key|^key$|^sig$|^pin$/i;
+
+/** Whether a query parameter or body member with this name carries a secret. */
+export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
 
 export const REDACTED = '[redacted]';
 
@@ -75,7 +81,93 @@ export function redactUrl(url: string, route?: RouteSecrets): string {
       } catch {
         // A malformed escape is still a name to check as written.
       }
-      return SECRET_PARAMETER.test(name) ? `${pair.slice(0, equals)}=${REDACTED}` : pair;
+      return isSecretName(name) ? `${pair.slice(0, equals)}=${REDACTED}` : pair;
     });
   return `${redactPath(url.slice(0, query), route)}?${pairs.join('&')}`;
+}
+
+/**
+ * Members of secrets-API bodies that describe a secret rather than carry one. Everything else a
+ * secrets body holds as text (values written to a store, generated credentials, key material) is
+ * a secret until shown otherwise, so the journal keeps only these as sent.
+ */
+const SECRETS_API_PLAIN = new Set([
+  'request_id',
+  'lease_id',
+  'lease_duration',
+  'renewable',
+  'accessor',
+  'policies',
+  'token_policies',
+  'identity_policies',
+  'token_type',
+  'type',
+  'path',
+  'description',
+  'ttl',
+  'max_ttl',
+  'period',
+  'version',
+  'versions',
+  'current_version',
+  'oldest_version',
+  'max_versions',
+  'cas',
+  'created_time',
+  'deletion_time',
+  'destroyed',
+  'keys',
+  'key_info',
+  'warnings',
+  'errors',
+  'mount_type',
+  'plugin_name',
+  'allowed_roles',
+  'db_name',
+  'role_name',
+  'name',
+  'common_name',
+  'alt_names',
+  'ip_sans',
+  'serial_number',
+  'expiration',
+  'certificate',
+  'issuing_ca',
+  'ca_chain',
+  'key_type',
+  'key_bits',
+  'format',
+  'display_name',
+  'entity_id',
+  'orphan',
+  'num_uses',
+  'creation_ttl',
+  'explicit_max_ttl',
+  'issue_time',
+  'expire_time',
+]);
+
+/**
+ * Which rules a body is redacted by: `platform` bodies keep everything but members named like a
+ * secret and the `value` of anything marked `sensitive`; `secrets` bodies keep only the plain
+ * members above and what is not text.
+ */
+export type BodyRules = 'platform' | 'secrets';
+
+/** Deeper than this, a body is not walked further (nothing real nests so deep). */
+const MAX_DEPTH = 32;
+
+/** A copy of a parsed JSON body with every secret replaced by `[redacted]`, by the same name rules as URLs. */
+export function redactBody(value: unknown, rules: BodyRules, depth = 0): unknown {
+  if (value === null || typeof value !== 'object') return rules === 'secrets' && typeof value === 'string' ? REDACTED : value;
+  if (depth > MAX_DEPTH) return REDACTED;
+  if (Array.isArray(value)) return value.map((item) => redactBody(item, rules, depth + 1));
+  const record = value as Record<string, unknown>;
+  const copy: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(record)) {
+    if (rules === 'secrets' && SECRETS_API_PLAIN.has(name)) copy[name] = member;
+    else if (member !== null && (isSecretName(name) || (name === 'value' && record['sensitive'] === true))) copy[name] = REDACTED;
+    else copy[name] = redactBody(member, rules, depth + 1);
+  }
+  return copy;
 }

@@ -50,16 +50,23 @@ export class ListAnchors {
   }
 }
 
-const anchorsByStore = new WeakMap<object, ListAnchors>();
+const anchorsByStore = new WeakMap<object, { generation: number; anchors: ListAnchors }>();
+/** Moves when a store's content is replaced wholesale: list versions from before mean nothing after. */
+let generation = 0;
 
 /** The anchors of one store (a test process may hold several). */
 export function anchorsOf(store: object): ListAnchors {
   let found = anchorsByStore.get(store);
-  if (found === undefined) {
-    found = new ListAnchors();
+  if (found === undefined || found.generation !== generation) {
+    found = { generation, anchors: new ListAnchors() };
     anchorsByStore.set(store, found);
   }
-  return found;
+  return found.anchors;
+}
+
+/** After a reset or a snapshot restore: every remembered page boundary, of every store, is dropped. */
+export function forgetListAnchors(): void {
+  generation += 1;
 }
 
 /** What a list reader is asked for: `limit` rows after skipping `offset`, from `from` (inclusive) or an end. */

@@ -2,6 +2,7 @@ import type { Runtime } from '../runtime.js';
 import { AdminService } from './admin/service.js';
 import { AgentPoolService } from './agent-pools/service.js';
 import { MembershipService } from './memberships/service.js';
+import { MembershipViews } from './memberships/view.js';
 import { OAuthClientService } from './oauth-clients/service.js';
 import { OrganizationService } from './organizations/service.js';
 import { ProjectService } from './projects/service.js';
@@ -45,6 +46,7 @@ export interface PlatformServices {
   readonly admin: AdminService;
   readonly agentPools: AgentPoolService;
   readonly memberships: MembershipService;
+  readonly membershipViews: MembershipViews;
   readonly oauthClients: OAuthClientService;
   readonly organizations: OrganizationService;
   readonly organizationIncludes: IncludeRegistry<OrganizationPage>;
@@ -109,6 +111,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     admin: new AdminService(runtime),
     agentPools: new AgentPoolService(db, clock, organizations),
     memberships: new MembershipService(db, clock, dialect, users),
+    membershipViews: new MembershipViews(db, teams),
     oauthClients,
     organizations,
     organizationIncludes: new IncludeRegistry<OrganizationPage>({ 'default-project': defaultProjectInclude(db) }),

@@ -96,6 +96,11 @@ export function wipeAndRefill(store: Store, refill: (tx: Tx) => void): void {
   });
 }
 
+/** True when no application table holds a row (a store just created). */
+export function isEmptyStore(store: Store): boolean {
+  return applicationTables(store).every((name) => store.sqlite.prepare(`SELECT 1 FROM "${name}" LIMIT 1`).get() === undefined);
+}
+
 /** The SQLite connection under a drizzle handle (drizzle keeps it as `$client`; the Db type omits it). */
 export function sqliteOf(db: Db): Database.Database {
   return (db as Db & { $client: Database.Database }).$client;

@@ -24,7 +24,15 @@ describe('configuration', () => {
       pkiKeyPool: 20,
       publicRegistryUrl: null,
       publicRegistryToken: null,
+      journalSize: 10000,
+      snapshotDir: null,
     });
+  });
+
+  it('reads UNDERSTUDY_JOURNAL_SIZE as a count from 0 (off) up', () => {
+    expect(loadConfig({ UNDERSTUDY_JOURNAL_SIZE: '0' }).journalSize).toBe(0);
+    expect(() => loadConfig({ UNDERSTUDY_JOURNAL_SIZE: '-1' })).toThrow(/UNDERSTUDY_JOURNAL_SIZE must be an integer from 0 to 1000000/);
+    expect(() => loadConfig({ UNDERSTUDY_JOURNAL_SIZE: 'lots' })).toThrow(/UNDERSTUDY_JOURNAL_SIZE/);
   });
 
   it('reads UNDERSTUDY_KMS_LIBRARIES as name=path pairs, and refuses other shapes', () => {

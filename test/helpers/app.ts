@@ -75,3 +75,16 @@ export async function platform(server: TestServer, method: string, path: string,
   const body: any = text === '' ? undefined : JSON.parse(text);
   return { status: response.status, headers: response.headers, body };
 }
+
+/** A call to the control plane with an optional JSON body; the answer's body parsed (undefined when empty). */
+export async function control(server: TestServer, method: string, path: string, body?: unknown) {
+  const response = await fetch(`${server.baseUrl}/_emulator${path}`, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
+  const parsed: any = text === '' ? undefined : JSON.parse(text);
+  return { status: response.status, headers: response.headers, body: parsed };
+}

@@ -42,6 +42,12 @@ class Limiter {
 
   constructor(private readonly runtime: Runtime) {}
 
+  /** Every client starts a fresh window (after a reset or a snapshot restore). */
+  clear(): void {
+    this.counts.clear();
+    this.window = Number.NaN;
+  }
+
   check(request: FastifyRequest, reply: FastifyReply): boolean {
     const policy = limitPolicy(this.runtime.store.db);
     if (!policy.enabled) return true;
@@ -70,6 +76,11 @@ class Limiter {
 }
 
 const limiters = new WeakMap<Runtime, Limiter>();
+
+/** Called when the store is reset or restored: counts from the world before do not carry over. */
+export function forgetRateLimitWindows(runtime: Runtime): void {
+  limiters.get(runtime)?.clear();
+}
 
 const TOO_MANY = new ApiError(429, 'API rate limit exceeded; retry after the number of seconds in X-RateLimit-Reset', {
   title: 'too many requests',

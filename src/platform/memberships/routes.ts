@@ -1,43 +1,16 @@
 import { badRequest } from '../../core/errors.js';
-import { Permissions } from '../auth/permissions.js';
-import type { OrganizationRow, Principal, UserRow } from '../auth/principal.js';
-import type { Db } from '../../store/store.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource, relationshipIds } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { Included, IncludeRegistry } from '../jsonapi/include.js';
+import { Included } from '../jsonapi/include.js';
 import { queryList } from '../jsonapi/query.js';
 import { readPage } from '../jsonapi/pagination.js';
+import { MEMBERSHIP_INCLUDES } from './view.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
-import * as organizationsRepo from '../organizations/repo.js';
-import { findTeam, teamIdsOfUsers, type MembershipRow } from '../teams/repo.js';
-import { teamResource } from '../teams/resource.js';
-import { membershipResource } from './resource.js';
-import { TeamService } from '../teams/service.js';
-import { userResource } from '../users/resource.js';
-import { listMemberships, listMembershipsOfUser, statusCounts, type MembershipFilter, type MembershipWithUser } from './repo.js';
+import { type MembershipFilter } from './repo.js';
 
 type ById = { Params: { id: string } };
 type Query = Record<string, unknown>;
-interface IncludeSource {
-  db: Db;
-  teams: TeamService;
-  principal: Principal;
-  organization: OrganizationRow;
-  rows: MembershipWithUser[];
-  teamIds: Map<string, string[]>;
-}
-
-/** What a membership can include, declared once (real clients send only these). */
-const MEMBERSHIP_INCLUDES = new IncludeRegistry<IncludeSource>({
-  user: ({ rows }) => rows.map((row) => userResource(row.user)),
-  teams: ({ db, teams, principal, organization, teamIds }) => {
-    const ids = [...new Set([...teamIds.values()].flat())];
-    const rowsOfTeams = ids.map((id) => findTeam(db, id)).filter((team) => team !== undefined);
-    const grants = new Permissions(db).grants(principal, organization);
-    return teams.views({ organization, grants }, rowsOfTeams).map(teamResource);
-  },
-});
 const INCLUDES = MEMBERSHIP_INCLUDES.names;
 const INVITE_BODY = resourceBody(['organization-memberships'], { attributes: { email: Attr.string() }, relationships: ['teams'] });
 const LIST_QUERY = listQuery({ includes: INCLUDES, filters: ['q', 'filter[status]', 'filter[email]'] });
@@ -58,26 +31,11 @@ function readFilter(query: Query): MembershipFilter {
 }
 
 export async function membershipRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const { db } = context.store;
   const service = context.services.memberships;
-  const teams = context.services.teams;
   const include = (request: { query: Query }) => MEMBERSHIP_INCLUDES.read(request.query);
 
-  /** Memberships of one organization, identical wherever they appear, with the requested includes. */
-  const render = (
-    principal: Principal,
-    organization: OrganizationRow,
-    rows: { membership: MembershipRow; user: UserRow }[],
-    wanted: ReadonlySet<string>,
-  ) => {
-    const teamIds = teamIdsOfUsers(
-      db,
-      organization.id,
-      rows.map((row) => row.user.id),
-    );
-    const data = rows.map(({ membership, user }) => membershipResource(membership, user, organization.name, teamIds.get(user.id) ?? []));
-    return { data, included: MEMBERSHIP_INCLUDES.collect(wanted, { db, teams, principal, organization, rows, teamIds }) };
-  };
+  const views = context.services.membershipViews;
+  const render = views.render.bind(views);
 
   app.post(
     '/organizations/:org/organization-memberships',
@@ -104,9 +62,9 @@ export async function membershipRoutes(app: PlatformApp, context: PlatformContex
       const page = readPage(query);
       const filter = readFilter(query);
       const organization = service.organization(request.principal, request.params.org, false);
-      const { rows, total } = listMemberships(db, organization.id, filter, page.offset, page.size);
+      const { rows, total, statusCounts } = service.list(organization, filter, page);
       const { data, included } = render(request.principal, organization, rows, wanted);
-      const meta = { 'status-counts': statusCounts(db, organization.id, filter) };
+      const meta = { 'status-counts': statusCounts };
       return sendDocument(reply, 200, listDocument(request, { items: data, total, page }, { included, meta }));
     },
   );
@@ -117,12 +75,10 @@ export async function membershipRoutes(app: PlatformApp, context: PlatformContex
     const page = readPage(request.query);
     const principal = request.principal;
     if (principal.kind !== 'user') return sendDocument(reply, 200, listDocument(request, { items: [], total: 0, page }));
-    const { rows, total } = listMembershipsOfUser(db, principal.user.id, page.offset, page.size);
+    const { rows, total } = service.ofUser(principal.user, page);
     const items = [];
     const included = new Included();
-    for (const membership of rows) {
-      const organization = organizationsRepo.findOrganizationById(db, membership.organizationId);
-      if (!organization) continue;
+    for (const { membership, organization } of rows) {
       const rendered = render(principal, organization, [{ membership, user: principal.user }], wanted);
       items.push(...rendered.data);
       included.add(...(rendered.included.toArray() ?? []));

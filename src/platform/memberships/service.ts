@@ -7,6 +7,7 @@ import { Permissions } from '../auth/permissions.js';
 import type { OrganizationRow, Principal, UserRow } from '../auth/principal.js';
 import { wireBehaviours } from '../dialect-behaviours.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
+import type { Page } from '../jsonapi/pagination.js';
 import * as organizationsRepo from '../organizations/repo.js';
 import { addTeamMembers, findTeam } from '../teams/repo.js';
 import { findUserByEmail, findUserById, findUserByUsername } from '../users/repo.js';
@@ -91,6 +92,22 @@ export class MembershipService {
       [...new Set(teamIds)].forEach((teamId, index) => addTeamMembers(tx, teamId, [user.id], new Date(at.getTime() + index)));
       return { membership, user };
     });
+  }
+
+  /** One page of an organization's memberships (the caller already passed `organization`), with status counts. */
+  list(organization: OrganizationRow, filter: repo.MembershipFilter, page: Page) {
+    const { rows, total } = repo.listMemberships(this.db, organization.id, filter, page.offset, page.size);
+    return { rows, total, statusCounts: repo.statusCounts(this.db, organization.id, filter) };
+  }
+
+  /** One page of a user's own memberships, each with its organization. */
+  ofUser(user: UserRow, page: Page): { rows: { membership: MembershipRow; organization: OrganizationRow }[]; total: number } {
+    const { rows, total } = repo.listMembershipsOfUser(this.db, user.id, page.offset, page.size);
+    const found = rows.flatMap((membership) => {
+      const organization = organizationsRepo.findOrganizationById(this.db, membership.organizationId);
+      return organization ? [{ membership, organization }] : [];
+    });
+    return { rows: found, total };
   }
 
   /**

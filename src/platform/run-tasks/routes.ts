@@ -1,69 +1,22 @@
 import type { FastifyRequest } from 'fastify';
 import type { OrganizationRow } from '../auth/principal.js';
-import { WorkspacePermissions } from '../auth/workspace-permissions.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
-import { wireBehaviours } from '../dialect-behaviours.js';
 import { readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { IncludeRegistry } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { listQuery, params, showQuery } from '../jsonapi/schemas.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import { renderOptions } from '../workspaces/documents.js';
-import { findWorkspaces } from '../workspaces/repo.js';
 import { readRunTaskInput, RUN_TASK_BODY } from './input.js';
-import { attachmentsOfTasks, listRunTasks, type RunTaskRow, type WorkspaceTaskRow } from './repo.js';
-import { runTaskResource, workspaceTaskResource } from './resource.js';
-import { globalRunTasksEntitled } from './service.js';
+import { type RunTaskRow } from './repo.js';
+import { renderRunTasks, RUN_TASK_INCLUDES } from './view.js';
 
-interface IncludeSource {
-  context: PlatformContext;
-  request: FastifyRequest;
-  organization: OrganizationRow;
-  attachments: WorkspaceTaskRow[];
-}
-
-/** What a run task can include, declared once. */
-const RUN_TASK_INCLUDES = new IncludeRegistry<IncludeSource>({
-  workspace_tasks: ({ attachments }) => attachments.map(workspaceTaskResource),
-  // The attachments come along, as the real service includes them on the way to their workspaces.
-  'workspace_tasks.workspace': ({ context, request, organization, attachments }) => {
-    const { db } = context.store;
-    const permissions = new WorkspacePermissions(db);
-    const scope = permissions.scope(request.principal, organization.id);
-    const ids = [...new Set(attachments.map((row) => row.workspaceId))];
-    const levels = permissions.levels(scope, ids);
-    // Only workspaces the caller may read; Manage Run Tasks alone does not show workspace settings.
-    const readable = findWorkspaces(db, ids).filter((workspace) => levels.get(workspace.id));
-    return [
-      ...attachments.map(workspaceTaskResource),
-      ...context.services.workspaceViews.render(scope, organization, readable, renderOptions(context, request)),
-    ];
-  },
-});
 const INCLUDES = RUN_TASK_INCLUDES.names;
 
 export async function runTaskRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const { db } = context.store;
   const service = context.services.runTasks;
-  const behaviours = wireBehaviours(context.config.dialect);
 
-  /** Tasks of one organization with their attachments and whatever `include` asked for. */
-  const render = (request: FastifyRequest, organization: OrganizationRow, tasks: RunTaskRow[], include: Set<string>) => {
-    const attachments = attachmentsOfTasks(
-      db,
-      tasks.map((task) => task.id),
-    );
-    const globalEntitled = globalRunTasksEntitled(organization);
-    const data = tasks.map((task) =>
-      runTaskResource(
-        { task, organizationName: organization.name, attachments: attachments.get(task.id) ?? [], globalEntitled },
-        behaviours,
-      ),
-    );
-    const included = RUN_TASK_INCLUDES.collect(include, { context, request, organization, attachments: [...attachments.values()].flat() });
-    return { data, included };
-  };
+  const render = (request: FastifyRequest, organization: OrganizationRow, tasks: RunTaskRow[], include: Set<string>) =>
+    renderRunTasks(context, request, organization, tasks, include);
   const include = (request: { query: Record<string, unknown> }) => RUN_TASK_INCLUDES.read(request.query);
   const show = { params: params('id'), querystring: showQuery(INCLUDES) };
 
@@ -83,7 +36,7 @@ export async function runTaskRoutes(app: PlatformApp, context: PlatformContext):
       const wanted = include(request);
       const page = readPage(query);
       const organization = service.organization(request.principal, request.params.org);
-      const { rows, total } = listRunTasks(db, organization.id, page.offset, page.size);
+      const { rows, total } = service.list(organization, page);
       const { data, included } = render(request, organization, rows, wanted);
       return sendDocument(reply, 200, listDocument(request, { items: data, total, page }, { included }));
     },

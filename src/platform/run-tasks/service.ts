@@ -10,6 +10,7 @@ import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { refusingDuplicates } from '../db-errors.js';
 import { wireBehaviours } from '../dialect-behaviours.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
+import type { Page } from '../jsonapi/pagination.js';
 import * as organizationsRepo from '../organizations/repo.js';
 import { entitlements } from '../organizations/resource.js';
 import type { RunTaskInput } from './input.js';
@@ -81,6 +82,11 @@ export class RunTaskService {
     if (!globalRunTasksEntitled(organization)) return current;
     if (given === undefined) return current ?? DEFAULT_GLOBAL;
     return { ...DEFAULT_GLOBAL, ...current, ...given };
+  }
+
+  /** One page of the organization's tasks (the caller already passed `organization`). */
+  list(organization: OrganizationRow, page: Page) {
+    return repo.listRunTasks(this.db, organization.id, page.offset, page.size);
   }
 
   create(organization: OrganizationRow, input: RunTaskInput): RunTaskRow {

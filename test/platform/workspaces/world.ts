@@ -1,3 +1,4 @@
+export { control } from '../../helpers/app.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -126,15 +127,4 @@ export async function workspaceWithLevels(
     if (granted.status !== 201) throw new Error(`granting ${teamName}: ${granted.status} ${JSON.stringify(granted.body)}`);
   }
   return { id, body: created.body };
-}
-
-/** POSTs to the control plane with a JSON body. */
-export async function control(server: TestServer, method: string, path: string, body?: unknown) {
-  const response = await fetch(`${server.baseUrl}/_emulator${path}`, {
-    method,
-    headers: body === undefined ? {} : { 'content-type': 'application/json' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  return { status: response.status, body: text === '' ? undefined : JSON.parse(text) };
 }

@@ -1,0 +1,82 @@
+import { addGoals, cost, type Goal } from '../goals.js';
+import { call, headers } from '../platform-setup.js';
+import { startUnderstudy } from '../processes.js';
+import type { BenchTarget, Scenario } from '../scenario.js';
+
+/**
+ * The test harness: what the request journal costs a point read (the same read on a second
+ * understudy with `UNDERSTUDY_JOURNAL_SIZE=0` is the yardstick), and how long a reset and a
+ * snapshot restore of a world with 10,000 workspaces and 10,000 secrets take.
+ */
+
+const JOURNALED = 'GET /api/v2/organizations/:org (journal on, default size)';
+const RESET = 'POST /_emulator/reset (seed world)';
+const RESTORE = 'POST /_emulator/snapshots/:name/restore (10,000 workspaces + 10,000 secrets)';
+const WORLD_SIZE = 10_000;
+
+const pointRead = (target: BenchTarget) => ({ path: '/api/v2/organizations/understudy', headers: headers(target) });
+
+/** Milliseconds one request of `row` takes (requests run one at a time on the server's one thread). */
+function millisecondsPer(label: string, row: string, maxMs: number): Goal {
+  return {
+    label,
+    target: `<= ${maxMs} ms`,
+    figure: ({ rps }) => {
+      const perSecond = rps.get(row);
+      return perSecond === undefined || perSecond === 0 ? undefined : 1000 / perSecond;
+    },
+    met: (figure) => figure <= maxMs,
+  };
+}
+
+/** Writes `count` key/value secrets, a few requests at a time. */
+async function writeSecrets(target: BenchTarget, count: number): Promise<void> {
+  const body = JSON.stringify({ data: { username: 'bench', password: 'not-a-real-secret' } });
+  let next = 0;
+  const worker = async () => {
+    while (next < count) {
+      const index = next++;
+      const response = await fetch(`${target.baseUrl}/v1/secret/data/world/${index}`, {
+        method: 'POST',
+        headers: { 'x-vault-token': target.rootToken, 'content-type': 'application/json' },
+        body,
+      });
+      await response.arrayBuffer();
+      if (response.status !== 200) throw new Error(`secret write answered ${response.status}`);
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: JOURNALED,
+    baseline: {
+      name: 'the same read, journal off',
+      start: async () => {
+        const off = await startUnderstudy({ UNDERSTUDY_JOURNAL_SIZE: '0' });
+        return { baseUrl: off.target.baseUrl, request: pointRead(off.target), stop: () => off.stop() };
+      },
+    },
+    setup: async (target) => pointRead(target),
+  },
+  {
+    name: RESET,
+    setup: async () => ({ method: 'POST', path: '/_emulator/reset' }),
+  },
+  {
+    name: RESTORE,
+    setup: async (target) => {
+      await call(target, 'POST', '/_emulator/organizations/understudy/workspaces/bulk', { count: WORLD_SIZE, prefix: 'world' }, false);
+      await writeSecrets(target, WORLD_SIZE);
+      await call(target, 'POST', '/_emulator/snapshots', { name: 'bench-world', replace: true }, false);
+      return { method: 'POST', path: '/_emulator/snapshots/bench-world/restore' };
+    },
+  },
+];
+
+addGoals(
+  cost('journal cost: point read, journal on vs off', JOURNALED, 'baseline: the same read, journal off', 1.1),
+  millisecondsPer('reset of the seed world', RESET, 20),
+  millisecondsPer('restore of 10,000 workspaces + 10,000 secrets', RESTORE, 50),
+);

@@ -1,0 +1,181 @@
+import { invalid } from './errors.js';
+import { globMatches } from './glob.js';
+
+/** What a fault rule did to a request, as the journal marks it. */
+export interface FaultMark {
+  rule: string;
+  effect: 'status' | 'delay' | 'reset' | 'timeout';
+}
+
+/** One request as the journal keeps it; the path and query are already redacted, the bodies when first read. */
+export interface JournalRecord {
+  id: number;
+  requestId: string;
+  timeMs: number;
+  virtualMs: number;
+  method: string;
+  path: string;
+  /** The query string after `?` (redacted), empty when there is none. */
+  query: string;
+  /** Null when the connection was dropped or held by a fault: no answer was sent. */
+  status: number | null;
+  durationMs: number;
+  /** The token's accessor (secrets) or id (platform); never the token. */
+  subject: string | null;
+  /** Both bodies, redacted; worked out the first time someone reads the entry (see capture.ts). */
+  bodies(): { request: unknown; response: unknown };
+  fault: FaultMark | null;
+}
+
+export interface JournalFilter {
+  method?: string;
+  /** A path glob (see glob.ts). */
+  path?: string;
+  /** A path prefix such as `/api/v2` or `/v1`. */
+  prefix?: string;
+  /** An exact status or a class such as `5xx`. */
+  status?: string;
+  /** Entries after this real time (epoch ms)… */
+  sinceMs?: number;
+  /** …or after this entry id. */
+  sinceId?: number;
+  subject?: string;
+  faulted?: boolean;
+  /** At most this many, the most recent ones. */
+  limit?: number;
+}
+
+const STATUS = /^(?:[1-5]\d\d|[1-5]xx)$/i;
+const RFC3339 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i;
+export const MAX_LIMIT = 100_000;
+
+const text = (query: Record<string, unknown>, name: string): string | undefined => {
+  const value = query[name];
+  if (value === undefined) return undefined;
+  if (typeof value !== 'string' || value === '') throw invalid(`"${name}" must be given once, not empty`);
+  return value;
+};
+
+/** The filter of `?method=…&path=…&…`, or a 400 naming the parameter that cannot be read. */
+export function parseFilter(query: Record<string, unknown>): JournalFilter {
+  const filter: JournalFilter = {};
+  const method = text(query, 'method');
+  if (method !== undefined) filter.method = method.toUpperCase();
+  const path = text(query, 'path');
+  if (path !== undefined) filter.path = path;
+  const prefix = text(query, 'prefix');
+  if (prefix !== undefined) filter.prefix = prefix;
+  const status = text(query, 'status');
+  if (status !== undefined) {
+    if (!STATUS.test(status)) throw invalid('"status" must be a status such as 503 or a class such as 5xx');
+    filter.status = status.toLowerCase();
+  }
+  const since = text(query, 'since');
+  if (since !== undefined) {
+    if (/^\d+$/.test(since)) filter.sinceId = Number(since);
+    else if (RFC3339.test(since) && !Number.isNaN(Date.parse(since))) filter.sinceMs = Date.parse(since);
+    else throw invalid('"since" must be an RFC 3339 time such as 2030-01-01T00:00:00Z or an entry id');
+  }
+  const subject = text(query, 'token-accessor');
+  if (subject !== undefined) filter.subject = subject;
+  const faulted = text(query, 'faulted');
+  if (faulted !== undefined) {
+    if (faulted !== 'true' && faulted !== 'false') throw invalid('"faulted" must be true or false');
+    filter.faulted = faulted === 'true';
+  }
+  const limit = text(query, 'limit');
+  if (limit !== undefined) {
+    if (!/^\d+$/.test(limit) || Number(limit) < 1 || Number(limit) > MAX_LIMIT)
+      throw invalid(`"limit" must be an integer from 1 to ${MAX_LIMIT}`);
+    filter.limit = Number(limit);
+  }
+  return filter;
+}
+
+export function matchesFilter(record: JournalRecord, filter: JournalFilter): boolean {
+  if (filter.method !== undefined && record.method !== filter.method) return false;
+  if (filter.prefix !== undefined && !record.path.startsWith(filter.prefix)) return false;
+  if (filter.path !== undefined && !globMatches(filter.path, record.path)) return false;
+  if (filter.status !== undefined) {
+    const status = record.status === null ? '' : String(record.status);
+    if (filter.status.endsWith('xx') ? status[0] !== filter.status[0] : status !== filter.status) return false;
+  }
+  if (filter.sinceMs !== undefined && record.timeMs <= filter.sinceMs) return false;
+  if (filter.sinceId !== undefined && record.id <= filter.sinceId) return false;
+  if (filter.subject !== undefined && record.subject !== filter.subject) return false;
+  if (filter.faulted !== undefined && (record.fault !== null) !== filter.faulted) return false;
+  return true;
+}
+
+/** A record as `GET /_emulator/requests` shows it. */
+export function journalEntry(record: JournalRecord): Record<string, unknown> {
+  const bodies = record.bodies();
+  return {
+    id: record.id,
+    'request-id': record.requestId,
+    time: new Date(record.timeMs).toISOString(),
+    'virtual-time': new Date(record.virtualMs).toISOString(),
+    method: record.method,
+    path: record.path,
+    query: Object.fromEntries(new URLSearchParams(record.query)),
+    status: record.status,
+    'duration-ms': record.durationMs,
+    'token-accessor': record.subject,
+    'request-body': bodies.request ?? null,
+    'response-body': bodies.response ?? null,
+    fault: record.fault,
+  };
+}
+
+type Listener = (record: JournalRecord) => void;
+
+/**
+ * The request journal: a ring of the last `size` requests, oldest overwritten first, and the
+ * listeners of the live stream. Ids grow by one per request and are never reused, so `since=<id>`
+ * resumes where a reader left off.
+ */
+export class Journal {
+  private readonly ring: (JournalRecord | undefined)[];
+  private nextId = 1;
+  private readonly listeners = new Set<Listener>();
+
+  constructor(readonly size: number) {
+    this.ring = new Array<JournalRecord | undefined>(size);
+  }
+
+  /** The id the next record gets. */
+  allocateId(): number {
+    return this.nextId++;
+  }
+
+  add(record: JournalRecord): void {
+    this.ring[record.id % this.size] = record;
+    for (const listener of this.listeners) listener(record);
+  }
+
+  /** The records that match, oldest first; with `limit`, the most recent `limit` of them. */
+  find(filter: JournalFilter): JournalRecord[] {
+    const found: JournalRecord[] = [];
+    const first = Math.max(1, this.nextId - this.size);
+    for (let id = first; id < this.nextId; id++) {
+      const record = this.ring[id % this.size];
+      if (record !== undefined && record.id === id && matchesFilter(record, filter)) found.push(record);
+    }
+    return filter.limit !== undefined && found.length > filter.limit ? found.slice(found.length - filter.limit) : found;
+  }
+
+  count(filter: JournalFilter): number {
+    return this.find({ ...filter, limit: undefined }).length;
+  }
+
+  clear(): number {
+    const removed = this.find({}).length;
+    this.ring.fill(undefined);
+    return removed;
+  }
+
+  subscribe(listener: Listener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}

@@ -1,0 +1,272 @@
+import {
+  closeSync,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ControllableClock } from '../../core/clock.js';
+import { openStore, type Store } from '../../store/store.js';
+import { HarnessError } from './errors.js';
+
+export interface SnapshotInfo {
+  name: string;
+  'size-bytes': number;
+  'created-at': string;
+  /** The emulated clock when the snapshot was taken (null for an imported store file). */
+  clock: string | null;
+}
+
+interface Sidecar {
+  'created-at': string;
+  clock: string | null;
+}
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+const SUFFIX = '.sqlite';
+
+/** The schema a store file has, as one comparable text: a snapshot restores only into its own. */
+function schemaOf(sqlite: Database.Database, schema: 'main' | 'snapshot'): string {
+  const rows = sqlite
+    .prepare(`SELECT type, name, sql FROM ${schema}.sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`)
+    .all() as { type: string; name: string; sql: string | null }[];
+  return rows.map((row) => `${row.type} ${row.name} ${row.sql ?? ''}`).join('\n');
+}
+
+/**
+ * Every table whose rows make up the world, full-text shadow tables included (they are copied as
+ * they are, rather than rebuilt, which is what keeps a restore fast). Virtual tables hold no rows.
+ */
+function copiedTables(sqlite: Database.Database): string[] {
+  const rows = sqlite
+    .prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'")
+    .all() as { name: string; sql: string | null }[];
+  return rows.filter((row) => !/^CREATE VIRTUAL TABLE/i.test(row.sql ?? '')).map((row) => row.name);
+}
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/** A copy of the database as one self-contained file (no -wal beside it), ready to export. */
+function asSingleFile(file: string): void {
+  const copy = new Database(file);
+  try {
+    copy.pragma('journal_mode = DELETE');
+  } finally {
+    copy.close();
+  }
+}
+
+/**
+ * Named copies of the whole store. Taking one uses SQLite's online backup, so it is consistent
+ * while requests keep writing; restoring copies every table back in one transaction, so a failed
+ * restore leaves the world as it was. A snapshot is a store file (plus a small JSON file with
+ * the emulated time it was taken at), so it can be exported, imported, or started from.
+ */
+export class Snapshots {
+  private made: string | undefined;
+
+  constructor(
+    private readonly store: Store,
+    private readonly clock: ControllableClock,
+    /** Where snapshots live; null: a temporary directory, removed with the server. */
+    private readonly configured: string | null,
+    /** Everything kept in memory about the store is dropped after a restore. */
+    private readonly afterRestore: () => void,
+  ) {}
+
+  get directory(): string {
+    if (this.configured !== null) {
+      if (!existsSync(this.configured)) mkdirSync(this.configured, { recursive: true });
+      return this.configured;
+    }
+    this.made ??= mkdtempSync(join(tmpdir(), 'understudy-snapshots-'));
+    return this.made;
+  }
+
+  private fileOf(name: string): string {
+    if (!NAME.test(name))
+      throw new HarnessError(400, 'a snapshot name is 1 to 100 letters, digits, ".", "_" or "-", starting with a letter or digit');
+    return join(this.directory, `${name}${SUFFIX}`);
+  }
+
+  /** The file of an existing snapshot, or a 404. */
+  existing(name: string): string {
+    const file = this.fileOf(name);
+    if (!existsSync(file)) throw new HarnessError(404, `no snapshot named ${JSON.stringify(name)}`);
+    return file;
+  }
+
+  async create(name: string, replace: boolean): Promise<SnapshotInfo> {
+    const file = this.fileOf(name);
+    if (!replace && existsSync(file))
+      throw new HarnessError(409, `a snapshot named ${JSON.stringify(name)} exists; send "replace": true to overwrite it`);
+    const sidecar: Sidecar = { 'created-at': new Date().toISOString(), clock: this.clock.now().toISOString() };
+    const partial = `${file}.${process.pid}.${Date.now()}.partial`;
+    try {
+      await this.store.sqlite.backup(partial);
+      asSingleFile(partial);
+      writeFileSync(`${file}.json`, JSON.stringify(sidecar));
+      renameSync(partial, file);
+    } finally {
+      rmSync(partial, { force: true });
+    }
+    return this.info(name);
+  }
+
+  info(name: string): SnapshotInfo {
+    const file = this.existing(name);
+    let sidecar: Partial<Sidecar> = {};
+    try {
+      sidecar = JSON.parse(readFileSync(`${file}.json`, 'utf8')) as Sidecar;
+    } catch {
+      // An imported or hand-copied store file has no sidecar.
+    }
+    const stat = statSync(file);
+    return { name, 'size-bytes': stat.size, 'created-at': sidecar['created-at'] ?? stat.mtime.toISOString(), clock: sidecar.clock ?? null };
+  }
+
+  list(): SnapshotInfo[] {
+    if (this.configured === null && this.made === undefined) return [];
+    return readdirSync(this.directory)
+      .filter((entry) => entry.endsWith(SUFFIX) && NAME.test(entry.slice(0, -SUFFIX.length)))
+      .map((entry) => this.info(entry.slice(0, -SUFFIX.length)))
+      .sort((a, b) => a['created-at'].localeCompare(b['created-at']) || a.name.localeCompare(b.name));
+  }
+
+  remove(name: string): void {
+    const file = this.existing(name);
+    rmSync(file);
+    rmSync(`${file}.json`, { force: true });
+  }
+
+  /**
+   * Replaces the world with the snapshot's, in one transaction. Triggers (list counts, full-text
+   * indexes) are dropped for the copy and put back before it commits, so the copied counts and
+   * index tables are neither counted twice nor rebuilt. The emulated clock stays where it is
+   * unless `restoreClock` asks for the snapshot's time.
+   */
+  restore(name: string, restoreClock: boolean): { 'duration-ms': number; clock: string } {
+    const file = this.existing(name);
+    const clockAt = restoreClock ? this.info(name).clock : null;
+    if (restoreClock && clockAt === null)
+      throw new HarnessError(400, 'this snapshot does not record the emulated time; restore it without "clock"');
+    const started = performance.now();
+    this.load(file, JSON.stringify(name));
+    if (clockAt !== null) this.clock.set(new Date(clockAt), true);
+    this.afterRestore();
+    return { 'duration-ms': Math.round((performance.now() - started) * 100) / 100, clock: this.clock.now().toISOString() };
+  }
+
+  /**
+   * Replaces the world with a store file's (a snapshot, an export), in one transaction; what the
+   * server keeps in memory is the caller's to forget. `what` names the file in the error.
+   */
+  load(file: string, what: string): void {
+    try {
+      this.copyIn(file);
+    } catch (error) {
+      if (error instanceof HarnessError || !(error instanceof Database.SqliteError)) throw error;
+      // The transaction rolled back: the world is as it was.
+      throw new HarnessError(409, `the snapshot ${what} cannot be read (${error.message}); nothing was changed`);
+    }
+  }
+
+  private copyIn(file: string): void {
+    const { sqlite } = this.store;
+    sqlite.prepare('ATTACH DATABASE ? AS snapshot').run(file);
+    try {
+      if (schemaOf(sqlite, 'snapshot') !== schemaOf(sqlite, 'main'))
+        throw new HarnessError(409, 'the snapshot was made with a different schema; import it to bring it up to date');
+      const tables = copiedTables(sqlite);
+      const triggers = sqlite.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger'").all() as {
+        name: string;
+        sql: string;
+      }[];
+      sqlite.pragma('foreign_keys = OFF');
+      // Full-text shadow tables are writable only outside SQLite's defensive mode.
+      sqlite.unsafeMode(true);
+      try {
+        sqlite.transaction(() => {
+          for (const trigger of triggers) sqlite.exec(`DROP TRIGGER main.${quoted(trigger.name)}`);
+          for (const table of tables) {
+            sqlite.exec(`DELETE FROM main.${quoted(table)}`);
+            sqlite.exec(`INSERT INTO main.${quoted(table)} SELECT * FROM snapshot.${quoted(table)}`);
+          }
+          for (const trigger of triggers) sqlite.exec(trigger.sql);
+        })();
+      } finally {
+        sqlite.unsafeMode(false);
+        sqlite.pragma('foreign_keys = ON');
+      }
+    } finally {
+      sqlite.prepare('DETACH DATABASE snapshot').run();
+    }
+  }
+
+  /**
+   * Stores an uploaded store file as a snapshot. It is opened as a store first, which brings an
+   * older file's schema up to date and refuses what is not a store of this kind.
+   */
+  importFile(name: string, content: Buffer, replace: boolean): SnapshotInfo {
+    const file = this.fileOf(name);
+    if (!replace && existsSync(file))
+      throw new HarnessError(409, `a snapshot named ${JSON.stringify(name)} exists; add ?replace=true to overwrite it`);
+    const partial = `${file}.${process.pid}.${Date.now()}.partial`;
+    try {
+      writeFileSync(partial, content);
+      let imported: Store | undefined;
+      try {
+        imported = openStore(partial);
+        const matches = schemaOf(imported.sqlite, 'main') === schemaOf(this.store.sqlite, 'main');
+        if (!matches) throw new HarnessError(400, 'the file is a store of a different (newer?) schema than this server');
+      } catch (error) {
+        if (error instanceof HarnessError) throw error;
+        throw new HarnessError(400, `the file is not an understudy store: ${(error as Error).message}`);
+      } finally {
+        imported?.close();
+      }
+      asSingleFile(partial);
+      rmSync(`${file}.json`, { force: true });
+      renameSync(partial, file);
+    } finally {
+      for (const leftover of [partial, `${partial}-wal`, `${partial}-shm`]) rmSync(leftover, { force: true });
+    }
+    return this.info(name);
+  }
+
+  /** Removes the temporary directory, if one was made. */
+  close(): void {
+    if (this.made !== undefined) rmSync(this.made, { recursive: true, force: true });
+  }
+}
+
+/** Where snapshots live by default: `snapshots/` beside a store file; a temporary directory for `:memory:`. */
+export function defaultSnapshotDirectory(store: Store): string | null {
+  return store.ephemeral ? null : join(dirname(store.location), 'snapshots');
+}
+
+/** Whether `path` is a SQLite file (a store, a snapshot, an export) rather than a JSON seed. */
+export function isStoreFile(path: string): boolean {
+  try {
+    const handle = openSync(path, 'r');
+    try {
+      const header = Buffer.alloc(16);
+      readSync(handle, header, 0, 16, 0);
+      return header.toString('latin1') === 'SQLite format 3\0';
+    } finally {
+      closeSync(handle);
+    }
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,61 @@
+import { eq, sql } from 'drizzle-orm';
+import type { FastifyRequest } from 'fastify';
+import { sha256Hex } from '../../core/crypto.js';
+import { clientToken } from '../../secrets/http/request.js';
+import { prepared } from '../../store/prepared.js';
+import type { Db } from '../../store/store.js';
+import { platformTokens, secretTokens } from '../../store/tables.js';
+
+const accessorByHash = prepared((db) =>
+  db
+    .select({ accessor: secretTokens.accessor })
+    .from(secretTokens)
+    .where(eq(secretTokens.id, sql.placeholder('id')))
+    .prepare(),
+);
+const platformIdByHash = prepared((db) =>
+  db
+    .select({ id: platformTokens.id })
+    .from(platformTokens)
+    .where(eq(platformTokens.tokenHash, sql.placeholder('hash')))
+    .prepare(),
+);
+
+/** Tokens resolved lately (by hash, never by value); small, and emptied with the store. */
+const MAX_REMEMBERED = 1024;
+
+/**
+ * Who made a request, as the journal and fault rules name them: a secrets token's accessor, or a
+ * platform token's id (`at-…`). Both are safe to show; the token itself never is. Answers are
+ * remembered by the token's hash, so naming the caller costs a hash and a map lookup per request.
+ */
+export class Subjects {
+  private readonly known = new Map<string, string | null>();
+
+  constructor(private readonly db: Db) {}
+
+  of(request: FastifyRequest, path: string): string | null {
+    const token = clientToken(request);
+    if (token === undefined) return null;
+    const hash = sha256Hex(token);
+    const secrets = path === '/v1' || path.startsWith('/v1/');
+    const key = secrets ? `s${hash}` : `p${hash}`;
+    let subject = this.known.get(key);
+    if (subject === undefined) {
+      subject = secrets
+        ? (accessorByHash(this.db).get({ id: hash })?.accessor ?? null)
+        : (platformIdByHash(this.db).get({ hash })?.id ?? null);
+      // An unknown token may be created later, so only found ones are remembered.
+      if (subject !== null) {
+        if (this.known.size >= MAX_REMEMBERED) this.known.clear();
+        this.known.set(key, subject);
+      }
+    }
+    return subject;
+  }
+
+  /** After a reset or a restore: the tokens may be others now. */
+  forget(): void {
+    this.known.clear();
+  }
+}

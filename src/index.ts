@@ -1,0 +1,187 @@
+/**
+ * The in-process API: `import { startUnderstudy } from 'understudy'` starts a whole server on a
+ * free port in one call, for a test runner's global setup. The types exported here stand alone
+ * (scripts/build.mjs turns this file's declarations into dist/index.d.ts), so nothing internal
+ * is part of the package's contract.
+ */
+import { buildApp } from './app.js';
+import { loadConfig, VARIABLES, type Config } from './config.js';
+import { parseDurationMs } from './core/duration.js';
+import { parseRule, ruleView } from './control/harness/faults.js';
+import { journalEntry, parseFilter } from './control/harness/journal.js';
+import { logDestination } from './logging.js';
+
+/** Options, one per environment variable, by the config name (`seed` for `UNDERSTUDY_SEED`, `journalSize`, …). */
+export interface UnderstudyOptions {
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Default `:memory:`. */
+  store?: string;
+  /** Default `warn`; logs go to stderr. */
+  logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  dialect?: 'spec' | 'upstream';
+  seed?: string;
+  adminToken?: string;
+  rootToken?: string;
+  controlToken?: string;
+  edition?: 'self-hosted' | 'hosted';
+  logFormat?: 'auto' | 'json' | 'pretty';
+  corsOrigins?: string;
+  smsApiUrl?: string;
+  mailTimeoutMs?: number;
+  kmsLibraries?: string;
+  pkiKeyPool?: number;
+  publicRegistryUrl?: string;
+  publicRegistryToken?: string;
+  journalSize?: number;
+  snapshotDir?: string;
+}
+
+/** Journal filters, as `GET /_emulator/requests` takes them. */
+export interface RequestFilter {
+  method?: string;
+  /** A path glob: `*` within a segment, `**` across segments. */
+  path?: string;
+  prefix?: string;
+  /** `503` or `5xx`. */
+  status?: number | string;
+  /** An RFC 3339 time, a Date, or an entry id. */
+  since?: string | number | Date;
+  tokenAccessor?: string;
+  faulted?: boolean;
+  limit?: number;
+}
+
+/** One journal entry, as `GET /_emulator/requests` shows it. */
+export interface RequestEntry {
+  id: number;
+  'request-id': string;
+  time: string;
+  'virtual-time': string;
+  method: string;
+  path: string;
+  query: Record<string, string>;
+  status: number | null;
+  'duration-ms': number;
+  'token-accessor': string | null;
+  'request-body': unknown;
+  'response-body': unknown;
+  fault: { rule: string; effect: string } | null;
+}
+
+/** A fault rule, as `POST /_emulator/faults` takes it. */
+export interface FaultRuleInput {
+  prefix?: string;
+  method?: string;
+  path?: string;
+  'token-accessor'?: string;
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string | number>;
+  delay?: number;
+  reset?: boolean;
+  timeout?: boolean;
+  probability?: number;
+  times?: number;
+  after?: number;
+}
+
+export interface SnapshotInfo {
+  name: string;
+  'size-bytes': number;
+  'created-at': string;
+  clock: string | null;
+}
+
+export interface Understudy {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** What the banner exports: TFE_ADDRESS, TFE_TOKEN, VAULT_ADDR, VAULT_TOKEN. */
+  env: Record<string, string>;
+  tokens: { admin: string; root: string; control: string | null };
+  /** Back to the seed state; resolves to the milliseconds it took. */
+  reset(): Promise<number>;
+  snapshot(name: string, options?: { replace?: boolean }): Promise<SnapshotInfo>;
+  restore(name: string, options?: { clock?: boolean }): Promise<{ 'duration-ms': number; clock: string }>;
+  /** Journal entries, oldest first. */
+  requests(filter?: RequestFilter): RequestEntry[];
+  faults: {
+    /** Adds a rule; resolves to it with its id. */
+    add(rule: FaultRuleInput): Record<string, unknown> & { id: string };
+    list(): (Record<string, unknown> & { id: string })[];
+    remove(id: string): boolean;
+    clear(): void;
+  };
+  clock: {
+    now(): Date;
+    /** Moves the emulated clock forward (`"36h"`), running what falls due on the way. */
+    advance(duration: string): Promise<void>;
+    set(time: Date | string, options?: { force?: boolean }): Promise<void>;
+  };
+  stop(): Promise<void>;
+}
+
+/** The options as the environment variables they stand for, over the in-process defaults. */
+function environmentOf(options: UnderstudyOptions): Record<string, string> {
+  const env: Record<string, string> = { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: ':memory:', UNDERSTUDY_LOG_LEVEL: 'warn' };
+  for (const [key, value] of Object.entries(options)) {
+    const variable = VARIABLES.find((candidate) => candidate.key === key);
+    if (variable === undefined) throw new Error(`startUnderstudy: unknown option ${JSON.stringify(key)}`);
+    if (value !== undefined && value !== null) env[variable.name] = String(value);
+  }
+  return env;
+}
+
+function filterQuery(filter: RequestFilter): Record<string, string> {
+  const query: Record<string, string> = {};
+  const { since, tokenAccessor, ...rest } = filter;
+  for (const [name, value] of Object.entries(rest)) if (value !== undefined) query[name] = String(value);
+  if (since !== undefined) query['since'] = since instanceof Date ? since.toISOString() : String(since);
+  if (tokenAccessor !== undefined) query['token-accessor'] = tokenAccessor;
+  return query;
+}
+
+/** Starts understudy in this process and resolves once it listens. */
+export async function startUnderstudy(options: UnderstudyOptions = {}): Promise<Understudy> {
+  const config: Config = loadConfig(environmentOf(options));
+  const app = await buildApp(config, { logTo: config.logLevel === 'silent' ? false : await logDestination(config) });
+  await app.fastify.listen({ host: config.host, port: config.port });
+  const { port } = app.fastify.server.address() as { port: number };
+  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
+  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const { harness, runtime } = app;
+  const view = (rule: ReturnType<typeof parseRule>) => ruleView(rule) as Record<string, unknown> & { id: string };
+  return {
+    url,
+    env: { TFE_ADDRESS: url, TFE_TOKEN: config.adminToken, VAULT_ADDR: url, VAULT_TOKEN: config.rootToken },
+    tokens: { admin: config.adminToken, root: config.rootToken, control: config.controlToken },
+    reset: async () => app.reset(),
+    snapshot: (name, snapshotOptions = {}) => harness.snapshots.create(name, snapshotOptions.replace === true),
+    restore: async (name, restoreOptions = {}) => harness.snapshots.restore(name, restoreOptions.clock === true),
+    requests: (filter = {}) => {
+      if (harness.journal === null) throw new Error('the request journal is off (journalSize 0)');
+      return harness.journal.find(parseFilter(filterQuery(filter))).map((record) => journalEntry(record) as unknown as RequestEntry);
+    },
+    faults: {
+      add: (input) => {
+        const rule = parseRule(input, runtime.clock.now());
+        harness.faults.add(rule);
+        return view(rule);
+      },
+      list: () => harness.faults.list().map(view),
+      remove: (id) => harness.faults.remove(id),
+      clear: () => void harness.faults.clear(),
+    },
+    clock: {
+      now: () => runtime.clock.now(),
+      advance: async (duration) => {
+        await runtime.scheduler.advanceTo(runtime.clock.nowMs() + parseDurationMs(duration));
+      },
+      set: async (time, setOptions = {}) => {
+        await runtime.scheduler.advanceTo(new Date(time).getTime(), setOptions.force === true);
+      },
+    },
+    stop: () => app.fastify.close(),
+  };
+}
