@@ -41,6 +41,11 @@ export const EDITION_RULES: readonly EditionRule[] = [
     'self-hosted': 'present (site administrators)',
     hosted: 'present (site administrators)',
   },
+  {
+    what: 'Audit-trail tokens (`?token=audit-trails`) and `GET /api/v2/organization/audit-trail`',
+    'self-hosted': 'absent (the token parameter is a 400, the feed a 404)',
+    hosted: 'present',
+  },
   { what: 'API rate limit and the other admin settings', 'self-hosted': 'the seed, then `PATCH /api/v2/admin/…`', hosted: 'the seed only' },
 ];
 
@@ -50,4 +55,5 @@ export const editionAllows = {
   publicRegistry: (edition: Edition) => edition === 'hosted',
   hostedOnlyAttributes: (edition: Edition) => edition === 'hosted',
   remoteStateAccessSetting: (edition: Edition) => edition === 'self-hosted',
+  auditTrails: (edition: Edition) => edition === 'hosted',
 } as const;

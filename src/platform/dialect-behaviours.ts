@@ -18,6 +18,8 @@ export interface WireBehaviours {
   customizationEscapesHtml: boolean;
   /** Whether admin settings carry the attributes real clients read that the spec does not list. */
   adminUpstreamAttributes: boolean;
+  /** Whether enabling SAML needs `idp-cert` to be a PEM X.509 certificate (the real service stores any text). */
+  samlIdpCertIsPem: boolean;
 }
 
 const SPEC: WireBehaviours = {
@@ -27,6 +29,7 @@ const SPEC: WireBehaviours = {
   assessmentsResetOnUpdate: true,
   customizationEscapesHtml: true,
   adminUpstreamAttributes: false,
+  samlIdpCertIsPem: true,
 };
 
 const UPSTREAM: WireBehaviours = {
@@ -36,6 +39,7 @@ const UPSTREAM: WireBehaviours = {
   assessmentsResetOnUpdate: false,
   customizationEscapesHtml: false,
   adminUpstreamAttributes: true,
+  samlIdpCertIsPem: false,
 };
 
 /** The README's table of behaviour differences, kept next to the values it describes. */
@@ -53,6 +57,11 @@ export const BEHAVIOUR_DIFFERENCES: readonly { what: string; spec: string; upstr
     what: 'extra admin settings attributes (general timeouts and ceilings, SAML signing options, cost-estimation `*-enabled`)',
     spec: 'accepted, not returned',
     upstream: 'accepted and returned',
+  },
+  {
+    what: 'SAML `idp-cert` when `enabled` is true',
+    spec: 'must be a PEM X.509 certificate',
+    upstream: 'any text (the client sends `testCert`)',
   },
 ];
 

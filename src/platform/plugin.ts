@@ -9,6 +9,10 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { agentPoolRoutes } from './agent-pools/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { variableSetRoutes } from './variable-sets/routes.js';
+import { auditRecorder } from './audit-trail/recorder.js';
+import { auditTrailRoutes } from './audit-trail/routes.js';
+import { toolVersionRoutes } from './tool-versions/routes.js';
 import { editionAllows } from '../core/edition.js';
 import { membershipRoutes } from './memberships/routes.js';
 import { remoteStateRoutes } from './remote-state/routes.js';
@@ -35,6 +39,11 @@ import { runTriggerRoutes } from './runs/trigger-routes.js';
 /** The `/api/v2` tree: JSON:API conventions, bearer auth, one permissions module. */
 export async function platformPlugin(app: FastifyInstance, context: PlatformContext): Promise<void> {
   registerPlatformConventions(app, context);
+  // Every successful write becomes an audit event, here once rather than in each service.
+  const audit = auditRecorder(context.store.db, context.clock);
+  app.addHook('preHandler', audit.preHandler);
+  app.addHook('onSend', audit.onSend);
+  app.addHook('onResponse', audit.onResponse);
 
   await app.register(metaRoutes);
   await app.register(async (scoped) => organizationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
@@ -51,6 +60,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => taskStageRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runTriggerRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => variableSetRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceActionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => tagRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => remoteStateRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
@@ -61,7 +71,13 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => workspaceTaskRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => membershipRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => subscriptionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
-  if (editionAllows.adminApi(context.config.edition)) await app.register(async (scoped) => adminRoutes(scoped, context));
+  if (editionAllows.auditTrails(context.config.edition)) {
+    await app.register(async (scoped) => auditTrailRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  }
+  if (editionAllows.adminApi(context.config.edition)) {
+    await app.register(async (scoped) => adminRoutes(scoped, context));
+    await app.register(async (scoped) => toolVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  }
   await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => registryRoutes(scoped, context));
 }

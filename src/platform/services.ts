@@ -23,8 +23,11 @@ import { teamUsersInclude, type TeamPage } from './teams/resource.js';
 import { teamMembershipsInclude } from './memberships/includes.js';
 import { findMembership, findMembershipById } from './memberships/repo.js';
 import { TokenService } from './tokens/service.js';
+import { ToolVersionService } from './tool-versions/service.js';
 import { UserService } from './users/service.js';
+import { variableIdsOf } from './variables/repo.js';
 import { VariableService } from './variables/service.js';
+import { VariableSetService } from './variable-sets/service.js';
 import { WorkspaceTaskService } from './workspace-tasks/service.js';
 import { WorkspaceService } from './workspaces/service.js';
 import { ConfigurationVersionService } from './configuration-versions/service.js';
@@ -69,8 +72,10 @@ export interface PlatformServices {
   readonly teams: TeamService;
   readonly teamIncludes: IncludeRegistry<TeamPage>;
   readonly tokens: TokenService;
+  readonly toolVersions: ToolVersionService;
   readonly users: UserService;
   readonly variables: VariableService;
+  readonly variableSets: VariableSetService;
   readonly workspaceTasks: WorkspaceTaskService;
   readonly workspaces: WorkspaceService;
   readonly configurationVersions: ConfigurationVersionService;
@@ -118,6 +123,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const stateParts = stateVersionWorkspaceParts(db, clock);
   const workspaceViews = new WorkspaceViews(db, {
     outputIds: stateParts.outputIds,
+    variableIds: (ids) => variableIdsOf(db, ids),
     includes: { ...workspaceOwnIncludes(db, teams), ...stateParts.includes, project: projectWorkspaceInclude(db) },
   });
   const services: PlatformServices = {
@@ -144,8 +150,10 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     teams,
     teamIncludes: new IncludeRegistry<TeamPage>({ users: teamUsersInclude, 'organization-memberships': teamMembershipsInclude(db) }),
     tokens: new TokenService(db, clock),
+    toolVersions: new ToolVersionService(db, clock),
     users,
     variables: new VariableService(db, clock, workspaces),
+    variableSets: new VariableSetService(db, clock, workspaces),
     workspaceTasks: new WorkspaceTaskService(db, clock, workspaces),
     workspaces,
     configurationVersions,

@@ -9,3 +9,4 @@ export * from './schema/lists.js';
 export * from './schema/registry.js';
 export * from './schema/state.js';
 export * from './schema/runs.js';
+export * from './schema/variable-sets.js';

@@ -1,6 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import { DurationError, parseDurationMs } from '../../core/duration.js';
 import { unprocessable } from '../../core/errors.js';
+import type { Dialect } from '../../core/dialect.js';
+import { wireBehaviours } from '../dialect-behaviours.js';
 import { Attributes } from '../jsonapi/body.js';
 import { FIELDS, type Field, type SettingsName } from './fields.js';
 
@@ -108,7 +110,7 @@ function isServiceAccountKey(value: unknown): boolean {
 const CLOUD_C = ['cloud-c-client-id', 'cloud-c-client-secret', 'cloud-c-subscription-id', 'cloud-c-tenant-id'];
 
 /** The rules that join attributes, checked on the merged document (stored values plus the change). */
-export function checkSettings(name: SettingsName, settings: Record<string, unknown>): void {
+export function checkSettings(name: SettingsName, settings: Record<string, unknown>, dialect: Dialect = 'spec'): void {
   switch (name) {
     case 'cost-estimation': {
       if (settings['enabled'] !== true) return;
@@ -125,9 +127,11 @@ export function checkSettings(name: SettingsName, settings: Record<string, unkno
       return;
     }
     case 'saml': {
-      if (filled(settings['certificate'])) requireCertificate(settings['certificate'], 'certificate');
+      // Nothing checks the certificates while SAML is off; the service provider's own
+      // `certificate` is never checked (the spec does not describe it, and the client sends any text).
       if (settings['enabled'] !== true) return;
-      requireCertificate(settings['idp-cert'], 'idp-cert');
+      if (wireBehaviours(dialect).samlIdpCertIsPem) requireCertificate(settings['idp-cert'], 'idp-cert');
+      else requireFilled(settings, ['idp-cert'], 'when SAML is enabled');
       requireHttpsUrl(settings['sso-endpoint-url'], 'sso-endpoint-url');
       requireHttpsUrl(settings['slo-endpoint-url'], 'slo-endpoint-url');
       requireFilled(settings, ['attr-username', 'attr-groups', 'attr-site-admin', 'site-admin-role'], 'when SAML is enabled');

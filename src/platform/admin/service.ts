@@ -80,7 +80,7 @@ export class AdminService {
     ) {
       merged['old-idp-cert'] = current['idp-cert'];
     }
-    checkSettings(name, merged);
+    checkSettings(name, merged, this.runtime.config.dialect);
     const testAddress = transient['test-email-address'];
     // The mail goes out first; the settings and the outbox entry are then written together.
     const sent = name === 'smtp' && merged['enabled'] === true && testAddress ? await this.sendTestMail(merged, testAddress) : undefined;

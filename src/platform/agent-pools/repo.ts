@@ -1,4 +1,4 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, eq, exists, not, or } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { agentPoolWorkspaces, agentPools, workspaces } from '../../store/tables.js';
@@ -25,18 +25,28 @@ export type PoolWorkspaceKind = (typeof agentPoolWorkspaces.$inferSelect)['kind'
 export interface AgentPoolFilter {
   /** Substring of the pool name (`q`). */
   query?: string;
-  /** Exact name of a workspace the pool allows (`filter[allowed_workspaces][name]`). */
+  /** Exact name of a workspace that may use the pool (`filter[allowed_workspaces][name]`). */
   allowedWorkspaceName?: string;
 }
 
-/** Pools that list the organization's workspace of this name among their allowed workspaces. */
-function allowsWorkspaceNamed(db: DbOrTx, organizationId: string, name: string) {
-  const pools = db
-    .select({ id: agentPoolWorkspaces.poolId })
-    .from(agentPoolWorkspaces)
-    .innerJoin(workspaces, eq(workspaces.id, agentPoolWorkspaces.workspaceId))
-    .where(and(eq(agentPoolWorkspaces.kind, 'allowed'), eq(workspaces.organizationId, organizationId), eq(workspaces.name, name)));
-  return inList(agentPools.id, pools);
+/**
+ * Pools the organization's workspace of this name may use: those that name it among their allowed
+ * workspaces, and the organization-scoped ones that do not exclude it. A name no workspace has
+ * matches no pool.
+ */
+function usableByWorkspaceNamed(db: DbOrTx, organizationId: string, name: string) {
+  const named = and(eq(workspaces.organizationId, organizationId), eq(workspaces.name, name));
+  const listing = (kind: PoolWorkspaceKind) =>
+    db
+      .select({ id: agentPoolWorkspaces.poolId })
+      .from(agentPoolWorkspaces)
+      .innerJoin(workspaces, eq(workspaces.id, agentPoolWorkspaces.workspaceId))
+      .where(and(eq(agentPoolWorkspaces.kind, kind), named));
+  const workspaceExists = exists(db.select({ id: workspaces.id }).from(workspaces).where(named));
+  return or(
+    inList(agentPools.id, listing('allowed')),
+    and(eq(agentPools.organizationScoped, true), workspaceExists, not(inList(agentPools.id, listing('excluded')))),
+  );
 }
 
 export function listAgentPools(
@@ -49,7 +59,7 @@ export function listAgentPools(
   const where = and(
     eq(agentPools.organizationId, organizationId),
     filter.query ? containsIgnoringCase(agentPools.name, filter.query) : undefined,
-    filter.allowedWorkspaceName !== undefined ? allowsWorkspaceNamed(db, organizationId, filter.allowedWorkspaceName) : undefined,
+    filter.allowedWorkspaceName !== undefined ? usableByWorkspaceNamed(db, organizationId, filter.allowedWorkspaceName) : undefined,
   );
   const rows = db.select().from(agentPools).where(where).orderBy(asc(agentPools.name)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(agentPools).where(where).get()?.n ?? 0;

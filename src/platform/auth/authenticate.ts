@@ -79,6 +79,19 @@ export function authenticate(db: Db, clock: Clock, token: string | undefined): P
   throw UNAUTHORIZED;
 }
 
+/**
+ * The organization an audit-trail token reads, or undefined for any other, unknown or expired
+ * token. Audit-trail tokens authenticate nowhere else (`authenticate` refuses them).
+ */
+export function auditTrailOrganization(db: Db, clock: Clock, token: string | undefined): string | undefined {
+  if (!token) return undefined;
+  const row = tokenByHash(db).get({ hash: sha256Hex(token) });
+  const now = clock.nowMs();
+  if (!row || row.kind !== 'audit-trails' || !row.organizationId || (row.expiredAt && row.expiredAt.getTime() <= now)) return undefined;
+  recordUse(db, row, now);
+  return row.organizationId;
+}
+
 function recordUse(db: Db, row: Pick<typeof platformTokens.$inferSelect, 'id' | 'lastUsedAt'>, now: number): void {
   if (row.lastUsedAt && now - row.lastUsedAt.getTime() < LAST_USED_RESOLUTION_MS) return;
   db.update(platformTokens)

@@ -110,6 +110,13 @@ export class Attributes {
     return value as string[];
   }
 
+  array(name: string): unknown[] | null | undefined {
+    const value = this.raw[name];
+    if (value === undefined || value === null) return value;
+    if (!Array.isArray(value)) throw invalid(`${name} must be an array`, this.pointer(name));
+    return value as unknown[];
+  }
+
   object(name: string): Record<string, unknown> | null | undefined {
     const value = this.raw[name];
     if (value === undefined) return undefined;

@@ -27,6 +27,7 @@ export const DEFAULT_ENTITLEMENTS: Record<string, boolean | number | null> = {
   'self-serve-billing': false,
   sso: true,
   'waypoint-templates-and-addons': false,
+  'waypoint-actions': false,
 };
 
 /** Module test runs left to a free-tier organization; the real service starts new ones at 5. */

@@ -58,7 +58,8 @@ export class ProjectService {
   private checkName(organizationId: string, name: string, except?: string): void {
     if (!NAME_PATTERN.test(name)) {
       throw unprocessable(
-        'name must be 3 to 40 letters, numbers, spaces, hyphens or underscores, without leading or trailing spaces',
+        'Name may only contain letters, numbers, spaces, hyphens and underscores, ' +
+          'and must be 3 to 40 characters without leading or trailing spaces',
         '/data/attributes/name',
       );
     }

@@ -3,6 +3,7 @@ import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { registryModules, registryModuleVersions, type ModuleDetails } from '../../store/tables.js';
+import type { RegistryName } from './rules.js';
 
 export type ModuleRow = typeof registryModules.$inferSelect;
 export type VersionRow = typeof registryModuleVersions.$inferSelect;
@@ -154,6 +155,21 @@ export function findModules(db: DbOrTx, address: ModuleAddress): ModuleRow[] {
       ),
     )
     .orderBy(asc(registryModules.provider))
+    .all();
+}
+
+/** The organization's modules of this name: private ones and curated public records of any namespace. */
+export function findModulesNamed(db: DbOrTx, organizationId: string, name: string, registryNames: readonly RegistryName[]): ModuleRow[] {
+  return db
+    .select()
+    .from(registryModules)
+    .where(
+      and(
+        eq(registryModules.organizationId, organizationId),
+        eq(registryModules.name, name),
+        inList(registryModules.registryName, [...registryNames]),
+      ),
+    )
     .all();
 }
 

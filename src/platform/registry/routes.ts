@@ -192,10 +192,17 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
     });
   }
 
-  // Deprecated deletes: private modules only, the namespace is the organization.
-  const DeprecatedName = Type.Object({ org: Segment, name: Segment });
+  // Deprecated deletes. By name alone: the private module and curated public records of that name.
+  app.post<{ Params: { org: string; name: string } }>(
+    '/registry-modules/actions/delete/:org/:name',
+    { schema: { params: Type.Object({ org: Segment, name: Segment }) } },
+    async (request, reply) => {
+      service.destroyNamed(request.principal, request.params.org, request.params.name);
+      return sendNoContent(reply);
+    },
+  );
+  // With a provider (and version): private modules only, the namespace is the organization.
   for (const [path, schema] of [
-    ['/registry-modules/actions/delete/:org/:name', DeprecatedName],
     ['/registry-modules/actions/delete/:org/:name/:provider', DeprecatedParams],
     ['/registry-modules/actions/delete/:org/:name/:provider/:version', Type.Object({ ...DeprecatedParams.properties, version: Segment })],
   ] as const) {

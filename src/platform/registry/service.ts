@@ -229,6 +229,21 @@ export class RegistryService {
     });
   }
 
+  /**
+   * The deprecated delete by name alone: every module of that name in the organization, the
+   * private one and, where the edition curates them, public records (the only form the spec's
+   * delete rule leaves for public modules).
+   */
+  destroyNamed(principal: Principal, organizationName: string, name: string): void {
+    const organization = this.managed(principal, organizationName);
+    const registries: RegistryName[] = editionAllows.publicRegistry(this.edition) ? ['private', 'public'] : ['private'];
+    const modules = repo
+      .findModulesNamed(this.db, organization.id, name, registries)
+      .filter((module) => module.registryName === 'public' || module.namespace === organization.name);
+    if (modules.length === 0) throw NOT_FOUND;
+    this.db.transaction((tx) => modules.forEach((module) => repo.deleteModule(tx, module.id)));
+  }
+
   /** Parses an upload and, only if it is a sound module, stores it and marks the version `ok`. */
   async upload(uploadId: string, body: Readable | Buffer): Promise<void> {
     if (!repo.findVersionByUpload(this.db, uploadId)) throw NOT_FOUND;

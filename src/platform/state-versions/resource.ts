@@ -64,7 +64,7 @@ export function stateVersionResource(
   };
 }
 
-/** An output; lists hide sensitive values (`revealSensitive` is for the read of one output by id). */
+/** An output; `revealSensitive` is for the read by id and the version's own output list, elsewhere sensitive values are hidden. */
 export function stateVersionOutputResource(output: StateVersionOutputRow, revealSensitive: boolean): ResourceObject {
   return {
     id: output.id,

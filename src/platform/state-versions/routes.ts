@@ -138,7 +138,9 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
     const page = readPage(request.query as Record<string, unknown>);
     const { version } = service.locate(request.principal, request.params.id);
     const all = service.outputs(version.id);
-    const items = all.slice(page.offset, page.offset + page.size).map((output) => stateVersionOutputResource(output, false));
+    // The version's own output list carries sensitive values (the Go client reads them there);
+    // the workspace's current outputs below keep them hidden.
+    const items = all.slice(page.offset, page.offset + page.size).map((output) => stateVersionOutputResource(output, true));
     return sendDocument(reply, 200, listDocument(request, { items, total: all.length, page }));
   });
 

@@ -7,7 +7,7 @@ export function featureSetResource(set: FeatureSet): ResourceObject {
   return {
     id: set.id,
     type: 'feature-sets',
-    attributes: { name: set.name, ...Object.fromEntries(set.without.map((name) => [name, false])) },
+    attributes: { name: set.name, ...set.entitlements },
     links: { self: `/api/v2/admin/feature-sets/${set.id}` },
   };
 }

@@ -9,8 +9,8 @@ import * as organizationsRepo from '../organizations/repo.js';
 export interface FeatureSet {
   id: string;
   name: string;
-  /** Entitlements the plan switches off; everything else keeps its default. */
-  without: readonly string[];
+  /** Entitlements the plan sets away from the defaults (see DEFAULT_ENTITLEMENTS). */
+  entitlements: Readonly<Record<string, boolean>>;
 }
 
 /** What a free organization lacks: the paid features the Go client's tests check for. */
@@ -26,17 +26,34 @@ export const PAID = [
   'cost-estimation',
 ];
 
+const off = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, false]));
+
 /**
- * The plans an organization can be put on. Their names are the ones the platform's Go client
- * asks for (`q=Business`, `q=Free`, `q=Trial`, `q=Plus (entitlement)`).
+ * The plans an organization can be put on, each with the entitlements that differ from the
+ * defaults. Their names are the ones the platform's Go client asks for (`q=Business`, `q=Free`,
+ * `q=Trial`, `q=Plus (entitlement)`, `q=Standard (entitlement)`); the flags are what its tests read after subscribing:
+ * a trial has no global run tasks, and Plus has templates and add-ons but no actions.
  */
 export const FEATURE_SETS: readonly FeatureSet[] = [
-  { id: 'fs-free', name: 'Free', without: PAID },
-  { id: 'fs-trial', name: 'Trial', without: [] },
-  { id: 'fs-standard', name: 'Standard', without: ['audit-logging', 'sentinel', 'global-run-tasks'] },
-  { id: 'fs-plus-entitlement', name: 'Plus (entitlement)', without: [] },
-  { id: 'fs-business', name: 'Business', without: [] },
-  { id: 'fs-premium', name: 'Premium', without: [] },
+  { id: 'fs-free', name: 'Free', entitlements: { ...off(PAID), 'waypoint-actions': false } },
+  { id: 'fs-trial', name: 'Trial', entitlements: { 'global-run-tasks': false, 'waypoint-actions': false } },
+  {
+    id: 'fs-standard',
+    name: 'Standard',
+    entitlements: { ...off(['audit-logging', 'sentinel', 'global-run-tasks']), 'waypoint-actions': false },
+  },
+  {
+    id: 'fs-standard-entitlement',
+    name: 'Standard (entitlement)',
+    entitlements: { 'waypoint-templates-and-addons': true, 'waypoint-actions': false },
+  },
+  {
+    id: 'fs-plus-entitlement',
+    name: 'Plus (entitlement)',
+    entitlements: { 'waypoint-templates-and-addons': true, 'waypoint-actions': false },
+  },
+  { id: 'fs-business', name: 'Business', entitlements: { 'waypoint-templates-and-addons': true, 'waypoint-actions': true } },
+  { id: 'fs-premium', name: 'Premium', entitlements: { 'waypoint-templates-and-addons': true, 'waypoint-actions': true } },
 ];
 
 /** The figures a subscription may carry, as the wire spells them. */
@@ -95,7 +112,7 @@ export class SubscriptionService {
       contract[name] = new Date(value).toISOString();
     }
     const subscription: StoredSubscription = { featureSetId: featureSet.id, startedAt: this.clock.now().toISOString(), contract };
-    const entitlements = Object.fromEntries(featureSet.without.map((name) => [name, false]));
+    const entitlements = { ...featureSet.entitlements };
     const settings = { ...organization.settings, subscription, entitlements };
     organizationsRepo.updateOrganization(this.db, organization.id, { settings, updatedAt: this.clock.now() });
     return { organization: { ...organization, settings }, featureSet };

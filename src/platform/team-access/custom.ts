@@ -10,6 +10,31 @@ const CHOICES = {
   'sentinel-mocks': ['none', 'read'],
 } as const;
 
+/** Each custom permission's name as the API's messages spell it. */
+const LABELS: Record<keyof CustomWorkspaceAccess, string> = {
+  runs: 'Runs',
+  variables: 'Variables',
+  'state-versions': 'State versions',
+  'sentinel-mocks': 'Sentinel mocks',
+  'workspace-locking': 'Workspace locking',
+  'run-tasks': 'Run tasks',
+};
+
+/**
+ * A fixed level (read, plan, write, admin) decides every custom permission itself; setting one
+ * alongside it is refused with the API's text rather than silently dropped.
+ */
+export function refuseCustomWithFixedLevel(access: string, attributes: Attributes): void {
+  if (access === 'custom') return;
+  for (const [name, label] of Object.entries(LABELS)) {
+    if (!attributes.has(name)) continue;
+    throw unprocessable(
+      `${label} is read-only when access level is '${access}'; use the 'custom' access level to set this attribute.`,
+      `/data/attributes/${name}`,
+    );
+  }
+}
+
 /** A new custom grant starts with read-only runs and nothing else; the body sets what it wants. */
 export const CUSTOM_DEFAULTS: CustomWorkspaceAccess = {
   runs: 'read',

@@ -10,7 +10,7 @@ import { WorkspaceService, type Located } from '../workspaces/service.js';
 import * as repo from './repo.js';
 import type { TeamWorkspaceRow } from './repo.js';
 import type { Attributes } from '../jsonapi/body.js';
-import { CUSTOM_DEFAULTS, readCustomPermissions } from './custom.js';
+import { CUSTOM_DEFAULTS, readCustomPermissions, refuseCustomWithFixedLevel } from './custom.js';
 
 export type GrantAccess = AccessLevel | 'custom';
 
@@ -44,6 +44,7 @@ export class TeamAccessService {
 
   /** The custom permissions of `custom` access (over the grant's current ones); null for fixed levels. */
   private custom(access: GrantAccess, attributes: Attributes, current: TeamWorkspaceRow['customPermissions']) {
+    refuseCustomWithFixedLevel(access, attributes);
     return access === 'custom' ? readCustomPermissions(attributes, current ?? CUSTOM_DEFAULTS) : null;
   }
 

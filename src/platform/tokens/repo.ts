@@ -1,6 +1,8 @@
-import { and, asc, count, eq } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
+import { containsIgnoringCase } from '../users/repo.js';
 import type { DbOrTx } from '../../store/store.js';
-import { platformTokens } from '../../store/tables.js';
+import { platformTokens, teams } from '../../store/tables.js';
 
 export type TokenRow = typeof platformTokens.$inferSelect;
 
@@ -30,13 +32,14 @@ export function listUserTokens(db: DbOrTx, userId: string, offset: number, limit
   return { rows, total };
 }
 
-/** The token of a team or of an organization (each has at most one). */
-export type TokenOwner = { kind: 'team'; teamId: string } | { kind: 'organization'; organizationId: string };
+/** The token of a team, of an organization, or an organization's audit-trail token (each has at most one). */
+export type TokenOwner = { kind: 'team'; teamId: string } | { kind: 'organization' | 'audit-trails'; organizationId: string };
 
 function ownedBy(owner: TokenOwner) {
   return owner.kind === 'team'
-    ? and(eq(platformTokens.kind, 'team'), eq(platformTokens.teamId, owner.teamId))
-    : and(eq(platformTokens.kind, 'organization'), eq(platformTokens.organizationId, owner.organizationId));
+    ? // The legacy single team token is the one without a description; described ones are the team's others.
+      and(eq(platformTokens.kind, 'team'), eq(platformTokens.teamId, owner.teamId), isNull(platformTokens.description))
+    : and(eq(platformTokens.kind, owner.kind), eq(platformTokens.organizationId, owner.organizationId));
 }
 
 export function findOwnedToken(db: DbOrTx, owner: TokenOwner): TokenRow | undefined {
@@ -45,4 +48,56 @@ export function findOwnedToken(db: DbOrTx, owner: TokenOwner): TokenRow | undefi
 
 export function deleteOwnedTokens(db: DbOrTx, owner: TokenOwner): number {
   return db.delete(platformTokens).where(ownedBy(owner)).run().changes;
+}
+
+export function findTeamTokenByDescription(db: DbOrTx, teamId: string, description: string): TokenRow | undefined {
+  return db
+    .select()
+    .from(platformTokens)
+    .where(and(eq(platformTokens.kind, 'team'), eq(platformTokens.teamId, teamId), eq(platformTokens.description, description)))
+    .get();
+}
+
+export interface TeamTokenFilter {
+  /** Only these teams' tokens. */
+  teamIds: readonly string[];
+  /** `q`: part of the team name. */
+  teamName?: string;
+  /** `sort`: `created-at` (default) or `expired-at`, `-` for descending. */
+  sort: { column: 'created-at' | 'expired-at'; descending: boolean };
+}
+
+/** One page of team tokens of the given teams, and the total. */
+export function listTeamTokens(db: DbOrTx, filter: TeamTokenFilter, offset: number, limit: number): { rows: TokenRow[]; total: number } {
+  if (filter.teamIds.length === 0) return { rows: [], total: 0 };
+  const named = filter.teamName
+    ? db
+        .select({ id: teams.id })
+        .from(teams)
+        .where(and(inList(teams.id, [...filter.teamIds]), containsIgnoringCase(teams.name, filter.teamName)))
+    : undefined;
+  const where = and(eq(platformTokens.kind, 'team'), inList(platformTokens.teamId, named ?? [...filter.teamIds]));
+  const column = filter.sort.column === 'expired-at' ? platformTokens.expiredAt : platformTokens.createdAt;
+  const order = filter.sort.descending ? desc(column) : asc(column);
+  const rows = db.select().from(platformTokens).where(where).orderBy(order, asc(platformTokens.id)).limit(limit).offset(offset).all();
+  const total = db.select({ n: count() }).from(platformTokens).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+
+export function listTokensOfTeam(db: DbOrTx, teamId: string, offset: number, limit: number): { rows: TokenRow[]; total: number } {
+  const where = and(eq(platformTokens.kind, 'team'), eq(platformTokens.teamId, teamId));
+  const rows = db
+    .select()
+    .from(platformTokens)
+    .where(where)
+    .orderBy(asc(platformTokens.createdAt), asc(platformTokens.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
+  const total = db.select({ n: count() }).from(platformTokens).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+
+export function teamsOfOrganization(db: DbOrTx, organizationId: string): (typeof teams.$inferSelect)[] {
+  return db.select().from(teams).where(eq(teams.organizationId, organizationId)).all();
 }

@@ -19,6 +19,8 @@ export function tokenResource(row: TokenRow, secret: string | null = null): Reso
     },
     relationships: {
       'created-by': { data: row.createdById ? { id: row.createdById, type: 'users' } : null },
+      // A team token names its team (the Go client reads it from every team-token document).
+      ...(row.kind === 'team' && row.teamId ? { team: { data: { id: row.teamId, type: 'teams' } } } : {}),
     },
     links: { self: `/api/v2/authentication-tokens/${encodeURIComponent(row.id)}` },
   };

@@ -1,8 +1,12 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { badRequest } from '../../core/errors.js';
+import type { Principal } from '../auth/principal.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, optionalResourceBody, params } from '../jsonapi/schemas.js';
+import type { TeamTokenFilter } from './repo.js';
 import { tokenResource } from './resource.js';
 import { type TokenInput } from './service.js';
 
@@ -20,6 +24,7 @@ const TOKEN_BODY = optionalResourceBody(TOKEN_TYPES, {
   },
 });
 const byUser = params('userId');
+const TOKEN_QUERY = Type.Object({ token: Type.Optional(Type.String()) });
 const byTeam = params('teamId');
 const byOrganization = params('organization');
 
@@ -67,10 +72,46 @@ export async function tokenRoutes(app: PlatformApp, context: PlatformContext): P
     const issued = service.replaceOwnedToken(
       request.principal,
       { kind: 'team', teamId: team.id },
-      readInput(request.body, { description: true }),
+      // The legacy token has no description: a described one is one of the team's several tokens.
+      readInput(request.body, { description: false }),
     );
     return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
   });
+
+  // Several tokens per team, each with its own description and expiry.
+  app.post('/teams/:teamId/authentication-tokens', { schema: { params: byTeam, body: TOKEN_BODY } }, async (request, reply) => {
+    const { team } = teams.visible(request.principal, request.params.teamId, 'update-api-token');
+    const issued = service.createTeamToken(request.principal, team.id, readInput(request.body, { description: true }));
+    return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
+  });
+
+  app.get('/teams/:teamId/authentication-tokens', { schema: { params: byTeam, querystring: listQuery() } }, async (request, reply) => {
+    const { team } = teams.visible(request.principal, request.params.teamId, 'update-api-token');
+    const page = readPage(request.query);
+    const { rows, total } = service.teamTokens(team.id, page);
+    return sendDocument(reply, 200, listDocument(request, { items: rows.map((row) => tokenResource(row)), total, page }));
+  });
+
+  const teamTokenQuery = listQuery({ filters: ['q', 'sort'] });
+  app.get(
+    '/organizations/:organization/team-tokens',
+    { schema: { params: byOrganization, querystring: teamTokenQuery } },
+    async (request, reply) => {
+      const raw: Record<string, unknown> = request.query;
+      const page = readPage(raw);
+      const sortText = typeof raw['sort'] === 'string' && raw['sort'] !== '' ? raw['sort'] : 'created-at';
+      const column = sortText.replace(/^-/, '');
+      if (column !== 'created-at' && column !== 'expired-at') {
+        throw badRequest('sort must be created-at or expired-at, optionally with a leading -', { title: 'bad request', parameter: 'sort' });
+      }
+      const filter: Omit<TeamTokenFilter, 'teamIds'> = {
+        ...(typeof raw['q'] === 'string' && raw['q'] !== '' ? { teamName: raw['q'] } : {}),
+        sort: { column, descending: sortText.startsWith('-') },
+      };
+      const { rows, total } = service.organizationTeamTokens(request.principal, request.params.organization, filter, page);
+      return sendDocument(reply, 200, listDocument(request, { items: rows.map((row) => tokenResource(row)), total, page }));
+    },
+  );
 
   app.get('/teams/:teamId/authentication-token', { schema: { params: byTeam } }, async (request, reply) => {
     const { team } = teams.visible(request.principal, request.params.teamId, 'update-api-token');
@@ -83,30 +124,28 @@ export async function tokenRoutes(app: PlatformApp, context: PlatformContext): P
     return sendNoContent(reply);
   });
 
-  // The organization token: one per organization; POST replaces it.
-  app.post(
-    '/organizations/:organization/authentication-token',
-    { schema: { params: byOrganization, body: TOKEN_BODY } },
-    async (request, reply) => {
-      const organization = service.tokenOrganization(request.principal, request.params.organization);
-      const owner = { kind: 'organization' as const, organizationId: organization.id };
-      const issued = service.replaceOwnedToken(request.principal, owner, readInput(request.body, { description: false }));
-      return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
-    },
-  );
-
-  app.get('/organizations/:organization/authentication-token', { schema: { params: byOrganization } }, async (request, reply) => {
+  // The organization token (or, with `?token=audit-trails`, its audit-trail token): one of each; POST replaces it.
+  const organizationOwner = (request: { principal: Principal; params: { organization: string }; query: { token?: string } }) => {
+    const kind = service.organizationTokenKind(request.query.token, context.config.edition);
     const organization = service.tokenOrganization(request.principal, request.params.organization);
-    return sendDocument(
-      reply,
-      200,
-      singleDocument(tokenResource(service.ownedToken({ kind: 'organization', organizationId: organization.id }))),
+    return { kind, organizationId: organization.id };
+  };
+  const schema = { params: byOrganization, querystring: TOKEN_QUERY };
+  app.post('/organizations/:organization/authentication-token', { schema: { ...schema, body: TOKEN_BODY } }, async (request, reply) => {
+    const issued = service.replaceOwnedToken(
+      request.principal,
+      organizationOwner(request),
+      readInput(request.body, { description: false }),
     );
+    return sendDocument(reply, 201, singleDocument(tokenResource(issued.row, issued.secret)));
   });
 
-  app.delete('/organizations/:organization/authentication-token', { schema: { params: byOrganization } }, async (request, reply) => {
-    const organization = service.tokenOrganization(request.principal, request.params.organization);
-    service.revokeOwnedToken({ kind: 'organization', organizationId: organization.id });
+  app.get('/organizations/:organization/authentication-token', { schema }, async (request, reply) => {
+    return sendDocument(reply, 200, singleDocument(tokenResource(service.ownedToken(organizationOwner(request)))));
+  });
+
+  app.delete('/organizations/:organization/authentication-token', { schema }, async (request, reply) => {
+    service.revokeOwnedToken(organizationOwner(request));
     return sendNoContent(reply);
   });
 }

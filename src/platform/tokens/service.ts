@@ -1,6 +1,7 @@
 import type { Clock } from '../../core/clock.js';
 import { sha256Hex } from '../../core/crypto.js';
-import { unprocessable } from '../../core/errors.js';
+import { ApiError, badRequest, unprocessable } from '../../core/errors.js';
+import { editionAllows, type Edition } from '../../core/edition.js';
 import { newId, secretToken } from '../../core/ids.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import { Permissions } from '../auth/permissions.js';
@@ -76,6 +77,55 @@ export class TokenService {
     return organization;
   }
 
+  /**
+   * One more token of a team, beside the legacy one: its description (which may be empty) is
+   * unique in the team, and without `expired-at` it expires two years on, as the real service sets.
+   */
+  createTeamToken(principal: Principal, teamId: string, input: TokenInput): IssuedToken {
+    const description = input.description ?? null;
+    if (description !== null && repo.findTeamTokenByDescription(this.db, teamId, description)) {
+      throw new ApiError(422, 'Validation failed: Description has already been taken', {
+        title: 'invalid attributes',
+        pointer: '/data/attributes/description',
+      });
+    }
+    const now = this.clock.now();
+    const twoYearsOn = new Date(now);
+    twoYearsOn.setUTCFullYear(now.getUTCFullYear() + 2);
+    const expiredAt = input.expiredAt ?? twoYearsOn;
+    return this.issue(principal, { kind: 'team', userId: null, teamId, organizationId: null }, { description, expiredAt });
+  }
+
+  /** Team tokens of an organization's teams the caller may manage tokens of (`GET /organizations/:org/team-tokens`). */
+  organizationTeamTokens(principal: Principal, organizationName: string, filter: Omit<repo.TeamTokenFilter, 'teamIds'>, page: Page) {
+    const organization = findOrganizationByName(this.db, organizationName);
+    if (!organization) throw NOT_FOUND;
+    this.permissions.require(principal, organization, 'read');
+    const teamIds = repo
+      .teamsOfOrganization(this.db, organization.id)
+      .filter((team) => this.permissions.team(principal, team).has('update-api-token'))
+      .map((team) => team.id);
+    return repo.listTeamTokens(this.db, { ...filter, teamIds }, page.offset, page.size);
+  }
+
+  teamTokens(teamId: string, page: Page) {
+    return repo.listTokensOfTeam(this.db, teamId, page.offset, page.size);
+  }
+
+  /**
+   * Which of an organization's tokens `?token=` names: the organization token (absent or
+   * `organization`) or, on the hosted edition, its audit-trail token. Anything else is a 422, so
+   * a mistyped value never replaces the organization token.
+   */
+  organizationTokenKind(value: unknown, edition: Edition): 'organization' | 'audit-trails' {
+    if (value === undefined || value === '' || value === 'organization') return 'organization';
+    if (value === 'audit-trails' || value === 'audit_trails') {
+      if (editionAllows.auditTrails(edition)) return 'audit-trails';
+      throw badRequest('audit-trail tokens exist on the hosted edition only', { title: 'bad request', parameter: 'token' });
+    }
+    throw unprocessable(`token must be "organization" or "audit-trails", not ${JSON.stringify(value)}`);
+  }
+
   /** Issues a team or organization token, revoking the one it had. */
   replaceOwnedToken(principal: Principal, owner: TokenOwner, input: TokenInput): IssuedToken {
     return this.db.transaction((tx) => {
@@ -83,7 +133,7 @@ export class TokenService {
       const columns =
         owner.kind === 'team'
           ? { kind: 'team' as const, userId: null, teamId: owner.teamId, organizationId: null }
-          : { kind: 'organization' as const, userId: null, teamId: null, organizationId: owner.organizationId };
+          : { kind: owner.kind, userId: null, teamId: null, organizationId: owner.organizationId };
       return this.issue(principal, columns, input, tx);
     });
   }

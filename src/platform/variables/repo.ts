@@ -1,4 +1,5 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { workspaceVariables } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
@@ -43,4 +44,18 @@ export function listVariables(db: DbOrTx, workspaceId: string, offset: number, l
     .all();
   const total = db.select({ n: count() }).from(workspaceVariables).where(where).get()?.n ?? 0;
   return { rows, total };
+}
+
+/** Ids of each workspace's variables in creation order, for a page of workspaces in one query. */
+export function variableIdsOf(db: DbOrTx, workspaceIds: readonly string[]): Map<string, string[]> {
+  const result = new Map<string, string[]>(workspaceIds.map((id) => [id, []]));
+  if (workspaceIds.length === 0) return result;
+  const rows = db
+    .select({ id: workspaceVariables.id, workspaceId: workspaceVariables.workspaceId })
+    .from(workspaceVariables)
+    .where(inList(workspaceVariables.workspaceId, [...workspaceIds]))
+    .orderBy(asc(workspaceVariables.createdAt), asc(sql`rowid`))
+    .all();
+  for (const row of rows) result.get(row.workspaceId)?.push(row.id);
+  return result;
 }

@@ -26,7 +26,7 @@ const VARIABLE_BODY = resourceBody(['vars'], {
 const CATEGORIES: readonly VariableCategory[] = ['terraform', 'env'];
 const FILTERS = ['filter[organization][name]', 'filter[workspace][name]'] as const;
 
-function readVariableInput(body: unknown): VariableInput {
+export function readVariableInput(body: unknown): VariableInput {
   const attributes = new Attributes(readResource(body, ['vars']).attributes);
   const category = attributes.string('category') ?? undefined;
   if (category !== undefined && !CATEGORIES.includes(category as VariableCategory)) {

@@ -18,11 +18,26 @@ export interface VariableInput {
 }
 
 const POINTER = '/data/attributes';
-/** Terraform variable names; environment variable names as shells accept them. */
+/**
+ * Environment variable names as shells accept them. Terraform variable keys are not checked as
+ * HCL identifiers: the real service accepts any key (the Go client's tests use UUIDs); a key that
+ * is not a valid name simply never matches a declared variable.
+ */
 const KEY_PATTERNS: Record<VariableCategory, RegExp> = {
-  terraform: /^[A-Za-z_][A-Za-z0-9_-]*$/,
+  terraform: /\S/,
   env: /^[A-Za-z_][A-Za-z0-9_]*$/,
 };
+
+/** The rules a variable's key and `hcl` follow wherever it lives (a workspace or a variable set). */
+export function checkVariableShape(variable: Pick<VariableRow, 'key' | 'category' | 'hcl'>): void {
+  if (!KEY_PATTERNS[variable.category].test(variable.key)) {
+    throw unprocessable(
+      `key "${variable.key}" is not a valid ${variable.category === 'env' ? 'environment' : 'terraform'} variable name`,
+      `${POINTER}/key`,
+    );
+  }
+  if (variable.hcl && variable.category === 'env') throw unprocessable('hcl is only valid for terraform variables', `${POINTER}/hcl`);
+}
 
 const newVersionId = () => randomBytes(20).toString('hex');
 
@@ -52,13 +67,7 @@ export class VariableService {
   }
 
   private check(located: Located, variable: Pick<VariableRow, 'key' | 'category' | 'hcl'>, except?: string): void {
-    if (!KEY_PATTERNS[variable.category].test(variable.key)) {
-      throw unprocessable(
-        `key "${variable.key}" is not a valid ${variable.category === 'env' ? 'environment' : 'terraform'} variable name`,
-        `${POINTER}/key`,
-      );
-    }
-    if (variable.hcl && variable.category === 'env') throw unprocessable('hcl is only valid for terraform variables', `${POINTER}/hcl`);
+    checkVariableShape(variable);
     const existing = repo.findVariableByKey(this.db, located.workspace.id, variable.category, variable.key);
     if (existing && existing.id !== except) throw unprocessable('key has already been taken', `${POINTER}/key`);
   }

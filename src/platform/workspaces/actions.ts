@@ -1,3 +1,4 @@
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
 import { unprocessable } from '../../core/errors.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
@@ -10,8 +11,14 @@ import { WORKSPACE_INCLUDES } from './view.js';
 type ById = { Params: { id: string } };
 
 const action = { params: params('id'), querystring: showQuery(WORKSPACE_INCLUDES) };
-/** The real client sends `"type": ""` on lock; curl users often send no body at all. */
-const LOCK_BODY = optionalResourceBody(['workspaces'], { allowEmptyType: true, attributes: { reason: Attr.string() } });
+/**
+ * A lock body in any of the forms clients send: the JSON:API envelope (the Go client, with
+ * `"type": ""`), the plain `{"reason": "…"}` the API documentation shows, or no body at all (curl).
+ * The envelope comes first, so a malformed body is reported against it.
+ */
+const LOCK_ENVELOPE = optionalResourceBody(['workspaces'], { allowEmptyType: true, attributes: { reason: Attr.string() } });
+const PLAIN_LOCK = Type.Object({ reason: Type.Optional(Type.Union([Type.String(), Type.Null()])) }, { additionalProperties: false });
+const LOCK_BODY = Type.Union([...(LOCK_ENVELOPE.anyOf as readonly TSchema[]), PLAIN_LOCK], { optionalBody: true });
 const SSH_KEY_BODY = resourceBody(['workspaces'], { attributes: { id: Attr.string('an SSH key id, or null to unassign') } });
 
 /** Lock, unlock, force-unlock, safe-delete and the SSH key relationship. */
@@ -25,9 +32,12 @@ export async function workspaceActionRoutes(app: PlatformApp, context: PlatformC
     const located = service.require(byId(request), 'can-lock');
     // The real client sends `{"data":{"type":"","attributes":{"reason":…}}}`; curl users often send nothing.
     let reason: string | null = null;
-    if (request.body) {
-      const input = readResource(request.body, ['workspaces'], { allowEmptyType: true });
+    const body = request.body as Record<string, unknown> | null | undefined;
+    if (body && 'data' in body) {
+      const input = readResource(body, ['workspaces'], { allowEmptyType: true });
       reason = new Attributes(input.attributes).string('reason', { nullable: true }) ?? null;
+    } else if (body) {
+      reason = new Attributes(body, '').string('reason', { nullable: true }) ?? null;
     }
     return sendDocument(reply, 200, workspaceDocument(context, request, locks.lock(located, request.principal, reason), include));
   });

@@ -21,6 +21,8 @@ export interface WorkspaceView {
   permissions: Record<WorkspacePermission, boolean>;
   /** The outputs of the current state version, in state order. */
   outputIds: readonly string[];
+  /** The workspace's variables, in creation order. */
+  variableIds: readonly string[];
 }
 
 export interface RenderOptions {
@@ -160,6 +162,7 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
         data: view.outputIds.map((id) => ({ id, type: 'workspace-outputs' })),
         links: { related: `${base}/current-state-version-outputs` },
       },
+      vars: { data: view.variableIds.map((id) => ({ id, type: 'vars' })), links: { related: `${base}/vars` } },
       readme: { data: null },
       'remote-state-consumers': { links: { related: `${base}/relationships/remote-state-consumers` } },
       ...(workspace.sshKeyId

@@ -95,8 +95,8 @@ export function mergeVcsRepo(current: StoredVcsRepo | null, input: VcsRepoInput 
 }
 
 /** A `tool-version` value that names a known release or a satisfiable constraint, else a 422. */
-export function validToolVersion(value: string, attributeName: string): string {
-  const check = checkToolVersion(value);
+export function validToolVersion(value: string, attributeName: string, releases: readonly string[]): string {
+  const check = checkToolVersion(value, releases);
   if (!check.ok) throw unprocessable(`${attributeName} ${check.reason}`, `${POINTER}/${attributeName}`);
   return value.trim();
 }

@@ -29,6 +29,7 @@ import { pageOfWorkspaces } from './list-repo.js';
 import { organizationDefaultMode } from './resource.js';
 import { mergeVcsRepo, resolveExecution, validToolVersion } from './rules.js';
 import { LATEST_RELEASE } from './tool-versions.js';
+import { selectableReleases } from '../tool-versions/service.js';
 
 /** A workspace a seed or the control plane makes: its name and the settings that differ from the defaults. */
 export type SeededWorkspace = { name: string } & Partial<
@@ -131,7 +132,10 @@ export class WorkspaceService {
       ...definedOnly({ assessmentsEnabled: settings.assessmentsEnabled, sourceName: settings.sourceName, sourceUrl: settings.sourceUrl }),
       executionMode: execution.mode,
       agentPoolId: execution.agentPoolId,
-      toolVersion: settings.toolVersion === undefined ? LATEST_RELEASE : validToolVersion(settings.toolVersion, toolVersionName),
+      toolVersion:
+        settings.toolVersion === undefined
+          ? LATEST_RELEASE
+          : validToolVersion(settings.toolVersion, toolVersionName, selectableReleases(this.db)),
       vcsRepo: mergeVcsRepo(null, settings.vcsRepo),
       projectId: project,
     };
@@ -184,7 +188,9 @@ export class WorkspaceService {
       ...definedOnly({
         name: settings.name,
         toolVersion:
-          settings.toolVersion === undefined ? undefined : validToolVersion(settings.toolVersion, spell('tool-version', this.dialect)),
+          settings.toolVersion === undefined
+            ? undefined
+            : validToolVersion(settings.toolVersion, spell('tool-version', this.dialect), selectableReleases(this.db)),
       }),
       // The spec gives `assessments-enabled` a default of false on update; real clients expect "unchanged".
       assessmentsEnabled: settings.assessmentsEnabled ?? (resetAssessments ? false : workspace.assessmentsEnabled),

@@ -2,7 +2,8 @@
  * The provisioning-tool releases understudy knows, and the version constraints workspaces accept.
  * A workspace's `tool-version` is an exact known release or a constraint that at least one known
  * release satisfies; the default is the newest release. Keeping the list here means a new release
- * is one line.
+ * is one line; between understudy releases an operator adds one through the admin API
+ * (`platform/tool-versions/`), which is why the checks take the list of releases in force.
  */
 
 /**
@@ -38,6 +39,8 @@ const RELEASE_LINES: readonly [minor: string, lastPatch: number][] = [
   ['1.10', 5],
   ['1.11', 4],
   ['1.12', 2],
+  ['1.13', 5],
+  ['1.14', 0],
 ];
 
 type Triple = [number, number, number];
@@ -49,7 +52,7 @@ export const KNOWN_RELEASES: readonly string[] = RELEASE_LINES.flatMap(([minor, 
   Array.from({ length: last + 1 }, (_, patch) => `${minor}.${patch}`),
 ).filter((release) => !NEVER_RELEASED.has(release));
 
-const RELEASES: readonly Triple[] = KNOWN_RELEASES.map((release) => release.split('.').map(Number) as Triple);
+const toTriple = (release: string) => release.split('.').map(Number) as Triple;
 
 export const LATEST_RELEASE: string = KNOWN_RELEASES[KNOWN_RELEASES.length - 1] as string;
 
@@ -96,22 +99,25 @@ export type ToolVersionCheck = { ok: true; selected: string } | { ok: false; rea
  * Checks a `tool-version` value. `selected` is the release it means: itself when exact, the newest
  * matching release for a constraint, the newest release for `latest`.
  */
-export function checkToolVersion(value: string): ToolVersionCheck {
+export function checkToolVersion(value: string, releases: readonly string[] = KNOWN_RELEASES): ToolVersionCheck {
   const text = value.trim();
   if (text === 'latest') return { ok: true, selected: LATEST_RELEASE };
   const exact = EXACT.exec(text);
   if (exact) {
     const release = `${Number(exact[1])}.${Number(exact[2])}.${Number(exact[3])}`;
-    return KNOWN_RELEASES.includes(release) ? { ok: true, selected: release } : { ok: false, reason: `is not a known release (${value})` };
+    return releases.includes(release) ? { ok: true, selected: release } : { ok: false, reason: `is not a known release (${value})` };
   }
   const parts = text.split(',').map(parsePart);
   if (text === '' || parts.some((part) => part === undefined)) {
     return { ok: false, reason: `must be a version such as "${LATEST_RELEASE}" or a constraint such as "~> 1.5"` };
   }
   const predicates = parts as Predicate[];
-  for (let index = RELEASES.length - 1; index >= 0; index--) {
-    const release = RELEASES[index] as Triple;
-    if (predicates.every((matches) => matches(release))) return { ok: true, selected: release.join('.') };
-  }
+  const matching = releases
+    .filter((release) => EXACT.test(release))
+    .map(toTriple)
+    .filter((release) => predicates.every((matches) => matches(release)))
+    .sort(compare);
+  const newest = matching[matching.length - 1];
+  if (newest) return { ok: true, selected: newest.join('.') };
   return { ok: false, reason: `matches no known release (${value})` };
 }

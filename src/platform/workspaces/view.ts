@@ -45,6 +45,8 @@ export type WorkspaceIncludeLoader = (page: WorkspacePage) => readonly (Resource
 export interface WorkspaceViewParts {
   /** The ids of each current state version's outputs (the `outputs` relationship), for a page at once. */
   outputIds(stateVersionIds: readonly string[]): Map<string, string[]>;
+  /** The ids of each workspace's variables (the `vars` relationship), for a page at once. */
+  variableIds(workspaceIds: readonly string[]): Map<string, string[]>;
   /** A loader per include its owning domain registered. */
   includes: Partial<Record<WorkspaceIncludeName, WorkspaceIncludeLoader>>;
 }
@@ -75,11 +77,16 @@ export class WorkspaceViews {
     const tags = tagsOfWorkspaces(this.db, ids);
     const levels = new WorkspacePermissions(this.db).levels(scope, ids);
     const outputs = this.parts.outputIds(currentStateVersionIds(rows));
+    const variables = this.parts.variableIds(ids);
     return rows.map((workspace) => {
       const permissions = permissionFlags(levels.get(workspace.id) ?? null, scope.grants);
       const current = workspace.currentStateVersionId;
       const outputIds = current ? (outputs.get(current) ?? []) : [];
-      return workspaceResource({ workspace, organization, tags: tags.get(workspace.id) ?? [], permissions, outputIds }, options);
+      const variableIds = variables.get(workspace.id) ?? [];
+      return workspaceResource(
+        { workspace, organization, tags: tags.get(workspace.id) ?? [], permissions, outputIds, variableIds },
+        options,
+      );
     });
   }
 

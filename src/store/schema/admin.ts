@@ -38,3 +38,54 @@ export const outbox = sqliteTable(
   },
   (t) => [index('outbox_sent_at').on(t.sentAt)],
 );
+
+/** One build of a tool version for a platform, as the admin API's `archs` lists them. */
+export interface StoredToolArch {
+  url: string;
+  sha: string;
+  os: string;
+  arch: string;
+}
+
+/**
+ * Tool versions an operator added or changed through `/api/v2/admin/terraform-versions`. The
+ * releases understudy ships with are not stored: a row with a shipped release's id overrides it
+ * (`removed` marks one the operator deleted), any other row is a version the operator added.
+ */
+export const toolVersions = sqliteTable('tool_versions', {
+  id: text('id').primaryKey(),
+  version: text('version').notNull().unique(),
+  url: text('url').notNull(),
+  sha: text('sha').notNull(),
+  official: integer('official', { mode: 'boolean' }).notNull(),
+  enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+  beta: integer('beta', { mode: 'boolean' }).notNull(),
+  deprecated: integer('deprecated', { mode: 'boolean' }).notNull(),
+  deprecatedReason: text('deprecated_reason'),
+  archs: text('archs', { mode: 'json' }).$type<StoredToolArch[]>().notNull(),
+  removed: integer('removed', { mode: 'boolean' }).notNull(),
+  createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+});
+
+/**
+ * The audit trail: one row per change made through the API (a successful write), in the
+ * organization it concerns. `seq` orders events and anchors pages.
+ */
+export const auditEvents = sqliteTable(
+  'audit_events',
+  {
+    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    id: text('id').notNull().unique(),
+    organizationId: text('organization_id').notNull(),
+    timestamp: integer('timestamp', { mode: 'timestamp_ms' }).notNull(),
+    /** `auth` of the wire event: who made the change. */
+    accessorId: text('accessor_id').notNull(),
+    accessorDescription: text('accessor_description').notNull(),
+    accessorType: text('accessor_type').notNull(),
+    requestId: text('request_id').notNull(),
+    resourceId: text('resource_id').notNull(),
+    resourceType: text('resource_type').notNull(),
+    action: text('action').notNull(),
+  },
+  (t) => [index('audit_events_org_seq').on(t.organizationId, t.seq), index('audit_events_org_time').on(t.organizationId, t.timestamp)],
+);

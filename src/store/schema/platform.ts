@@ -133,7 +133,8 @@ export const platformTokens = sqliteTable(
   'platform_tokens',
   {
     id: text('id').primaryKey(),
-    kind: text('kind', { enum: ['user', 'team', 'organization'] }).notNull(),
+    /** `audit-trails` tokens read an organization's audit trail and nothing else (hosted edition). */
+    kind: text('kind', { enum: ['user', 'team', 'organization', 'audit-trails'] }).notNull(),
     userId: text('user_id').references(() => users.id, { onDelete: 'cascade' }),
     teamId: text('team_id').references(() => teams.id, { onDelete: 'cascade' }),
     organizationId: text('organization_id').references(() => organizations.id, { onDelete: 'cascade' }),

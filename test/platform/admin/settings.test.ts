@@ -269,6 +269,16 @@ describe('administrator settings (spec dialect, self-hosted)', () => {
     await patchSettings(server, 'saml-settings', { enabled: false });
   });
 
+  it('leaves SAML certificates unchecked while SAML is disabled', async () => {
+    const off = await patchSettings(server, 'saml-settings', { enabled: false, certificate: 'testCert', 'idp-cert': 'testCert' });
+    expect(off.status).toBe(200);
+    expect(off.body.data.attributes['idp-cert']).toBe('testCert');
+    const refused = await patchSettings(server, 'saml-settings', { enabled: true });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0].source.pointer).toBe('/data/attributes/idp-cert');
+    expect((await platform(server, 'GET', '/admin/saml-settings')).body.data.attributes.enabled).toBe(false);
+  });
+
   it('escapes HTML characters in customization strings, as the spec says', async () => {
     const response = await patchSettings(server, 'customization-settings', {
       'login-help': '<div>Login Help</div>',
@@ -338,6 +348,23 @@ describe('administrator settings in the upstream dialect', () => {
   it('round-trips customization strings verbatim, as the real client compares them', async () => {
     const response = await patchSettings(server, 'customization-settings', { 'login-help': '<div>Login Help</div>' });
     expect(response.body.data.attributes['login-help']).toBe('<div>Login Help</div>');
+  });
+
+  it("takes the client's SAML sequence: any certificate text, disabled or enabled", async () => {
+    const urls = { 'sso-endpoint-url': 'https://example.com/sso', 'slo-endpoint-url': 'https://example.com/slo' };
+    const off = await patchSettings(server, 'saml-settings', {
+      certificate: 'testCert',
+      'private-key': 'k',
+      'idp-cert': 'testCert',
+      ...urls,
+    });
+    expect(off.status).toBe(200);
+    expect(off.body.data.attributes.certificate).toBe('testCert');
+    const on = await patchSettings(server, 'saml-settings', { enabled: true, 'team-management-enabled': true, certificate: 'testCert' });
+    expect(on.status).toBe(200);
+    expect(on.body.data.attributes).toMatchObject({ enabled: true, 'team-management-enabled': true });
+    expect((await patchSettings(server, 'saml-settings', { enabled: true, 'idp-cert': 'anotherTestCert' })).status).toBe(200);
+    await patchSettings(server, 'saml-settings', { enabled: false });
   });
 
   it('checks the SAML signing options and keeps the four provider types', async () => {

@@ -137,6 +137,12 @@ describe('authentication tokens', () => {
       const read = await platform(server, 'GET', `/teams/${owners}/authentication-token`);
       expect(read.status).toBe(200);
       expect(read.body.data).toMatchObject({ id: second.body.data.id, attributes: { token: null } });
+      // Every team-token document names its team.
+      const teamRef = { data: { id: owners, type: 'teams' } };
+      expect(second.body.data.relationships.team).toEqual(teamRef);
+      expect(read.body.data.relationships.team).toEqual(teamRef);
+      const byId = await platform(server, 'GET', `/authentication-tokens/${second.body.data.id}`);
+      expect(byId.body.data.relationships.team).toEqual(teamRef);
 
       expect((await platform(server, 'DELETE', `/teams/${owners}/authentication-token`)).status).toBe(204);
       expect((await platform(server, 'GET', '/account/details', { token: secondSecret })).status).toBe(401);
@@ -176,6 +182,7 @@ describe('authentication tokens', () => {
 
       const read = await platform(server, 'GET', '/organizations/understudy/authentication-token', { token: secondSecret });
       expect(read.body.data).toMatchObject({ id: second.body.data.id, attributes: { token: null } });
+      expect(read.body.data.relationships.team).toBeUndefined();
       // Through the generic token path too, for someone who manages it.
       expect((await platform(server, 'GET', `/authentication-tokens/${second.body.data.id}`)).status).toBe(200);
       expect((await platform(server, 'GET', `/authentication-tokens/${second.body.data.id}`, { token: alice.token })).status).toBe(404);
@@ -183,5 +190,66 @@ describe('authentication tokens', () => {
       expect((await platform(server, 'DELETE', '/organizations/understudy/authentication-token')).status).toBe(204);
       expect((await platform(server, 'GET', '/organizations/understudy', { token: secondSecret })).status).toBe(401);
     });
+  });
+});
+
+describe('several team tokens', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer();
+  });
+  afterAll(() => server.close());
+
+  const makeTeam = async (name: string) =>
+    (await platform(server, 'POST', '/organizations/understudy/teams', { body: { data: { type: 'teams', attributes: { name } } } })).body
+      .data.id as string;
+  const described = (teamId: string, attributes: Record<string, unknown>) =>
+    platform(server, 'POST', `/teams/${teamId}/authentication-tokens`, { body: { data: { type: 'authentication-tokens', attributes } } });
+
+  it('issues described tokens beside the legacy one, refuses a repeated description, and expires them in two years', async () => {
+    const team = await makeTeam('multi-token');
+    const legacy = await platform(server, 'POST', `/teams/${team}/authentication-token`);
+    const first = await described(team, { description: 'ci' });
+    expect(first.status).toBe(201);
+    expect(first.body.data.attributes.description).toBe('ci');
+    expect(first.body.data.relationships.team.data).toEqual({ id: team, type: 'teams' });
+    const years =
+      (Date.parse(first.body.data.attributes['expired-at']) - Date.parse(first.body.data.attributes['created-at'])) / (365.25 * 86400_000);
+    expect(years).toBeGreaterThan(1.99);
+    expect(years).toBeLessThan(2.01);
+    const empty = await described(team, { description: '' });
+    expect(empty.body.data.attributes.description).toBe('');
+    const repeated = await described(team, { description: 'ci' });
+    expect(repeated.status).toBe(422);
+    expect(repeated.body.errors[0]).toMatchObject({
+      title: 'invalid attributes',
+      detail: 'Validation failed: Description has already been taken',
+    });
+
+    // The legacy token keeps working, and replacing it leaves the described ones alone.
+    expect((await platform(server, 'GET', '/organizations/understudy', { token: legacy.body.data.attributes.token })).status).toBe(200);
+    await platform(server, 'POST', `/teams/${team}/authentication-token`);
+    expect((await platform(server, 'GET', '/organizations/understudy', { token: first.body.data.attributes.token })).status).toBe(200);
+    const listed = await platform(server, 'GET', `/teams/${team}/authentication-tokens`);
+    expect(listed.body.meta.pagination['total-count']).toBe(3);
+
+    expect((await platform(server, 'DELETE', `/authentication-tokens/${first.body.data.id}`)).status).toBe(204);
+    expect((await platform(server, 'GET', '/organizations/understudy', { token: first.body.data.attributes.token })).status).toBe(401);
+  });
+
+  it('lists the organization team tokens with q and sort by expiry', async () => {
+    const a = await makeTeam('list-alpha');
+    const b = await makeTeam('list-beta');
+    const soon = await described(a, { description: 'soon', 'expired-at': new Date(Date.now() + 86400_000).toISOString() });
+    const later = await described(b, { description: 'later', 'expired-at': new Date(Date.now() + 2 * 86400_000).toISOString() });
+    const ids = (body: { data: { id: string }[] }) => body.data.map((item) => item.id);
+    const byAlpha = await platform(server, 'GET', '/organizations/understudy/team-tokens?q=list-alpha');
+    expect(ids(byAlpha.body)).toEqual([soon.body.data.id]);
+    const ascending = ids((await platform(server, 'GET', '/organizations/understudy/team-tokens?q=list-&sort=expired-at')).body);
+    expect(ascending).toEqual([soon.body.data.id, later.body.data.id]);
+    const descending = ids((await platform(server, 'GET', '/organizations/understudy/team-tokens?q=list-&sort=-expired-at')).body);
+    expect(descending).toEqual([later.body.data.id, soon.body.data.id]);
+    expect((await platform(server, 'GET', '/organizations/understudy/team-tokens?sort=name')).status).toBe(400);
+    expect((await platform(server, 'GET', '/organizations/nowhere/team-tokens')).status).toBe(404);
   });
 });

@@ -123,6 +123,38 @@ describe("plans and subscriptions the Go client's helpers set up", () => {
     expect(read.body.data.relationships['feature-set'].data.id).toBe(business.id);
   });
 
+  it("gives each plan the entitlements the client's tests read after subscribing", async () => {
+    const planId = async (q: string) => (await featureSets(q)).body.data[0].id as string;
+    expect((await subscribe(await planId('Trial'))).status).toBe(201);
+    expect(await entitlementSet()).toMatchObject({ 'global-run-tasks': false, 'run-tasks': true });
+    const task = await platform(world.server, 'POST', `/organizations/${ORG}/tasks`, {
+      body: {
+        data: {
+          type: 'tasks',
+          attributes: {
+            name: 'trial-task',
+            description: 'a task on a trial plan',
+            url: 'https://example.com/hook',
+            category: 'task',
+            'global-configuration': { enabled: true, stages: ['pre_plan'], 'enforcement-level': 'mandatory' },
+          },
+        },
+      },
+    });
+    expect(task.status).toBe(201);
+    expect(task.body.data.attributes['global-configuration']).toBeNull();
+
+    for (const plan of ['Plus (entitlement)', 'Standard (entitlement)']) {
+      expect((await subscribe(await planId(plan))).status).toBe(201);
+      expect(await entitlementSet()).toMatchObject({
+        'waypoint-templates-and-addons': true,
+        'waypoint-actions': false,
+        sentinel: true,
+        'audit-logging': true,
+      });
+    }
+  });
+
   it('answers only site administrators, and refuses an unknown plan without changing anything', async () => {
     expect((await featureSets('Business', world.principals.owner)).status).toBe(404);
     const business = (await featureSets('Business')).body.data[0];

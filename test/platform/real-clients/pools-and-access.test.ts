@@ -90,12 +90,27 @@ describe('agent pools and their workspaces', () => {
     expect(names).not.toContain('never');
   });
 
-  it('filters the list by the name of an allowed workspace', async () => {
+  it('filters the list to the pools a workspace may use: organization-scoped ones and those that name it', async () => {
     const pool = await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
-      body: { data: { type: 'agent-pools', attributes: { name: 'filtered' }, relationships: { 'allowed-workspaces': refs('alpha') } } },
+      body: {
+        data: {
+          type: 'agent-pools',
+          attributes: { name: 'filtered', 'organization-scoped': false },
+          relationships: { 'allowed-workspaces': refs('alpha') },
+        },
+      },
     });
+    expect(pool.status).toBe(201);
+    for (const [name, scoped] of [
+      ['unrelated', false],
+      ['everyone', true],
+    ] as const) {
+      await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
+        body: { data: { type: 'agent-pools', attributes: { name, 'organization-scoped': scoped } } },
+      });
+    }
     await platform(world.server, 'POST', `/organizations/${ORG}/agent-pools`, {
-      body: { data: { type: 'agent-pools', attributes: { name: 'unrelated' } } },
+      body: { data: { type: 'agent-pools', attributes: { name: 'not-alpha' }, relationships: { 'excluded-workspaces': refs('alpha') } } },
     });
     const listed = await platform(
       world.server,
@@ -104,14 +119,10 @@ describe('agent pools and their workspaces', () => {
     );
     const names = listed.body.data.map((entry: { attributes: { name: string } }) => entry.attributes.name);
     expect(names).toContain('filtered');
+    expect(names).toContain('everyone');
     expect(names).not.toContain('unrelated');
-    expect(
-      listed.body.data.every((entry: { relationships: Record<string, { data: { id: string }[] }> }) =>
-        entry.relationships['allowed-workspaces']?.data.some((ref) => ref.id === ids.alpha),
-      ),
-    ).toBe(true);
+    expect(names).not.toContain('not-alpha');
     expect(listed.body.meta.pagination['total-count']).toBe(names.length);
-    expect(pool.status).toBe(201);
     const none = await platform(world.server, 'GET', `/organizations/${ORG}/agent-pools?filter[allowed_workspaces][name]=nowhere`);
     expect(none.body.data).toEqual([]);
   });
@@ -201,5 +212,25 @@ describe('custom team access', () => {
     expect(
       listed.body.data.map((entry: { relationships: { team: { data: { id: string } } } }) => entry.relationships.team.data.id),
     ).not.toContain(world.teams['level-write']);
+  });
+
+  it('refuses a custom permission next to a fixed level, with the text the client asserts, and grants nothing', async () => {
+    for (const [access, attributes, label] of [
+      ['read', { runs: 'apply' }, 'Runs'],
+      ['plan', { variables: 'write' }, 'Variables'],
+      ['write', { 'state-versions': 'read' }, 'State versions'],
+      ['admin', { 'workspace-locking': true }, 'Workspace locking'],
+    ] as const) {
+      const refused = await grant('level-admin', { access, ...attributes });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors[0]).toMatchObject({
+        title: 'invalid attribute',
+        detail: `${label} is read-only when access level is '${access}'; use the 'custom' access level to set this attribute.`,
+      });
+    }
+    const listed = await platform(world.server, 'GET', `/team-workspaces?filter[workspace][id]=${workspaceId}`);
+    expect(
+      listed.body.data.map((entry: { relationships: { team: { data: { id: string } } } }) => entry.relationships.team.data.id),
+    ).not.toContain(world.teams['level-admin']);
   });
 });

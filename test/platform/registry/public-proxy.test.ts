@@ -76,4 +76,16 @@ describe('public registry proxy (hosted edition)', () => {
     // Only the record went: the public module itself still answers through the proxy.
     expect((await registryGet(hosted, `${PROXY}/${ORG}/consul/aws/versions`, ADMIN_TOKEN)).status).toBe(200);
   });
+
+  it('removes a curated public record with the deprecated delete by name, as the Go client calls it', async () => {
+    const curate = (namespace: string) =>
+      platform(hosted, 'POST', `/organizations/${ORG}/registry-modules`, {
+        body: { data: { type: 'registry-modules', attributes: { name: 'nomad', provider: 'aws', 'registry-name': 'public', namespace } } },
+      });
+    expect((await curate('hashicorp')).status).toBe(201);
+    const deleted = await platform(hosted, 'POST', `/registry-modules/actions/delete/${ORG}/nomad`);
+    expect(deleted.status).toBe(204);
+    expect((await platform(hosted, 'GET', `/organizations/${ORG}/registry-modules/public/hashicorp/nomad/aws`)).status).toBe(404);
+    expect((await platform(hosted, 'POST', `/registry-modules/actions/delete/${ORG}/nomad`)).status).toBe(404);
+  });
 });

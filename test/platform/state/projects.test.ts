@@ -45,7 +45,10 @@ describe('projects', () => {
     expect((await platform(world.server, 'GET', `/projects/${id}`)).body).toEqual(created.body);
 
     expect((await create('networking')).status).toBe(422);
-    expect((await create('no')).status).toBe(422);
+    const short = await create('no');
+    expect(short.status).toBe(422);
+    expect(short.body.errors[0]).toMatchObject({ title: 'invalid attribute', source: { pointer: '/data/attributes/name' } });
+    expect(short.body.errors[0].detail).toMatch(/^Name may only contain/);
     expect((await create(' padded ')).status).toBe(422);
     expect((await create('x'.repeat(41))).status).toBe(422);
     expect((await platform(world.server, 'POST', `/organizations/${ORG}/projects`, { body: projectBody({}) })).status).toBe(422);

@@ -150,6 +150,19 @@ describe('state versions', () => {
     expect((await unlock()).status).toBe(200);
   });
 
+  it('accepts an upload whose serial and lineage differ from the declared ones, keeping the declared values', async () => {
+    await lock();
+    const state = stateFile(3, 'the-file-lineage', { count: 2 });
+    const created = await create(createBody({ serial: 7, lineage: LINEAGE, md5: md5(state) }));
+    expect(created.status).toBe(201);
+    expect((await put(created.body.data.attributes['hosted-state-upload-url'], state)).status).toBe(200);
+    const shown = await platform(world.server, 'GET', `/state-versions/${created.body.data.id}`);
+    expect(shown.body.data.attributes).toMatchObject({ status: 'finalized', serial: 7, lineage: LINEAGE, 'resource-count': 2 });
+    const download = await fetch(shown.body.data.attributes['hosted-state-download-url']);
+    expect(Buffer.from(await download.arrayBuffer()).equals(state)).toBe(true);
+    expect((await unlock()).status).toBe(200);
+  });
+
   it('keeps several uploads pending at once; one finalized late does not displace a newer current version', async () => {
     await lock();
     const older = stateFile(1, LINEAGE);
@@ -192,7 +205,7 @@ describe('state versions', () => {
     expect((await platform(world.server, 'GET', '/state-versions/sv-missing')).status).toBe(404);
   });
 
-  it('lists outputs with sensitive values hidden, and reveals one only when read by id', async () => {
+  it("lists a version's outputs with sensitive values (the client reads them); the workspace's current outputs hide them", async () => {
     await lock();
     const created = await create(inline(1));
     const outputs = await platform(world.server, 'GET', `/state-versions/${created.body.data.id}/outputs`);
@@ -200,9 +213,11 @@ describe('state versions', () => {
     const byName = Object.fromEntries(outputs.body.data.map((item: { attributes: { name: string } }) => [item.attributes.name, item]));
     expect(byName.greeting.attributes).toMatchObject({ value: 'hello', sensitive: false, type: 'string', 'detailed-type': 'string' });
     expect(byName.ports.attributes).toMatchObject({ value: [80, 443], type: 'array', 'detailed-type': ['list', 'number'] });
-    expect(byName.password.attributes).toMatchObject({ value: null, sensitive: true });
+    expect(byName.password.attributes).toMatchObject({ value: 'hunter2', sensitive: true });
     const current = await platform(world.server, 'GET', `/workspaces/${workspace}/current-state-version-outputs`);
     expect(current.body.data.map((item: { id: string }) => item.id)).toEqual(outputs.body.data.map((item: { id: string }) => item.id));
+    const currentPassword = current.body.data.find((item: { attributes: { name: string } }) => item.attributes.name === 'password');
+    expect(currentPassword.attributes).toMatchObject({ value: null, sensitive: true });
     const revealed = await platform(world.server, 'GET', `/state-version-outputs/${byName.password.id}`);
     expect(revealed.body.data.attributes.value).toBe('hunter2');
     const included = await platform(world.server, 'GET', `/workspaces/${workspace}?include=outputs`);

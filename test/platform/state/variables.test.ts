@@ -38,6 +38,8 @@ describe('workspace variables', () => {
       description: 'where',
     });
     expect(created.body.data.relationships.configurable.data).toEqual({ id: workspace, type: 'workspaces' });
+    const shownWorkspace = await platform(world.server, 'GET', `/workspaces/${workspace}`);
+    expect(shownWorkspace.body.data.relationships.vars.data).toEqual([{ id: created.body.data.id, type: 'vars' }]);
     const version = created.body.data.attributes['version-id'] as string;
 
     const list = await platform(world.server, 'GET', path());
@@ -78,9 +80,14 @@ describe('workspace variables', () => {
     expect((await create({ key: 'no category' })).status).toBe(422);
     expect((await create({ key: 'x', category: 'secret' })).status).toBe(422);
     expect((await create({ key: 'has space', category: 'env' })).status).toBe(422);
+    // Terraform keys are not HCL identifiers necessarily: the Go client's tests use UUIDs.
+    const uuidKey = await create({ key: '6f1c8a0e-1111-2222-3333-444455556666', value: 'v', category: 'terraform' });
+    expect(uuidKey.status).toBe(201);
+    expect(uuidKey.body.data.attributes.key).toBe('6f1c8a0e-1111-2222-3333-444455556666');
+    expect((await create({ key: '   ', category: 'terraform' })).status).toBe(422);
     expect((await create({ key: 'HCL_ENV', category: 'env', hcl: true })).status).toBe(422);
     expect((await create({ key: 'flag', category: 'terraform', hcl: 'yes' })).status).toBe(422);
-    expect((await platform(world.server, 'GET', path())).body.data).toHaveLength(2);
+    expect((await platform(world.server, 'GET', path())).body.data).toHaveLength(3);
     const hcl = await create({ key: 'tags', value: '{ a = 1 }', category: 'terraform', hcl: true });
     expect(hcl.body.data.attributes.hcl).toBe(true);
   });

@@ -26,9 +26,13 @@ describe('tool versions', () => {
     ['0.10.0', '0.10.0'],
     ['~> 0.10.0', '0.10.8'],
     ['< 0.4', '0.3.7'],
-    ['!= 1.12.2, >= 1.12', '1.12.1'],
+    ['!= 1.12.2, >= 1.12, < 1.13', '1.12.1'],
     // A partial version is a constraint with the missing parts zero, as the version library reads it.
     ['1.5', '1.5.0'],
+    // The 1.13 and 1.14 lines the Go client's newer tests pin.
+    ['1.13.5', '1.13.5'],
+    ['1.14.0', '1.14.0'],
+    ['~> 1.13.0', '1.13.5'],
   ])('%s selects %s', (value, selected) => {
     expect(checkToolVersion(value)).toEqual({ ok: true, selected });
   });
@@ -39,4 +43,10 @@ describe('tool versions', () => {
       expect(checkToolVersion(value).ok).toBe(false);
     },
   );
+
+  it('checks against the releases in force when given them (an operator may add some)', () => {
+    expect(checkToolVersion('1.0.4242', [...KNOWN_RELEASES, '1.0.4242'])).toEqual({ ok: true, selected: '1.0.4242' });
+    expect(checkToolVersion('~> 1.0.4000', [...KNOWN_RELEASES, '1.0.4242'])).toEqual({ ok: true, selected: '1.0.4242' });
+    expect(checkToolVersion('1.5.7', ['1.5.6']).ok).toBe(false);
+  });
 });

@@ -434,6 +434,21 @@ describe('workspaces', () => {
       expect(again.body.errors[0].detail).not.toContain('is locked by');
     });
 
+    it('takes the plain {"reason": …} body the API documents, no body, and refuses a malformed one', async () => {
+      const { body } = await create(world, { name: 'plain-lock' });
+      const id = body.data.id;
+      const plain = await platform(world.server, 'POST', `/workspaces/${id}/actions/lock`, { body: { reason: 'manual' } });
+      expect(plain.status).toBe(200);
+      expect(plain.body.data.attributes.locked).toBe(true);
+      expect((await platform(world.server, 'POST', `/workspaces/${id}/actions/unlock`)).status).toBe(200);
+      for (const bad of [{ reason: 5 }, { data: { type: 'teams' } }, { reason: 'x', extra: true }]) {
+        const refused = await platform(world.server, 'POST', `/workspaces/${id}/actions/lock`, { body: bad });
+        expect(refused.status, JSON.stringify(bad)).toBe(422);
+      }
+      expect((await platform(world.server, 'GET', `/workspaces/${id}`)).body.data.attributes.locked).toBe(false);
+      expect((await platform(world.server, 'POST', `/workspaces/${id}/actions/lock`)).status).toBe(200);
+    });
+
     it('lets only the holder unlock; others get a 409 naming the holder, admins can force-unlock', async () => {
       const { body } = await create(world, { name: 'held' });
       const id = body.data.id;
