@@ -5,6 +5,7 @@ import { describeKey } from './keys.js';
 import type { ManagedKeyRef } from './managed-signer.js';
 import { withDefaults, type Role } from './role.js';
 import { serialHex, storageSerial } from './x509.js';
+import { multierror } from '../../framework/errors.js';
 
 /**
  * The engine's storage inside its mount, and the only code that reads or writes it:
@@ -98,7 +99,7 @@ export const DEFAULT_REF = 'default';
 const NAME = /^\w(([\w.-]+)?\w)?$/;
 
 /** The real service's user errors answer in its multi-error framing. */
-const userError = (message: string) => badRequest(message, { messages: [`1 error occurred:\n\t* ${message}\n\n`] });
+const userError = (message: string) => multierror(400, message);
 
 export const newIssuerEntry = (fields: Partial<IssuerEntry> & Pick<IssuerEntry, 'certificate' | 'serial_number'>): IssuerEntry => ({
   id: randomUUID(),
