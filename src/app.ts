@@ -96,7 +96,10 @@ function unrouted(request: FastifyRequest, reply: FastifyReply): void {
 function corsOptions(origins: string) {
   return {
     origin: origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    // LIST is the secrets API's own verb (the Vault CLI and browser tools send it as a method).
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'LIST'],
+    // Without this a browser script cannot read the headers it needs to back off or report a request.
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
     maxAge: 600,
   };
 }
