@@ -171,6 +171,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
   await fastify.register(controlPlugin, { prefix: '/_emulator', runtime: platform, hooks: { isReady: () => ready, reset }, harness });
   await fastify.register(standInsPlugin, { runtime });
+  // Someone who opens the bare address in a browser lands on the API reference.
+  fastify.get('/', { schema: { summary: 'redirects to the API reference at /_emulator/docs' } }, async (_request, reply) =>
+    reply.redirect('/_emulator/docs'),
+  );
   fastify.addHook('onReady', async () => {
     ready = true;
   });

@@ -63,6 +63,13 @@ describe('the OpenAPI document and the browsable reference', () => {
     expect(list).toEqual(expect.arrayContaining(['page[number]', 'page[size]', 'search[name]']));
   });
 
+  it('sends a browser at the bare address to the reference', async () => {
+    const response = await fetch(`${server.baseUrl}/`, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/_emulator/docs');
+    expect((await fetch(`${server.baseUrl}/`)).url).toBe(`${server.baseUrl}/_emulator/docs`);
+  });
+
   it('serves the reference from local assets only (works offline)', async () => {
     const page = await fetch(`${server.baseUrl}/_emulator/docs/`);
     expect(page.status).toBe(200);
