@@ -160,6 +160,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
 
   fastify.setNotFoundHandler(unrouted);
+  // Every answer names its request as the journal does (`request-id`), so a call seen in a test log
+  // or a browser tool can be found in `GET /_emulator/requests`.
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
   // Before any tree, so journal and faults see every request once, wherever it is routed.
   installHarness(fastify, runtime, harness);
   if (config.corsOrigins !== null) await fastify.register(cors, corsOptions(config.corsOrigins));

@@ -40,6 +40,12 @@ describe('CORS with UNDERSTUDY_CORS_ORIGINS', () => {
       headers: { origin: ORIGIN, authorization: `Bearer ${ADMIN_TOKEN}` },
     });
     expect(response.status).toBe(200);
+    // The exposed request id is the journal's, so a browser tool can look its call up there.
+    const requestId = response.headers.get('x-request-id');
+    expect(requestId).toBeTruthy();
+    const journal = await fetch(`${server.baseUrl}/_emulator/requests?path=/api/v2/account/details`);
+    const entries = ((await journal.json()) as { requests: { 'request-id': string }[] }).requests;
+    expect(entries.map((entry) => entry['request-id'])).toContain(requestId);
     const exposed = (response.headers.get('access-control-expose-headers') ?? '')
       .toLowerCase()
       .split(',')
