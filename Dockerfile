@@ -1,6 +1,6 @@
 # understudy: the platform API (/api/v2) and the secrets API (/v1) on one port.
 #   docker build -t understudy .
-#   docker run --rm -p 8200:8200 understudy
+#   docker run --rm -p 127.0.0.1:8200:8200 understudy   (loopback only: the tokens are well known)
 
 # --- build: compile better-sqlite3 and the TypeScript, then drop dev dependencies -------------
 FROM node:20-bookworm-slim AS build

@@ -98,7 +98,10 @@ function unrouted(request: FastifyRequest, reply: FastifyReply): void {
 function corsOptions(origins: string) {
   return {
     origin: origins === '*' ? '*' : origins.split(',').map((origin) => origin.trim()),
-    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    // LIST is the secrets API's own verb (the Vault CLI and browser tools send it as a method).
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'LIST'],
+    // Without this a browser script cannot read the headers it needs to back off or report a request.
+    exposedHeaders: ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'Retry-After', 'X-Request-Id'],
     maxAge: 600,
   };
 }
@@ -159,6 +162,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   };
 
   fastify.setNotFoundHandler(unrouted);
+  // Every answer names its request as the journal does (`request-id`), so a call seen in a test log
+  // or a browser tool can be found in `GET /_emulator/requests`.
+  fastify.addHook('onRequest', async (request, reply) => {
+    reply.header('X-Request-Id', request.id);
+  });
   // Before any tree, so journal and faults see every request once, wherever it is routed.
   installHarness(fastify, runtime, harness);
   if (config.corsOrigins !== null) await fastify.register(cors, corsOptions(config.corsOrigins));
@@ -171,6 +179,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
   await fastify.register(controlPlugin, { prefix: '/_emulator', runtime: platform, hooks: { isReady: () => ready, reset }, harness });
   await fastify.register(standInsPlugin, { runtime });
+  // Someone who opens the bare address in a browser lands on the API reference.
+  fastify.get('/', { schema: { summary: 'redirects to the API reference at /_emulator/docs' } }, async (_request, reply) =>
+    reply.redirect('/_emulator/docs'),
+  );
   fastify.addHook('onReady', async () => {
     ready = true;
   });

@@ -63,6 +63,8 @@ async function main(): Promise<void> {
     [
       `understudy ${VERSION} ready on ${address} in ${elapsed} ms (dialect ${config.dialect}, edition ${config.edition}, ` +
         `store ${app.runtime.store.ephemeral ? ':memory:' : app.runtime.store.location})`,
+      // A comment line: scripts that read only the export lines (or `eval` them) are unaffected.
+      `# API reference: ${address}/_emulator/docs`,
       `export TFE_ADDRESS=${address}`,
       `export TFE_TOKEN=${config.adminToken}`,
       `export VAULT_ADDR=${address}`,

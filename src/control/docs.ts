@@ -24,6 +24,9 @@ const INITIALIZER = `window.onload = function () {
     deepLinking: true,
     docExpansion: 'list',
     validatorUrl: null,
+    // A box that narrows the long operation list by tag, and tokens that survive a reload.
+    filter: true,
+    persistAuthorization: true,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
     layout: 'StandaloneLayout',
   });

@@ -66,10 +66,13 @@ export async function registerOpenApi(fastify: FastifyInstance, runtime: Runtime
         { name: 'secrets', description: 'path-addressed, `X-Vault-Token` / `X-Store-Token`' },
         { name: 'control plane', description: '/_emulator' },
       ],
+      components: { securitySchemes: SECURITY_SCHEMES },
     },
     transform: ({ schema, url }) => {
       const described: Json = { ...(forDocument(schema ?? {}) as Json), tags: [tagOf(url)] };
       if (url === SECRETS_CATCH_ALL) described['hide'] = true;
+      const security = securityOf(url);
+      if (security) described['security'] = security;
       if (url.startsWith('/api/v2')) {
         described['consumes'] = ['application/vnd.api+json'];
         described['produces'] = ['application/vnd.api+json'];
@@ -102,7 +105,12 @@ function fieldsSchema(fields: Record<string, FieldSpec> | undefined): Json {
   const properties = Object.fromEntries(
     Object.entries(fields ?? {}).map(([name, field]) => [
       name,
-      { ...FIELD_SCHEMAS[field.type], description: field.description, ...(field.default !== undefined ? { default: field.default } : {}) },
+      {
+        ...FIELD_SCHEMAS[field.documentedAs ?? field.type],
+        description: field.description,
+        ...(field.default !== undefined ? { default: field.default } : {}),
+        ...(field.example !== undefined ? { examples: [field.example] } : {}),
+      },
     ]),
   );
   const required = Object.entries(fields ?? {})
@@ -125,15 +133,32 @@ function openApiPath(prefix: string, pattern: string): { path: string; parameter
   return { path: `/v1/${segments.join('/')}`.replace(/\/+$/, '').replace(/\/{2,}/g, '/'), parameters };
 }
 
-const TOKEN = [
-  {
-    name: 'X-Vault-Token',
+/**
+ * The page's Authorize dialog fills these in and "Try it out" sends them. Declared as schemes rather
+ * than header parameters, so one token entered once applies to every operation of its API.
+ */
+const SECURITY_SCHEMES = {
+  platformToken: { type: 'http', scheme: 'bearer', description: "An API token for /api/v2 and the registry (the banner's TFE_TOKEN)." },
+  vaultToken: {
+    type: 'apiKey',
     in: 'header',
-    required: false,
-    schema: { type: 'string' },
-    description: 'also X-Store-Token or Authorization: Bearer',
+    name: 'X-Vault-Token',
+    description: "A token for /v1 (the banner's VAULT_TOKEN); the API also reads X-Store-Token or Authorization: Bearer.",
   },
-];
+  controlToken: { type: 'http', scheme: 'bearer', description: 'UNDERSTUDY_CONTROL_TOKEN, when one is set.' },
+} as const;
+
+function securityOf(url: string): Json[] | undefined {
+  if (url.startsWith('/api/')) return [{ platformToken: [] }];
+  if (url.startsWith('/_emulator') && !url.startsWith('/_emulator/health')) return [{ controlToken: [] }];
+  return undefined;
+}
+
+/** A body made of the fields' examples, when the table gives any: a body the server accepts as it is. */
+function exampleBody(fields: Record<string, FieldSpec> | undefined): Json | undefined {
+  const examples = Object.entries(fields ?? {}).filter(([, field]) => field.example !== undefined);
+  return examples.length > 0 ? Object.fromEntries(examples.map(([name, field]) => [name, field.example])) : undefined;
+}
 
 function pathItem(spec: PathSpec, parameters: Json[], engine: string): Record<string, Json> {
   const operations = spec.operations as Partial<Record<Operation, unknown>>;
@@ -141,14 +166,18 @@ function pathItem(spec: PathSpec, parameters: Json[], engine: string): Record<st
     summary,
     description: spec.summary,
     tags: ['secrets'],
-    parameters: [...parameters, ...TOKEN, ...((extra['parameters'] as Json[] | undefined) ?? [])],
+    parameters: [...parameters, ...((extra['parameters'] as Json[] | undefined) ?? [])],
+    security: [{ vaultToken: [] }],
     responses: { '200': { description: 'the result, in the `data` envelope' }, '204': { description: 'done, no body' } },
     'x-engine': engine,
     ...(spec.sudo ? { 'x-requires-sudo': true } : {}),
     ...Object.fromEntries(Object.entries(extra).filter(([key]) => key !== 'parameters')),
   });
   const item: Record<string, Json> = {};
-  const body = { requestBody: { content: { 'application/json': { schema: fieldsSchema(spec.fields) } } } };
+  const example = exampleBody(spec.fields);
+  const body = {
+    requestBody: { content: { 'application/json': { schema: fieldsSchema(spec.fields), ...(example ? { example } : {}) } } },
+  };
   if (operations.read || operations.list) {
     const listing = operations.list
       ? [

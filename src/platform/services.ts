@@ -30,6 +30,8 @@ import { VariableService } from './variables/service.js';
 import { VariableSetService } from './variable-sets/service.js';
 import { WorkspaceTaskService } from './workspace-tasks/service.js';
 import { WorkspaceService } from './workspaces/service.js';
+import { AuditTrailService } from './audit-trail/service.js';
+import { VariableSetViews } from './variable-sets/view.js';
 import { ConfigurationVersionService } from './configuration-versions/service.js';
 import { LogBook } from './runs/logs.js';
 import { RunEngine } from './runs/engine.js';
@@ -78,6 +80,8 @@ export interface PlatformServices {
   readonly variableSets: VariableSetService;
   readonly workspaceTasks: WorkspaceTaskService;
   readonly workspaces: WorkspaceService;
+  readonly auditTrail: AuditTrailService;
+  readonly variableSetViews: VariableSetViews;
   readonly configurationVersions: ConfigurationVersionService;
   readonly runs: RunService;
   readonly runLogs: LogBook;
@@ -162,6 +166,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     taskStages: new TaskStageService(db, taskStageRunner),
     workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
     workspaceViews,
+    auditTrail: new AuditTrailService(db),
+    variableSetViews: new VariableSetViews(db),
   };
   services.workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
   return { ...runtime, services };

@@ -100,6 +100,8 @@ export const SeedSchema = Type.Object(
     secrets: Type.Optional(
       Type.Object(
         {
+          /** `false`: no `secret/`, `pki/` and `database/` beside the seed's own mounts (see seed.ts). */
+          'default-mounts': Type.Optional(Type.Boolean()),
           mounts: Type.Optional(
             Type.Array(
               Type.Object(

@@ -36,8 +36,31 @@ export function readSeedFile(path: string): Seed {
   const problem = Value.Errors(SeedSchema, parsed).First();
   if (problem) throw new SeedError(`seed file ${path}: ${problem.path || '/'} ${problem.message}`);
   const seed = parsed as Seed;
+  // The top level takes unknown keys (comments), so a misplaced switch would be ignored without a word.
+  if ('default-mounts' in seed) throw new SeedError(`seed file ${path}: "default-mounts" belongs inside "secrets"`);
   if (!seed.users.some((user) => user['site-admin'])) throw new SeedError(`seed file ${path}: at least one user needs "site-admin": true`);
   return seed;
+}
+
+type SeedMount = NonNullable<NonNullable<Seed['secrets']>['mounts']>[number];
+
+/** The secrets mounts of every world, as the real service's development mode has `secret/`. */
+export const DEFAULT_SECRETS_MOUNTS: readonly SeedMount[] = [
+  { path: 'secret/', type: 'kv', description: 'key/value secret storage', options: { version: '2' } },
+  { path: 'pki/', type: 'pki', description: 'certificate authority' },
+  { path: 'database/', type: 'database', description: 'database credentials' },
+];
+
+/**
+ * The seed's mounts after the defaults. A seed mount at, above or below a default's path takes its
+ * place; `"default-mounts": false` leaves the defaults out altogether.
+ */
+function secretsMounts(seed: Seed): SeedMount[] {
+  const declared = seed.secrets?.mounts ?? [];
+  if (seed.secrets?.['default-mounts'] === false) return declared;
+  const paths = declared.map((mount) => mountPath(mount.path));
+  const kept = DEFAULT_SECRETS_MOUNTS.filter((mount) => !paths.some((path) => path.startsWith(mount.path) || mount.path.startsWith(path)));
+  return [...kept, ...declared];
 }
 
 /** What the seed takes from the configuration rather than the file. */
@@ -124,10 +147,11 @@ export function applySeed(platform: PlatformContext, tx: Tx, seed: Seed, tokens:
   new TokenStore(tx, clock).ensureRoot(tokens.rootToken);
   new PolicyStore(tx, clock).ensureDefault();
   const mounts = new MountTable(tx, clock);
-  // Every server has a cubbyhole; the seed file adds the rest (by default `pki/` and `database/`).
+  // Every server has a cubbyhole; the defaults and the seed file's own mounts follow.
   mounts.ensure({ path: 'cubbyhole/', type: 'cubbyhole', description: 'per-token private secret storage', local: true });
-  const own = new Set((seed.secrets?.mounts ?? []).map((mount) => mountPath(mount.path)));
-  for (const given of seed.secrets?.mounts ?? []) {
+  const seedMounts = secretsMounts(seed);
+  const own = new Set(seedMounts.map((mount) => mountPath(mount.path)));
+  for (const given of seedMounts) {
     const mount = { ...given, ...canonicalMountType(given.type, given.options) };
     // The seed runs at every start. A mount the store already holds, that the seed did not make,
     // wins over the seed's: a store from before a seed mount existed (`secret/` came later) starts.

@@ -1,12 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/app.js';
+import { ADMIN_TOKEN, ROOT_TOKEN, startServer, type TestServer } from '../helpers/app.js';
 
+type Operation = {
+  requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> };
+  parameters?: { name: string; in: string }[];
+  security?: Record<string, string[]>[];
+};
 type Document = {
   openapi: string;
-  paths: Record<
-    string,
-    Record<string, { requestBody?: { content: Record<string, { schema: unknown }> }; parameters?: { name: string; in: string }[] }>
-  >;
+  paths: Record<string, Record<string, Operation>>;
+  components?: { securitySchemes?: Record<string, Record<string, string>> };
 };
 
 /** `/workspaces/:id` → `/workspaces/{id}`, as OpenAPI writes path parameters. */
@@ -63,6 +66,43 @@ describe('the OpenAPI document and the browsable reference', () => {
     expect(list).toEqual(expect.arrayContaining(['page[number]', 'page[size]', 'search[name]']));
   });
 
+  it('declares a token scheme per API, so the page has an Authorize button that "Try it out" uses', async () => {
+    const schemes = document.components?.securitySchemes ?? {};
+    expect(schemes['platformToken']).toMatchObject({ type: 'http', scheme: 'bearer' });
+    expect(schemes['vaultToken']).toMatchObject({ type: 'apiKey', in: 'header', name: 'X-Vault-Token' });
+    expect(document.paths['/api/v2/organizations']?.get?.security).toEqual([{ platformToken: [] }]);
+    expect(document.paths['/v1/sys/mounts']?.get?.security).toEqual([{ vaultToken: [] }]);
+    // The token is the scheme's job, no longer a header parameter on each operation.
+    expect(document.paths['/v1/sys/mounts']?.get?.parameters?.map((parameter) => parameter.name)).not.toContain('X-Vault-Token');
+    // What the page sends after Authorize: the scheme's header with the banner's token.
+    const scheme = schemes['vaultToken'] as { name: string };
+    const mounts = await fetch(`${server.baseUrl}/v1/sys/mounts`, { headers: { [scheme.name]: ROOT_TOKEN } });
+    expect(mounts.status).toBe(200);
+    const organizations = await fetch(`${server.baseUrl}/api/v2/organizations`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    expect(organizations.status).toBe(200);
+  });
+
+  it("shows a kv write body the server accepts, with the secret's fields as an object", async () => {
+    const content = document.paths['/v1/secret/data/{path}']?.post?.requestBody?.content['application/json'];
+    expect(content?.example).toEqual({ data: { key: 'value' } });
+    expect((content?.schema as { properties: Record<string, { type?: string }> }).properties['data']?.type).toBe('object');
+    const write = await fetch(`${server.baseUrl}/v1/secret/data/from-the-docs`, {
+      method: 'POST',
+      headers: { 'x-vault-token': ROOT_TOKEN, 'content-type': 'application/json' },
+      body: JSON.stringify(content?.example),
+    });
+    expect(write.status).toBe(200);
+    const read = await fetch(`${server.baseUrl}/v1/secret/data/from-the-docs`, { headers: { 'x-vault-token': ROOT_TOKEN } });
+    expect(((await read.json()) as { data: { data: unknown } }).data.data).toEqual({ key: 'value' });
+  });
+
+  it('sends a browser at the bare address to the reference', async () => {
+    const response = await fetch(`${server.baseUrl}/`, { redirect: 'manual' });
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('/_emulator/docs');
+    expect((await fetch(`${server.baseUrl}/`)).url).toBe(`${server.baseUrl}/_emulator/docs`);
+  });
+
   it('serves the reference from local assets only (works offline)', async () => {
     const page = await fetch(`${server.baseUrl}/_emulator/docs/`);
     expect(page.status).toBe(200);
@@ -77,6 +117,7 @@ describe('the OpenAPI document and the browsable reference', () => {
     }
     const initializer = await (await fetch(`${server.baseUrl}/_emulator/docs/static/initializer.js`)).text();
     expect(initializer).toContain("url: '/_emulator/openapi.json'");
+    expect(initializer).toContain('filter: true');
     expect(initializer).not.toMatch(/https?:\/\//);
     expect((await fetch(`${server.baseUrl}/_emulator/docs/static/..%2Fpackage.json`)).status).toBe(404);
   });

@@ -25,6 +25,36 @@ describe('CORS with UNDERSTUDY_CORS_ORIGINS', () => {
     expect(response.headers.get('access-control-allow-headers')?.toLowerCase()).toContain('x-vault-token');
   });
 
+  it('allows the LIST verb in a preflight', async () => {
+    const response = await fetch(`${server.baseUrl}/v1/secret/metadata/`, {
+      method: 'OPTIONS',
+      headers: { origin: ORIGIN, 'access-control-request-method': 'LIST' },
+    });
+    expect(response.status).toBe(204);
+    const methods = (response.headers.get('access-control-allow-methods') ?? '').split(',').map((method) => method.trim());
+    expect(methods).toContain('LIST');
+  });
+
+  it('exposes the rate-limit headers to browser scripts', async () => {
+    const response = await fetch(`${server.baseUrl}/api/v2/account/details`, {
+      headers: { origin: ORIGIN, authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    expect(response.status).toBe(200);
+    // The exposed request id is the journal's, so a browser tool can look its call up there.
+    const requestId = response.headers.get('x-request-id');
+    expect(requestId).toBeTruthy();
+    const journal = await fetch(`${server.baseUrl}/_emulator/requests?path=/api/v2/account/details`);
+    const entries = ((await journal.json()) as { requests: { 'request-id': string }[] }).requests;
+    expect(entries.map((entry) => entry['request-id'])).toContain(requestId);
+    const exposed = (response.headers.get('access-control-expose-headers') ?? '')
+      .toLowerCase()
+      .split(',')
+      .map((name) => name.trim());
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'retry-after', 'x-request-id']) {
+      expect(exposed).toContain(name);
+    }
+  });
+
   it('adds the headers to real responses for a listed origin, and not for another', async () => {
     const allowed = await fetch(`${server.baseUrl}/api/v2/account/details`, {
       headers: { origin: ORIGIN, authorization: `Bearer ${ADMIN_TOKEN}` },

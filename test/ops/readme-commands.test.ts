@@ -27,6 +27,8 @@ describe("the README's two commands", () => {
       const address = /ready on (\S+)/.exec(readyLine)?.[1];
       expect(exports.TFE_ADDRESS).toBe(address);
       expect(exports.VAULT_ADDR).toBe(address);
+      // The docs URL is a comment line, so the export lines stay the only ones a script evaluates.
+      expect(server.stdout()).toContain(`\n# API reference: ${address}/_emulator/docs\n`);
 
       const organization = await fetch(`${exports.TFE_ADDRESS}/api/v2/organizations/understudy`, {
         headers: { authorization: `Bearer ${exports.TFE_TOKEN}`, accept: 'application/vnd.api+json' },

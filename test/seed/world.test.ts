@@ -124,9 +124,9 @@ describe('applying a seed again', () => {
 });
 
 describe('seed mounts and the mounts a store already holds', () => {
-  const withMounts = (mounts: { path: string; type: string; options?: Record<string, string> }[]) => ({
+  const withMounts = (mounts: { path: string; type: string; options?: Record<string, string> }[], defaultMounts = true) => ({
     ...SEED,
-    secrets: { ...SEED.secrets, mounts },
+    secrets: { ...SEED.secrets, mounts, ...(defaultMounts ? {} : { 'default-mounts': false }) },
   });
   const mountsOf = async (app: Awaited<ReturnType<typeof buildApp>>) => {
     const response = await app.fastify.inject({ method: 'GET', url: '/v1/sys/mounts', headers: { 'x-vault-token': ROOT_TOKEN } });
@@ -135,7 +135,9 @@ describe('seed mounts and the mounts a store already holds', () => {
 
   it('keeps a mount the store holds where a newer seed puts another, starts, and logs a warning', async () => {
     const store = join(mkdtempSync(join(tmpdir(), 'understudy-seed-')), 'store.sqlite');
-    const before = await buildApp(testConfig({ UNDERSTUDY_SEED: writeSeed(withMounts([])), UNDERSTUDY_STORE: store }), { logTo: false });
+    // A store from before the seed had `secret/`.
+    const older = writeSeed(withMounts([], false));
+    const before = await buildApp(testConfig({ UNDERSTUDY_SEED: older, UNDERSTUDY_STORE: store }), { logTo: false });
     const mounted = await before.fastify.inject({
       method: 'POST',
       url: '/v1/sys/mounts/secret',
@@ -172,6 +174,67 @@ describe('seed mounts and the mounts a store already holds', () => {
         await app.fastify.close();
       }
     }
+  });
+
+  const started = async (seed: object) => {
+    const app = await buildApp(testConfig({ UNDERSTUDY_SEED: writeSeed(seed) }), { logTo: false });
+    try {
+      const mounts = await mountsOf(app);
+      // The mounts sit at the top level beside the envelope's own fields (request_id, data, ...).
+      const listed = Object.entries(mounts).filter(([path]) => path.endsWith('/'));
+      return Object.fromEntries(listed.map(([path, mount]) => [path, mount.type]));
+    } finally {
+      await app.fastify.close();
+    }
+  };
+
+  it('keeps the default secret/, pki/ and database/ beside the mounts a seed declares', async () => {
+    expect(await started(withMounts([{ path: 'team/', type: 'kv-v2' }]))).toEqual({
+      'cubbyhole/': 'cubbyhole',
+      'identity/': 'identity',
+      'sys/': 'system',
+      'secret/': 'kv',
+      'pki/': 'pki',
+      'database/': 'database',
+      'team/': 'kv',
+    });
+  });
+
+  it("lets a seed mount at, above or below a default's path take its place", async () => {
+    const app = await buildApp(
+      testConfig({
+        UNDERSTUDY_SEED: writeSeed(
+          withMounts([
+            { path: 'secret/', type: 'kv', options: { version: '1' } },
+            { path: 'pki/int/', type: 'pki' },
+          ]),
+        ),
+      }),
+      { logTo: false },
+    );
+    try {
+      const mounts = await mountsOf(app);
+      expect(mounts['secret/']).toMatchObject({ type: 'kv', options: { version: '1' } });
+      expect(mounts['pki/int/']?.type).toBe('pki');
+      expect(mounts['pki/']).toBeUndefined();
+      expect(mounts['database/']?.type).toBe('database');
+    } finally {
+      await app.fastify.close();
+    }
+  });
+
+  it('leaves the defaults out when the seed says "default-mounts": false', async () => {
+    expect(await started(withMounts([{ path: 'team/', type: 'kv-v2' }], false))).toEqual({
+      'cubbyhole/': 'cubbyhole',
+      'identity/': 'identity',
+      'sys/': 'system',
+      'team/': 'kv',
+    });
+  });
+
+  it('refuses "default-mounts" at the top level, where it would be ignored', async () => {
+    const built = buildApp(testConfig({ UNDERSTUDY_SEED: writeSeed({ ...SEED, 'default-mounts': false }) }), { logTo: false });
+    await expect(built).rejects.toThrow('"default-mounts" belongs inside "secrets"');
   });
 
   it('still refuses a seed whose own mounts nest', async () => {

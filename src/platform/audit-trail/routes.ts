@@ -5,7 +5,6 @@ import { auditTrailOrganization, bearerToken, UNAUTHORIZED } from '../auth/authe
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { readPage } from '../jsonapi/pagination.js';
 import type { AuditEventRow } from './repo.js';
-import { pageOfAuditEvents } from './repo.js';
 
 const QUERY = Type.Object({
   since: Type.Optional(Type.String()),
@@ -49,7 +48,7 @@ export async function auditTrailRoutes(app: PlatformApp, context: PlatformContex
         throw new ApiError(400, 'since must be an ISO 8601 time', { title: 'bad request', parameter: 'since' });
       }
     }
-    const { rows, total } = pageOfAuditEvents(db, organizationId, since, page.offset, page.size);
+    const { rows, total } = context.services.auditTrail.page(organizationId, since, page);
     const pages = Math.max(1, Math.ceil(total / page.size));
     return reply
       .code(200)

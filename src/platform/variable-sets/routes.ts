@@ -4,11 +4,9 @@ import { Attributes, readResource, relationshipIds } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { paginate, readPage } from '../jsonapi/pagination.js';
 import { listQuery, params, resourceBody } from '../jsonapi/schemas.js';
-import { findOrganizationById } from '../organizations/repo.js';
 import { readVariableInput } from '../variables/routes.js';
 import type { VariableSetRow } from './precedence.js';
-import { membersOf } from './repo.js';
-import { setVariableResource, variableSetResource } from './resource.js';
+import { setVariableResource } from './resource.js';
 import type { VariableSetInput } from './service.js';
 
 const TYPES = ['varsets'];
@@ -34,21 +32,9 @@ function readSet(body: unknown): { input: VariableSetInput; members: { workspace
 
 /** Variable sets: `/organizations/:org/varsets`, `/varsets/:id` and their relationships, `/workspaces/:id/varsets`. */
 export async function variableSetRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
-  const { db } = context.store;
   const service = context.services.variableSets;
-  const render = (sets: readonly VariableSetRow[]) => {
-    const members = membersOf(
-      db,
-      sets.map((set) => set.id),
-    );
-    return sets.map((set) =>
-      variableSetResource(set, findOrganizationById(db, set.organizationId)?.name ?? '', {
-        workspaceIds: members.workspaces.get(set.id)?.map((row) => row.workspaceId) ?? [],
-        projectIds: members.projects.get(set.id)?.map((row) => row.projectId) ?? [],
-        variableIds: members.variables.get(set.id)?.map((row) => row.id) ?? [],
-      }),
-    );
-  };
+  const views = context.services.variableSetViews;
+  const render = (sets: readonly VariableSetRow[]) => views.render(sets);
   const one = (set: VariableSetRow) => singleDocument(render([set])[0]!);
 
   app.get(
@@ -102,7 +88,7 @@ export async function variableSetRoutes(app: PlatformApp, context: PlatformConte
 
   app.get('/varsets/:id/relationships/vars', { schema: { params: params('id'), querystring: listQuery() } }, async (request, reply) => {
     const { set } = service.visible(request.principal, request.params.id);
-    const variables = membersOf(db, [set.id]).variables.get(set.id) ?? [];
+    const variables = views.variables(set.id);
     const { items, total, page } = paginate(variables, readPage(request.query));
     return sendDocument(reply, 200, listDocument(request, { items: items.map(setVariableResource), total, page }));
   });

@@ -19,6 +19,10 @@ export interface FieldSpec {
   description: string;
   default?: unknown;
   required?: boolean;
+  /** The type the API reference shows when `type` is loosened to `any` so a handler converts the value itself. */
+  documentedAs?: FieldType;
+  /** A value the server accepts, shown by the API reference in example request bodies. */
+  example?: unknown;
 }
 
 export interface MountInfo {

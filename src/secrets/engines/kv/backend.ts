@@ -84,7 +84,9 @@ export const kvEngine: EngineFactory = (context) => {
       pattern,
       summary,
       // Typed by the handlers: on a v1 mount the same body is an arbitrary entry and must not be converted.
-      fields: Object.fromEntries(Object.entries(fields).map(([name, spec]) => [name, { ...spec, type: 'any' as const }])),
+      fields: Object.fromEntries(
+        Object.entries(fields).map(([name, spec]) => [name, { ...spec, type: 'any' as const, documentedAs: spec.type }]),
+      ),
       existenceCheck: (request) => (isVersioned(request) ? (exists ? exists(request) : true) : v1.exists(request)),
       operations,
     };

@@ -24,7 +24,7 @@ import {
 
 const DATA_FIELDS: Record<string, FieldSpec> = {
   version: { type: 'int', description: 'On read: the version to return (default: the current one).', default: 0 },
-  data: { type: 'map', description: 'The secret: any JSON object.' },
+  data: { type: 'map', description: 'The secret: any JSON object.', example: { key: 'value' } },
   options: { type: 'map', description: 'Write options: `cas` (check-and-set version).' },
 };
 
