@@ -7,7 +7,7 @@ import * as runTasksRepo from '../platform/run-tasks/repo.js';
 import type { PlatformServices } from '../platform/context.js';
 import { findWorkspaceByName, type WorkspaceRow } from '../platform/workspaces/repo.js';
 import type { SeededWorkspace } from '../platform/workspaces/service.js';
-import { checkToolVersion } from '../platform/workspaces/tool-versions.js';
+import { checkToolVersion } from '../platform/tool-versions/releases.js';
 import { PolicyStore } from '../secrets/acl/policy-store.js';
 import type { MountRow } from '../secrets/mounts/mount-table.js';
 import { MountStorage } from '../secrets/storage/mount-storage.js';

@@ -7,7 +7,7 @@ import type { StoredToolArch } from '../../store/tables.js';
 import { isSiteAdmin, type Principal } from '../auth/principal.js';
 import type { Attributes } from '../jsonapi/body.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
-import { KNOWN_RELEASES } from '../workspaces/tool-versions.js';
+import { KNOWN_RELEASES } from './releases.js';
 import * as repo from './repo.js';
 import type { ToolVersionRow } from './repo.js';
 

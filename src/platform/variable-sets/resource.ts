@@ -2,6 +2,7 @@ import { isoTimestamp } from '../../core/clock.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { VariableSetRow } from './precedence.js';
 import type { SetVariableRow } from './repo.js';
+import { variableAttributes } from '../variables/resource.js';
 
 export interface VariableSetMembers {
   workspaceIds: readonly string[];
@@ -39,16 +40,7 @@ export function setVariableResource(variable: SetVariableRow): ResourceObject {
   return {
     id: variable.id,
     type: 'vars',
-    attributes: {
-      key: variable.key,
-      value: variable.sensitive ? null : variable.value,
-      sensitive: variable.sensitive,
-      category: variable.category,
-      hcl: variable.hcl,
-      description: variable.description,
-      'created-at': isoTimestamp(variable.createdAt),
-      'version-id': variable.versionId,
-    },
+    attributes: variableAttributes(variable),
     relationships: {
       configurable: { data: { id: variable.setId, type: 'varsets' }, links: { related: `/api/v2/varsets/${variable.setId}` } },
     },

@@ -2,21 +2,28 @@ import { isoTimestamp } from '../../core/clock.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { VariableRow } from './repo.js';
 
-/** The `vars` resource. A sensitive variable's value is never rendered, to anyone. */
+type VariableFields = Pick<VariableRow, 'key' | 'value' | 'sensitive' | 'category' | 'hcl' | 'description' | 'createdAt' | 'versionId'>;
+
+/** A variable's attributes, wherever it lives (a workspace, a variable set); a sensitive value is never rendered, to anyone. */
+export function variableAttributes(variable: VariableFields): Record<string, unknown> {
+  return {
+    key: variable.key,
+    value: variable.sensitive ? null : variable.value,
+    sensitive: variable.sensitive,
+    category: variable.category,
+    hcl: variable.hcl,
+    description: variable.description,
+    'created-at': isoTimestamp(variable.createdAt),
+    'version-id': variable.versionId,
+  };
+}
+
+/** The `vars` resource of a workspace variable. */
 export function variableResource(variable: VariableRow): ResourceObject {
   return {
     id: variable.id,
     type: 'vars',
-    attributes: {
-      key: variable.key,
-      value: variable.sensitive ? null : variable.value,
-      sensitive: variable.sensitive,
-      category: variable.category,
-      hcl: variable.hcl,
-      description: variable.description,
-      'created-at': isoTimestamp(variable.createdAt),
-      'version-id': variable.versionId,
-    },
+    attributes: variableAttributes(variable),
     relationships: {
       configurable: {
         data: { id: variable.workspaceId, type: 'workspaces' },

@@ -3,7 +3,7 @@ import type { DbOrTx } from '../../store/store.js';
 import { newId } from '../../core/ids.js';
 import { defaultRemoteStateAccess as adminDefaultRemoteStateAccess } from '../admin/service.js';
 import type { WorkspaceRow } from './repo.js';
-import { LATEST_RELEASE } from './tool-versions.js';
+import { LATEST_RELEASE } from '../tool-versions/releases.js';
 
 /**
  * The installation-wide `default-remote-state-access` administrator setting: what

@@ -2,7 +2,7 @@ import { unprocessable } from '../../core/errors.js';
 import { uuid } from '../../core/ids.js';
 import type { ExecutionMode, StoredVcsRepo } from '../../store/tables.js';
 import type { VcsRepoInput, WorkspaceSettingsInput } from './input.js';
-import { checkToolVersion } from './tool-versions.js';
+import { checkToolVersion } from '../tool-versions/releases.js';
 
 const POINTER = '/data/attributes';
 

@@ -28,7 +28,7 @@ import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
 import { pageOfWorkspaces } from './list-repo.js';
 import { organizationDefaultMode } from './resource.js';
 import { mergeVcsRepo, resolveExecution, validToolVersion } from './rules.js';
-import { LATEST_RELEASE } from './tool-versions.js';
+import { LATEST_RELEASE } from '../tool-versions/releases.js';
 import { selectableReleases } from '../tool-versions/service.js';
 
 /** A workspace a seed or the control plane makes: its name and the settings that differ from the defaults. */

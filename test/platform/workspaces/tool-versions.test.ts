@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkToolVersion, KNOWN_RELEASES, LATEST_RELEASE } from '../../../src/platform/workspaces/tool-versions.js';
+import { checkToolVersion, KNOWN_RELEASES, LATEST_RELEASE } from '../../../src/platform/tool-versions/releases.js';
 
 describe('tool versions', () => {
   it('knows a list of releases whose newest is the default', () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform } from '../../helpers/app.js';
-import { LATEST_RELEASE } from '../../../src/platform/workspaces/tool-versions.js';
+import { LATEST_RELEASE } from '../../../src/platform/tool-versions/releases.js';
 import { ORG, OTHER_ORG, startWorld, type World } from './world.js';
 
 const create = (world: World, attributes: Record<string, unknown>, extra: Record<string, unknown> = {}, token?: string) =>
