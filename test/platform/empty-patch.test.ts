@@ -68,6 +68,13 @@ describe('a PATCH that sets nothing', () => {
     ids.variable = await create(`/workspaces/${ids.workspace}/vars`, {
       data: { type: 'vars', attributes: { key: 'k', value: 'v', category: 'env' } },
     });
+    ids.varset = await create(`/organizations/${ORG}/varsets`, { data: { type: 'varsets', attributes: { name: 'patched-set' } } });
+    ids.setVariable = await create(`/varsets/${ids.varset}/relationships/vars`, {
+      data: { type: 'vars', attributes: { key: 'k', value: 'v', category: 'terraform' } },
+    });
+    ids.toolVersion = await create('/admin/terraform-versions', {
+      data: { type: 'terraform-versions', attributes: { version: '1.0.4545', url: 'https://example.com/tf.zip', sha: 'a'.repeat(64) } },
+    });
   });
   afterAll(() => server.close());
 
@@ -92,6 +99,9 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/workspaces/:id/vars/:var': `/workspaces/${ids.workspace}/vars/${ids.variable}`,
       '/api/v2/vars/:id': `/vars/${ids.variable}`,
       '/api/v2/team-projects/:id': `/team-projects/${ids.teamProject}`,
+      '/api/v2/varsets/:id': `/varsets/${ids.varset}`,
+      '/api/v2/varsets/:id/relationships/vars/:var': `/varsets/${ids.varset}/relationships/vars/${ids.setVariable}`,
+      '/api/v2/admin/terraform-versions/:id': `/admin/terraform-versions/${ids.toolVersion}`,
       // The task service's callback: an empty verdict is a 422 about the body, whatever the result id.
       '/api/v2/task-results/:id/callback': '/task-results/taskrs-none/callback',
     };
