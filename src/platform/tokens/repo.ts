@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, isNull } from 'drizzle-orm';
+import { and, asc, count, desc, eq, isNull, type SQL } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import { containsIgnoringCase } from '../users/repo.js';
 import type { DbOrTx } from '../../store/store.js';
@@ -18,8 +18,8 @@ export function deleteToken(db: DbOrTx, id: string): void {
   db.delete(platformTokens).where(eq(platformTokens.id, id)).run();
 }
 
-export function listUserTokens(db: DbOrTx, userId: string, offset: number, limit: number): { rows: TokenRow[]; total: number } {
-  const where = and(eq(platformTokens.kind, 'user'), eq(platformTokens.userId, userId));
+/** One page of the tokens `where` selects, oldest first, with their total. */
+function pageOfTokens(db: DbOrTx, where: SQL | undefined, offset: number, limit: number): { rows: TokenRow[]; total: number } {
   const rows = db
     .select()
     .from(platformTokens)
@@ -30,6 +30,10 @@ export function listUserTokens(db: DbOrTx, userId: string, offset: number, limit
     .all();
   const total = db.select({ n: count() }).from(platformTokens).where(where).get()?.n ?? 0;
   return { rows, total };
+}
+
+export function listUserTokens(db: DbOrTx, userId: string, offset: number, limit: number): { rows: TokenRow[]; total: number } {
+  return pageOfTokens(db, and(eq(platformTokens.kind, 'user'), eq(platformTokens.userId, userId)), offset, limit);
 }
 
 /** The token of a team, of an organization, or an organization's audit-trail token (each has at most one). */
@@ -85,17 +89,7 @@ export function listTeamTokens(db: DbOrTx, filter: TeamTokenFilter, offset: numb
 }
 
 export function listTokensOfTeam(db: DbOrTx, teamId: string, offset: number, limit: number): { rows: TokenRow[]; total: number } {
-  const where = and(eq(platformTokens.kind, 'team'), eq(platformTokens.teamId, teamId));
-  const rows = db
-    .select()
-    .from(platformTokens)
-    .where(where)
-    .orderBy(asc(platformTokens.createdAt), asc(platformTokens.id))
-    .limit(limit)
-    .offset(offset)
-    .all();
-  const total = db.select({ n: count() }).from(platformTokens).where(where).get()?.n ?? 0;
-  return { rows, total };
+  return pageOfTokens(db, and(eq(platformTokens.kind, 'team'), eq(platformTokens.teamId, teamId)), offset, limit);
 }
 
 export function teamsOfOrganization(db: DbOrTx, organizationId: string): (typeof teams.$inferSelect)[] {
