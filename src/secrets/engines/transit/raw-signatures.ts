@@ -28,7 +28,8 @@ export interface DigestSignOptions {
   ieee: boolean;
 }
 
-const NODE_HASH: Readonly<Record<string, string>> = {
+/** The hash names the API takes, as Node (OpenSSL) names them. */
+export const NODE_HASH: Readonly<Record<string, string>> = {
   sha1: 'sha1',
   'sha2-224': 'sha224',
   'sha2-256': 'sha256',

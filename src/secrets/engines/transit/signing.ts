@@ -3,21 +3,10 @@ import { badRequest } from '../../../core/errors.js';
 import { checkReadableVersion, deriveKey, parseVersioned, versionPrefix } from './ciphertext.js';
 import { KEY_TYPES } from './key-types.js';
 import { ed25519FromSeed, privateKeyOf, rawBytes, versionEntry, type KeyPolicy, type KeyVersion } from './policy.js';
-import { signDigest, signMessage, verifyDigest, verifyMessage, type DigestSignOptions } from './raw-signatures.js';
+import { NODE_HASH, signDigest, signMessage, verifyDigest, verifyMessage, type DigestSignOptions } from './raw-signatures.js';
 
 /** The hash names the API takes, as Node (OpenSSL) names them; `none` means "the input is the digest". */
-export const HASHES: Readonly<Record<string, string>> = {
-  sha1: 'sha1',
-  'sha2-224': 'sha224',
-  'sha2-256': 'sha256',
-  'sha2-384': 'sha384',
-  'sha2-512': 'sha512',
-  'sha3-224': 'sha3-224',
-  'sha3-256': 'sha3-256',
-  'sha3-384': 'sha3-384',
-  'sha3-512': 'sha3-512',
-  none: 'none',
-};
+export const HASHES: Readonly<Record<string, string>> = { ...NODE_HASH, none: 'none' };
 
 export interface SignOptions {
   hash: string;
