@@ -36,6 +36,8 @@ import { ConfigurationVersionService } from './configuration-versions/service.js
 import { LogBook } from './runs/logs.js';
 import { RunEngine } from './runs/engine.js';
 import { RunService } from './runs/service.js';
+import { RunActivityService } from './runs/activity.js';
+import { RunTriggerService } from './runs/triggers.js';
 import { TaskStageService } from './task-stages/service.js';
 import { TaskStageRunner } from './task-stages/runner.js';
 import { WorkspaceLocks } from './workspaces/locking.js';
@@ -84,6 +86,8 @@ export interface PlatformServices {
   readonly variableSetViews: VariableSetViews;
   readonly configurationVersions: ConfigurationVersionService;
   readonly runs: RunService;
+  readonly runActivity: RunActivityService;
+  readonly runTriggers: RunTriggerService;
   readonly runLogs: LogBook;
   readonly taskStages: TaskStageService;
   readonly workspaceLocks: WorkspaceLocks;
@@ -162,6 +166,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaces,
     configurationVersions,
     runs,
+    runActivity: new RunActivityService(db, clock, runs),
+    runTriggers: new RunTriggerService(db, clock, workspaces),
     runLogs,
     taskStages: new TaskStageService(db, taskStageRunner),
     workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
