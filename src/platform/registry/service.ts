@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../core/clock.js';
 import { editionAllows, type Edition } from '../../core/edition.js';
-import { ApiError, forbidden } from '../../core/errors.js';
+import { ApiError, forbidden, notFound } from '../../core/errors.js';
 import { newId, secretToken } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
 import type { ModuleDetails, ModuleVcsRepo } from '../../store/tables.js';
@@ -161,9 +161,11 @@ export class RegistryService {
   createVersion(principal: Principal, organizationName: string, address: ModuleAddress, version: string): VersionSummary {
     const organization = this.managed(principal, organizationName);
     if (address.registryName === 'public') throw forbidden('versions cannot be created for public modules', { title: 'forbidden' });
-    if (address.registryName !== 'private' || address.namespace !== organization.name) throw NOT_FOUND;
-    const [module] = repo.findModules(this.db, { organizationId: organization.id, ...address });
-    if (!module) throw NOT_FOUND;
+    const [module] =
+      address.registryName === 'private' && address.namespace === organization.name
+        ? repo.findModules(this.db, { organizationId: organization.id, ...address })
+        : [];
+    if (!module) throw missingModule(organization.name, address);
     if (module.vcsRepo)
       throw new ApiError(422, 'versions of a VCS-linked module come from its tags', {
         title: 'invalid attribute',
@@ -310,5 +312,12 @@ export class RegistryService {
     return id;
   }
 }
+
+/** A version's module is named in the 404, so a typo in the address shows in the answer. */
+const missingModule = (organizationName: string, address: ModuleAddress) =>
+  notFound(
+    `registry module ${address.registryName}/${address.namespace}/${address.name}/${address.provider} not found in organization ${organizationName}`,
+    { title: 'not found' },
+  );
 
 const hasOk = (versions: VersionSummary[]) => versions.some((version) => version.status === 'ok');
