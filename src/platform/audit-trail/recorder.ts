@@ -4,7 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../store/store.js';
 import type { Principal } from '../auth/principal.js';
 import { findOrganizationById, findOrganizationByName } from '../organizations/repo.js';
-import { organizationOfId } from './owners.js';
+import { isOwnedId, organizationOfId } from './owners.js';
 import { insertAuditEvent } from './repo.js';
 
 const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
@@ -120,7 +120,15 @@ export function auditRecorder(db: Db, clock: Clock) {
         accessorDescription: who.description,
         accessorType: 'Client',
         requestId: randomUUID(),
-        resourceId: typeof data?.['id'] === 'string' ? data['id'] : (params['id'] ?? params['organization'] ?? path),
+        resourceId:
+          typeof data?.['id'] === 'string'
+            ? data['id']
+            : (Object.values(params)
+                .reverse()
+                .find((value) => value !== undefined && isOwnedId(value)) ??
+              params['id'] ??
+              params['organization'] ??
+              path),
         resourceType: type.replace(/s$/, '').replace(/-/g, '_'),
         action,
       });

@@ -7,6 +7,7 @@ import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Included, readInclude } from '../jsonapi/include.js';
+import { Attr, resourceBody } from '../jsonapi/schemas.js';
 import { moduleResource, noCodeResource, versionResource } from './resource.js';
 import { type Loaded, type ModuleAddress, type UpdateModule } from './service.js';
 import type { VersionSummary } from './repo.js';
@@ -29,6 +30,10 @@ const ListQuery = Type.Object({
 });
 const ShowQuery = Type.Object({ include: Type.Optional(Type.String({ description: 'no-code-modules' })) });
 const MODULE_INCLUDES = ['no-code-modules'] as const;
+const MODULE_UPDATE_BODY = resourceBody(['registry-modules'], {
+  attributes: { 'no-code': Attr.boolean(), 'vcs-repo': Attr.object(), 'test-config': Attr.object() },
+  relationships: ['tag-bindings'],
+});
 
 const unsupported = (what: string, pointer: string) => unprocessable(`${what} is not supported by understudy`, pointer);
 
@@ -162,7 +167,7 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
 
   app.patch<{ Params: Static<typeof ProviderParams> }>(
     '/organizations/:org/registry-modules/:registry/:namespace/:name/:provider',
-    { schema: { params: ProviderParams, body: ResourceBody } },
+    { schema: { params: ProviderParams, body: MODULE_UPDATE_BODY } },
     async (request, reply) => {
       const { org, registry, ...rest } = request.params;
       const input = readModuleUpdate(request.body);

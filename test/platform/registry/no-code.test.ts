@@ -213,3 +213,93 @@ for (const edition of ['self-hosted', 'hosted'] as const) {
     });
   });
 }
+
+describe('PATCH of a registry module, include=no-code-modules, and versions of a missing module', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ UNDERSTUDY_EDITION: 'hosted' });
+  });
+  afterAll(() => server.close());
+  const address = (name: string) => `/organizations/${ORG}/registry-modules/private/${ORG}/${name}/aws`;
+  /** go-tfe's RegistryModules.Update: `tag-bindings` always present, empty unless set. */
+  const patch = (name: string, attributes: object, extra: { token?: string; bindings?: object[] } = {}) =>
+    platform(server, 'PATCH', address(name), {
+      body: { data: { type: 'registry-modules', attributes, relationships: { 'tag-bindings': { data: extra.bindings ?? [] } } } },
+      ...(extra.token ? { token: extra.token } : {}),
+    });
+
+  it('enables and disables no-code through the module, keeping one no-code module', async () => {
+    const created = await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, {
+      body: { data: { type: 'registry-modules', attributes: { name: 'toggled', provider: 'aws' } } },
+    });
+    expect(created.body.data.attributes['no-code']).toBe(false);
+    const on = await patch('toggled', { 'no-code': true });
+    expect(on.status, JSON.stringify(on.body)).toBe(200);
+    expect(on.body.data.attributes['no-code']).toBe(true);
+    const [noCode] = on.body.data.relationships['no-code-modules'].data;
+    expect(noCode.type).toBe('no-code-modules');
+    const off = await patch('toggled', { 'no-code': false });
+    expect(off.body.data.attributes['no-code']).toBe(false);
+    expect(off.body.data.relationships['no-code-modules'].data).toEqual([noCode]);
+    expect((await platform(server, 'GET', `/no-code-modules/${noCode.id}`)).body.data.attributes.enabled).toBe(false);
+    expect((await patch('toggled', { 'no-code': true })).body.data.relationships['no-code-modules'].data).toEqual([noCode]);
+
+    const nothing = await patch('toggled', {});
+    expect(nothing.status).toBe(200);
+    expect(nothing.body.data.attributes['no-code']).toBe(true);
+    expect((await patch('missing', { 'no-code': true })).status).toBe(404);
+    // What understudy does not model is refused, and changes nothing.
+    expect((await patch('toggled', { 'no-code': false, 'vcs-repo': { branch: 'main' } })).status).toBe(422);
+    expect((await patch('toggled', { 'no-code': false, 'test-config': { 'tests-enabled': true } })).status).toBe(422);
+    expect((await patch('toggled', { 'no-code': false }, { bindings: [{ type: 'tag-bindings', attributes: { key: 'a' } }] })).status).toBe(
+      422,
+    );
+    expect((await patch('toggled', { 'no-code': 'yes' })).status).toBe(422);
+    expect((await platform(server, 'GET', address('toggled'))).body.data.attributes['no-code']).toBe(true);
+  });
+
+  it('needs Manage Modules to patch (others get 404)', async () => {
+    await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, {
+      body: { data: { type: 'registry-modules', attributes: { name: 'kept', provider: 'aws' } } },
+    });
+    const team = await platform(server, 'POST', `/organizations/${ORG}/teams`, {
+      body: { data: { type: 'teams', attributes: { name: 'patch-readers' } } },
+    });
+    const token = (
+      await platform(server, 'POST', `/teams/${team.body.data.id}/authentication-token`, {
+        body: { data: { type: 'authentication-tokens' } },
+      })
+    ).body.data.attributes.token as string;
+    expect((await platform(server, 'GET', address('kept'), { token })).status).toBe(200);
+    expect((await patch('kept', { 'no-code': true }, { token })).status).toBe(404);
+    expect((await platform(server, 'GET', address('kept'))).body.data.attributes['no-code']).toBe(false);
+  });
+
+  it('creates a no-code module with the deprecated flag and lists it with include=no-code-modules', async () => {
+    const created = await platform(server, 'POST', `/organizations/${ORG}/registry-modules`, {
+      body: { data: { type: 'registry-modules', attributes: { name: 'iam', provider: 'aws', 'no-code': true } } },
+    });
+    expect(created.body.data.attributes['no-code']).toBe(true);
+    expect(created.body.data.relationships['no-code-modules'].data).toHaveLength(1);
+    const list = await platform(server, 'GET', `/organizations/${ORG}/registry-modules?include=no-code-modules`);
+    expect(list.status).toBe(200);
+    const iam = list.body.data.find((module: { id: string }) => module.id === created.body.data.id);
+    expect(iam.relationships['no-code-modules'].data).toHaveLength(1);
+    expect(list.body.included.map((entry: { id: string }) => entry.id)).toContain(iam.relationships['no-code-modules'].data[0].id);
+    expect((await platform(server, 'GET', `/organizations/${ORG}/registry-modules`)).body.included).toBeUndefined();
+    expect((await platform(server, 'GET', `/organizations/${ORG}/registry-modules?include=versions`)).status).toBe(400);
+  });
+
+  it('answers a version of a missing module with a 404 naming the module', async () => {
+    const response = await platform(server, 'POST', `/organizations/${ORG}/registry-modules/private/${ORG}/nowhere/aws/versions`, {
+      body: { data: { type: 'registry-module-versions', attributes: { version: '1.0.0' } } },
+    });
+    expect(response.status).toBe(404);
+    expect(response.body.errors[0].detail).toContain(`private/${ORG}/nowhere/aws`);
+    const deprecated = await platform(server, 'POST', `/registry-modules/${ORG}/nowhere/aws/versions`, {
+      body: { data: { type: 'registry-module-versions', attributes: { version: '1.0.0' } } },
+    });
+    expect(deprecated.status).toBe(404);
+    expect(deprecated.body.errors[0].detail).toContain('nowhere/aws');
+  });
+});
