@@ -169,7 +169,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     taskStages: new TaskStageService(db, taskStageRunner),
     workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
     workspaceViews,
-    auditTrail: new AuditTrailService(db),
+    auditTrail: new AuditTrailService(db, clock),
     variableSetViews: new VariableSetViews(db),
   };
   services.workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
