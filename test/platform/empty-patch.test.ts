@@ -7,6 +7,7 @@ import { platform, startServer, type TestServer } from '../helpers/app.js';
  * PATCH route is covered as soon as it exists (and fails here until it has ids to work on).
  */
 const ORG = 'patchco';
+const MODULE_ROUTE = '/api/v2/organizations/:org/registry-modules/:registry/:namespace/:name/:provider';
 
 type Document = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: BodySchema }> } }>> };
 type BodySchema = { properties?: { data?: { type?: string; properties?: { type?: { anyOf?: { enum?: string[]; const?: string }[] } } } } };
@@ -110,7 +111,7 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/varsets/:id': `/varsets/${ids.varset}`,
       '/api/v2/varsets/:id/relationships/vars/:var': `/varsets/${ids.varset}/relationships/vars/${ids.setVariable}`,
       '/api/v2/admin/terraform-versions/:id': `/admin/terraform-versions/${ids.toolVersion}`,
-      '/api/v2/organizations/:org/registry-modules/:registry/:namespace/:name/:provider': `/organizations/${ORG}/registry-modules/private/${ORG}/patched/aws`,
+      [MODULE_ROUTE]: `/organizations/${ORG}/registry-modules/private/${ORG}/patched/aws`,
       '/api/v2/no-code-modules/:id': `/no-code-modules/${ids.noCode}`,
       // The task service's callback: an empty verdict is a 422 about the body, whatever the result id.
       '/api/v2/task-results/:id/callback': '/task-results/taskrs-none/callback',

@@ -45,7 +45,7 @@ export function organizationOfId(db: Db, id: string): string | undefined {
   const query = OWNER_QUERIES[prefix];
   if (!query) return undefined;
   let prepared = statements.get(db);
-  if (!prepared) statements.set(db, (prepared = new Map()));
+  if (!prepared) statements.set(db, (prepared = new Map<string, Statement>()));
   let statement = prepared.get(prefix);
   if (!statement) prepared.set(prefix, (statement = sqliteOf(db).prepare(query)));
   const row = statement.get({ id }) as { organization_id: string | null } | undefined;

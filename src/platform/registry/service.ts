@@ -348,10 +348,11 @@ export class RegistryService {
 }
 
 /** A version's module is named in the 404, so a typo in the address shows in the answer. */
-const missingModule = (organizationName: string, address: ModuleAddress) =>
-  notFound(
-    `registry module ${address.registryName}/${address.namespace}/${address.name}/${address.provider} not found in organization ${organizationName}`,
-    { title: 'not found' },
-  );
+function missingModule(organizationName: string, address: ModuleAddress) {
+  const { registryName, namespace, name, provider } = address;
+  return notFound(`registry module ${registryName}/${namespace}/${name}/${provider} not found in organization ${organizationName}`, {
+    title: 'not found',
+  });
+}
 
 const hasOk = (versions: VersionSummary[]) => versions.some((version) => version.status === 'ok');
