@@ -38,19 +38,23 @@ export function soakServerEnvironment(): Record<string, string> {
   return { NODE_OPTIONS: `--heapsnapshot-signal=SIGUSR2 --diagnostic-dir=${SOAK_HEAP_DIR}` };
 }
 
-/** Asks `pid` for a heap snapshot and waits until the file is complete (its name appears once it is written). */
-async function heapSnapshot(pid: number): Promise<string> {
+/**
+ * Asks `pid` for a heap snapshot and waits until it is written: the server writes it on its main
+ * thread, so the first answer to a health check after the signal means the file is complete.
+ */
+async function heapSnapshot(target: BenchTarget, pid: number): Promise<string> {
   const before = new Set(readdirSync(SOAK_HEAP_DIR));
   process.kill(pid, 'SIGUSR2');
-  for (let waited = 0; waited < 120_000; waited += 500) {
-    await sleep(500);
+  await sleep(1_000);
+  for (let waited = 0; waited < 600_000; waited += 1_000) {
+    const answered = await fetch(`${target.baseUrl}/_emulator/health`, { signal: AbortSignal.timeout(1_000) }).then(
+      (response) => response.ok,
+      () => false,
+    );
     const made = readdirSync(SOAK_HEAP_DIR).find((name) => name.endsWith('.heapsnapshot') && !before.has(name));
-    if (made) {
-      await sleep(2_000);
-      return made;
-    }
+    if (answered && made) return made;
   }
-  throw new Error(`no heap snapshot from process ${pid} within two minutes`);
+  throw new Error(`no heap snapshot from process ${pid} within ten minutes`);
 }
 
 /** Resident set size of `pid` in MB (Linux /proc). */
@@ -96,10 +100,10 @@ export async function soak(
   const heapSnapshots: string[] = [];
   await run(target, warmupSeconds, connections);
   const rssAfterWarmupMb = rssMb(pid);
-  if (SOAK_HEAP_DIR !== '') heapSnapshots.push(await heapSnapshot(pid));
+  if (SOAK_HEAP_DIR !== '') heapSnapshots.push(await heapSnapshot(target, pid));
   const result = await run(target, seconds, connections);
   const rssAfterSoakMb = rssMb(pid);
-  if (SOAK_HEAP_DIR !== '') heapSnapshots.push(await heapSnapshot(pid));
+  if (SOAK_HEAP_DIR !== '') heapSnapshots.push(await heapSnapshot(target, pid));
   await sleep(2_000);
   const growth = Math.round(((rssAfterSoakMb - rssAfterWarmupMb) / rssAfterWarmupMb) * 1000) / 1000;
   return {

@@ -1,5 +1,7 @@
 import type { Readable } from 'node:stream';
+import type { SecretsAtRest } from '../../core/at-rest.js';
 import type { Clock } from '../../core/clock.js';
+import { safeEqual } from '../../core/crypto.js';
 import { editionAllows, type Edition } from '../../core/edition.js';
 import { ApiError, forbidden } from '../../core/errors.js';
 import { newId, secretToken } from '../../core/ids.js';
@@ -29,7 +31,7 @@ export interface CreateModule {
   namespace?: string;
   registryName: RegistryName;
   noCode: boolean;
-  vcsRepo?: Omit<ModuleVcsRepo, 'webhookSecret'>;
+  vcsRepo?: Omit<ModuleVcsRepo, 'webhookDigest' | 'webhookSealed'>;
 }
 
 export interface Loaded {
@@ -48,6 +50,7 @@ export class RegistryService {
     private readonly clock: Clock,
     private readonly edition: Edition,
     private readonly organizations: OrganizationService,
+    private readonly atRest: SecretsAtRest,
     private readonly limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
   ) {}
 
@@ -71,6 +74,37 @@ export class RegistryService {
     }
     if (value === 'private') return 'private';
     throw NOT_FOUND;
+  }
+
+  /** A new self-authorising secret, as stored: its digest and its sealed copy (the secret itself is never written). */
+  private newSecret(): { digest: string; sealed: string } {
+    const secret = secretToken(24);
+    return { digest: this.atRest.digest(secret), sealed: this.atRest.seal(secret) };
+  }
+
+  private newWebhook(): Pick<ModuleVcsRepo, 'webhookDigest' | 'webhookSealed'> {
+    const { digest, sealed } = this.newSecret();
+    return { webhookDigest: digest, webhookSealed: sealed };
+  }
+
+  private newUpload(): { uploadId: string; uploadSealed: string } {
+    const { digest, sealed } = this.newSecret();
+    return { uploadId: digest, uploadSealed: sealed };
+  }
+
+  /** The secret id of a version's upload link, for rendering the link (null if it cannot be opened). */
+  uploadSecret(version: VersionSummary): string | null {
+    return version.uploadSealed === null ? null : this.atRest.open(version.uploadSealed);
+  }
+
+  /** The secret of a VCS-linked module's webhook URL, for rendering it. */
+  webhookSecret(module: ModuleRow): string | null {
+    return module.vcsRepo ? this.atRest.open(module.vcsRepo.webhookSealed) : null;
+  }
+
+  /** Whether `secret` is the module's webhook secret (digests compared in constant time). */
+  webhookMatches(module: ModuleRow, secret: string): boolean {
+    return module.vcsRepo !== null && safeEqual(module.vcsRepo.webhookDigest, this.atRest.digest(secret));
   }
 
   private loaded(module: ModuleRow, organization: OrganizationRow, canManage: boolean): Loaded {
@@ -125,7 +159,7 @@ export class RegistryService {
       ...address,
       status: 'pending',
       noCode: input.noCode,
-      vcsRepo: input.vcsRepo ? { ...input.vcsRepo, webhookSecret: secretToken(24) } : null,
+      vcsRepo: input.vcsRepo ? { ...input.vcsRepo, ...this.newWebhook() } : null,
       createdAt: at,
       updatedAt: at,
     };
@@ -184,7 +218,7 @@ export class RegistryService {
       version,
       status: 'pending',
       source: 'svc-api',
-      uploadId: secretToken(24),
+      ...this.newUpload(),
       details: null,
       archive: null,
       createdAt: at,
@@ -245,7 +279,9 @@ export class RegistryService {
   }
 
   /** Parses an upload and, only if it is a sound module, stores it and marks the version `ok`. */
-  async upload(uploadId: string, body: Readable | Buffer): Promise<void> {
+  async upload(uploadSecret: string, body: Readable | Buffer): Promise<void> {
+    // Looked up by digest: the store holds no upload secret to compare with.
+    const uploadId = this.atRest.digest(uploadSecret);
     if (!repo.findVersionByUpload(this.db, uploadId)) throw NOT_FOUND;
     const { archive, files } = await unpackModule(body, this.limits);
     const details = await extractDetails(files);
@@ -301,7 +337,7 @@ export class RegistryService {
       version,
       status: 'pending',
       source: 'vcs',
-      uploadId: secretToken(24),
+      ...this.newUpload(),
       details: null,
       archive: null,
       createdAt: at,
