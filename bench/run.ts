@@ -297,7 +297,8 @@ async function main(): Promise<void> {
         `RSS ${rssAfterWarmupMb} -> ${rssAfterSoakMb} MB (growth ${(growth * 100).toFixed(1)}%, goal < ${SOAK_GROWTH_GOAL * 100}%: ` +
         `${met ? 'met' : 'NOT MET'}), idle ${rssIdleMb} MB`,
     );
-    if (soaked.heapSnapshots.length > 0) console.log(`heap snapshots in ${process.env.BENCH_SOAK_HEAP_DIR}: ${soaked.heapSnapshots.join(', ')}`);
+    if (soaked.heapSnapshots.length > 0)
+      console.log(`heap snapshots in ${process.env.BENCH_SOAK_HEAP_DIR}: ${soaked.heapSnapshots.join(', ')}`);
   }
   const startToReadyMs = Object.fromEntries([...startups].map(([label, samples]) => [label, { median: median(samples), samples }]));
   const results = {

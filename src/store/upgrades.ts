@@ -23,7 +23,10 @@ const UPGRADES: ((sqlite: Database.Database) => void)[] = [
   // keyed digest (what lookups compare) and a sealed copy (to show the link again). The secrets
   // themselves do not change, so links and webhook URLs handed out before keep working.
   (sqlite) => {
-    const versions = sqlite.prepare('SELECT id, upload_id AS secret FROM registry_module_versions').all() as { id: string; secret: string }[];
+    const versions = sqlite.prepare('SELECT id, upload_id AS secret FROM registry_module_versions').all() as {
+      id: string;
+      secret: string;
+    }[];
     const modules = sqlite.prepare('SELECT id, vcs_repo AS repo FROM registry_modules WHERE vcs_repo IS NOT NULL').all() as {
       id: string;
       repo: string;
@@ -35,7 +38,10 @@ const UPGRADES: ((sqlite: Database.Database) => void)[] = [
     const rekeyModule = sqlite.prepare('UPDATE registry_modules SET vcs_repo = ? WHERE id = ?');
     for (const { id, repo } of modules) {
       const { webhookSecret, ...rest } = JSON.parse(repo) as { webhookSecret: string };
-      rekeyModule.run(JSON.stringify({ ...rest, webhookDigest: atRest.digest(webhookSecret), webhookSealed: atRest.seal(webhookSecret) }), id);
+      rekeyModule.run(
+        JSON.stringify({ ...rest, webhookDigest: atRest.digest(webhookSecret), webhookSealed: atRest.seal(webhookSecret) }),
+        id,
+      );
     }
   },
 ];

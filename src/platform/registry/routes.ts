@@ -45,7 +45,11 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
   const sendModule = (request: FastifyRequest, reply: FastifyReply, status: number, loaded: Loaded) =>
     sendDocument(reply, status, singleDocument(moduleDocument(request, loaded)));
   const sendVersion = (request: FastifyRequest, reply: FastifyReply, version: VersionSummary) =>
-    sendDocument(reply, 201, singleDocument(versionResource(version, uploadUrl(request, service.uploadSecret(version)), context.config.dialect)));
+    sendDocument(
+      reply,
+      201,
+      singleDocument(versionResource(version, uploadUrl(request, service.uploadSecret(version)), context.config.dialect)),
+    );
 
   const createVersion = (request: FastifyRequest, principal: Principal, org: string, address: ModuleAddress) => {
     const attributes = new Attributes(readResource(request.body, ['registry-module-versions']).attributes);
@@ -130,7 +134,11 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
     async (request, reply) => {
       const { org, registry, ...rest } = request.params;
       const version = service.version(request.principal, org, { registryName: registry, ...rest }, request.query.module_version ?? '');
-      return sendDocument(reply, 200, singleDocument(versionResource(version, uploadUrl(request, service.uploadSecret(version)), context.config.dialect)));
+      return sendDocument(
+        reply,
+        200,
+        singleDocument(versionResource(version, uploadUrl(request, service.uploadSecret(version)), context.config.dialect)),
+      );
     },
   );
 
