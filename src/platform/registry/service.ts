@@ -5,6 +5,8 @@ import { safeEqual } from '../../core/crypto.js';
 import { editionAllows, type Edition } from '../../core/edition.js';
 import { ApiError, forbidden } from '../../core/errors.js';
 import { newId, secretToken } from '../../core/ids.js';
+import { OneAtATime } from '../../core/one-at-a-time.js';
+import { withSpooledUpload } from '../../core/upload-spool.js';
 import type { Db } from '../../store/store.js';
 import type { ModuleDetails, ModuleVcsRepo } from '../../store/tables.js';
 import { Permissions } from '../auth/permissions.js';
@@ -12,7 +14,7 @@ import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import * as organizationsRepo from '../organizations/repo.js';
 import { OrganizationService } from '../organizations/service.js';
-import { DEFAULT_ARCHIVE_LIMITS, unpackModule, type ArchiveLimits } from './archive.js';
+import { DEFAULT_ARCHIVE_LIMITS, rejected, unpackModule, type ArchiveLimits } from './archive.js';
 import { extractDetails } from './details.js';
 import * as repo from './repo.js';
 import type { ModuleFilter, ModuleRow, VersionSummary } from './repo.js';
@@ -53,6 +55,9 @@ export class RegistryService {
     private readonly atRest: SecretsAtRest,
     private readonly limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
   ) {}
+
+  /** Stored archives are read back whole one at a time, so concurrent uploads never hold several. */
+  private readonly storing = new OneAtATime();
 
   /** The organization if the caller may read it (404 otherwise), and whether it may manage modules. */
   organization(principal: Principal, organizationName: string): { organization: OrganizationRow; canManage: boolean } {
@@ -278,17 +283,28 @@ export class RegistryService {
     this.db.transaction((tx) => modules.forEach((module) => repo.deleteModule(tx, module.id)));
   }
 
-  /** Parses an upload and, only if it is a sound module, stores it and marks the version `ok`. */
+  /**
+   * Parses an upload and, only if it is a sound module, stores it and marks the version `ok`. The
+   * body goes to a temporary file first (the size limit counted as it arrives) and is parsed from
+   * there; only the write that stores it reads it whole, one upload at a time.
+   */
   async upload(uploadSecret: string, body: Readable | Buffer): Promise<void> {
     // Looked up by digest: the store holds no upload secret to compare with.
     const uploadId = this.atRest.digest(uploadSecret);
     if (!repo.findVersionByUpload(this.db, uploadId)) throw NOT_FOUND;
-    const { archive, files } = await unpackModule(body, this.limits);
-    const details = await extractDetails(files);
-    // Looked up again: the version may have been deleted while the body streamed in.
-    const version = repo.findVersionByUpload(this.db, uploadId);
-    if (!version) throw NOT_FOUND;
-    this.recordArchive(version, archive, details);
+    const { maxArchiveBytes } = this.limits;
+    const tooLarge = () => rejected(`the archive is larger than ${maxArchiveBytes} bytes`);
+    await withSpooledUpload(body, maxArchiveBytes, tooLarge, async (spooled) => {
+      const { files } = await unpackModule(spooled.stream(), this.limits);
+      const details = await extractDetails(files);
+      await this.storing.run(async () => {
+        const archive = await spooled.read();
+        // Looked up again: the version may have been deleted while the body streamed in.
+        const version = repo.findVersionByUpload(this.db, uploadId);
+        if (!version) throw NOT_FOUND;
+        this.recordArchive(version, archive, details);
+      });
+    });
   }
 
   private recordArchive(version: VersionSummary, archive: Buffer, details: ModuleDetails): void {
@@ -314,7 +330,7 @@ export class RegistryService {
         if (!repo.findModuleById(this.db, module.id)) break;
         this.db.transaction((tx) => {
           const row = this.addVersionIn(tx, module, version);
-          repo.updateVersion(tx, row, { status: 'ok', archive: unpacked.archive, details, updatedAt: this.clock.now() });
+          repo.updateVersion(tx, row, { status: 'ok', archive, details, updatedAt: this.clock.now() });
           repo.updateModule(tx, module.id, { status: 'setup_complete', updatedAt: this.clock.now() });
         });
         added.push(version);
