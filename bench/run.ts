@@ -6,8 +6,9 @@
  *
  * Knobs (environment): BENCH_DURATION seconds per row (4), BENCH_CONNECTIONS (2),
  * BENCH_STARTS start-up samples (5), BENCH_ONLY runs only scenarios whose name contains it,
- * BENCH_SOAK seconds of the soak row (60; the issue's full soak is 600), run when BENCH_ONLY is
- * unset or `soak`.
+ * BENCH_SOAK seconds of the soak row (60; the issue's full soak is 600, after a warm-up of a tenth
+ * of it), run when BENCH_ONLY is unset or `soak`; BENCH_SOAK_HEAP_DIR makes it write heap
+ * snapshots there (bench/soak.ts).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -18,7 +19,7 @@ import { allGoals, DOC_BASELINE, KV_BASELINE, START_NODE, START_NPM, type Figure
 import { killAll, measureStartup, ROOT, startBaseline, startUnderstudy, type StartCommand } from './processes.js';
 import { BASELINE_TOKEN } from './baseline-token.js';
 import type { BenchRequest, BenchTarget, Scenario } from './scenario.js';
-import { soak, SOAK_GROWTH_GOAL, type SoakResult } from './soak.js';
+import { rssMb, soak, SOAK_GROWTH_GOAL, soakServerEnvironment, type SoakResult } from './soak.js';
 
 function positiveInteger(name: string, fallback: number): number {
   const text = process.env[name];
@@ -272,7 +273,10 @@ async function main(): Promise<void> {
   }
   const baselines: Baselines = { kv: (rows[0] as Row).requestsPerSecond, doc: (rows[1] as Row).requestsPerSecond };
 
-  const understudy = await startUnderstudy();
+  const understudy = await startUnderstudy(soakServerEnvironment());
+  // Read before any request: the idle figure of a fresh server (issue 22 wants it under 150 MB).
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const rssAfterStartMb = understudy.pid === undefined ? 0 : rssMb(understudy.pid);
   let soaked: SoakResult | undefined;
   try {
     await runScenarios(
@@ -283,7 +287,7 @@ async function main(): Promise<void> {
     );
     if ((settings.only === '' || settings.only === 'soak') && understudy.pid !== undefined) {
       await fetch(`${understudy.target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
-      soaked = await soak(understudy.target, understudy.pid, settings.soakSeconds, settings.connections);
+      soaked = await soak(understudy.target, understudy.pid, settings.soakSeconds, settings.connections, rssAfterStartMb);
     }
   } finally {
     await understudy.stop();
@@ -307,10 +311,13 @@ async function main(): Promise<void> {
   if (soaked) {
     const { seconds, warmupSeconds, requests, rssAfterWarmupMb, rssAfterSoakMb, rssIdleMb, growth, met } = soaked;
     console.log(
-      `\nsoak: ${seconds} s after ${warmupSeconds} s warm-up, ${requests} requests (${soaked.non2xx} non-2xx, ${soaked.errors} errors); ` +
+      `\nsoak: idle RSS after start ${soaked.rssAfterStartMb} MB; ` +
+        `${seconds} s after ${warmupSeconds} s warm-up, ${requests} requests (${soaked.non2xx} non-2xx, ${soaked.errors} errors); ` +
         `RSS ${rssAfterWarmupMb} -> ${rssAfterSoakMb} MB (growth ${(growth * 100).toFixed(1)}%, goal < ${SOAK_GROWTH_GOAL * 100}%: ` +
         `${met ? 'met' : 'NOT MET'}), idle ${rssIdleMb} MB`,
     );
+    if (soaked.heapSnapshots.length > 0)
+      console.log(`heap snapshots in ${process.env.BENCH_SOAK_HEAP_DIR}: ${soaked.heapSnapshots.join(', ')}`);
   }
   const startToReadyMs = Object.fromEntries([...startups].map(([label, samples]) => [label, { median: median(samples), samples }]));
   const results = {

@@ -6,6 +6,8 @@ import { MembershipViews } from './memberships/view.js';
 import { OAuthClientService } from './oauth-clients/service.js';
 import { OrganizationService } from './organizations/service.js';
 import { ProjectService } from './projects/service.js';
+import { SecretsAtRest } from '../core/at-rest.js';
+import { AT_REST_KEY, serverKey } from '../store/server-keys.js';
 import { DownloadLinks } from './registry/links.js';
 import { RegistryProtocol } from './registry/protocol.js';
 import { NoCodeService } from './registry/no-code.js';
@@ -116,7 +118,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const workspaces = new WorkspaceService(db, clock, dialect, edition, tags, requireAgentPoolOf);
   const projects = new ProjectService(db, clock);
   const oauthClients = new OAuthClientService(db, clock, organizations);
-  const registry = new RegistryService(db, clock, edition, organizations);
+  const atRest = new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY));
+  const registry = new RegistryService(db, clock, edition, organizations, atRest);
   const stateVersions = new StateVersionService(db, clock, workspaces);
   const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
   const runLogs = new LogBook(db);

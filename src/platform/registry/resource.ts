@@ -13,6 +13,8 @@ export interface ModuleView {
   canManage: boolean;
   /** Absolute base of this server, for the webhook URL. */
   baseUrl: string;
+  /** The module's webhook secret, opened for this document (null when it has none). */
+  webhookSecret: string | null;
 }
 
 export function moduleSelfLink(
@@ -34,7 +36,7 @@ function vcsRepo(view: ModuleView): Record<string, unknown> | null {
     identifier: repo.identifier,
     'display-identifier': repo.displayIdentifier,
     'oauth-token-id': repo.oauthTokenId,
-    'webhook-url': `${view.baseUrl}${webhookPath(view.module.id, repo.webhookSecret)}`,
+    'webhook-url': view.webhookSecret === null ? null : `${view.baseUrl}${webhookPath(view.module.id, view.webhookSecret)}`,
   };
 }
 
@@ -65,7 +67,7 @@ export function moduleResource(view: ModuleView): ResourceObject {
   };
 }
 
-export function versionResource(version: VersionSummary, uploadUrl: string, dialect: Dialect): ResourceObject {
+export function versionResource(version: VersionSummary, uploadUrl: string | null, dialect: Dialect): ResourceObject {
   return {
     id: version.id,
     type: 'registry-module-versions',
@@ -77,7 +79,7 @@ export function versionResource(version: VersionSummary, uploadUrl: string, dial
       'updated-at': version.updatedAt.toISOString(),
     },
     relationships: { 'registry-module': { data: { id: version.moduleId, type: 'registry-modules' } } },
-    links: { upload: uploadUrl },
+    ...(uploadUrl === null ? {} : { links: { upload: uploadUrl } }),
   };
 }
 

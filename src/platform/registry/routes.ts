@@ -61,8 +61,8 @@ function readModuleUpdate(body: unknown): UpdateModule {
 }
 
 export const baseUrlOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
-export const uploadUrl = (request: FastifyRequest, version: VersionSummary) =>
-  `${baseUrlOf(request)}/api/registry/uploads/v1/object/${version.uploadId}`;
+export const uploadUrl = (request: FastifyRequest, secret: string | null) =>
+  secret === null ? null : `${baseUrlOf(request)}/api/registry/uploads/v1/object/${secret}`;
 
 /** The management API of the module registry (spec document 2), deprecated paths included. */
 export async function registryRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
@@ -70,7 +70,12 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
   const vcs = context.services.vcs;
 
   const moduleDocument = (request: FastifyRequest, loaded: Loaded) =>
-    moduleResource({ ...loaded, organizationName: loaded.organization.name, baseUrl: baseUrlOf(request) });
+    moduleResource({
+      ...loaded,
+      organizationName: loaded.organization.name,
+      baseUrl: baseUrlOf(request),
+      webhookSecret: service.webhookSecret(loaded.module),
+    });
   /** `include=no-code-modules` (list and reads): each module's no-code module in `included`. */
   const includedOf = (request: FastifyRequest, loaded: Loaded[]) => {
     const included = new Included();
@@ -82,7 +87,11 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
   const sendModule = (request: FastifyRequest, reply: FastifyReply, status: number, loaded: Loaded) =>
     sendDocument(reply, status, singleDocument(moduleDocument(request, loaded), includedOf(request, [loaded])));
   const sendVersion = (request: FastifyRequest, reply: FastifyReply, version: VersionSummary) =>
-    sendDocument(reply, 201, singleDocument(versionResource(version, uploadUrl(request, version), context.config.dialect)));
+    sendDocument(
+      reply,
+      201,
+      singleDocument(versionResource(version, uploadUrl(request, service.uploadSecret(version)), context.config.dialect)),
+    );
 
   const createVersion = (request: FastifyRequest, principal: Principal, org: string, address: ModuleAddress) => {
     const attributes = new Attributes(readResource(request.body, ['registry-module-versions']).attributes);
@@ -182,7 +191,11 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
     async (request, reply) => {
       const { org, registry, ...rest } = request.params;
       const version = service.version(request.principal, org, { registryName: registry, ...rest }, request.query.module_version ?? '');
-      return sendDocument(reply, 200, singleDocument(versionResource(version, uploadUrl(request, version), context.config.dialect)));
+      return sendDocument(
+        reply,
+        200,
+        singleDocument(versionResource(version, uploadUrl(request, service.uploadSecret(version)), context.config.dialect)),
+      );
     },
   );
 

@@ -1,8 +1,12 @@
 import type { Readable } from 'node:stream';
+import type { SecretsAtRest } from '../../core/at-rest.js';
 import type { Clock } from '../../core/clock.js';
+import { safeEqual } from '../../core/crypto.js';
 import { editionAllows, type Edition } from '../../core/edition.js';
 import { ApiError, forbidden, notFound } from '../../core/errors.js';
 import { newId, secretToken } from '../../core/ids.js';
+import { OneAtATime } from '../../core/one-at-a-time.js';
+import { withSpooledUpload } from '../../core/upload-spool.js';
 import type { Db } from '../../store/store.js';
 import type { ModuleDetails, ModuleVcsRepo } from '../../store/tables.js';
 import { Permissions } from '../auth/permissions.js';
@@ -10,7 +14,7 @@ import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import * as organizationsRepo from '../organizations/repo.js';
 import { OrganizationService } from '../organizations/service.js';
-import { DEFAULT_ARCHIVE_LIMITS, unpackModule, type ArchiveLimits } from './archive.js';
+import { DEFAULT_ARCHIVE_LIMITS, rejected, unpackModule, type ArchiveLimits } from './archive.js';
 import { extractDetails } from './details.js';
 import { insertNoCode, newNoCodeRow, noCodeOf, updateNoCode, type NoCodeRow } from './no-code-repo.js';
 import * as repo from './repo.js';
@@ -30,7 +34,7 @@ export interface CreateModule {
   namespace?: string;
   registryName: RegistryName;
   noCode: boolean;
-  vcsRepo?: Omit<ModuleVcsRepo, 'webhookSecret'>;
+  vcsRepo?: Omit<ModuleVcsRepo, 'webhookDigest' | 'webhookSealed'>;
 }
 
 export interface Loaded {
@@ -56,8 +60,12 @@ export class RegistryService {
     private readonly clock: Clock,
     private readonly edition: Edition,
     private readonly organizations: OrganizationService,
+    private readonly atRest: SecretsAtRest,
     private readonly limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
   ) {}
+
+  /** Stored archives are read back whole one at a time, so concurrent uploads never hold several. */
+  private readonly storing = new OneAtATime();
 
   /** The organization if the caller may read it (404 otherwise), and whether it may manage modules. */
   organization(principal: Principal, organizationName: string): { organization: OrganizationRow; canManage: boolean } {
@@ -79,6 +87,37 @@ export class RegistryService {
     }
     if (value === 'private') return 'private';
     throw NOT_FOUND;
+  }
+
+  /** A new self-authorising secret, as stored: its digest and its sealed copy (the secret itself is never written). */
+  private newSecret(): { digest: string; sealed: string } {
+    const secret = secretToken(24);
+    return { digest: this.atRest.digest(secret), sealed: this.atRest.seal(secret) };
+  }
+
+  private newWebhook(): Pick<ModuleVcsRepo, 'webhookDigest' | 'webhookSealed'> {
+    const { digest, sealed } = this.newSecret();
+    return { webhookDigest: digest, webhookSealed: sealed };
+  }
+
+  private newUpload(): { uploadId: string; uploadSealed: string } {
+    const { digest, sealed } = this.newSecret();
+    return { uploadId: digest, uploadSealed: sealed };
+  }
+
+  /** The secret id of a version's upload link, for rendering the link (null if it cannot be opened). */
+  uploadSecret(version: VersionSummary): string | null {
+    return version.uploadSealed === null ? null : this.atRest.open(version.uploadSealed);
+  }
+
+  /** The secret of a VCS-linked module's webhook URL, for rendering it. */
+  webhookSecret(module: ModuleRow): string | null {
+    return module.vcsRepo ? this.atRest.open(module.vcsRepo.webhookSealed) : null;
+  }
+
+  /** Whether `secret` is the module's webhook secret (digests compared in constant time). */
+  webhookMatches(module: ModuleRow, secret: string): boolean {
+    return module.vcsRepo !== null && safeEqual(module.vcsRepo.webhookDigest, this.atRest.digest(secret));
   }
 
   private loaded(module: ModuleRow, organization: OrganizationRow, canManage: boolean): Loaded {
@@ -133,7 +172,7 @@ export class RegistryService {
       ...address,
       status: 'pending',
       noCode: input.noCode,
-      vcsRepo: input.vcsRepo ? { ...input.vcsRepo, webhookSecret: secretToken(24) } : null,
+      vcsRepo: input.vcsRepo ? { ...input.vcsRepo, ...this.newWebhook() } : null,
       createdAt: at,
       updatedAt: at,
     };
@@ -220,7 +259,7 @@ export class RegistryService {
       version,
       status: 'pending',
       source: 'svc-api',
-      uploadId: secretToken(24),
+      ...this.newUpload(),
       details: null,
       archive: null,
       createdAt: at,
@@ -280,15 +319,28 @@ export class RegistryService {
     this.db.transaction((tx) => modules.forEach((module) => repo.deleteModule(tx, module.id)));
   }
 
-  /** Parses an upload and, only if it is a sound module, stores it and marks the version `ok`. */
-  async upload(uploadId: string, body: Readable | Buffer): Promise<void> {
+  /**
+   * Parses an upload and, only if it is a sound module, stores it and marks the version `ok`. The
+   * body goes to a temporary file first (the size limit counted as it arrives) and is parsed from
+   * there; only the write that stores it reads it whole, one upload at a time.
+   */
+  async upload(uploadSecret: string, body: Readable | Buffer): Promise<void> {
+    // Looked up by digest: the store holds no upload secret to compare with.
+    const uploadId = this.atRest.digest(uploadSecret);
     if (!repo.findVersionByUpload(this.db, uploadId)) throw NOT_FOUND;
-    const { archive, files } = await unpackModule(body, this.limits);
-    const details = await extractDetails(files);
-    // Looked up again: the version may have been deleted while the body streamed in.
-    const version = repo.findVersionByUpload(this.db, uploadId);
-    if (!version) throw NOT_FOUND;
-    this.recordArchive(version, archive, details);
+    const { maxArchiveBytes } = this.limits;
+    const tooLarge = () => rejected(`the archive is larger than ${maxArchiveBytes} bytes`);
+    await withSpooledUpload(body, maxArchiveBytes, tooLarge, async (spooled) => {
+      const { files } = await unpackModule(spooled.stream(), this.limits);
+      const details = await extractDetails(files);
+      await this.storing.run(async () => {
+        const archive = await spooled.read();
+        // Looked up again: the version may have been deleted while the body streamed in.
+        const version = repo.findVersionByUpload(this.db, uploadId);
+        if (!version) throw NOT_FOUND;
+        this.recordArchive(version, archive, details);
+      });
+    });
   }
 
   private recordArchive(version: VersionSummary, archive: Buffer, details: ModuleDetails): void {
@@ -314,7 +366,7 @@ export class RegistryService {
         if (!repo.findModuleById(this.db, module.id)) break;
         this.db.transaction((tx) => {
           const row = this.addVersionIn(tx, module, version);
-          repo.updateVersion(tx, row, { status: 'ok', archive: unpacked.archive, details, updatedAt: this.clock.now() });
+          repo.updateVersion(tx, row, { status: 'ok', archive, details, updatedAt: this.clock.now() });
           repo.updateModule(tx, module.id, { status: 'setup_complete', updatedAt: this.clock.now() });
         });
         added.push(version);
@@ -337,7 +389,7 @@ export class RegistryService {
       version,
       status: 'pending',
       source: 'vcs',
-      uploadId: secretToken(24),
+      ...this.newUpload(),
       details: null,
       archive: null,
       createdAt: at,

@@ -8,8 +8,10 @@ export interface ModuleVcsRepo {
   oauthTokenId: string;
   branch: string;
   ingressSubmodules: boolean;
-  /** The secret part of the module's `webhook-url`. */
-  webhookSecret: string;
+  /** The secret part of the module's `webhook-url`: its keyed digest, which a delivery is checked against (`SecretsAtRest`)… */
+  webhookDigest: string;
+  /** …and the secret sealed, opened only to render the URL again. */
+  webhookSealed: string;
 }
 
 /** What a parsed archive shows about a version (the registry protocol's `root`, `submodules`, …). */
@@ -68,8 +70,10 @@ export const registryModuleVersions = sqliteTable(
     version: text('version').notNull(),
     status: text('status').notNull(),
     source: text('source').notNull(),
-    /** The secret id in the version's upload link. */
+    /** The keyed digest of the secret id in the version's upload link (`SecretsAtRest`); uploads are looked up by it. */
     uploadId: text('upload_id').notNull().unique(),
+    /** The same secret sealed, opened only to render the link again. */
+    uploadSealed: text('upload_sealed'),
     details: text('details', { mode: 'json' }).$type<ModuleDetails>(),
     archive: blob('archive', { mode: 'buffer' }),
     createdAt: createdAt(),
