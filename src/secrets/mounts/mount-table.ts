@@ -118,13 +118,16 @@ export class MountTable {
     return this.db.select().from(this.table).where(eq(this.table.type, type)).all();
   }
 
-  /** The mount whose path is the longest prefix of `requestPath`. */
+  /**
+   * The mount whose path is a prefix of `requestPath`. Mount paths end in `/`, so the candidates
+   * are the prefixes of the path that end in one: a point read each, however many mounts there
+   * are. Mounts never nest (`conflict` refuses a mount above or below another), so at most one
+   * candidate exists and the shortest is tried first: one read for `secret/data/a/b`.
+   */
   longestPrefix(requestPath: string): MountRow | undefined {
     const at = (this.kind === AUTH_MOUNTS ? authMountAt : secretMountAt)(this.db);
     const full = `${requestPath}/`;
-    // Mount paths end in `/`, so the candidates are the prefixes of the path that end in one,
-    // tried longest first: a point read each, however many mounts there are.
-    for (let end = full.length; end > 0; end = end > 1 ? full.lastIndexOf('/', end - 2) + 1 : 0) {
+    for (let end = full.indexOf('/') + 1; end > 0; end = full.indexOf('/', end) + 1) {
       const found = at.get({ path: full.slice(0, end) });
       if (found) return found;
     }
