@@ -5,10 +5,10 @@
  * time, stops by itself. Results go to stdout and to .bench/results.json.
  *
  * Knobs (environment): BENCH_DURATION seconds per row (4), BENCH_CONNECTIONS (2),
- * BENCH_STARTS start-up samples (5), BENCH_ONLY runs only scenarios whose name contains it,
- * BENCH_SOAK seconds of the soak row (60; the issue's full soak is 600, after a warm-up of a tenth
- * of it), run when BENCH_ONLY is unset or `soak`; BENCH_SOAK_HEAP_DIR makes it write heap
- * snapshots there (bench/soak.ts).
+ * BENCH_STARTS start-up samples (5), BENCH_ONLY runs only scenarios whose name contains it (or
+ * any of its `|`-separated parts), BENCH_SOAK seconds of the soak row (60; the issue's full soak
+ * is 600, after a warm-up of a tenth of it), run when BENCH_ONLY is unset or `soak`;
+ * BENCH_SOAK_HEAP_DIR makes it write heap snapshots there (bench/soak.ts).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -64,7 +64,8 @@ async function loadScenarios(): Promise<Scenario[]> {
     if (!Array.isArray(module.scenarios)) throw new Error(`bench/scenarios/${file} must export scenarios: Scenario[]`);
     all.push(...(module.scenarios as Scenario[]));
   }
-  return all.filter((scenario) => scenario.name.includes(settings.only));
+  const parts = settings.only.split('|');
+  return all.filter((scenario) => parts.some((part) => scenario.name.includes(part)));
 }
 
 async function hammer(baseUrl: string, request: BenchRequest, seconds: number) {
