@@ -32,6 +32,7 @@ export function serviceAccount(principal: Exclude<Principal, { kind: 'user' }>):
     email: `${username.toLowerCase()}@${SERVICE_ACCOUNT_DOMAIN}`,
     isSiteAdmin: false,
     isServiceAccount: true,
+    isSuspended: false,
     createdAt: principal.kind === 'team' ? principal.team.createdAt : principal.organization.createdAt,
   };
 }
@@ -145,6 +146,7 @@ function newUserRow(input: CreateUser, at: Date): UserRow {
     email: input.email.toLowerCase(),
     isSiteAdmin: input.siteAdmin ?? false,
     isServiceAccount: false,
+    isSuspended: false,
     createdAt: at,
   };
 }
