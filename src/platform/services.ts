@@ -36,6 +36,7 @@ import { ConfigurationVersionService } from './configuration-versions/service.js
 import { LogBook } from './runs/logs.js';
 import { RunEngine } from './runs/engine.js';
 import { RunService } from './runs/service.js';
+import { SiteAdminService } from './site-admin/service.js';
 import { TaskStageService } from './task-stages/service.js';
 import { TaskStageRunner } from './task-stages/runner.js';
 import { WorkspaceLocks } from './workspaces/locking.js';
@@ -84,6 +85,8 @@ export interface PlatformServices {
   readonly variableSetViews: VariableSetViews;
   readonly configurationVersions: ConfigurationVersionService;
   readonly runs: RunService;
+  /** The self-hosted edition's installation-wide administration of organizations and workspaces. */
+  readonly siteAdmin: SiteAdminService;
   readonly runLogs: LogBook;
   readonly taskStages: TaskStageService;
   readonly workspaceLocks: WorkspaceLocks;
@@ -162,6 +165,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaces,
     configurationVersions,
     runs,
+    siteAdmin: new SiteAdminService(db, organizations, workspaces),
     runLogs,
     taskStages: new TaskStageService(db, taskStageRunner),
     workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
