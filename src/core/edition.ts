@@ -37,7 +37,8 @@ export const EDITION_RULES: readonly EditionRule[] = [
   },
   {
     what:
-      'Installation administration (`/api/v2/admin/organizations`, `/api/v2/admin/workspaces`, `DELETE /api/v2/admin/users/:id`, `/api/v2/admin/users/:id/actions/…`)',
+      'Installation administration (`/api/v2/admin/organizations`, `/api/v2/admin/workspaces`, ' +
+      '`DELETE /api/v2/admin/users/:id`, `/api/v2/admin/users/:id/actions/…`)',
     'self-hosted': 'present (site administrators; 404 for anyone else)',
     hosted: '404',
   },

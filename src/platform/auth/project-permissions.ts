@@ -38,25 +38,24 @@ export type TeamProjectAccess = (typeof teamProjects.$inferSelect)['access'];
 export type FixedProjectAccess = Exclude<TeamProjectAccess, 'custom'>;
 
 /** The detailed permissions each fixed level stands for, as the real service reports them. */
-export const FIXED_PROJECT_ACCESS: Record<FixedProjectAccess, { project: CustomProjectAccess; workspace: CustomProjectWorkspaceAccess }> =
-  {
-    read: {
-      project: { settings: 'read', teams: 'none', 'variable-sets': 'none' },
-      workspace: workspaceAccess('read', 'none', 'read', 'read', { create: false, locking: false, move: false, delete: false }),
-    },
-    write: {
-      project: { settings: 'read', teams: 'none', 'variable-sets': 'none' },
-      workspace: workspaceAccess('apply', 'read', 'write', 'write', { create: false, locking: true, move: false, delete: false }),
-    },
-    maintain: {
-      project: { settings: 'read', teams: 'read', 'variable-sets': 'read' },
-      workspace: workspaceAccess('apply', 'read', 'write', 'write', { create: true, locking: true, move: false, delete: true }),
-    },
-    admin: {
-      project: { settings: 'delete', teams: 'manage', 'variable-sets': 'write' },
-      workspace: workspaceAccess('apply', 'read', 'write', 'write', { create: true, locking: true, move: true, delete: true }),
-    },
-  };
+export const FIXED_PROJECT_ACCESS: Record<FixedProjectAccess, { project: CustomProjectAccess; workspace: CustomProjectWorkspaceAccess }> = {
+  read: {
+    project: { settings: 'read', teams: 'none', 'variable-sets': 'none' },
+    workspace: workspaceAccess('read', 'none', 'read', 'read', { create: false, locking: false, move: false, delete: false }),
+  },
+  write: {
+    project: { settings: 'read', teams: 'none', 'variable-sets': 'none' },
+    workspace: workspaceAccess('apply', 'read', 'write', 'write', { create: false, locking: true, move: false, delete: false }),
+  },
+  maintain: {
+    project: { settings: 'read', teams: 'read', 'variable-sets': 'read' },
+    workspace: workspaceAccess('apply', 'read', 'write', 'write', { create: true, locking: true, move: false, delete: true }),
+  },
+  admin: {
+    project: { settings: 'delete', teams: 'manage', 'variable-sets': 'write' },
+    workspace: workspaceAccess('apply', 'read', 'write', 'write', { create: true, locking: true, move: true, delete: true }),
+  },
+};
 
 function workspaceAccess(
   runs: CustomProjectWorkspaceAccess['runs'],
@@ -111,7 +110,9 @@ export function detailsOf(grant: Pick<typeof teamProjects.$inferSelect, 'access'
  * as before (maintain is admin there); a custom grant counts as the highest fixed level all of
  * whose run, variable, state and locking rights it holds, as custom workspace access does.
  */
-export function projectGrantLevel(grant: Pick<typeof teamProjects.$inferSelect, 'access' | 'projectAccess' | 'workspaceAccess'>): AccessLevel {
+export function projectGrantLevel(
+  grant: Pick<typeof teamProjects.$inferSelect, 'access' | 'projectAccess' | 'workspaceAccess'>,
+): AccessLevel {
   switch (grant.access) {
     case 'read':
       return 'read';
@@ -177,7 +178,11 @@ export function projectPermissionsForMany(
 }
 
 /** What `grants` allows on the project `projectId`. */
-export function projectPermissionsFor(db: DbOrTx, grants: Pick<OrganizationGrants, 'permissions' | 'teamIds'>, projectId: string): Set<ProjectPermission> {
+export function projectPermissionsFor(
+  db: DbOrTx,
+  grants: Pick<OrganizationGrants, 'permissions' | 'teamIds'>,
+  projectId: string,
+): Set<ProjectPermission> {
   return projectPermissionsForMany(db, grants, [projectId]).get(projectId) ?? new Set();
 }
 

@@ -53,7 +53,9 @@ export async function projectRoutes(app: PlatformApp, context: PlatformContext):
   );
 
   const one = (principal: Principal, { project, organization, grants }: LocatedProject) =>
-    singleDocument(projectResource(project, organization.name, grants, service.details(principal, organization, [project]).get(project.id)));
+    singleDocument(
+      projectResource(project, organization.name, grants, service.details(principal, organization, [project]).get(project.id)),
+    );
 
   app.post('/organizations/:org/projects', { schema: { params: params('org'), body: PROJECT_BODY } }, async (request, reply) => {
     const created = service.create(request.principal, request.params.org, readProjectInput(request.body));

@@ -30,7 +30,7 @@ const TIMEOUT = /^(?=\d)(?:\d+h)?(?:\d+m)?(?:\d+s)?$/;
 
 /** The attributes of a PATCH, checked; absent ones are left out. */
 export function readAdminOrganizationUpdate(attributes: Attributes): Partial<AdminOrganizationSettings> {
-  const changes: Record<string, unknown> = {};
+  const changes: Partial<Record<keyof AdminOrganizationSettings, unknown>> = {};
   for (const name of FLAGS) {
     const value = attributes.boolean(name);
     if (value !== undefined) changes[name] = value;

@@ -28,11 +28,24 @@ export function listOrganizations(db: DbOrTx, filter: OrganizationFilter, offset
 }
 
 export function organizationsByIds(db: DbOrTx, ids: readonly string[]): OrganizationRow[] {
-  return ids.length === 0 ? [] : db.select().from(organizations).where(inList(organizations.id, [...new Set(ids)])).orderBy(asc(organizations.name)).all();
+  return ids.length === 0
+    ? []
+    : db
+        .select()
+        .from(organizations)
+        .where(inList(organizations.id, [...new Set(ids)]))
+        .orderBy(asc(organizations.name))
+        .all();
 }
 
 export function organizationsByNames(db: DbOrTx, names: readonly string[]): OrganizationRow[] {
-  return names.length === 0 ? [] : db.select().from(organizations).where(inList(organizations.name, [...new Set(names)])).all();
+  return names.length === 0
+    ? []
+    : db
+        .select()
+        .from(organizations)
+        .where(inList(organizations.name, [...new Set(names)]))
+        .all();
 }
 
 /** The members of each organization's owners team, for a page of organizations in one query. */
@@ -60,7 +73,10 @@ export interface WorkspaceFilter {
   currentRunStatus?: string;
 }
 
-export type AdminWorkspaceRow = Pick<typeof workspaces.$inferSelect, 'id' | 'name' | 'organizationId' | 'lockedBy' | 'vcsRepo' | 'currentRunId'>;
+export type AdminWorkspaceRow = Pick<
+  typeof workspaces.$inferSelect,
+  'id' | 'name' | 'organizationId' | 'lockedBy' | 'vcsRepo' | 'currentRunId'
+>;
 
 /** One page of every workspace on the installation; current-run sorts put workspaces without a run last. */
 export function listWorkspaces(db: DbOrTx, filter: WorkspaceFilter, sort: AdminWorkspaceSort, offset: number, limit: number) {
@@ -94,8 +110,7 @@ export function listWorkspaces(db: DbOrTx, filter: WorkspaceFilter, sort: AdminW
     .limit(limit)
     .offset(offset)
     .all();
-  const total =
-    db.select({ n: count() }).from(workspaces).leftJoin(runs, eq(runs.id, workspaces.currentRunId)).where(where).get()?.n ?? 0;
+  const total = db.select({ n: count() }).from(workspaces).leftJoin(runs, eq(runs.id, workspaces.currentRunId)).where(where).get()?.n ?? 0;
   return { rows, total };
 }
 

@@ -71,14 +71,18 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
     },
   );
 
-  app.get('/admin/organizations/:org', { schema: { params: params('org'), querystring: showQuery(['owners']) } }, async (request, reply) => {
-    const includes = readInclude(request.query, ['owners']);
-    const organization = service.showOrganization(request.principal, request.params.org);
-    const owners = service.ownersOf([organization]).get(organization.id) ?? [];
-    const document = singleDocument(adminOrganizationResource(organization, owners));
-    if (includes.has('owners')) document.included = owners.map(userResource);
-    return sendDocument(reply, 200, document);
-  });
+  app.get(
+    '/admin/organizations/:org',
+    { schema: { params: params('org'), querystring: showQuery(['owners']) } },
+    async (request, reply) => {
+      const includes = readInclude(request.query, ['owners']);
+      const organization = service.showOrganization(request.principal, request.params.org);
+      const owners = service.ownersOf([organization]).get(organization.id) ?? [];
+      const document = singleDocument(adminOrganizationResource(organization, owners));
+      if (includes.has('owners')) document.included = owners.map(userResource);
+      return sendDocument(reply, 200, document);
+    },
+  );
 
   app.patch('/admin/organizations/:org', { schema: { params: params('org'), body: ORGANIZATION_BODY } }, async (request, reply) => {
     const { attributes } = readResource(request.body, ['organizations'], { allowEmptyType: true });
@@ -145,21 +149,25 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
     },
   );
 
-  app.get('/admin/workspaces/:id', { schema: { params: params('id'), querystring: showQuery(WORKSPACE_INCLUDES) } }, async (request, reply) => {
-    const includes = readInclude(request.query, WORKSPACE_INCLUDES);
-    const { workspace, organizations, runs, owners } = service.showWorkspace(request.principal, request.params.id);
-    const organization = organizations.get(workspace.organizationId);
-    const document = singleDocument(adminWorkspaceResource(workspace, organization?.name ?? ''));
-    const included = new Included();
-    if (organization && (includes.has('organization') || includes.has('organization.owners'))) {
-      included.add(adminOrganizationResource(organization, owners.get(organization.id)));
-      if (includes.has('organization.owners')) included.add(...(owners.get(organization.id) ?? []).map(userResource));
-    }
-    if (includes.has('current_run')) included.add(...runs.map(runSummaryResource));
-    const extra = included.toArray();
-    if (extra) document.included = extra;
-    return sendDocument(reply, 200, document);
-  });
+  app.get(
+    '/admin/workspaces/:id',
+    { schema: { params: params('id'), querystring: showQuery(WORKSPACE_INCLUDES) } },
+    async (request, reply) => {
+      const includes = readInclude(request.query, WORKSPACE_INCLUDES);
+      const { workspace, organizations, runs, owners } = service.showWorkspace(request.principal, request.params.id);
+      const organization = organizations.get(workspace.organizationId);
+      const document = singleDocument(adminWorkspaceResource(workspace, organization?.name ?? ''));
+      const included = new Included();
+      if (organization && (includes.has('organization') || includes.has('organization.owners'))) {
+        included.add(adminOrganizationResource(organization, owners.get(organization.id)));
+        if (includes.has('organization.owners')) included.add(...(owners.get(organization.id) ?? []).map(userResource));
+      }
+      if (includes.has('current_run')) included.add(...runs.map(runSummaryResource));
+      const extra = included.toArray();
+      if (extra) document.included = extra;
+      return sendDocument(reply, 200, document);
+    },
+  );
 
   app.delete('/admin/workspaces/:id', { schema: { params: params('id') } }, async (request, reply) => {
     service.destroyWorkspace(request.principal, request.params.id);

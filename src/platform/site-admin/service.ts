@@ -33,8 +33,14 @@ export class SiteAdminService {
 
   listOrganizations(principal: Principal, filter: { q?: string; producer?: string }, offset: number, limit: number) {
     this.requireAdmin(principal);
-    const consumerIds = filter.producer === undefined ? undefined : (this.organizations.byName(filter.producer)?.settings.moduleConsumerIds ?? []);
-    return repo.listOrganizations(this.db, { ...(filter.q ? { q: filter.q } : {}), ...(consumerIds ? { consumerIds } : {}) }, offset, limit);
+    const consumerIds =
+      filter.producer === undefined ? undefined : (this.organizations.byName(filter.producer)?.settings.moduleConsumerIds ?? []);
+    return repo.listOrganizations(
+      this.db,
+      { ...(filter.q ? { q: filter.q } : {}), ...(consumerIds ? { consumerIds } : {}) },
+      offset,
+      limit,
+    );
   }
 
   ownersOf(organizations: readonly OrganizationRow[]): Map<string, UserRow[]> {
@@ -89,7 +95,14 @@ export class SiteAdminService {
 
   /** The organizations and current runs a page of workspaces refers to, one query each. */
   private workspaceParts(rows: readonly repo.AdminWorkspaceRow[]) {
-    const organizations = new Map(repo.organizationsByIds(this.db, rows.map((row) => row.organizationId)).map((row) => [row.id, row]));
+    const organizations = new Map(
+      repo
+        .organizationsByIds(
+          this.db,
+          rows.map((row) => row.organizationId),
+        )
+        .map((row) => [row.id, row]),
+    );
     const runs = repo.runsByIds(
       this.db,
       rows.flatMap((row) => (row.currentRunId ? [row.currentRunId] : [])),

@@ -50,7 +50,11 @@ export async function teamProjectRoutes(app: PlatformApp, context: PlatformConte
     if (!projectId) throw unprocessable('relationships.project is required', '/data/relationships/project');
     const teamId = relationshipId(relationships, 'team', 'teams');
     if (!teamId) throw unprocessable('relationships.team is required', '/data/relationships/team');
-    return sendDocument(reply, 201, singleDocument(teamProjectResource(service.create(request.principal, projectId, teamId, access as TeamProjectAccess, attributes))));
+    return sendDocument(
+      reply,
+      201,
+      singleDocument(teamProjectResource(service.create(request.principal, projectId, teamId, access as TeamProjectAccess, attributes))),
+    );
   });
 
   app.get<ById>('/team-projects/:id', { schema: { params: params('id') } }, async (request, reply) =>

@@ -77,7 +77,10 @@ export async function userRoutes(app: PlatformApp, context: PlatformContext): Pr
     const items = rows.map((row) => {
       const resource = userResource(row);
       const mine = organizations.get(row.id) ?? [];
-      resource.relationships = { ...resource.relationships, organizations: { data: mine.map(({ name }) => ({ id: name, type: 'organizations' })) } };
+      resource.relationships = {
+        ...resource.relationships,
+        organizations: { data: mine.map(({ name }) => ({ id: name, type: 'organizations' })) },
+      };
       if (includes.has('organizations')) included.add(...mine.map(memberOrganizationResource));
       return resource;
     });

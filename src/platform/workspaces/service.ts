@@ -111,7 +111,11 @@ export class WorkspaceService {
    * Creation: the owners team, Manage Workspaces, the organization token, or a team whose access to
    * the named project lets it create workspaces there; others get the missing-organization 404.
    */
-  creatable(principal: Principal, organizationName: string, projectId?: string | null): { organization: OrganizationRow; scope: CallerScope } {
+  creatable(
+    principal: Principal,
+    organizationName: string,
+    projectId?: string | null,
+  ): { organization: OrganizationRow; scope: CallerScope } {
     const found = this.organization(principal, organizationName);
     if (found.scope.grants.has('manage-workspaces')) return found;
     if (projectId && projectPermissions(this.db, principal, found.organization.id, projectId).has('create-workspace')) return found;
@@ -147,7 +151,9 @@ export class WorkspaceService {
       projectId: project,
       // A workspace created in a project with auto-destroy set takes the project's duration unless it names its own.
       autoDestroyActivityDuration:
-        settings.autoDestroyActivityDuration === undefined ? inheritedActivityDuration(this.db, project) : settings.autoDestroyActivityDuration,
+        settings.autoDestroyActivityDuration === undefined
+          ? inheritedActivityDuration(this.db, project)
+          : settings.autoDestroyActivityDuration,
     };
     this.db.transaction((tx) => {
       repo.insertWorkspace(tx, row);
@@ -227,7 +233,12 @@ export class WorkspaceService {
     const { workspace, organization } = located;
     const projectId = workspace.projectId ?? defaultProjectId(organization.id);
     if (!hasPermission(located.scope, located.level, 'can-read-settings')) throw NOT_FOUND;
-    if (!projectPermissionsFor(this.db, { permissions: located.scope.grants, teamIds: new Set(located.scope.teamIds) }, projectId).has('delete-workspace')) throw NOT_FOUND;
+    if (
+      !projectPermissionsFor(this.db, { permissions: located.scope.grants, teamIds: new Set(located.scope.teamIds) }, projectId).has(
+        'delete-workspace',
+      )
+    )
+      throw NOT_FOUND;
   }
 
   /** Deletes the workspace and whatever hangs off it; tags it alone carried leave the organization. */

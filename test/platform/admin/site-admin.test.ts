@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform } from '../../helpers/app.js';
 import { ORG, OTHER_ORG, startWorld, tokenOf, type World } from '../workspaces/world.js';
 
-type Item = { id: string; attributes: Record<string, unknown>; relationships?: Record<string, { data: unknown }> };
+type Item = { id: string; type?: string; attributes: Record<string, unknown>; relationships?: Record<string, { data: unknown }> };
 
 describe('self-hosted administration of organizations, workspaces and users', () => {
   let world: World;
@@ -10,11 +10,15 @@ describe('self-hosted administration of organizations, workspaces and users', ()
   const as = (role: string, method: string, path: string, body?: unknown) =>
     platform(world.server, method, path, { token: world.principals[role], ...(body ? { body } : {}) });
   const newOrganization = async (name: string) => {
-    const created = await admin('POST', '/organizations', { data: { type: 'organizations', attributes: { name, email: `${name}@x.test` } } });
+    const created = await admin('POST', '/organizations', {
+      data: { type: 'organizations', attributes: { name, email: `${name}@x.test` } },
+    });
     expect(created.status).toBe(201);
   };
   const newWorkspace = async (organization: string, name: string) => {
-    const created = await admin('POST', `/organizations/${organization}/workspaces`, { data: { type: 'workspaces', attributes: { name } } });
+    const created = await admin('POST', `/organizations/${organization}/workspaces`, {
+      data: { type: 'workspaces', attributes: { name } },
+    });
     expect(created.status).toBe(201);
     return created.body.data.id as string;
   };
@@ -41,7 +45,12 @@ describe('self-hosted administration of organizations, workspaces and users', ()
     const listed = await admin('GET', '/admin/organizations?include=owners');
     expect(listed.status).toBe(200);
     const acme = listed.body.data.find((item: Item) => item.id === ORG);
-    expect(acme.attributes).toMatchObject({ 'is-disabled': false, 'access-beta-tools': false, 'workspace-limit': null, 'notification-email': 'owners@acme.test' });
+    expect(acme.attributes).toMatchObject({
+      'is-disabled': false,
+      'access-beta-tools': false,
+      'workspace-limit': null,
+      'notification-email': 'owners@acme.test',
+    });
     const ownerIds = (acme.relationships.owners.data as { id: string }[]).map((owner) => owner.id);
     const included = listed.body.included.filter((item: Item) => ownerIds.includes(item.id));
     expect(included.map((user: Item) => user.attributes.username)).toEqual(['owner']);
@@ -74,21 +83,38 @@ describe('self-hosted administration of organizations, workspaces and users', ()
     };
     const updated = await admin('PATCH', '/admin/organizations/admin-managed', update);
     expect(updated.status).toBe(200);
-    expect(updated.body.data.attributes).toMatchObject({ 'access-beta-tools': true, 'plan-timeout': '24h', 'terraform-worker-sudo-enabled': true });
+    expect(updated.body.data.attributes).toMatchObject({
+      'access-beta-tools': true,
+      'plan-timeout': '24h',
+      'terraform-worker-sudo-enabled': true,
+    });
     const limited = await admin('PATCH', '/admin/organizations/admin-managed', {
       data: { type: 'organizations', attributes: { 'is-disabled': true, 'global-module-sharing': true, 'workspace-limit': 42 } },
     });
-    expect(limited.body.data.attributes).toMatchObject({ 'is-disabled': true, 'global-module-sharing': true, 'workspace-limit': 42, 'access-beta-tools': true });
+    expect(limited.body.data.attributes).toMatchObject({
+      'is-disabled': true,
+      'global-module-sharing': true,
+      'workspace-limit': 42,
+      'access-beta-tools': true,
+    });
     const refused = await admin('PATCH', '/admin/organizations/admin-managed', {
       data: { type: 'organizations', attributes: { 'plan-timeout': 'forever' } },
     });
     expect(refused.status).toBe(422);
     expect(refused.body.errors[0].source.pointer).toBe('/data/attributes/plan-timeout');
-    expect((await admin('PATCH', '/admin/organizations/admin-managed', { data: { type: 'organizations', attributes: { 'workspace-limit': -1 } } })).status).toBe(422);
+    expect(
+      (
+        await admin('PATCH', '/admin/organizations/admin-managed', {
+          data: { type: 'organizations', attributes: { 'workspace-limit': -1 } },
+        })
+      ).status,
+    ).toBe(422);
     expect((await admin('GET', '/admin/organizations/admin-managed')).body.data.attributes['plan-timeout']).toBe('24h');
 
     expect((await admin('GET', '/admin/organizations/non-existing-org')).status).toBe(404);
-    expect((await admin('PATCH', '/admin/organizations/non-existing-org', { data: { type: 'organizations', attributes: {} } })).status).toBe(404);
+    expect(
+      (await admin('PATCH', '/admin/organizations/non-existing-org', { data: { type: 'organizations', attributes: {} } })).status,
+    ).toBe(404);
     expect((await admin('DELETE', '/admin/organizations/non-existing-org')).status).toBe(404);
     expect((await admin('DELETE', '/admin/organizations/admin-managed')).status).toBe(204);
     expect((await admin('GET', '/admin/organizations/admin-managed')).status).toBe(404);
@@ -136,7 +162,11 @@ describe('self-hosted administration of organizations, workspaces and users', ()
     expect((await admin('GET', '/admin/workspaces?include=everything')).status).toBe(400);
 
     const shown = await admin('GET', `/admin/workspaces/${first}?include=organization.owners`);
-    expect(shown.body.data).toMatchObject({ id: first, type: 'workspaces', attributes: { name: 'admin-alpha', locked: false, 'vcs-repo': null } });
+    expect(shown.body.data).toMatchObject({
+      id: first,
+      type: 'workspaces',
+      attributes: { name: 'admin-alpha', locked: false, 'vcs-repo': null },
+    });
     expect(shown.body.data.relationships.organization.data).toEqual({ id: ORG, type: 'organizations' });
     expect(shown.body.included.map((item: Item) => item.type).sort()).toEqual(['organizations', 'users']);
     expect((await admin('GET', '/admin/workspaces/non-existent-ws')).status).toBe(404);

@@ -15,7 +15,11 @@ describe('project settings', () => {
   afterAll(() => world.close());
 
   it('validates and stores auto-destroy-activity-duration, and new workspaces inherit it', async () => {
-    const created = await admin('POST', `/organizations/${ORG}/projects`, projectBody({ name: 'ephemeral', 'auto-destroy-activity-duration': '14d' }));
+    const created = await admin(
+      'POST',
+      `/organizations/${ORG}/projects`,
+      projectBody({ name: 'ephemeral', 'auto-destroy-activity-duration': '14d' }),
+    );
     expect(created.status).toBe(201);
     expect(created.body.data.attributes['auto-destroy-activity-duration']).toBe('14d');
     const id = created.body.data.id as string;
@@ -26,7 +30,11 @@ describe('project settings', () => {
       expect(refused.body.errors[0]).toMatchObject({ title: 'invalid attribute', detail: DURATION_TEXT });
       expect(refused.body.errors[0].source.pointer).toBe('/data/attributes/auto-destroy-activity-duration');
     }
-    const refusedCreate = await admin('POST', `/organizations/${ORG}/projects`, projectBody({ name: 'never', 'auto-destroy-activity-duration': '20m' }));
+    const refusedCreate = await admin(
+      'POST',
+      `/organizations/${ORG}/projects`,
+      projectBody({ name: 'never', 'auto-destroy-activity-duration': '20m' }),
+    );
     expect(refusedCreate.status).toBe(422);
     expect((await admin('GET', `/organizations/${ORG}/projects?filter[names]=never`)).body.data).toEqual([]);
     expect((await admin('GET', `/projects/${id}`)).body.data.attributes['auto-destroy-activity-duration']).toBe('14d');

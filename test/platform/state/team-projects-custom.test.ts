@@ -2,8 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform } from '../../helpers/app.js';
 import { ORG, startWorld, type World } from '../workspaces/world.js';
 
-type Body = { data: { id: string; attributes: Record<string, unknown> } };
-
 const grant = (team: string, project: string, attributes: Record<string, unknown>) => ({
   data: {
     type: 'team-projects',
@@ -81,7 +79,10 @@ describe('custom team project access', () => {
 
     // Only what the body names changes; the rest stays as it was.
     const updated = await admin('PATCH', `/team-projects/${id}`, {
-      data: { type: 'team-projects', attributes: { access: 'custom', 'project-access': { teams: 'manage' }, 'workspace-access': { create: false } } },
+      data: {
+        type: 'team-projects',
+        attributes: { access: 'custom', 'project-access': { teams: 'manage' }, 'workspace-access': { create: false } },
+      },
     });
     expect(updated.status).toBe(200);
     expect(updated.body.data.attributes['project-access']).toEqual({ settings: 'read', teams: 'manage', 'variable-sets': 'none' });
@@ -112,14 +113,30 @@ describe('custom team project access', () => {
   it('refuses unknown values and custom permissions with a fixed level on create', async () => {
     const project = await newProject('custom-refusals');
     const team = world.teams['level-plan'] as string;
-    const bad = await admin('POST', '/team-projects', grant(team, project, { access: 'custom', 'project-access': { teams: 'everything' } }));
+    const bad = await admin(
+      'POST',
+      '/team-projects',
+      grant(team, project, { access: 'custom', 'project-access': { teams: 'everything' } }),
+    );
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0].source.pointer).toBe('/data/attributes/project-access/teams');
-    const badRuns = await admin('POST', '/team-projects', grant(team, project, { access: 'custom', 'workspace-access': { runs: 'destroy' } }));
+    const badRuns = await admin(
+      'POST',
+      '/team-projects',
+      grant(team, project, { access: 'custom', 'workspace-access': { runs: 'destroy' } }),
+    );
     expect(badRuns.status).toBe(422);
-    const badFlag = await admin('POST', '/team-projects', grant(team, project, { access: 'custom', 'workspace-access': { create: 'yes' } }));
+    const badFlag = await admin(
+      'POST',
+      '/team-projects',
+      grant(team, project, { access: 'custom', 'workspace-access': { create: 'yes' } }),
+    );
     expect(badFlag.status).toBe(422);
-    const fixed = await admin('POST', '/team-projects', grant(team, project, { access: 'write', 'project-access': { settings: 'update' } }));
+    const fixed = await admin(
+      'POST',
+      '/team-projects',
+      grant(team, project, { access: 'write', 'project-access': { settings: 'update' } }),
+    );
     expect(fixed.status).toBe(422);
     expect(fixed.body.errors[0].detail).toContain("read-only when access level is 'write'");
     // None of the refusals left a grant behind.
@@ -147,7 +164,11 @@ describe('custom team project access', () => {
     const rename = { data: { type: 'projects', attributes: { description: 'by member' } } };
     expect((await as('member', 'PATCH', `/projects/${project}`, rename)).status).toBe(404);
     const shown = await as('member', 'GET', `/projects/${project}`);
-    expect(shown.body.data.attributes.permissions).toMatchObject({ 'can-update': false, 'can-destroy': false, 'can-create-workspace': false });
+    expect(shown.body.data.attributes.permissions).toMatchObject({
+      'can-update': false,
+      'can-destroy': false,
+      'can-create-workspace': false,
+    });
     const wsBody = (name: string, target: string) => ({
       data: { type: 'workspaces', attributes: { name }, relationships: { project: { data: { type: 'projects', id: target } } } },
     });
@@ -157,7 +178,9 @@ describe('custom team project access', () => {
     await set({ 'workspace-access': { runs: 'apply', variables: 'write', 'state-versions': 'write', locking: true } });
     expect((await as('member', 'POST', `/workspaces/${workspace}/actions/lock`)).status).toBe(200);
     expect((await as('member', 'POST', `/workspaces/${workspace}/actions/unlock`)).status).toBe(200);
-    expect((await as('member', 'PATCH', `/workspaces/${workspace}`, { data: { type: 'workspaces', attributes: { description: 'x' } } })).status).toBe(404);
+    expect(
+      (await as('member', 'PATCH', `/workspaces/${workspace}`, { data: { type: 'workspaces', attributes: { description: 'x' } } })).status,
+    ).toBe(404);
 
     // Settings: update lets the member change the project, not delete it.
     await set({ 'project-access': { settings: 'update' } });
@@ -178,7 +201,10 @@ describe('custom team project access', () => {
     const made = await as('member', 'POST', `/organizations/${ORG}/workspaces`, wsBody('by-member', project));
     expect(made.status).toBe(201);
     expect((await as('member', 'POST', `/organizations/${ORG}/workspaces`, wsBody('by-member-2', other))).status).toBe(404);
-    expect((await as('member', 'POST', `/organizations/${ORG}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'nowhere' } } })).status).toBe(404);
+    expect(
+      (await as('member', 'POST', `/organizations/${ORG}/workspaces`, { data: { type: 'workspaces', attributes: { name: 'nowhere' } } }))
+        .status,
+    ).toBe(404);
     expect((await as('member', 'DELETE', `/workspaces/${made.body.data.id}`)).status).toBe(204);
 
     // Settings delete: the member deletes the (now empty) project; then the grant is gone too.
