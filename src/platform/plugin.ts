@@ -9,6 +9,7 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { agentPoolRoutes } from './agent-pools/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { siteAdminRoutes } from './site-admin/routes.js';
 import { variableSetRoutes } from './variable-sets/routes.js';
 import { auditRecorder } from './audit-trail/recorder.js';
 import { auditTrailRoutes } from './audit-trail/routes.js';
@@ -77,6 +78,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   }
   if (editionAllows.adminApi(context.config.edition)) {
     await app.register(async (scoped) => adminRoutes(scoped, context));
+    await app.register(async (scoped) => siteAdminRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
     await app.register(async (scoped) => toolVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   }
   await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));

@@ -41,6 +41,7 @@ import { RunEngine } from './runs/engine.js';
 import { RunService } from './runs/service.js';
 import { RunActivityService } from './runs/activity.js';
 import { RunTriggerService } from './runs/triggers.js';
+import { SiteAdminService } from './site-admin/service.js';
 import { TaskStageService } from './task-stages/service.js';
 import { TaskStageRunner } from './task-stages/runner.js';
 import { WorkspaceLocks } from './workspaces/locking.js';
@@ -92,6 +93,8 @@ export interface PlatformServices {
   readonly runs: RunService;
   readonly runActivity: RunActivityService;
   readonly runTriggers: RunTriggerService;
+  /** The self-hosted edition's installation-wide administration of organizations and workspaces. */
+  readonly siteAdmin: SiteAdminService;
   readonly runLogs: LogBook;
   readonly taskStages: TaskStageService;
   readonly workspaceLocks: WorkspaceLocks;
@@ -174,6 +177,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     runs,
     runActivity: new RunActivityService(db, clock, runs),
     runTriggers: new RunTriggerService(db, clock, workspaces),
+    siteAdmin: new SiteAdminService(db, organizations, workspaces),
     runLogs,
     taskStages: new TaskStageService(db, taskStageRunner),
     workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),

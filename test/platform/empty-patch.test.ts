@@ -111,6 +111,8 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/varsets/:id': `/varsets/${ids.varset}`,
       '/api/v2/varsets/:id/relationships/vars/:var': `/varsets/${ids.varset}/relationships/vars/${ids.setVariable}`,
       '/api/v2/admin/terraform-versions/:id': `/admin/terraform-versions/${ids.toolVersion}`,
+      '/api/v2/admin/organizations/:org': `/admin/organizations/${ORG}`,
+      '/api/v2/admin/organizations/:org/relationships/module-consumers': `/admin/organizations/${ORG}/relationships/module-consumers`,
       [MODULE_ROUTE]: `/organizations/${ORG}/registry-modules/private/${ORG}/patched/aws`,
       '/api/v2/no-code-modules/:id': `/no-code-modules/${ids.noCode}`,
       // The task service's callback: an empty verdict is a 422 about the body, whatever the result id.

@@ -63,10 +63,18 @@ export function authenticate(db: Db, clock: Clock, token: string | undefined): P
   const row = tokenByHash(db).get({ hash: sha256Hex(token) });
   const now = clock.nowMs();
   if (!row || (row.expiredAt && row.expiredAt.getTime() <= now)) throw UNAUTHORIZED;
+  const principal = principalOf(db, row);
+  if (!principal) throw UNAUTHORIZED;
   recordUse(db, row, now);
+  return principal;
+}
+
+/** Who a live token speaks for; undefined when its owner is gone or is a suspended user. */
+function principalOf(db: Db, row: typeof platformTokens.$inferSelect): Principal | undefined {
   if (row.kind === 'user' && row.userId) {
     const user = userById(db).get({ id: row.userId });
-    if (user) return { kind: 'user', tokenId: row.id, user };
+    // A suspended user's tokens stop working until a site administrator unsuspends the user.
+    if (user && !user.isSuspended) return { kind: 'user', tokenId: row.id, user };
   }
   if (row.kind === 'team' && row.teamId) {
     const team = teamById(db).get({ id: row.teamId });
@@ -76,7 +84,7 @@ export function authenticate(db: Db, clock: Clock, token: string | undefined): P
     const organization = organizationById(db).get({ id: row.organizationId });
     if (organization) return { kind: 'organization', tokenId: row.id, organization };
   }
-  throw UNAUTHORIZED;
+  return undefined;
 }
 
 /**
