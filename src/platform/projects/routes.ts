@@ -6,16 +6,26 @@ import { queryList } from '../jsonapi/query.js';
 import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
 import { projectResource } from './resource.js';
 import { type ProjectInput } from './service.js';
+import { readTagBindings } from '../tag-bindings/rules.js';
 
 const PROJECT_BODY = resourceBody(['projects'], {
   attributes: { name: Attr.string('3 to 40 letters, numbers, spaces, - or _'), description: Attr.string() },
+  relationships: ['tag-bindings'],
 });
 
 function readProjectInput(body: unknown): ProjectInput {
-  const attributes = new Attributes(readResource(body, ['projects']).attributes);
+  const resource = readResource(body, ['projects']);
+  const attributes = new Attributes(resource.attributes);
   const name = attributes.string('name') ?? undefined;
   const description = attributes.string('description', { nullable: true });
-  return { ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) };
+  const bindings = resource.relationships['tag-bindings'];
+  return {
+    ...(name !== undefined ? { name } : {}),
+    ...(description !== undefined ? { description } : {}),
+    ...(bindings !== undefined && bindings !== null
+      ? { tagBindings: readTagBindings(bindings, '/data/relationships/tag-bindings/data') }
+      : {}),
+  };
 }
 
 /** Projects: create, list (`q`, `filter[names]`), show, update and delete. */

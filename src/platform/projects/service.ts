@@ -6,6 +6,8 @@ import { Permissions, type OrganizationPermission } from '../auth/permissions.js
 import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import * as organizationsRepo from '../organizations/repo.js';
+import type { TagBindingInput } from '../tag-bindings/rules.js';
+import type { TagBindingService } from '../tag-bindings/service.js';
 import * as repo from './repo.js';
 import type { ProjectFilter, ProjectRow } from './repo.js';
 
@@ -15,7 +17,12 @@ const NAME_PATTERN = /^[A-Za-z0-9_-](?:[A-Za-z0-9 _-]{1,38})[A-Za-z0-9_-]$/;
 export interface ProjectInput {
   name?: string;
   description?: string | null;
+  /** The `tag-bindings` relationship: replaces the project's bindings when given. */
+  tagBindings?: readonly TagBindingInput[];
 }
+
+/** Where a create or update body's `tag-bindings` relationship sits, for the 422 of too many. */
+const BINDINGS_POINTER = '/data/relationships/tag-bindings/data';
 
 export interface LocatedProject {
   project: ProjectRow;
@@ -32,6 +39,7 @@ export class ProjectService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly tagBindings: TagBindingService,
   ) {}
 
   private organization(principal: Principal, name: string): { organization: OrganizationRow; grants: ReadonlySet<OrganizationPermission> } {
@@ -82,19 +90,33 @@ export class ProjectService {
       createdAt: at,
       updatedAt: at,
     };
-    repo.insertProject(this.db, project);
+    this.db.transaction((tx) => {
+      repo.insertProject(tx, project);
+      if (input.tagBindings)
+        this.tagBindings.replace(tx, { organizationId: organization.id, projectId: project.id }, input.tagBindings, BINDINGS_POINTER);
+    });
     return { project, organization, grants };
   }
 
-  update(located: LocatedProject, input: ProjectInput): LocatedProject {
+  /** Changing a project (its settings or its tag bindings) needs Manage Projects; others get the 404 of a missing one. */
+  requireManage(located: LocatedProject): void {
     if (!located.grants.has('manage-projects')) throw NOT_FOUND;
+  }
+
+  update(located: LocatedProject, input: ProjectInput): LocatedProject {
+    this.requireManage(located);
     if (input.name !== undefined) this.checkName(located.organization.id, input.name, located.project.id);
     const changes: Partial<ProjectRow> = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
     };
-    if (Object.keys(changes).length === 0) return located;
-    repo.updateProject(this.db, located.project.id, { ...changes, updatedAt: this.clock.now() });
+    const bindings = input.tagBindings;
+    if (Object.keys(changes).length === 0 && !bindings) return located;
+    this.db.transaction((tx) => {
+      if (Object.keys(changes).length > 0) repo.updateProject(tx, located.project.id, { ...changes, updatedAt: this.clock.now() });
+      if (bindings)
+        this.tagBindings.replace(tx, { organizationId: located.organization.id, projectId: located.project.id }, bindings, BINDINGS_POINTER);
+    });
     return { ...located, project: repo.findProject(this.db, located.project.id) ?? located.project };
   }
 

@@ -99,6 +99,33 @@ function tagShape(shape: Shape, organizationId: string, filter: WorkspaceFilter)
   }
 }
 
+/**
+ * `filter[tagged]`: per condition, the workspaces with the binding of their own, those whose
+ * project has it and that do not override the key, and (only when the default project has it)
+ * the rows without a project id. Each part starts from the `tag_bindings_org_key_value` index, so
+ * the cost follows the matches, not the store.
+ */
+function taggedShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
+  for (const condition of filter.tagged ?? []) {
+    const valued = condition.value !== undefined;
+    const match = (alias: string) => `${alias}.organization_id = ? AND ${alias}.key = ?${valued ? ` AND ${alias}.value = ?` : ''}`;
+    const matchParams = [organizationId, condition.key, ...(valued ? [condition.value as string] : [])];
+    const overridden = (alias: string) => `NOT EXISTS (SELECT 1 FROM tag_bindings o WHERE o.workspace_id = ${alias}.id AND o.key = ?)`;
+    const parts = [
+      `SELECT b.workspace_id FROM tag_bindings b WHERE ${match('b')} AND b.workspace_id IS NOT NULL`,
+      `SELECT pw.id FROM tag_bindings p JOIN workspaces pw ON pw.project_id = p.project_id WHERE ${match('p')} AND p.project_id IS NOT NULL AND ${overridden('pw')}`,
+    ];
+    const params: string[] = [...matchParams, ...matchParams, condition.key];
+    if (condition.inDefaultProject) {
+      parts.push(`SELECT dw.id FROM workspaces dw WHERE dw.organization_id = ? AND dw.project_id IS NULL AND ${overridden('dw')}`);
+      params.push(organizationId, condition.key);
+    }
+    shape.where.push(`w.id IN (${parts.join(' UNION ALL ')})`);
+    shape.params.push(...params);
+    shape.anchorable = false;
+  }
+}
+
 /** `filter[project][id]`; rows without a project belong to the organization's default one. */
 function projectShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
   if (!filter.projectId) return;
@@ -132,6 +159,7 @@ function shapeOf(organizationId: string, readable: ReadableSet, filter: Workspac
   nameShape(shape, filter);
   tagShape(shape, organizationId, filter);
   projectShape(shape, organizationId, filter);
+  taggedShape(shape, organizationId, filter);
   // With a narrower index condition present, the organization is checked per row ("+" keeps
   // SQLite from walking the organization's whole index instead).
   const narrowed = shape.from === 'workspaces w' && shape.where.some((part) => part.includes('workspace_names'));

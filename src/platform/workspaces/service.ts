@@ -21,7 +21,10 @@ import { projectForWorkspace } from '../projects/service.js';
 import { requireSshKeyOf } from '../ssh-keys/service.js';
 import { deleteUnusedTags, tagIdsOfWorkspace } from '../tags/repo.js';
 import { TagService, type TagReference } from '../tags/service.js';
+import type { TagBindingService } from '../tag-bindings/service.js';
+import type { TagBindingInput } from '../tag-bindings/rules.js';
 import { defaultWorkspaceRow } from './defaults.js';
+import { defaultProjectId } from '../default-project.js';
 import type { WorkspaceSettingsInput } from './input.js';
 import * as repo from './repo.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
@@ -53,6 +56,7 @@ export class WorkspaceService {
     private readonly tags: TagService,
     /** The agent-pool domain's check that a pool is the organization's (422 at `pointer` otherwise). */
     private readonly requireAgentPool: (db: Db, organizationId: string, poolId: string, pointer: string) => void,
+    private readonly tagBindings: TagBindingService,
   ) {}
 
   /** The organization named in a path, if the caller is in it at all; otherwise the 404 of a missing one. */
@@ -118,6 +122,7 @@ export class WorkspaceService {
     settings: WorkspaceSettingsInput,
     tags: TagReference[],
     projectId?: string | null,
+    tagBindings: readonly TagBindingInput[] = [],
   ): Located {
     const { organization, scope } = this.creatable(principal, organizationName);
     if (settings.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
@@ -142,6 +147,7 @@ export class WorkspaceService {
     this.db.transaction((tx) => {
       repo.insertWorkspace(tx, row);
       this.tags.add(tx, organization.id, row.id, tags);
+      this.tagBindings.replace(tx, { organizationId: organization.id, workspaceId: row.id }, tagBindings, BINDINGS_POINTER);
     });
     const permissions = new WorkspacePermissions(this.db);
     return { workspace: row, organization, scope, level: permissions.level(scope, row.id) };
@@ -170,7 +176,8 @@ export class WorkspaceService {
 
   /** Settings changes need admin access; absent attributes keep their values (with the spec's exceptions). */
   /** A `projectId` moves the workspace (null: back to the default project); undefined leaves it. */
-  update(located: Located, settings: WorkspaceSettingsInput, projectId?: string | null): Located {
+  /** `tagBindings`, when given, replaces the workspace's own bindings (an empty list removes them all). */
+  update(located: Located, settings: WorkspaceSettingsInput, projectId?: string | null, tagBindings?: readonly TagBindingInput[]): Located {
     this.require(located, 'can-update');
     const { workspace, organization } = located;
     const project = projectId === undefined ? undefined : projectForWorkspace(this.db, organization.id, projectId);
@@ -201,14 +208,23 @@ export class WorkspaceService {
       updatedAt: at,
       latestChangeAt: at,
     };
-    repo.updateWorkspace(this.db, workspace.id, changes);
+    this.db.transaction((tx) => {
+      repo.updateWorkspace(tx, workspace.id, changes);
+      if (tagBindings) this.tagBindings.replace(tx, { organizationId: organization.id, workspaceId: workspace.id }, tagBindings, BINDINGS_POINTER);
+    });
     return this.reload(located);
   }
 
   list(principal: Principal, organizationName: string, filter: WorkspaceFilter, sort: WorkspaceSort, page: Page) {
     const { organization, scope } = this.organization(principal, organizationName);
     const readable = new WorkspacePermissions(this.db).readable(scope);
-    return { organization, scope, ...pageOfWorkspaces(this.db, organization.id, readable, filter, sort, page) };
+    const defaultProject = defaultProjectId(organization.id);
+    const tagged = filter.tagged?.map((condition) => ({
+      ...condition,
+      inDefaultProject: this.tagBindings.projectCarries(defaultProject, condition.key, condition.value),
+    }));
+    const filtered = tagged ? { ...filter, tagged } : filter;
+    return { organization, scope, ...pageOfWorkspaces(this.db, organization.id, readable, filtered, sort, page) };
   }
 
   /** Deletes the workspace and whatever hangs off it; tags it alone carried leave the organization. */
@@ -240,6 +256,9 @@ export class WorkspaceService {
     return this.reload(located);
   }
 }
+
+/** Where a create or update body's `tag-bindings` relationship sits, for the 422 of too many. */
+const BINDINGS_POINTER = '/data/relationships/tag-bindings/data';
 
 /** The columns that create and update both take straight from their attributes; absent ones stay out. */
 function settingColumns(settings: WorkspaceSettingsInput): Partial<WorkspaceRow> {
