@@ -162,7 +162,8 @@ function shapeOf(organizationId: string, readable: ReadableSet, filter: Workspac
   taggedShape(shape, organizationId, filter);
   // With a narrower index condition present, the organization is checked per row ("+" keeps
   // SQLite from walking the organization's whole index instead).
-  const narrowed = shape.from === 'workspaces w' && shape.where.some((part) => part.includes('workspace_names'));
+  const narrowed =
+    shape.from === 'workspaces w' && shape.where.some((part) => part.includes('workspace_names') || part.includes('tag_bindings'));
   shape.where.unshift(narrowed ? '+w.organization_id = ?' : 'w.organization_id = ?');
   shape.params.unshift(organizationId);
   return shape;
@@ -194,6 +195,23 @@ function readWindow(sqlite: Database.Database, shape: Shape, sort: WorkspaceSort
   return preparedSql(sqlite, text)
     .raw()
     .all(...params, window.limit, window.offset) as (string | number)[][];
+}
+
+/**
+ * SQLite's plan (EXPLAIN QUERY PLAN details) for the first page and the total of a list an
+ * organization-wide reader asks for: tests check that filters start from an index.
+ */
+export function listQueryPlan(db: Db, organizationId: string, filter: WorkspaceFilter, sort: WorkspaceSort): { page: string[]; total: string[] } {
+  const sqlite = sqliteOf(db);
+  const shape = shapeOf(organizationId, { all: true }, filter) as Shape;
+  const { columns, descending } = SORTS[sort];
+  const order = columns.map((column) => `w.${column} ${descending ? 'DESC' : 'ASC'}`).join(', ');
+  const explain = (text: string, params: (string | number)[]) =>
+    (sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+  return {
+    page: explain(`SELECT w.rowid FROM ${shape.from} WHERE ${shape.where.join(' AND ')} ORDER BY ${order} LIMIT 20`, shape.params),
+    total: explain(`SELECT count(*) FROM ${shape.from} WHERE ${shape.where.join(' AND ')}`, shape.params),
+  };
 }
 
 const COUNTS = `SELECT total, version FROM list_counts WHERE list = 'workspaces' AND organization_id = ?`;
