@@ -2,7 +2,7 @@ import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
-import { projects, workspaces } from '../../store/tables.js';
+import { projects, tagBindings, workspaces } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
 import { likeLiteral } from '../sql-like.js';
 import { DEFAULT_PROJECT_NAME, defaultProjectId } from '../default-project.js';
@@ -82,6 +82,8 @@ export interface ProjectFilter {
   q?: string;
   /** Exact names (`filter[names]`). */
   names?: string[];
+  /** `filter[tagged][n]`: projects carrying every key (with its value, when given). */
+  tagged?: { key: string; value?: string }[];
 }
 
 /** One page of the organization's projects by name, and the total. */
@@ -96,6 +98,12 @@ export function listProjects(
   // LIKE is case-insensitive for ASCII in SQLite, as `q` is on the real service.
   if (filter.q) conditions.push(sql`${projects.name} LIKE ${`%${likeLiteral(filter.q)}%`} ESCAPE '\\'`);
   if (filter.names && filter.names.length > 0) conditions.push(inList(projects.name, filter.names));
+  for (const { key, value } of filter.tagged ?? []) {
+    const valued = value === undefined ? sql`` : sql` AND ${tagBindings.value} = ${value}`;
+    conditions.push(
+      sql`${projects.id} IN (SELECT ${tagBindings.projectId} FROM ${tagBindings} WHERE ${tagBindings.organizationId} = ${organizationId} AND ${tagBindings.key} = ${key}${valued} AND ${tagBindings.projectId} IS NOT NULL)`,
+    );
+  }
   const where = and(...conditions);
   const rows = db.select().from(projects).where(where).orderBy(asc(projects.name)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(projects).where(where).get()?.n ?? 0;

@@ -8,6 +8,8 @@ export function projectResource(
   project: ProjectRow,
   organizationName: string,
   grants: ReadonlySet<OrganizationPermission>,
+  /** Ids of the project's tag bindings, when the caller loaded them (projects inherit none: both lists match). */
+  tagBindingIds?: readonly string[],
 ): ResourceObject {
   const manage = grants.has('manage-projects');
   return {
@@ -30,6 +32,18 @@ export function projectResource(
     },
     relationships: {
       organization: { data: { id: organizationName, type: 'organizations' } },
+      ...(tagBindingIds
+        ? {
+            'tag-bindings': {
+              data: tagBindingIds.map((id) => ({ id, type: 'tag-bindings' })),
+              links: { related: `/api/v2/projects/${project.id}/tag-bindings` },
+            },
+            'effective-tag-bindings': {
+              data: tagBindingIds.map((id) => ({ id, type: 'effective-tag-bindings' })),
+              links: { related: `/api/v2/projects/${project.id}/effective-tag-bindings` },
+            },
+          }
+        : {}),
     },
     links: { self: `/api/v2/projects/${project.id}` },
   };

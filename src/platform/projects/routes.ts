@@ -3,10 +3,18 @@ import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
-import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
+import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
+import { Included, readInclude } from '../jsonapi/include.js';
+import type { OrganizationPermission } from '../auth/permissions.js';
+import { effectiveTagBindingResource } from '../tag-bindings/resource.js';
+import { readTaggedFilter } from '../tag-bindings/rules.js';
+import type { ProjectRow } from './repo.js';
 import { projectResource } from './resource.js';
 import { type ProjectInput } from './service.js';
 import { readTagBindings } from '../tag-bindings/rules.js';
+
+/** `include` values of the project endpoints (the real client's `ProjectEffectiveTagBindings`). */
+const PROJECT_INCLUDES = ['effective_tag_bindings'] as const;
 
 const PROJECT_BODY = resourceBody(['projects'], {
   attributes: { name: Attr.string('3 to 40 letters, numbers, spaces, - or _'), description: Attr.string() },
@@ -31,40 +39,68 @@ function readProjectInput(body: unknown): ProjectInput {
 /** Projects: create, list (`q`, `filter[names]`), show, update and delete. */
 export async function projectRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = context.services.projects;
+  /** Projects with their tag-binding relationships, and the bindings themselves when `include` asks. */
+  const render = (query: unknown, rows: readonly ProjectRow[], organizationName: string, grants: ReadonlySet<OrganizationPermission>) => {
+    const include = readInclude(query as Record<string, unknown>, PROJECT_INCLUDES);
+    const effective = context.services.tagBindings.projectEffectiveOf(rows.map((row) => row.id));
+    const items = rows.map((row) =>
+      projectResource(
+        row,
+        organizationName,
+        grants,
+        (effective.get(row.id) ?? []).map((entry) => entry.binding.id),
+      ),
+    );
+    const included = new Included();
+    if (include.has('effective_tag_bindings')) included.add(...[...effective.values()].flat().map(effectiveTagBindingResource));
+    return { items, included };
+  };
+  const one = (query: unknown, row: ProjectRow, organizationName: string, grants: ReadonlySet<OrganizationPermission>) => {
+    const { items, included } = render(query, [row], organizationName, grants);
+    return singleDocument(items[0] as NonNullable<(typeof items)[number]>, included);
+  };
 
   app.get(
     '/organizations/:org/projects',
-    { schema: { params: params('org'), querystring: listQuery({ filters: ['q', 'filter[names]'] }) } },
+    { schema: { params: params('org'), querystring: listQuery({ includes: PROJECT_INCLUDES, filters: ['q', 'filter[names]'] }) } },
     async (request, reply) => {
       const page = readPage(request.query);
       const q = queryList(request.query, 'q').join(',');
       const names = queryList(request.query, 'filter[names]');
+      const tagged = readTaggedFilter(request.query);
       const { organization, grants, rows, total } = service.list(
         request.principal,
         request.params.org,
-        { ...(q ? { q } : {}), names },
+        { ...(q ? { q } : {}), names, ...(tagged.length > 0 ? { tagged } : {}) },
         page.offset,
         page.size,
       );
-      const items = rows.map((row) => projectResource(row, organization.name, grants));
-      return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+      const { items, included } = render(request.query, rows, organization.name, grants);
+      return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
     },
   );
 
-  app.post('/organizations/:org/projects', { schema: { params: params('org'), body: PROJECT_BODY } }, async (request, reply) => {
-    const { project, organization, grants } = service.create(request.principal, request.params.org, readProjectInput(request.body));
-    return sendDocument(reply, 201, singleDocument(projectResource(project, organization.name, grants)));
-  });
+  const show = showQuery(PROJECT_INCLUDES);
+  app.post(
+    '/organizations/:org/projects',
+    { schema: { params: params('org'), querystring: show, body: PROJECT_BODY } },
+    async (request, reply) => {
+      readInclude(request.query, PROJECT_INCLUDES);
+      const { project, organization, grants } = service.create(request.principal, request.params.org, readProjectInput(request.body));
+      return sendDocument(reply, 201, one(request.query, project, organization.name, grants));
+    },
+  );
 
-  app.get('/projects/:id', { schema: { params: params('id') } }, async (request, reply) => {
+  app.get('/projects/:id', { schema: { params: params('id'), querystring: show } }, async (request, reply) => {
     const { project, organization, grants } = service.locate(request.principal, request.params.id);
-    return sendDocument(reply, 200, singleDocument(projectResource(project, organization.name, grants)));
+    return sendDocument(reply, 200, one(request.query, project, organization.name, grants));
   });
 
-  app.patch('/projects/:id', { schema: { params: params('id'), body: PROJECT_BODY } }, async (request, reply) => {
+  app.patch('/projects/:id', { schema: { params: params('id'), querystring: show, body: PROJECT_BODY } }, async (request, reply) => {
+    readInclude(request.query, PROJECT_INCLUDES);
     const located = service.locate(request.principal, request.params.id);
     const { project, organization, grants } = service.update(located, readProjectInput(request.body));
-    return sendDocument(reply, 200, singleDocument(projectResource(project, organization.name, grants)));
+    return sendDocument(reply, 200, one(request.query, project, organization.name, grants));
   });
 
   app.delete('/projects/:id', { schema: { params: params('id') } }, async (request, reply) => {

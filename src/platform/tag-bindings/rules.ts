@@ -1,4 +1,4 @@
-import { unprocessable } from '../../core/errors.js';
+import { badRequest, unprocessable } from '../../core/errors.js';
 
 /** A binding as a request gives it; `pointer` is the entry's JSON pointer, for 422s. */
 export interface TagBindingInput {
@@ -64,4 +64,35 @@ export function readTagBindings(document: unknown, base: string): TagBindingInpu
 /** The 422 of a workspace or project left with more than the limit. */
 export function checkCount(count: number, base: string): void {
   if (count > MAX_BINDINGS) throw unprocessable(`cannot exceed ${MAX_BINDINGS} bindings per resource`, base);
+}
+
+const TAGGED = /^filter\[tagged\]\[(\d{1,3})\]\[(key|value)\]$/;
+/** More conditions than any workspace can carry bindings cannot match anything useful. */
+const MAX_TAGGED = 20;
+
+/**
+ * `filter[tagged][n][key]` and `[value]`: every condition must hold; an empty or absent value
+ * matches any value (the real client always sends `value`, empty for a key alone).
+ */
+export function readTaggedFilter(query: Record<string, unknown>): { key: string; value?: string }[] {
+  const conditions = new Map<number, { key?: string; value?: string }>();
+  for (const [name, raw] of Object.entries(query)) {
+    const match = TAGGED.exec(name);
+    if (!match) continue;
+    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    if (typeof value !== 'string') continue;
+    const index = Number(match[1]);
+    const condition = conditions.get(index) ?? {};
+    condition[match[2] as 'key' | 'value'] = value;
+    conditions.set(index, condition);
+  }
+  if (conditions.size > MAX_TAGGED)
+    throw badRequest(`at most ${MAX_TAGGED} filter[tagged] conditions`, { title: 'bad request', parameter: 'filter[tagged]' });
+  return [...conditions.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([index, { key, value }]) => {
+      if (key === undefined || key === '')
+        throw badRequest('each filter[tagged] condition needs a key', { title: 'bad request', parameter: `filter[tagged][${index}][key]` });
+      return value === undefined || value === '' ? { key } : { key, value };
+    });
 }

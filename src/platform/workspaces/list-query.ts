@@ -1,5 +1,6 @@
 import { badRequest } from '../../core/errors.js';
 import { queryList } from '../jsonapi/query.js';
+import { readTaggedFilter } from '../tag-bindings/rules.js';
 import type { WorkspaceFilter, WorkspaceSort } from './repo.js';
 
 type Query = Record<string, unknown>;
@@ -43,40 +44,9 @@ export function readWorkspaceFilter(query: Query): WorkspaceFilter {
   if (excluded) filter.excludeTags = excluded;
   const project = text(query, 'filter[project][id]');
   if (project) filter.projectId = project;
-  const tagged = readTagged(query);
+  const tagged = readTaggedFilter(query);
   if (tagged.length > 0) filter.tagged = tagged;
   return filter;
-}
-
-const TAGGED = /^filter\[tagged\]\[(\d{1,3})\]\[(key|value)\]$/;
-/** More conditions than any workspace can carry bindings cannot match anything useful. */
-const MAX_TAGGED = 20;
-
-/**
- * `filter[tagged][n][key]` and `[value]`: every condition must hold; an empty or absent value
- * matches any value (the real client always sends `value`, empty for a key alone).
- */
-function readTagged(query: Query): { key: string; value?: string }[] {
-  const conditions = new Map<number, { key?: string; value?: string }>();
-  for (const [name, raw] of Object.entries(query)) {
-    const match = TAGGED.exec(name);
-    if (!match) continue;
-    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
-    if (typeof value !== 'string') continue;
-    const index = Number(match[1]);
-    const condition = conditions.get(index) ?? {};
-    condition[match[2] as 'key' | 'value'] = value;
-    conditions.set(index, condition);
-  }
-  if (conditions.size > MAX_TAGGED)
-    throw badRequest(`at most ${MAX_TAGGED} filter[tagged] conditions`, { title: 'bad request', parameter: 'filter[tagged]' });
-  return [...conditions.entries()]
-    .sort(([a], [b]) => a - b)
-    .map(([index, { key, value }]) => {
-      if (key === undefined || key === '')
-        throw badRequest('each filter[tagged] condition needs a key', { title: 'bad request', parameter: `filter[tagged][${index}][key]` });
-      return value === undefined || value === '' ? { key } : { key, value };
-    });
 }
 
 export function readWorkspaceSort(query: Query): WorkspaceSort {
