@@ -134,6 +134,28 @@ describe.each([
     expect((await call('GET', `/projects/${id}/tag-bindings`)).body.data).toEqual([]);
   });
 
+  it('projects carry their bindings as relationships, include=effective_tag_bindings adds them, filter[tagged] lists by them', async () => {
+    const shown = await call('GET', `/projects/${projectId}?include=effective_tag_bindings`);
+    expect(shown.status).toBe(200);
+    const ids = shown.body.data.relationships['effective-tag-bindings'].data.map((entry: { id: string }) => entry.id);
+    expect(shown.body.data.relationships['tag-bindings'].data.map((entry: { id: string }) => entry.id)).toEqual(ids);
+    expect(pairs(shown.body.included)).toEqual([['team', 'infra']]);
+    expect(shown.body.included[0].type).toBe('effective-tag-bindings');
+    expect((await call('GET', `/projects/${projectId}`)).body.included).toBeUndefined();
+    expect((await call('GET', `/projects/${projectId}?include=nonsense`)).status).toBe(400);
+    await call('POST', `/organizations/${ORG}/projects`, {
+      data: { type: 'projects', attributes: { name: 'team-apps' }, relationships: { 'tag-bindings': { data: [binding('team', 'apps')] } } },
+    });
+    const projectNames = async (query: string) =>
+      ((await call('GET', `/organizations/${ORG}/projects?${query}`)).body.data as { attributes: { name: string } }[])
+        .map((entry) => entry.attributes.name)
+        .sort();
+    expect(await projectNames('filter[tagged][0][key]=team&filter[tagged][0][value]=')).toEqual(['tagged-project', 'team-apps']);
+    expect(await projectNames('filter[tagged][0][key]=team&filter[tagged][0][value]=apps')).toEqual(['team-apps']);
+    const listed = await call('GET', `/organizations/${ORG}/projects?filter[tagged][0][key]=team&include=effective_tag_bindings`);
+    expect(listed.body.included).toHaveLength(2);
+  });
+
   it('filter[tagged] matches own and inherited bindings; several conditions are ANDed; a key alone matches any value', async () => {
     await createWorkspace('f-one', [binding('key1', 'value1'), binding('key2', 'value2a')]);
     await createWorkspace('f-two', [binding('key2', 'value2b'), binding('key3', 'value3')]);
