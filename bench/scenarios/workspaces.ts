@@ -85,7 +85,10 @@ export const scenarios: Scenario[] = [
     setup: async (target) => {
       await organizationWithWorkspaces(target, 'bench-100k', 100_000);
       await bindBenchTags(target, 'bench-100k');
-      return { path: list('bench-100k', 'filter%5Btagged%5D%5B0%5D%5Bkey%5D=env&filter%5Btagged%5D%5B0%5D%5Bvalue%5D=bench'), headers: headers(target) };
+      return {
+        path: list('bench-100k', 'filter%5Btagged%5D%5B0%5D%5Bkey%5D=env&filter%5Btagged%5D%5B0%5D%5Bvalue%5D=bench'),
+        headers: headers(target),
+      };
     },
   },
 ];

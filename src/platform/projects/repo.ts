@@ -1,4 +1,4 @@
-import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
@@ -99,10 +99,18 @@ export function listProjects(
   if (filter.q) conditions.push(sql`${projects.name} LIKE ${`%${likeLiteral(filter.q)}%`} ESCAPE '\\'`);
   if (filter.names && filter.names.length > 0) conditions.push(inList(projects.name, filter.names));
   for (const { key, value } of filter.tagged ?? []) {
-    const valued = value === undefined ? sql`` : sql` AND ${tagBindings.value} = ${value}`;
-    conditions.push(
-      sql`${projects.id} IN (SELECT ${tagBindings.projectId} FROM ${tagBindings} WHERE ${tagBindings.organizationId} = ${organizationId} AND ${tagBindings.key} = ${key}${valued} AND ${tagBindings.projectId} IS NOT NULL)`,
-    );
+    const carrying = db
+      .select({ id: tagBindings.projectId })
+      .from(tagBindings)
+      .where(
+        and(
+          eq(tagBindings.organizationId, organizationId),
+          eq(tagBindings.key, key),
+          value === undefined ? undefined : eq(tagBindings.value, value),
+          isNotNull(tagBindings.projectId),
+        ),
+      );
+    conditions.push(sql`${projects.id} IN ${carrying}`);
   }
   const where = and(...conditions);
   const rows = db.select().from(projects).where(where).orderBy(asc(projects.name)).limit(limit).offset(offset).all();

@@ -115,7 +115,12 @@ export class ProjectService {
     this.db.transaction((tx) => {
       if (Object.keys(changes).length > 0) repo.updateProject(tx, located.project.id, { ...changes, updatedAt: this.clock.now() });
       if (bindings)
-        this.tagBindings.replace(tx, { organizationId: located.organization.id, projectId: located.project.id }, bindings, BINDINGS_POINTER);
+        this.tagBindings.replace(
+          tx,
+          { organizationId: located.organization.id, projectId: located.project.id },
+          bindings,
+          BINDINGS_POINTER,
+        );
     });
     return { ...located, project: repo.findProject(this.db, located.project.id) ?? located.project };
   }

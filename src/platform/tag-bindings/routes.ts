@@ -50,17 +50,13 @@ export async function tagBindingRoutes(app: PlatformApp, context: PlatformContex
     return sendDocument(reply, 200, send(request, rows.map(tagBindingResource)));
   });
 
-  app.patch(
-    '/workspaces/:id/tag-bindings',
-    { schema: { params: params('id'), body: BINDINGS_BODY } },
-    async (request, reply) => {
-      const { workspace, organization } = workspaces.require(workspaces.locate(request.principal, request.params.id), 'can-manage-tags');
-      const inputs = readTagBindings(request.body, '/data');
-      const owner = { organizationId: organization.id, workspaceId: workspace.id };
-      const rows = db.transaction((tx) => tagBindings.merge(tx, owner, inputs, '/data'));
-      return sendDocument(reply, 200, send(request, rows.map(tagBindingResource)));
-    },
-  );
+  app.patch('/workspaces/:id/tag-bindings', { schema: { params: params('id'), body: BINDINGS_BODY } }, async (request, reply) => {
+    const { workspace, organization } = workspaces.require(workspaces.locate(request.principal, request.params.id), 'can-manage-tags');
+    const inputs = readTagBindings(request.body, '/data');
+    const owner = { organizationId: organization.id, workspaceId: workspace.id };
+    const rows = db.transaction((tx) => tagBindings.merge(tx, owner, inputs, '/data'));
+    return sendDocument(reply, 200, send(request, rows.map(tagBindingResource)));
+  });
 
   app.get('/workspaces/:id/effective-tag-bindings', { schema: { params: params('id'), querystring: list } }, async (request, reply) => {
     const { workspace, organization } = workspaces.require(workspaces.locate(request.principal, request.params.id));

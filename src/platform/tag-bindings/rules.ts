@@ -19,15 +19,15 @@ const KEY_TEXT = 'may contain only letters, numbers, ".", ":", "-" and "_"';
 const VALUE = /^[A-Za-z0-9 ._:/=+@-]*$/;
 const VALUE_TEXT = 'may contain only letters, numbers, spaces and . _ : / = + @ -';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function readKey(raw: unknown, pointer: string): string {
   if (typeof raw !== 'string' || raw === '') throw unprocessable('key is required', `${pointer}/attributes/key`);
   if (raw.length > KEY_MAX) throw unprocessable(`key must be at most ${KEY_MAX} characters`, `${pointer}/attributes/key`);
   if (!KEY.test(raw)) throw unprocessable(`key ${KEY_TEXT}`, `${pointer}/attributes/key`);
   const reserved = RESERVED_KEY_PREFIXES.find((prefix) => raw.toLowerCase().startsWith(prefix));
-  if (reserved) throw unprocessable(`key "${raw}" is reserved: keys starting with "${reserved}" belong to the platform`, `${pointer}/attributes/key`);
+  if (reserved)
+    throw unprocessable(`key "${raw}" is reserved: keys starting with "${reserved}" belong to the platform`, `${pointer}/attributes/key`);
   return raw;
 }
 
@@ -79,7 +79,7 @@ export function readTaggedFilter(query: Record<string, unknown>): { key: string;
   for (const [name, raw] of Object.entries(query)) {
     const match = TAGGED.exec(name);
     if (!match) continue;
-    const value = Array.isArray(raw) ? raw[raw.length - 1] : raw;
+    const value: unknown = Array.isArray(raw) ? (raw as unknown[])[raw.length - 1] : raw;
     if (typeof value !== 'string') continue;
     const index = Number(match[1]);
     const condition = conditions.get(index) ?? {};

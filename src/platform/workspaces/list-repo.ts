@@ -113,7 +113,8 @@ function taggedShape(shape: Shape, organizationId: string, filter: WorkspaceFilt
     const overridden = (alias: string) => `NOT EXISTS (SELECT 1 FROM tag_bindings o WHERE o.workspace_id = ${alias}.id AND o.key = ?)`;
     const parts = [
       `SELECT b.workspace_id FROM tag_bindings b WHERE ${match('b')} AND b.workspace_id IS NOT NULL`,
-      `SELECT pw.id FROM tag_bindings p JOIN workspaces pw ON pw.project_id = p.project_id WHERE ${match('p')} AND p.project_id IS NOT NULL AND ${overridden('pw')}`,
+      `SELECT pw.id FROM tag_bindings p JOIN workspaces pw ON pw.project_id = p.project_id ` +
+        `WHERE ${match('p')} AND p.project_id IS NOT NULL AND ${overridden('pw')}`,
     ];
     const params: string[] = [...matchParams, ...matchParams, condition.key];
     if (condition.inDefaultProject) {
@@ -201,7 +202,12 @@ function readWindow(sqlite: Database.Database, shape: Shape, sort: WorkspaceSort
  * SQLite's plan (EXPLAIN QUERY PLAN details) for the first page and the total of a list an
  * organization-wide reader asks for: tests check that filters start from an index.
  */
-export function listQueryPlan(db: Db, organizationId: string, filter: WorkspaceFilter, sort: WorkspaceSort): { page: string[]; total: string[] } {
+export function listQueryPlan(
+  db: Db,
+  organizationId: string,
+  filter: WorkspaceFilter,
+  sort: WorkspaceSort,
+): { page: string[]; total: string[] } {
   const sqlite = sqliteOf(db);
   const shape = shapeOf(organizationId, { all: true }, filter) as Shape;
   const { columns, descending } = SORTS[sort];

@@ -210,7 +210,8 @@ export class WorkspaceService {
     };
     this.db.transaction((tx) => {
       repo.updateWorkspace(tx, workspace.id, changes);
-      if (tagBindings) this.tagBindings.replace(tx, { organizationId: organization.id, workspaceId: workspace.id }, tagBindings, BINDINGS_POINTER);
+      if (tagBindings)
+        this.tagBindings.replace(tx, { organizationId: organization.id, workspaceId: workspace.id }, tagBindings, BINDINGS_POINTER);
     });
     return this.reload(located);
   }

@@ -90,7 +90,15 @@ export class WorkspaceViews {
       const outputIds = current ? (outputs.get(current) ?? []) : [];
       const variableIds = variables.get(workspace.id) ?? [];
       return workspaceResource(
-        { workspace, organization, tags: tags.get(workspace.id) ?? [], permissions, outputIds, variableIds, tagBindingIds: bindings?.get(workspace.id) },
+        {
+          workspace,
+          organization,
+          tags: tags.get(workspace.id) ?? [],
+          permissions,
+          outputIds,
+          variableIds,
+          tagBindingIds: bindings?.get(workspace.id),
+        },
         options,
       );
     });

@@ -29,7 +29,11 @@ describe.each([
   beforeAll(async () => {
     world = await startWorld({ UNDERSTUDY_EDITION: edition, UNDERSTUDY_DIALECT: dialect });
     const project = await call('POST', `/organizations/${ORG}/projects`, {
-      data: { type: 'projects', attributes: { name: 'tagged-project' }, relationships: { 'tag-bindings': { data: [binding('team', 'infra')] } } },
+      data: {
+        type: 'projects',
+        attributes: { name: 'tagged-project' },
+        relationships: { 'tag-bindings': { data: [binding('team', 'infra')] } },
+      },
     });
     expect(project.status).toBe(201);
     projectId = project.body.data.id;
@@ -49,7 +53,9 @@ describe.each([
     expect(own.body.data[0].type).toBe('tag-bindings');
     expect(own.body.data[0].id).toMatch(/^tb-/);
     expect(own.body.meta.pagination['total-count']).toBe(2);
-    expect(created.body.data.relationships['tag-bindings'].data).toEqual(own.body.data.map((entry: Binding) => ({ id: entry.id, type: 'tag-bindings' })));
+    expect(created.body.data.relationships['tag-bindings'].data).toEqual(
+      own.body.data.map((entry: Binding) => ({ id: entry.id, type: 'tag-bindings' })),
+    );
     expect(created.body.data.relationships['effective-tag-bindings'].links.related).toBe(`/api/v2/workspaces/${id}/effective-tag-bindings`);
     // The flat tags are a separate concept and stay empty.
     expect(created.body.data.attributes['tag-names']).toEqual([]);
@@ -77,7 +83,9 @@ describe.each([
     await call('PATCH', `/workspaces/${id}`, { data: { type: 'workspaces', attributes: { description: 'y' } } });
     expect(pairs((await call('GET', `/workspaces/${id}/tag-bindings`)).body.data)).toEqual([['foo', 'bar']]);
     // The real client's DeleteAllTagBindings: a PATCH of the workspace with no attributes at all.
-    const cleared = await call('PATCH', `/workspaces/${id}`, { data: { type: 'workspaces', relationships: { 'tag-bindings': { data: [] } } } });
+    const cleared = await call('PATCH', `/workspaces/${id}`, {
+      data: { type: 'workspaces', relationships: { 'tag-bindings': { data: [] } } },
+    });
     expect(cleared.status).toBe(200);
     expect((await call('GET', `/workspaces/${id}/tag-bindings`)).body.data).toEqual([]);
   });
@@ -124,7 +132,11 @@ describe.each([
       ['effective-tag-bindings', 'b', undefined],
     ]);
     const updated = await call('PATCH', `/projects/${id}`, {
-      data: { type: 'projects', attributes: { name: 'project-two-renamed' }, relationships: { 'tag-bindings': { data: [binding('foo', 'bar')] } } },
+      data: {
+        type: 'projects',
+        attributes: { name: 'project-two-renamed' },
+        relationships: { 'tag-bindings': { data: [binding('foo', 'bar')] } },
+      },
     });
     expect(updated.status).toBe(200);
     expect(updated.body.data.attributes.name).toBe('project-two-renamed');
@@ -260,7 +272,9 @@ describe.each([
       expect(answer.status).toBeLessThan(500);
     }
     for (const relationship of [{ data: 'x' }, { data: [{ type: 'tag-bindings' }] }, { data: [{}] }]) {
-      const answer = await call('PATCH', `/workspaces/${id}`, { data: { type: 'workspaces', relationships: { 'tag-bindings': relationship } } });
+      const answer = await call('PATCH', `/workspaces/${id}`, {
+        data: { type: 'workspaces', relationships: { 'tag-bindings': relationship } },
+      });
       expect(answer.status).toBe(422);
     }
     expect((await call('GET', '/workspaces/ws-missing/tag-bindings')).status).toBe(404);

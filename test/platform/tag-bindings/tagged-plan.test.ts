@@ -14,8 +14,13 @@ describe('filter[tagged] query plan', () => {
 
   beforeAll(async () => {
     world = await startWorld();
-    expect((await control(world.server, 'POST', `/organizations/${ORG}/workspaces/bulk`, { count: 2000, prefix: 'bulk' })).status).toBe(201);
-    organizationId = world.server.app.runtime.store.sqlite.prepare('SELECT id FROM organizations WHERE name = ?').pluck().get(ORG) as string;
+    expect((await control(world.server, 'POST', `/organizations/${ORG}/workspaces/bulk`, { count: 2000, prefix: 'bulk' })).status).toBe(
+      201,
+    );
+    organizationId = world.server.app.runtime.store.sqlite
+      .prepare('SELECT id FROM organizations WHERE name = ?')
+      .pluck()
+      .get(ORG) as string;
     for (const name of ['bulk-0010', 'bulk-0500', 'bulk-1500']) {
       const id = (await platform(world.server, 'GET', `/organizations/${ORG}/workspaces/${name}`)).body.data.id;
       const patched = await platform(world.server, 'PATCH', `/workspaces/${id}/tag-bindings`, {
@@ -41,7 +46,11 @@ describe('filter[tagged] query plan', () => {
   });
 
   it('lists the same rows the plan was made for', async () => {
-    const listed = await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?filter[tagged][0][key]=env&filter[tagged][0][value]=bench`);
+    const listed = await platform(
+      world.server,
+      'GET',
+      `/organizations/${ORG}/workspaces?filter[tagged][0][key]=env&filter[tagged][0][value]=bench`,
+    );
     expect(listed.body.data.map((entry: { attributes: { name: string } }) => entry.attributes.name)).toEqual([
       'bulk-0010',
       'bulk-0500',
