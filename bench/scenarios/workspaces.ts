@@ -26,6 +26,18 @@ const PAGES = [
 const pageName = (page: string, size: string) => `GET /api/v2/organizations/:org/workspaces (${page} of 20, ${size})`;
 const SEARCH = 'GET /api/v2/organizations/:org/workspaces?search[name]=0424 (100,000)';
 const WILDCARD = 'GET /api/v2/organizations/:org/workspaces?search[wildcard-name]=ws-0424* (100,000)';
+const TAGGED = 'GET /api/v2/organizations/:org/workspaces?filter[tagged][0][key]=env&…[value]=bench (20 of 100,000)';
+
+/** Binds `env=bench` on 20 workspaces spread over the organization (a PATCH merges, so a rerun changes nothing). */
+async function bindBenchTags(target: BenchTarget, org: string): Promise<void> {
+  for (let index = 1; index <= 20; index += 1) {
+    const name = `ws-${String(index * 4_999).padStart(6, '0')}`;
+    const workspace = await call(target, 'GET', `/api/v2/organizations/${org}/workspaces/${name}`);
+    await call(target, 'PATCH', `/api/v2/workspaces/${workspace.data.id}/tag-bindings`, {
+      data: [{ type: 'tag-bindings', attributes: { key: 'env', value: 'bench' } }],
+    });
+  }
+}
 
 /**
  * Workspace reads. Lists are measured at 100 and 100,000 workspaces: filtering, sorting and
@@ -67,6 +79,18 @@ export const scenarios: Scenario[] = [
       return { path: list('bench-100k', 'search%5Bwildcard-name%5D=ws-0424*'), headers: headers(target) };
     },
   },
+  {
+    name: TAGGED,
+    world: 'workspaces-bench-100k',
+    setup: async (target) => {
+      await organizationWithWorkspaces(target, 'bench-100k', 100_000);
+      await bindBenchTags(target, 'bench-100k');
+      return {
+        path: list('bench-100k', 'filter%5Btagged%5D%5B0%5D%5Bkey%5D=env&filter%5Btagged%5D%5B0%5D%5Bvalue%5D=bench'),
+        headers: headers(target),
+      };
+    },
+  },
 ];
 
 addGoals(
@@ -74,4 +98,5 @@ addGoals(
   ...PAGES.map((page) => flat(`workspaces: ${page.label}`, pageName(page.label, '100'), pageName(page.label, '100,000'))),
   cost('workspaces: search[name] vs unfiltered page (100,000)', SEARCH, pageName('page 1', '100,000'), 2),
   cost('workspaces: search[wildcard-name] vs unfiltered page (100,000)', WILDCARD, pageName('page 1', '100,000'), 2),
+  cost('workspaces: filter[tagged] vs unfiltered page (100,000)', TAGGED, pageName('page 1', '100,000'), 2),
 );

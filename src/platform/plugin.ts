@@ -21,6 +21,7 @@ import { runTaskRoutes } from './run-tasks/routes.js';
 import { sshKeyRoutes } from './ssh-keys/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
 import { tagRoutes } from './tags/routes.js';
+import { tagBindingRoutes } from './tag-bindings/routes.js';
 import { teamAccessRoutes } from './team-access/routes.js';
 import { workspaceTaskRoutes } from './workspace-tasks/routes.js';
 import { workspaceActionRoutes } from './workspaces/actions.js';
@@ -65,6 +66,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => variableSetRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceActionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => tagRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => tagBindingRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => remoteStateRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => agentPoolRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => sshKeyRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));

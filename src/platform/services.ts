@@ -19,6 +19,8 @@ import { SshKeyService } from './ssh-keys/service.js';
 import { StateVersionService } from './state-versions/service.js';
 import { SubscriptionService } from './subscriptions/service.js';
 import { TagService } from './tags/service.js';
+import { TagBindingService } from './tag-bindings/service.js';
+import { effectiveTagBindingsInclude } from './tag-bindings/include.js';
 import { TeamAccessService } from './team-access/service.js';
 import { TeamProjectService } from './team-projects/service.js';
 import { TeamService } from './teams/service.js';
@@ -76,6 +78,7 @@ export interface PlatformServices {
   readonly stateVersions: StateVersionService;
   readonly subscriptions: SubscriptionService;
   readonly tags: TagService;
+  readonly tagBindings: TagBindingService;
   readonly teamAccess: TeamAccessService;
   readonly teamProjects: TeamProjectService;
   readonly teams: TeamService;
@@ -116,10 +119,11 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const { clock } = runtime;
   const { dialect, edition } = runtime.config;
   const tags = new TagService(db, clock);
+  const tagBindings = new TagBindingService(db, clock);
   const organizations = new OrganizationService(db, clock, { requireAgentPool: requireAgentPoolOf, onCreate: insertDefaultProject });
   const users = new UserService(db, clock);
-  const workspaces = new WorkspaceService(db, clock, dialect, edition, tags, requireAgentPoolOf);
-  const projects = new ProjectService(db, clock);
+  const workspaces = new WorkspaceService(db, clock, dialect, edition, tags, requireAgentPoolOf, tagBindings);
+  const projects = new ProjectService(db, clock, tagBindings);
   const oauthClients = new OAuthClientService(db, clock, organizations);
   const atRest = new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY));
   const registry = new RegistryService(db, clock, edition, organizations, atRest);
@@ -140,7 +144,13 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const workspaceViews = new WorkspaceViews(db, {
     outputIds: stateParts.outputIds,
     variableIds: (ids) => variableIdsOf(db, ids),
-    includes: { ...workspaceOwnIncludes(db, teams), ...stateParts.includes, project: projectWorkspaceInclude(db) },
+    tagBindingIds: (holders) => tagBindings.idsOf(holders),
+    includes: {
+      ...workspaceOwnIncludes(db, teams),
+      ...stateParts.includes,
+      project: projectWorkspaceInclude(db),
+      effective_tag_bindings: effectiveTagBindingsInclude(tagBindings),
+    },
   });
   const services: PlatformServices = {
     admin: new AdminService(runtime),
@@ -162,6 +172,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     stateVersions,
     subscriptions: new SubscriptionService(db, clock),
     tags,
+    tagBindings,
     teamAccess: new TeamAccessService(db, clock, workspaces),
     teamProjects: new TeamProjectService(db, clock, projects),
     teams,

@@ -10,3 +10,4 @@ export * from './schema/registry.js';
 export * from './schema/state.js';
 export * from './schema/runs.js';
 export * from './schema/variable-sets.js';
+export * from './schema/tag-bindings.js';

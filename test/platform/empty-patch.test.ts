@@ -103,6 +103,8 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/team-workspaces/:id': `/team-workspaces/${ids.grant}`,
       '/api/v2/workspaces/:workspaceId/tasks/:id': `/workspaces/${ids.workspace}/tasks/${ids.attachment}`,
       '/api/v2/projects/:id': `/projects/${ids.project}`,
+      '/api/v2/workspaces/:id/tag-bindings': `/workspaces/${ids.workspace}/tag-bindings`,
+      '/api/v2/projects/:id/tag-bindings': `/projects/${ids.project}/tag-bindings`,
       // Rollback: the body names the version, so an empty one is a 422 about the body.
       '/api/v2/workspaces/:id/state-versions': `/workspaces/${ids.workspace}/state-versions`,
       '/api/v2/workspaces/:id/vars/:var': `/workspaces/${ids.workspace}/vars/${ids.variable}`,

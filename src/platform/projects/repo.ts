@@ -1,8 +1,8 @@
-import { and, asc, count, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
-import { projects, teamProjects, workspaces } from '../../store/tables.js';
+import { projects, tagBindings, teamProjects, workspaces } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
 import { likeLiteral } from '../sql-like.js';
 import { DEFAULT_PROJECT_NAME, defaultProjectId } from '../default-project.js';
@@ -83,6 +83,8 @@ export interface ProjectFilter {
   q?: string;
   /** Exact names (`filter[names]`). */
   names?: string[];
+  /** `filter[tagged][n]`: projects carrying every key (with its value, when given). */
+  tagged?: { key: string; value?: string }[];
 }
 
 /** One page of the organization's projects by name, and the total. */
@@ -97,6 +99,20 @@ export function listProjects(
   // LIKE is case-insensitive for ASCII in SQLite, as `q` is on the real service.
   if (filter.q) conditions.push(sql`${projects.name} LIKE ${`%${likeLiteral(filter.q)}%`} ESCAPE '\\'`);
   if (filter.names && filter.names.length > 0) conditions.push(inList(projects.name, filter.names));
+  for (const { key, value } of filter.tagged ?? []) {
+    const carrying = db
+      .select({ id: tagBindings.projectId })
+      .from(tagBindings)
+      .where(
+        and(
+          eq(tagBindings.organizationId, organizationId),
+          eq(tagBindings.key, key),
+          value === undefined ? undefined : eq(tagBindings.value, value),
+          isNotNull(tagBindings.projectId),
+        ),
+      );
+    conditions.push(sql`${projects.id} IN ${carrying}`);
+  }
   const where = and(...conditions);
   const rows = db.select().from(projects).where(where).orderBy(asc(projects.name)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(projects).where(where).get()?.n ?? 0;

@@ -20,6 +20,8 @@ export function projectResource(
   organizationName: string,
   grants: ReadonlySet<OrganizationPermission>,
   details?: ProjectDetails,
+  /** Ids of the project's tag bindings, when the caller loaded them (projects inherit none: both lists match). */
+  tagBindingIds?: readonly string[],
 ): ResourceObject {
   const manage = grants.has('manage-projects');
   const may = (right: ProjectPermission, fallback: boolean) => (details ? details.rights.has(right) : fallback);
@@ -47,6 +49,18 @@ export function projectResource(
     },
     relationships: {
       organization: { data: { id: organizationName, type: 'organizations' } },
+      ...(tagBindingIds
+        ? {
+            'tag-bindings': {
+              data: tagBindingIds.map((id) => ({ id, type: 'tag-bindings' })),
+              links: { related: `/api/v2/projects/${project.id}/tag-bindings` },
+            },
+            'effective-tag-bindings': {
+              data: tagBindingIds.map((id) => ({ id, type: 'effective-tag-bindings' })),
+              links: { related: `/api/v2/projects/${project.id}/effective-tag-bindings` },
+            },
+          }
+        : {}),
     },
     links: { self: `/api/v2/projects/${project.id}` },
   };

@@ -3,10 +3,19 @@ import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
-import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
+import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
+import { Included, readInclude } from '../jsonapi/include.js';
+import type { OrganizationPermission } from '../auth/permissions.js';
+import { effectiveTagBindingResource } from '../tag-bindings/resource.js';
+import { readTaggedFilter } from '../tag-bindings/rules.js';
+import type { ProjectRow } from './repo.js';
 import { projectResource } from './resource.js';
 import type { Principal } from '../auth/principal.js';
 import type { LocatedProject, ProjectInput } from './service.js';
+import { readTagBindings } from '../tag-bindings/rules.js';
+
+/** `include` values of the project endpoints (the real client's `ProjectEffectiveTagBindings`). */
+const PROJECT_INCLUDES = ['effective_tag_bindings'] as const;
 
 const PROJECT_BODY = resourceBody(['projects'], {
   attributes: {
@@ -14,61 +23,98 @@ const PROJECT_BODY = resourceBody(['projects'], {
     description: Attr.string(),
     'auto-destroy-activity-duration': Attr.string('up to 4 digits and d or h, such as "14d" or "2h"; null turns it off'),
   },
+  relationships: ['tag-bindings'],
 });
 
 function readProjectInput(body: unknown): ProjectInput {
-  const attributes = new Attributes(readResource(body, ['projects']).attributes);
+  const resource = readResource(body, ['projects']);
+  const attributes = new Attributes(resource.attributes);
   const name = attributes.string('name') ?? undefined;
   const description = attributes.string('description', { nullable: true });
   const duration = attributes.string('auto-destroy-activity-duration', { nullable: true });
+  const bindings = resource.relationships['tag-bindings'];
   return {
     ...(name !== undefined ? { name } : {}),
     ...(description !== undefined ? { description } : {}),
     ...(duration !== undefined ? { autoDestroyActivityDuration: duration } : {}),
+    ...(bindings !== undefined && bindings !== null
+      ? { tagBindings: readTagBindings(bindings, '/data/relationships/tag-bindings/data') }
+      : {}),
   };
 }
 
 /** Projects: create, list (`q`, `filter[names]`), show, update and delete. */
 export async function projectRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = context.services.projects;
+  /**
+   * Projects with the caller's rights, their counts and tag-binding relationships, and the bindings
+   * themselves when `include` asks.
+   */
+  const render = (
+    request: { query: unknown; principal: Principal },
+    rows: readonly ProjectRow[],
+    organization: LocatedProject['organization'],
+    grants: ReadonlySet<OrganizationPermission>,
+  ) => {
+    const include = readInclude(request.query as Record<string, unknown>, PROJECT_INCLUDES);
+    const details = service.details(request.principal, organization, rows);
+    const effective = context.services.tagBindings.projectEffectiveOf(rows.map((row) => row.id));
+    const items = rows.map((row) =>
+      projectResource(
+        row,
+        organization.name,
+        grants,
+        details.get(row.id),
+        (effective.get(row.id) ?? []).map((entry) => entry.binding.id),
+      ),
+    );
+    const included = new Included();
+    if (include.has('effective_tag_bindings')) included.add(...[...effective.values()].flat().map(effectiveTagBindingResource));
+    return { items, included };
+  };
+  const one = (request: { query: unknown; principal: Principal }, { project, organization, grants }: LocatedProject) => {
+    const { items, included } = render(request, [project], organization, grants);
+    return singleDocument(items[0] as NonNullable<(typeof items)[number]>, included);
+  };
 
   app.get(
     '/organizations/:org/projects',
-    { schema: { params: params('org'), querystring: listQuery({ filters: ['q', 'filter[names]'] }) } },
+    { schema: { params: params('org'), querystring: listQuery({ includes: PROJECT_INCLUDES, filters: ['q', 'filter[names]'] }) } },
     async (request, reply) => {
       const page = readPage(request.query);
       const q = queryList(request.query, 'q').join(',');
       const names = queryList(request.query, 'filter[names]');
+      const tagged = readTaggedFilter(request.query);
       const { organization, grants, rows, total } = service.list(
         request.principal,
         request.params.org,
-        { ...(q ? { q } : {}), names },
+        { ...(q ? { q } : {}), names, ...(tagged.length > 0 ? { tagged } : {}) },
         page.offset,
         page.size,
       );
-      const details = service.details(request.principal, organization, rows);
-      const items = rows.map((row) => projectResource(row, organization.name, grants, details.get(row.id)));
-      return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+      const { items, included } = render(request, rows, organization, grants);
+      return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
     },
   );
 
-  const one = (principal: Principal, { project, organization, grants }: LocatedProject) =>
-    singleDocument(
-      projectResource(project, organization.name, grants, service.details(principal, organization, [project]).get(project.id)),
-    );
+  const show = showQuery(PROJECT_INCLUDES);
+  app.post(
+    '/organizations/:org/projects',
+    { schema: { params: params('org'), querystring: show, body: PROJECT_BODY } },
+    async (request, reply) => {
+      readInclude(request.query, PROJECT_INCLUDES);
+      return sendDocument(reply, 201, one(request, service.create(request.principal, request.params.org, readProjectInput(request.body))));
+    },
+  );
 
-  app.post('/organizations/:org/projects', { schema: { params: params('org'), body: PROJECT_BODY } }, async (request, reply) => {
-    const created = service.create(request.principal, request.params.org, readProjectInput(request.body));
-    return sendDocument(reply, 201, one(request.principal, created));
+  app.get('/projects/:id', { schema: { params: params('id'), querystring: show } }, async (request, reply) => {
+    return sendDocument(reply, 200, one(request, service.locate(request.principal, request.params.id)));
   });
 
-  app.get('/projects/:id', { schema: { params: params('id') } }, async (request, reply) => {
-    return sendDocument(reply, 200, one(request.principal, service.locate(request.principal, request.params.id)));
-  });
-
-  app.patch('/projects/:id', { schema: { params: params('id'), body: PROJECT_BODY } }, async (request, reply) => {
+  app.patch('/projects/:id', { schema: { params: params('id'), querystring: show, body: PROJECT_BODY } }, async (request, reply) => {
+    readInclude(request.query, PROJECT_INCLUDES);
     const located = service.locate(request.principal, request.params.id);
-    return sendDocument(reply, 200, one(request.principal, service.update(located, readProjectInput(request.body))));
+    return sendDocument(reply, 200, one(request, service.update(located, readProjectInput(request.body))));
   });
 
   app.delete('/projects/:id', { schema: { params: params('id') } }, async (request, reply) => {

@@ -10,6 +10,8 @@ import * as organizationsRepo from '../organizations/repo.js';
 import * as repo from './repo.js';
 import type { ProjectFilter, ProjectRow } from './repo.js';
 import type { ProjectDetails } from './resource.js';
+import type { TagBindingInput } from '../tag-bindings/rules.js';
+import type { TagBindingService } from '../tag-bindings/service.js';
 
 /** Letters, digits, `-`, `_` and inner spaces, 3 to 40 characters (the real service's rule). */
 const NAME_PATTERN = /^[A-Za-z0-9_-](?:[A-Za-z0-9 _-]{1,38})[A-Za-z0-9_-]$/;
@@ -19,7 +21,12 @@ export interface ProjectInput {
   description?: string | null;
   /** `14d`, `2h` (up to 4 digits and d or h); null turns auto-destroy off. */
   autoDestroyActivityDuration?: string | null;
+  /** The `tag-bindings` relationship: replaces the project's bindings when given. */
+  tagBindings?: readonly TagBindingInput[];
 }
+
+/** Where a create or update body's `tag-bindings` relationship sits, for the 422 of too many. */
+const BINDINGS_POINTER = '/data/relationships/tag-bindings/data';
 
 /** The real service's form of `auto-destroy-activity-duration`, and its refusal text. */
 export const ACTIVITY_DURATION = /^\d{1,4}[dh]$/;
@@ -43,6 +50,7 @@ export class ProjectService {
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
+    private readonly tagBindings: TagBindingService,
   ) {}
 
   private organization(principal: Principal, name: string): { organization: OrganizationRow; grants: ReadonlySet<OrganizationPermission> } {
@@ -122,12 +130,21 @@ export class ProjectService {
       createdAt: at,
       updatedAt: at,
     };
-    repo.insertProject(this.db, project);
+    this.db.transaction((tx) => {
+      repo.insertProject(tx, project);
+      if (input.tagBindings)
+        this.tagBindings.replace(tx, { organizationId: organization.id, projectId: project.id }, input.tagBindings, BINDINGS_POINTER);
+    });
     return this.locate(principal, project.id);
   }
 
-  update(located: LocatedProject, input: ProjectInput): LocatedProject {
+  /** Changing a project (its settings or its tag bindings) needs its update right; others get the 404 of a missing one. */
+  requireManage(located: LocatedProject): void {
     if (!located.rights.has('update')) throw NOT_FOUND;
+  }
+
+  update(located: LocatedProject, input: ProjectInput): LocatedProject {
+    this.requireManage(located);
     if (input.name !== undefined) this.checkName(located.organization.id, input.name, located.project.id);
     this.checkDuration(input.autoDestroyActivityDuration);
     const changes: Partial<ProjectRow> = {
@@ -135,8 +152,18 @@ export class ProjectService {
       ...(input.description !== undefined ? { description: input.description } : {}),
       ...(input.autoDestroyActivityDuration !== undefined ? { autoDestroyActivityDuration: input.autoDestroyActivityDuration } : {}),
     };
-    if (Object.keys(changes).length === 0) return located;
-    repo.updateProject(this.db, located.project.id, { ...changes, updatedAt: this.clock.now() });
+    const bindings = input.tagBindings;
+    if (Object.keys(changes).length === 0 && !bindings) return located;
+    this.db.transaction((tx) => {
+      if (Object.keys(changes).length > 0) repo.updateProject(tx, located.project.id, { ...changes, updatedAt: this.clock.now() });
+      if (bindings)
+        this.tagBindings.replace(
+          tx,
+          { organizationId: located.organization.id, projectId: located.project.id },
+          bindings,
+          BINDINGS_POINTER,
+        );
+    });
     return { ...located, project: repo.findProject(this.db, located.project.id) ?? located.project };
   }
 

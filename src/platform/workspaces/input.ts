@@ -35,7 +35,7 @@ export const WORKSPACE_BODY = resourceBody(['workspaces'], {
     'source-url': Attr.string(),
     'setting-overwrites': Attr.object(),
   },
-  relationships: ['tags', 'project'],
+  relationships: ['tags', 'project', 'tag-bindings'],
 });
 
 const EXECUTION_MODES: readonly ExecutionMode[] = ['remote', 'local', 'agent'];

@@ -1,5 +1,6 @@
 import { badRequest } from '../../core/errors.js';
 import { queryList } from '../jsonapi/query.js';
+import { readTaggedFilter } from '../tag-bindings/rules.js';
 import type { WorkspaceFilter, WorkspaceSort } from './repo.js';
 
 type Query = Record<string, unknown>;
@@ -43,6 +44,8 @@ export function readWorkspaceFilter(query: Query): WorkspaceFilter {
   if (excluded) filter.excludeTags = excluded;
   const project = text(query, 'filter[project][id]');
   if (project) filter.projectId = project;
+  const tagged = readTaggedFilter(query);
+  if (tagged.length > 0) filter.tagged = tagged;
   return filter;
 }
 

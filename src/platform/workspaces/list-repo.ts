@@ -99,6 +99,34 @@ function tagShape(shape: Shape, organizationId: string, filter: WorkspaceFilter)
   }
 }
 
+/**
+ * `filter[tagged]`: per condition, the workspaces with the binding of their own, those whose
+ * project has it and that do not override the key, and (only when the default project has it)
+ * the rows without a project id. Each part starts from the `tag_bindings_org_key_value` index, so
+ * the cost follows the matches, not the store.
+ */
+function taggedShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
+  for (const condition of filter.tagged ?? []) {
+    const valued = condition.value !== undefined;
+    const match = (alias: string) => `${alias}.organization_id = ? AND ${alias}.key = ?${valued ? ` AND ${alias}.value = ?` : ''}`;
+    const matchParams = [organizationId, condition.key, ...(valued ? [condition.value as string] : [])];
+    const overridden = (alias: string) => `NOT EXISTS (SELECT 1 FROM tag_bindings o WHERE o.workspace_id = ${alias}.id AND o.key = ?)`;
+    const parts = [
+      `SELECT b.workspace_id FROM tag_bindings b WHERE ${match('b')} AND b.workspace_id IS NOT NULL`,
+      `SELECT pw.id FROM tag_bindings p JOIN workspaces pw ON pw.project_id = p.project_id ` +
+        `WHERE ${match('p')} AND p.project_id IS NOT NULL AND ${overridden('pw')}`,
+    ];
+    const params: string[] = [...matchParams, ...matchParams, condition.key];
+    if (condition.inDefaultProject) {
+      parts.push(`SELECT dw.id FROM workspaces dw WHERE dw.organization_id = ? AND dw.project_id IS NULL AND ${overridden('dw')}`);
+      params.push(organizationId, condition.key);
+    }
+    shape.where.push(`w.id IN (${parts.join(' UNION ALL ')})`);
+    shape.params.push(...params);
+    shape.anchorable = false;
+  }
+}
+
 /** `filter[project][id]`; rows without a project belong to the organization's default one. */
 function projectShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
   if (!filter.projectId) return;
@@ -132,9 +160,11 @@ function shapeOf(organizationId: string, readable: ReadableSet, filter: Workspac
   nameShape(shape, filter);
   tagShape(shape, organizationId, filter);
   projectShape(shape, organizationId, filter);
+  taggedShape(shape, organizationId, filter);
   // With a narrower index condition present, the organization is checked per row ("+" keeps
   // SQLite from walking the organization's whole index instead).
-  const narrowed = shape.from === 'workspaces w' && shape.where.some((part) => part.includes('workspace_names'));
+  const narrowed =
+    shape.from === 'workspaces w' && shape.where.some((part) => part.includes('workspace_names') || part.includes('tag_bindings'));
   shape.where.unshift(narrowed ? '+w.organization_id = ?' : 'w.organization_id = ?');
   shape.params.unshift(organizationId);
   return shape;
@@ -166,6 +196,28 @@ function readWindow(sqlite: Database.Database, shape: Shape, sort: WorkspaceSort
   return preparedSql(sqlite, text)
     .raw()
     .all(...params, window.limit, window.offset) as (string | number)[][];
+}
+
+/**
+ * SQLite's plan (EXPLAIN QUERY PLAN details) for the first page and the total of a list an
+ * organization-wide reader asks for: tests check that filters start from an index.
+ */
+export function listQueryPlan(
+  db: Db,
+  organizationId: string,
+  filter: WorkspaceFilter,
+  sort: WorkspaceSort,
+): { page: string[]; total: string[] } {
+  const sqlite = sqliteOf(db);
+  const shape = shapeOf(organizationId, { all: true }, filter) as Shape;
+  const { columns, descending } = SORTS[sort];
+  const order = columns.map((column) => `w.${column} ${descending ? 'DESC' : 'ASC'}`).join(', ');
+  const explain = (text: string, params: (string | number)[]) =>
+    (sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+  return {
+    page: explain(`SELECT w.rowid FROM ${shape.from} WHERE ${shape.where.join(' AND ')} ORDER BY ${order} LIMIT 20`, shape.params),
+    total: explain(`SELECT count(*) FROM ${shape.from} WHERE ${shape.where.join(' AND ')}`, shape.params),
+  };
 }
 
 const COUNTS = `SELECT total, version FROM list_counts WHERE list = 'workspaces' AND organization_id = ?`;

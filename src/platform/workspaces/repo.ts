@@ -68,6 +68,16 @@ export interface WorkspaceFilter {
   excludeTags?: string[];
   /** Workspaces of this project (`filter[project][id]`; the list endpoint only). */
   projectId?: string;
+  /** `filter[tagged][n]`: workspaces whose effective bindings carry every key (with its value, when given). */
+  tagged?: TaggedCondition[];
+}
+
+export interface TaggedCondition {
+  key: string;
+  /** Undefined: any value. */
+  value?: string;
+  /** Whether the organization's default project carries the binding (its workspaces may have no project id). */
+  inDefaultProject?: boolean;
 }
 
 /** A LIKE pattern matching `text` literally, with `\` as the escape character. */

@@ -23,6 +23,8 @@ export interface WorkspaceView {
   outputIds: readonly string[];
   /** The workspace's variables, in creation order. */
   variableIds: readonly string[];
+  /** Ids of its own tag bindings and of those in force (the project's included), when loaded. */
+  tagBindingIds?: { own: readonly string[]; effective: readonly string[] } | undefined;
 }
 
 export interface RenderOptions {
@@ -79,6 +81,14 @@ function lockedByRelationship(workspace: WorkspaceRow, organization: Organizatio
   const type = locker.kind === 'user' ? 'users' : locker.kind === 'run' ? 'runs' : 'teams';
   return { data: { id: locker.id, type }, links: { related: `/api/v2/${type}/${locker.id}` } };
 }
+
+const tagBindingRelationships = (ids: { own: readonly string[]; effective: readonly string[] }, base: string) => ({
+  'tag-bindings': { data: ids.own.map((id) => ({ id, type: 'tag-bindings' })), links: { related: `${base}/tag-bindings` } },
+  'effective-tag-bindings': {
+    data: ids.effective.map((id) => ({ id, type: 'effective-tag-bindings' })),
+    links: { related: `${base}/effective-tag-bindings` },
+  },
+});
 
 const related = (id: string | null, type: string) =>
   id ? { data: { id, type }, links: { related: `/api/v2/${type}/${id}` } } : { data: null };
@@ -173,6 +183,7 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
       'locked-by': lockedByRelationship(workspace, organization),
       project: { data: { id: workspace.projectId ?? defaultProjectId(organization.id), type: 'projects' } },
       tags: { data: view.tags.map((tag) => ({ id: tag.id, type: 'tags' })) },
+      ...(view.tagBindingIds ? tagBindingRelationships(view.tagBindingIds, base) : {}),
       ...(hosted ? { 'current-assessment-result': { data: null } } : {}),
     },
     links: {

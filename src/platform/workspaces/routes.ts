@@ -6,6 +6,7 @@ import { Included } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { listQuery, params, showQuery } from '../jsonapi/schemas.js';
 import { tagReferences } from '../tags/service.js';
+import { readTagBindings } from '../tag-bindings/rules.js';
 import { renderOptions, workspaceDocument, workspaceInclude } from './documents.js';
 import { readWorkspaceSettings, WORKSPACE_BODY } from './input.js';
 import { readWorkspaceFilter, readWorkspaceSort } from './list-query.js';
@@ -13,6 +14,12 @@ import { type Located } from './service.js';
 import { WORKSPACE_INCLUDES } from './view.js';
 
 type ById = { Params: { id: string } };
+
+/** The `tag-bindings` relationship of a create or update body, if it was given. */
+const bindingsRelationship = (relationships: Record<string, unknown>) =>
+  relationships['tag-bindings'] === undefined || relationships['tag-bindings'] === null
+    ? undefined
+    : readTagBindings(relationships['tag-bindings'], '/data/relationships/tag-bindings/data');
 type ByName = { Params: { org: string; name: string } };
 
 /** Workspace create, list, show, update and delete, by id and by organization and name alike. */
@@ -36,7 +43,8 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
         tagsRelationship === undefined ? [] : tagReferences(readIdentifierList(tagsRelationship, 'tags'), '/data/relationships/tags/data');
       const project = relationshipId(input.relationships, 'project', 'projects');
       const settings = readWorkspaceSettings(input.attributes, context.config.edition);
-      const located = service.create(request.principal, request.params.org, settings, tags, project);
+      const bindings = bindingsRelationship(input.relationships) ?? [];
+      const located = service.create(request.principal, request.params.org, settings, tags, project, bindings);
       return sendDocument(reply, 201, workspaceDocument(context, request, located, include));
     },
   );
@@ -76,7 +84,8 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     const input = readResource(request.body, ['workspaces']);
     const project = relationshipId(input.relationships, 'project', 'projects');
     const settings = readWorkspaceSettings(input.attributes, context.config.edition);
-    return workspaceDocument(context, request, service.update(located, settings, project), include);
+    const bindings = bindingsRelationship(input.relationships);
+    return workspaceDocument(context, request, service.update(located, settings, project, bindings), include);
   };
   app.patch<ById>('/workspaces/:id', { schema: { ...show, body: WORKSPACE_BODY } }, async (request, reply) =>
     sendDocument(reply, 200, update(request, byId(request))),

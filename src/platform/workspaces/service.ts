@@ -24,6 +24,8 @@ import { inheritedActivityDuration, projectForWorkspace } from '../projects/serv
 import { requireSshKeyOf } from '../ssh-keys/service.js';
 import { deleteUnusedTags, tagIdsOfWorkspace } from '../tags/repo.js';
 import { TagService, type TagReference } from '../tags/service.js';
+import type { TagBindingService } from '../tag-bindings/service.js';
+import type { TagBindingInput } from '../tag-bindings/rules.js';
 import { defaultWorkspaceRow } from './defaults.js';
 import type { WorkspaceSettingsInput } from './input.js';
 import * as repo from './repo.js';
@@ -56,6 +58,7 @@ export class WorkspaceService {
     private readonly tags: TagService,
     /** The agent-pool domain's check that a pool is the organization's (422 at `pointer` otherwise). */
     private readonly requireAgentPool: (db: Db, organizationId: string, poolId: string, pointer: string) => void,
+    private readonly tagBindings: TagBindingService,
   ) {}
 
   /** The organization named in a path, if the caller is in it at all; otherwise the 404 of a missing one. */
@@ -129,6 +132,7 @@ export class WorkspaceService {
     settings: WorkspaceSettingsInput,
     tags: TagReference[],
     projectId?: string | null,
+    tagBindings: readonly TagBindingInput[] = [],
   ): Located {
     const { organization, scope } = this.creatable(principal, organizationName, projectId);
     if (settings.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
@@ -158,6 +162,7 @@ export class WorkspaceService {
     this.db.transaction((tx) => {
       repo.insertWorkspace(tx, row);
       this.tags.add(tx, organization.id, row.id, tags);
+      this.tagBindings.replace(tx, { organizationId: organization.id, workspaceId: row.id }, tagBindings, BINDINGS_POINTER);
     });
     const permissions = new WorkspacePermissions(this.db);
     return { workspace: row, organization, scope, level: permissions.level(scope, row.id) };
@@ -186,7 +191,8 @@ export class WorkspaceService {
 
   /** Settings changes need admin access; absent attributes keep their values (with the spec's exceptions). */
   /** A `projectId` moves the workspace (null: back to the default project); undefined leaves it. */
-  update(located: Located, settings: WorkspaceSettingsInput, projectId?: string | null): Located {
+  /** `tagBindings`, when given, replaces the workspace's own bindings (an empty list removes them all). */
+  update(located: Located, settings: WorkspaceSettingsInput, projectId?: string | null, tagBindings?: readonly TagBindingInput[]): Located {
     this.require(located, 'can-update');
     const { workspace, organization } = located;
     const project = projectId === undefined ? undefined : projectForWorkspace(this.db, organization.id, projectId);
@@ -217,14 +223,24 @@ export class WorkspaceService {
       updatedAt: at,
       latestChangeAt: at,
     };
-    repo.updateWorkspace(this.db, workspace.id, changes);
+    this.db.transaction((tx) => {
+      repo.updateWorkspace(tx, workspace.id, changes);
+      if (tagBindings)
+        this.tagBindings.replace(tx, { organizationId: organization.id, workspaceId: workspace.id }, tagBindings, BINDINGS_POINTER);
+    });
     return this.reload(located);
   }
 
   list(principal: Principal, organizationName: string, filter: WorkspaceFilter, sort: WorkspaceSort, page: Page) {
     const { organization, scope } = this.organization(principal, organizationName);
     const readable = new WorkspacePermissions(this.db).readable(scope);
-    return { organization, scope, ...pageOfWorkspaces(this.db, organization.id, readable, filter, sort, page) };
+    const defaultProject = defaultProjectId(organization.id);
+    const tagged = filter.tagged?.map((condition) => ({
+      ...condition,
+      inDefaultProject: this.tagBindings.projectCarries(defaultProject, condition.key, condition.value),
+    }));
+    const filtered = tagged ? { ...filter, tagged } : filter;
+    return { organization, scope, ...pageOfWorkspaces(this.db, organization.id, readable, filtered, sort, page) };
   }
 
   /** Workspace admins delete, and so does a team whose access to the workspace's project includes deleting its workspaces. */
@@ -270,6 +286,9 @@ export class WorkspaceService {
     return this.reload(located);
   }
 }
+
+/** Where a create or update body's `tag-bindings` relationship sits, for the 422 of too many. */
+const BINDINGS_POINTER = '/data/relationships/tag-bindings/data';
 
 /** The columns that create and update both take straight from their attributes; absent ones stay out. */
 function settingColumns(settings: WorkspaceSettingsInput): Partial<WorkspaceRow> {

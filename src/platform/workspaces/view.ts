@@ -4,6 +4,7 @@ import { permissionFlags, WorkspacePermissions, type CallerScope } from '../auth
 import { IncludeRegistry, type Included } from '../jsonapi/include.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { tagsOfWorkspaces } from '../tags/repo.js';
+import { defaultProjectId } from '../default-project.js';
 import type { WorkspaceRow } from './repo.js';
 import { workspaceResource, type RenderOptions } from './resource.js';
 
@@ -47,6 +48,8 @@ export interface WorkspaceViewParts {
   outputIds(stateVersionIds: readonly string[]): Map<string, string[]>;
   /** The ids of each workspace's variables (the `vars` relationship), for a page at once. */
   variableIds(workspaceIds: readonly string[]): Map<string, string[]>;
+  /** The ids of each workspace's own and effective tag bindings, for a page at once. */
+  tagBindingIds?(holders: readonly { id: string; projectId: string }[]): Map<string, { own: string[]; effective: string[] }>;
   /** A loader per include its owning domain registered. */
   includes: Partial<Record<WorkspaceIncludeName, WorkspaceIncludeLoader>>;
 }
@@ -78,13 +81,24 @@ export class WorkspaceViews {
     const levels = new WorkspacePermissions(this.db).levels(scope, ids);
     const outputs = this.parts.outputIds(currentStateVersionIds(rows));
     const variables = this.parts.variableIds(ids);
+    const bindings = this.parts.tagBindingIds?.(
+      rows.map((row) => ({ id: row.id, projectId: row.projectId ?? defaultProjectId(organization.id) })),
+    );
     return rows.map((workspace) => {
       const permissions = permissionFlags(levels.get(workspace.id) ?? null, scope.grants);
       const current = workspace.currentStateVersionId;
       const outputIds = current ? (outputs.get(current) ?? []) : [];
       const variableIds = variables.get(workspace.id) ?? [];
       return workspaceResource(
-        { workspace, organization, tags: tags.get(workspace.id) ?? [], permissions, outputIds, variableIds },
+        {
+          workspace,
+          organization,
+          tags: tags.get(workspace.id) ?? [],
+          permissions,
+          outputIds,
+          variableIds,
+          tagBindingIds: bindings?.get(workspace.id),
+        },
         options,
       );
     });
