@@ -2,10 +2,12 @@ import { execFile, spawnSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { get as httpsGet } from 'node:https';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUnderstudy, type Understudy } from '../../src/index.js';
 import { hvacInterpreter, missingHvacReason, runPython } from '../helpers/python.js';
+import { startProcess } from '../ops/process.js';
 
 /** Runs a tool asynchronously (the server answering it runs in this process). */
 function run(command: string, args: string[]): Promise<{ status: number; stdout: string; stderr: string }> {
@@ -130,7 +132,8 @@ describe('UNDERSTUDY_TLS=auto', () => {
   it.skipIf(!hvacInterpreter)('serves hvac with verify= the CA, LIST included', async () => {
     const script = `
 import json, os, hvac
-client = hvac.Client(url=os.environ["VAULT_ADDR"].replace("127.0.0.1", "localhost"), token=os.environ["VAULT_TOKEN"], verify=os.environ["VAULT_CACERT"])
+address = os.environ["VAULT_ADDR"].replace("127.0.0.1", "localhost")
+client = hvac.Client(url=address, token=os.environ["VAULT_TOKEN"], verify=os.environ["VAULT_CACERT"])
 client.secrets.kv.v2.create_or_update_secret(path="hvac/tls", secret={"over": "https"})
 read = client.secrets.kv.v2.read_secret_version(path="hvac/tls")["data"]["data"]
 listed = client.secrets.kv.v2.list_secrets(path="hvac")["data"]["keys"]
@@ -194,5 +197,33 @@ describe('UNDERSTUDY_TLS_CERT and UNDERSTUDY_TLS_KEY', () => {
     await expect(startUnderstudy({ tlsCert: join(dir, 'missing.pem'), tlsKey: join(dir, 'missing.pem') })).rejects.toThrow(
       /UNDERSTUDY_TLS_CERT=.*missing\.pem cannot be read/,
     );
+  });
+});
+
+describe('the banner under UNDERSTUDY_TLS=auto', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'understudy-tls-banner-'));
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('exports the https address, VAULT_CACERT and SSL_CERT_FILE, and keeps the CA in tls/ beside the store file', async () => {
+    const store = join(dir, 'state', 'understudy.sqlite');
+    const server = await startProcess({ env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: store, UNDERSTUDY_TLS: 'auto' } });
+    try {
+      const { readyLine, exports } = server.banner;
+      expect(readyLine).toMatch(/ready on https:\/\/127\.0\.0\.1:\d+ /);
+      expect(Object.keys(exports)).toEqual(['TFE_ADDRESS', 'TFE_TOKEN', 'VAULT_ADDR', 'VAULT_CACERT', 'SSL_CERT_FILE', 'VAULT_TOKEN']);
+      expect(exports.VAULT_CACERT).toBe(join(dir, 'state', 'tls', 'ca.pem'));
+      expect(exports.SSL_CERT_FILE).toBe(join(dir, 'state', 'tls', 'bundle.pem'));
+      expect(server.stdout()).toContain("from understudy's local CA");
+      expect(server.stdout()).toContain('no host block');
+      const health = await new Promise<number | undefined>((done, fail) => {
+        httpsGet(`${exports.VAULT_ADDR}/v1/sys/health`, { ca: readFileSync(exports.VAULT_CACERT as string) }, (response) => {
+          response.resume();
+          done(response.statusCode);
+        }).on('error', fail);
+      });
+      expect(health).toBe(200);
+    } finally {
+      await server.stop();
+    }
   });
 });
