@@ -1,6 +1,6 @@
 import { buildApp } from './app.js';
 import { cliAction } from './cli.js';
-import { logDestination } from './logging.js';
+import { logDestination, routeProcessWarnings } from './logging.js';
 import { ConfigError, loadConfig, readEnvironment, type Config } from './config.js';
 import { SHUTDOWN_DEADLINE_MS } from './core/shutdown.js';
 import { VERSION } from './core/version.js';
@@ -55,6 +55,8 @@ async function main(): Promise<void> {
     if (error instanceof StoreError) fail(`UNDERSTUDY_STORE=${config.store} cannot be used: ${error.message}`);
     throw error;
   }
+
+  routeProcessWarnings(app.fastify.log);
 
   try {
     await app.fastify.listen({ host: config.host, port: config.port });
