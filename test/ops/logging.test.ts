@@ -101,7 +101,8 @@ describe('process warnings', () => {
   it('reach the log as one JSON line each, such as the cloud SDK’s Node-version notice when its adapter loads', async () => {
     const server = await startProcess({ env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: ':memory:', UNDERSTUDY_LOG_FORMAT: 'json' } });
     try {
-      const { VAULT_ADDR: address, VAULT_TOKEN: token } = server.banner.exports as Record<string, string>;
+      const address = server.banner.exports['VAULT_ADDR'] ?? '';
+      const token = server.banner.exports['VAULT_TOKEN'] ?? '';
       const call = (path: string, body?: unknown) =>
         fetch(`${address}/v1/${path}`, { method: 'POST', headers: { 'x-vault-token': token }, body: JSON.stringify(body ?? {}) });
       const key = { access_key: 'AKIDSTANDIN', secret_key: 'stand-in', key_type: 'ECDSA', curve: 'P256', kms_key: 'alias/w' };
@@ -109,7 +110,10 @@ describe('process warnings', () => {
       expect((await call('sys/managed-keys/cloud-a-kms/warned/test/sign')).status).toBe(204);
       // Node emits a warning on the next tick; give it a moment to be written.
       await new Promise((wake) => setTimeout(wake, 200));
-      const lines = server.stderr().split('\n').filter((line) => line !== '');
+      const lines = server
+        .stderr()
+        .split('\n')
+        .filter((line) => line !== '');
       for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
       const warnings = lines.map((line) => JSON.parse(line) as { msg?: string; warning?: string }).filter((entry) => entry.warning);
       if (Number(process.versions.node.split('.')[0]) < 22) {
