@@ -207,6 +207,34 @@ function printColumns(header: string[], lines: string[][]): void {
   for (const line of lines) console.log(format(line));
 }
 
+/** Measures each scenario on one understudy, resetting the store whenever the world changes. */
+async function runScenarios(target: BenchTarget, scenarios: readonly Scenario[], baselines: Baselines, rows: Row[]): Promise<void> {
+  let world: string | undefined;
+  for (const scenario of scenarios) {
+    // Each scenario starts from the seed, unless it shares the world of the one before it.
+    if (scenario.world === undefined || scenario.world !== world) {
+      await fetch(`${target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
+    }
+    world = scenario.world;
+    try {
+      const own = scenario.baseline ? await measureOwnBaseline(scenario.baseline, target) : undefined;
+      if (own) rows.push(own);
+      const request = await scenario.setup(target);
+      const failure = await preflight(target.baseUrl, request);
+      // A scenario with its own yardstick (the same work done directly) is compared to that.
+      const yardstick = own ? { ...baselines, doc: own.requestsPerSecond } : baselines;
+      rows.push(failure ? failedRow(scenario.name, failure) : await measure(scenario.name, target.baseUrl, request, yardstick));
+    } catch (error) {
+      rows.push(failedRow(scenario.name, `setup failed: ${(error as Error).message}`));
+      world = undefined;
+    } finally {
+      await scenario
+        .teardown?.()
+        .catch((error: unknown) => console.error(`bench: teardown of ${scenario.name} failed: ${(error as Error).message}`));
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const scenarios = await loadScenarios();
   console.log(
@@ -247,37 +275,28 @@ async function main(): Promise<void> {
   const understudy = await startUnderstudy();
   let soaked: SoakResult | undefined;
   try {
-    const { target } = understudy;
-    let world: string | undefined;
-    for (const scenario of scenarios) {
-      // Each scenario starts from the seed, unless it shares the world of the one before it.
-      if (scenario.world === undefined || scenario.world !== world) {
-        await fetch(`${target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
-      }
-      world = scenario.world;
-      try {
-        const own = scenario.baseline ? await measureOwnBaseline(scenario.baseline, target) : undefined;
-        if (own) rows.push(own);
-        const request = await scenario.setup(target);
-        const failure = await preflight(target.baseUrl, request);
-        // A scenario with its own yardstick (the same work done directly) is compared to that.
-        const yardstick = own ? { ...baselines, doc: own.requestsPerSecond } : baselines;
-        rows.push(failure ? failedRow(scenario.name, failure) : await measure(scenario.name, target.baseUrl, request, yardstick));
-      } catch (error) {
-        rows.push(failedRow(scenario.name, `setup failed: ${(error as Error).message}`));
-        world = undefined;
-      } finally {
-        await scenario
-          .teardown?.()
-          .catch((error: unknown) => console.error(`bench: teardown of ${scenario.name} failed: ${(error as Error).message}`));
-      }
-    }
+    await runScenarios(
+      understudy.target,
+      scenarios.filter((scenario) => scenario.edition === undefined),
+      baselines,
+      rows,
+    );
     if ((settings.only === '' || settings.only === 'soak') && understudy.pid !== undefined) {
       await fetch(`${understudy.target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
       soaked = await soak(understudy.target, understudy.pid, settings.soakSeconds, settings.connections);
     }
   } finally {
     await understudy.stop();
+  }
+  // Rows of the hosted edition (the audit trail) run on a second understudy started as one.
+  const hosted = scenarios.filter((scenario) => scenario.edition === 'hosted');
+  if (hosted.length > 0) {
+    const hostedUnderstudy = await startUnderstudy({ UNDERSTUDY_EDITION: 'hosted' });
+    try {
+      await runScenarios(hostedUnderstudy.target, hosted, baselines, rows);
+    } finally {
+      await hostedUnderstudy.stop();
+    }
   }
 
   console.log('');

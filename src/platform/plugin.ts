@@ -25,6 +25,7 @@ import { workspaceTaskRoutes } from './workspace-tasks/routes.js';
 import { workspaceActionRoutes } from './workspaces/actions.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { oauthClientRoutes } from './oauth-clients/routes.js';
+import { noCodeRoutes } from './registry/no-code-routes.js';
 import { registryRoutes } from './registry/routes.js';
 import { projectRoutes } from './projects/routes.js';
 import { stateVersionRoutes } from './state-versions/routes.js';
@@ -80,4 +81,5 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   }
   await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => registryRoutes(scoped, context));
+  await app.register(async (scoped) => noCodeRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
 }

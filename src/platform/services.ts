@@ -8,6 +8,7 @@ import { OrganizationService } from './organizations/service.js';
 import { ProjectService } from './projects/service.js';
 import { DownloadLinks } from './registry/links.js';
 import { RegistryProtocol } from './registry/protocol.js';
+import { NoCodeService } from './registry/no-code.js';
 import { RegistryService } from './registry/service.js';
 import { VcsPublisher } from './registry/vcs.js';
 import { RemoteStateService } from './remote-state/service.js';
@@ -60,6 +61,7 @@ export interface PlatformServices {
   readonly organizationIncludes: IncludeRegistry<OrganizationPage>;
   readonly projects: ProjectService;
   readonly registry: RegistryService;
+  readonly noCode: NoCodeService;
   readonly registryProtocol: RegistryProtocol;
   readonly registryDownloads: DownloadLinks;
   readonly vcs: VcsPublisher;
@@ -140,6 +142,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     organizationIncludes: new IncludeRegistry<OrganizationPage>({ 'default-project': defaultProjectInclude(db) }),
     projects,
     registry,
+    noCode: new NoCodeService(db, clock, registry),
     registryProtocol: new RegistryProtocol(db, organizations),
     registryDownloads: new DownloadLinks(clock),
     vcs: new VcsPublisher(db, clock, registry, oauthClients),
@@ -166,7 +169,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     taskStages: new TaskStageService(db, taskStageRunner),
     workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
     workspaceViews,
-    auditTrail: new AuditTrailService(db),
+    auditTrail: new AuditTrailService(db, clock),
     variableSetViews: new VariableSetViews(db),
   };
   services.workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);

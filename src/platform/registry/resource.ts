@@ -1,5 +1,6 @@
 import { spell, type Dialect } from '../../core/dialect.js';
 import type { ResourceObject } from '../jsonapi/types.js';
+import type { NoCodeRow } from './no-code-repo.js';
 import type { ModuleRow, VersionSummary } from './repo.js';
 import { newestFirst } from './rules.js';
 
@@ -7,6 +8,7 @@ export interface ModuleView {
   module: ModuleRow;
   organizationName: string;
   versions: VersionSummary[];
+  noCode: NoCodeRow[];
   /** Whether the caller may delete, resync and retry (the owners-level right). */
   canManage: boolean;
   /** Absolute base of this server, for the webhook URL. */
@@ -55,7 +57,10 @@ export function moduleResource(view: ModuleView): ResourceObject {
       'created-at': module.createdAt.toISOString(),
       'updated-at': module.updatedAt.toISOString(),
     },
-    relationships: { organization: { data: { id: view.organizationName, type: 'organizations' } } },
+    relationships: {
+      organization: { data: { id: view.organizationName, type: 'organizations' } },
+      'no-code-modules': { data: view.noCode.map((row) => ({ id: row.id, type: 'no-code-modules' })) },
+    },
     links: { self: moduleSelfLink(module, view.organizationName) },
   };
 }
@@ -74,4 +79,26 @@ export function versionResource(version: VersionSummary, uploadUrl: string, dial
     relationships: { 'registry-module': { data: { id: version.moduleId, type: 'registry-modules' } } },
     links: { upload: uploadUrl },
   };
+}
+
+export function noCodeResource(row: NoCodeRow, organizationName: string): ResourceObject {
+  return {
+    id: row.id,
+    type: 'no-code-modules',
+    attributes: { enabled: row.enabled, 'version-pin': row.versionPin },
+    relationships: {
+      organization: { data: { id: organizationName, type: 'organizations' } },
+      'registry-module': { data: { id: row.moduleId, type: 'registry-modules' } },
+      'variable-options': { data: row.variableOptions.map((option) => ({ id: option.id, type: 'variable-options' })) },
+    },
+    links: { self: `/api/v2/no-code-modules/${row.id}` },
+  };
+}
+
+export function variableOptionResources(row: NoCodeRow): ResourceObject[] {
+  return row.variableOptions.map((option) => ({
+    id: option.id,
+    type: 'variable-options',
+    attributes: { 'variable-name': option.variableName, 'variable-type': option.variableType, options: option.options },
+  }));
 }

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import type { Clock } from '../../core/clock.js';
 import { editionAllows, type Edition } from '../../core/edition.js';
-import { ApiError, forbidden } from '../../core/errors.js';
+import { ApiError, forbidden, notFound } from '../../core/errors.js';
 import { newId, secretToken } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
 import type { ModuleDetails, ModuleVcsRepo } from '../../store/tables.js';
@@ -12,6 +12,7 @@ import * as organizationsRepo from '../organizations/repo.js';
 import { OrganizationService } from '../organizations/service.js';
 import { DEFAULT_ARCHIVE_LIMITS, unpackModule, type ArchiveLimits } from './archive.js';
 import { extractDetails } from './details.js';
+import { insertNoCode, newNoCodeRow, noCodeOf, updateNoCode, type NoCodeRow } from './no-code-repo.js';
 import * as repo from './repo.js';
 import type { ModuleFilter, ModuleRow, VersionSummary } from './repo.js';
 import { validName, validNamespace, validProvider, validVersion, type RegistryName } from './rules.js';
@@ -36,7 +37,14 @@ export interface Loaded {
   module: ModuleRow;
   organization: OrganizationRow;
   versions: VersionSummary[];
+  /** Its no-code module, if it has one (a list, as the relationship is on the wire). */
+  noCode: NoCodeRow[];
   canManage: boolean;
+}
+
+/** What `PATCH` of a module may change; `vcs-repo` and `test-config` are checked by the route. */
+export interface UpdateModule {
+  noCode?: boolean;
 }
 
 const PUBLIC_CURATION_DISABLED = () => forbidden('public module curation is not available in this edition', { title: 'forbidden' });
@@ -74,21 +82,21 @@ export class RegistryService {
   }
 
   private loaded(module: ModuleRow, organization: OrganizationRow, canManage: boolean): Loaded {
-    return { module, organization, versions: repo.versionsOf(this.db, [module.id]), canManage };
+    return { module, organization, versions: repo.versionsOf(this.db, [module.id]), noCode: noCodeOf(this.db, [module.id]), canManage };
   }
 
   list(principal: Principal, organizationName: string, filter: Omit<ModuleFilter, 'organizationIds'>, offset: number, limit: number) {
     const { organization, canManage } = this.organization(principal, organizationName);
     const { rows, total } = repo.listModules(this.db, { ...filter, organizationIds: [organization.id] }, offset, limit);
-    const versions = repo.versionsOf(
-      this.db,
-      rows.map((row) => row.id),
-    );
+    const ids = rows.map((row) => row.id);
+    const versions = repo.versionsOf(this.db, ids);
+    const noCode = noCodeOf(this.db, ids);
     const items: Loaded[] = rows.map((module) => ({
       module,
       organization,
       canManage,
       versions: versions.filter((version) => version.moduleId === module.id),
+      noCode: noCode.filter((row) => row.moduleId === module.id),
     }));
     return { items, total };
   }
@@ -129,8 +137,34 @@ export class RegistryService {
       createdAt: at,
       updatedAt: at,
     };
-    repo.insertModule(this.db, module);
+    this.db.transaction((tx) => {
+      repo.insertModule(tx, module);
+      // The deprecated `no-code` flag makes the module's no-code module (enabled, latest version).
+      if (input.noCode) insertNoCode(tx, newNoCodeRow(module, at));
+    });
     return this.loaded(module, organization, true);
+  }
+
+  /**
+   * `PATCH` of a module: `no-code: true` enables its no-code module (making one when it has
+   * none), `false` disables it. Managing modules takes Manage Modules (404 otherwise).
+   */
+  update(principal: Principal, organizationName: string, address: ModuleAddress, input: UpdateModule): Loaded {
+    const { module, organization, canManage } = this.get(principal, organizationName, address);
+    if (!canManage) throw NOT_FOUND;
+    if (input.noCode === undefined) return this.loaded(module, organization, canManage);
+    const noCode = input.noCode;
+    const at = this.clock.now();
+    this.db.transaction((tx) => {
+      const [existing] = noCodeOf(tx, [module.id]);
+      if (existing ? existing.enabled === noCode : !noCode) return;
+      if (existing) updateNoCode(tx, existing, { enabled: noCode, updatedAt: at });
+      else insertNoCode(tx, newNoCodeRow(module, at));
+      repo.updateModule(tx, module.id, { updatedAt: at });
+    });
+    const updated = repo.findModuleById(this.db, module.id);
+    if (!updated) throw NOT_FOUND;
+    return this.loaded(updated, organization, canManage);
   }
 
   /** The module at a full address, readable by the caller; for public ones only where curation exists. */
@@ -161,9 +195,11 @@ export class RegistryService {
   createVersion(principal: Principal, organizationName: string, address: ModuleAddress, version: string): VersionSummary {
     const organization = this.managed(principal, organizationName);
     if (address.registryName === 'public') throw forbidden('versions cannot be created for public modules', { title: 'forbidden' });
-    if (address.registryName !== 'private' || address.namespace !== organization.name) throw NOT_FOUND;
-    const [module] = repo.findModules(this.db, { organizationId: organization.id, ...address });
-    if (!module) throw NOT_FOUND;
+    const [module] =
+      address.registryName === 'private' && address.namespace === organization.name
+        ? repo.findModules(this.db, { organizationId: organization.id, ...address })
+        : [];
+    if (!module) throw missingModule(organization.name, address);
     if (module.vcsRepo)
       throw new ApiError(422, 'versions of a VCS-linked module come from its tags', {
         title: 'invalid attribute',
@@ -309,6 +345,14 @@ export class RegistryService {
     });
     return id;
   }
+}
+
+/** A version's module is named in the 404, so a typo in the address shows in the answer. */
+function missingModule(organizationName: string, address: ModuleAddress) {
+  const { registryName, namespace, name, provider } = address;
+  return notFound(`registry module ${registryName}/${namespace}/${name}/${provider} not found in organization ${organizationName}`, {
+    title: 'not found',
+  });
 }
 
 const hasOk = (versions: VersionSummary[]) => versions.some((version) => version.status === 'ok');

@@ -99,3 +99,35 @@ export const oauthTokens = sqliteTable('oauth_tokens', {
     .references(() => oauthClients.id, { onDelete: 'cascade' }),
   createdAt: createdAt(),
 });
+
+/** A no-code module's offer for one variable: the values a no-code workspace may pick from. */
+export interface NoCodeVariableOption {
+  id: string;
+  variableName: string;
+  variableType: string;
+  options: string[];
+}
+
+/**
+ * A registry module offered for no-code provisioning (at most one per module). `versionPin` is
+ * empty for "the latest version"; the module's `no_code` column mirrors whether an enabled one
+ * exists, so module lists need no join.
+ */
+export const noCodeModules = sqliteTable(
+  'no_code_modules',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    moduleId: text('module_id')
+      .notNull()
+      .references(() => registryModules.id, { onDelete: 'cascade' }),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    versionPin: text('version_pin').notNull(),
+    variableOptions: text('variable_options', { mode: 'json' }).$type<NoCodeVariableOption[]>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [uniqueIndex('no_code_modules_module').on(table.moduleId)],
+);
