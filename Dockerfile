@@ -52,7 +52,7 @@ EXPOSE 8200
 # The slim image has no curl; node's fetch does the same job. /_emulator/health stays open even
 # when UNDERSTUDY_CONTROL_TOKEN guards the rest of the control plane.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
-    CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.UNDERSTUDY_PORT || 8200) + '/_emulator/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+    CMD ["node", "-e", "const tls = process.env.UNDERSTUDY_TLS === 'auto' || !!process.env.UNDERSTUDY_TLS_CERT; require(tls ? 'https' : 'http').get({ host: '127.0.0.1', port: process.env.UNDERSTUDY_PORT || 8200, path: '/_emulator/health', rejectUnauthorized: false }, (r) => process.exit(r.statusCode === 200 ? 0 : 1)).on('error', () => process.exit(1))"]
 
 # Exec form: node is PID 1 and receives SIGTERM directly; main.ts closes the server on it.
 CMD ["node", "dist/main.js"]

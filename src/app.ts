@@ -29,6 +29,7 @@ import { isEmptyStore, openStore, wipeAndRefill } from './store/store.js';
 import { requestLogSerializer } from './logging.js';
 import { sendSecretsError } from './secrets/http/respond.js';
 import { createServerWithListMethod, destroyAllConnections } from './server/server.js';
+import { prepareTls, type TlsMaterial } from './server/tls/material.js';
 import { CLOSE_STEP_MS, SHUTDOWN_GRACE_MS, settleWithin } from './core/shutdown.js';
 
 export interface App {
@@ -40,6 +41,8 @@ export interface App {
   readonly routes: readonly RegisteredRoute[];
   /** Request journal, fault rules and snapshots. */
   readonly harness: Harness;
+  /** What HTTPS serves with (UNDERSTUDY_TLS, UNDERSTUDY_TLS_CERT); null: plain HTTP. */
+  readonly tls: TlsMaterial | null;
 }
 
 /** Header and body paths that carry secrets: never written to a log. */
@@ -108,6 +111,8 @@ function corsOptions(origins: string) {
 
 /** Builds the whole server: store (migrated), seed, and the three trees on one Fastify instance. */
 export async function buildApp(config: Config, options: BuildOptions = {}): Promise<App> {
+  // Before the store opens: a TLS mistake is a configuration error, and leaves nothing open behind it.
+  const tls = prepareTls(config);
   const store = openStore(config.store);
   const clock = options.clock ?? new ControllableClock();
   // The seed is a JSON world description, or a snapshot (a store file) to start from.
@@ -116,6 +121,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const fastify = Fastify({
     logger: loggerOptions(config, options.logTo),
     serverFactory: createServerWithListMethod,
+    // Read by the server factory (and by Fastify for the address it logs).
+    ...(tls ? { https: { key: tls.key, cert: tls.cert } } : {}),
     // Lists and paths carry brackets and percent-encoding that must reach the routes untouched.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     bodyLimit: 10 * 1024 * 1024,
@@ -204,5 +211,5 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     harness.snapshots.close();
   });
   await fastify.ready();
-  return { fastify, runtime, reset, routes, harness };
+  return { fastify, runtime, reset, routes, harness, tls };
 }

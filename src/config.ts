@@ -15,6 +15,8 @@ export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
 export const EXECUTORS = ['auto', 'terraform', 'simulated'] as const;
 /** How a simulated run moves between states: at once, on the virtual clock, or on request. */
 export const RUN_PROGRESSIONS = ['immediate', 'clock', 'manual'] as const;
+/** `auto`: HTTPS with a certificate from a local CA understudy makes once (see server/tls). */
+export const TLS_MODES = ['off', 'auto'] as const;
 
 export const ConfigSchema = Type.Object({
   host: Type.String({ minLength: 1 }),
@@ -46,6 +48,12 @@ export const ConfigSchema = Type.Object({
   tfPluginDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   runConcurrency: Type.Integer({ minimum: 1, maximum: 64 }),
   runProgression: Type.Union(RUN_PROGRESSIONS.map((mode) => Type.Literal(mode))),
+  tls: Type.Union(TLS_MODES.map((mode) => Type.Literal(mode))),
+  /** Comma-separated names and addresses the auto certificate covers besides loopback. */
+  tlsHosts: Type.Union([Type.String({ pattern: '^[A-Za-z0-9.:*-]+(\\s*,\\s*[A-Za-z0-9.:*-]+)*$' }), Type.Null()]),
+  tlsCert: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  tlsKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  tlsDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
 });
 
 export type Config = Static<typeof ConfigSchema> & { dialect: Dialect; edition: Edition };
@@ -232,6 +240,41 @@ export const VARIABLES: readonly Variable[] = [
     default: 'immediate',
     expects: RUN_PROGRESSIONS.join(' | '),
     meaning: 'how simulated runs move on: at once, on the virtual clock, or by POST /_emulator/runs/:id/advance',
+  },
+  {
+    name: 'UNDERSTUDY_TLS',
+    key: 'tls',
+    default: 'off',
+    expects: TLS_MODES.join(' | '),
+    meaning: 'auto: HTTPS on the same port, with a certificate from a local CA understudy makes once (see HTTPS below)',
+  },
+  {
+    name: 'UNDERSTUDY_TLS_HOSTS',
+    key: 'tlsHosts',
+    default: null,
+    expects: 'comma-separated host names or IP addresses',
+    meaning: 'names the auto certificate covers besides localhost, 127.0.0.1, ::1 and the bind address',
+  },
+  {
+    name: 'UNDERSTUDY_TLS_CERT',
+    key: 'tlsCert',
+    default: null,
+    expects: 'a path to a PEM certificate (chain)',
+    meaning: 'serve HTTPS with your own certificate instead (with UNDERSTUDY_TLS_KEY)',
+  },
+  {
+    name: 'UNDERSTUDY_TLS_KEY',
+    key: 'tlsKey',
+    default: null,
+    expects: 'a path to a PEM private key',
+    meaning: 'the private key of UNDERSTUDY_TLS_CERT',
+  },
+  {
+    name: 'UNDERSTUDY_TLS_DIR',
+    key: 'tlsDir',
+    default: null,
+    expects: 'a directory path',
+    meaning: 'where auto mode keeps its CA and certificates; unset: tls/ beside the store file (~/.understudy/tls for :memory:)',
   },
 ];
 

@@ -10,6 +10,7 @@ import { parseDurationMs } from './core/duration.js';
 import { parseRule, ruleView } from './control/harness/faults.js';
 import { journalEntry, parseFilter } from './control/harness/journal.js';
 import { logDestination } from './logging.js';
+import { clientEnvironment, clientUrl } from './server/address.js';
 
 /** Options, one per environment variable, by the config name (`seed` for `UNDERSTUDY_SEED`, `journalSize`, …). */
 export interface UnderstudyOptions {
@@ -36,6 +37,20 @@ export interface UnderstudyOptions {
   publicRegistryToken?: string;
   journalSize?: number;
   snapshotDir?: string;
+  executor?: 'auto' | 'terraform' | 'simulated';
+  terraformBin?: string;
+  tfPluginDir?: string;
+  runConcurrency?: number;
+  runProgression?: 'immediate' | 'clock' | 'manual';
+  /** `auto`: HTTPS with a certificate from understudy's local CA (env then carries VAULT_CACERT and SSL_CERT_FILE). */
+  tls?: 'off' | 'auto';
+  /** Comma-separated extra names for the auto certificate. */
+  tlsHosts?: string;
+  /** Your own certificate and key (PEM files) instead of the auto one. */
+  tlsCert?: string;
+  tlsKey?: string;
+  /** Where auto mode keeps its CA; default `tls/` beside the store, `~/.understudy/tls` for `:memory:`. */
+  tlsDir?: string;
 }
 
 /** Journal filters, as `GET /_emulator/requests` takes them. */
@@ -95,9 +110,9 @@ export interface SnapshotInfo {
 }
 
 export interface Understudy {
-  /** `http://127.0.0.1:<port>` */
+  /** `http://127.0.0.1:<port>` (`https://` under TLS) */
   url: string;
-  /** What the banner exports: TFE_ADDRESS, TFE_TOKEN, VAULT_ADDR, VAULT_TOKEN. */
+  /** What the banner exports: TFE_ADDRESS, TFE_TOKEN, VAULT_ADDR, VAULT_TOKEN; under auto TLS also VAULT_CACERT and SSL_CERT_FILE. */
   env: Record<string, string>;
   tokens: { admin: string; root: string; control: string | null };
   /** Back to the seed state; resolves to the milliseconds it took. */
@@ -148,13 +163,12 @@ export async function startUnderstudy(options: UnderstudyOptions = {}): Promise<
   const app = await buildApp(config, { logTo: config.logLevel === 'silent' ? false : await logDestination(config) });
   await app.fastify.listen({ host: config.host, port: config.port });
   const { port } = app.fastify.server.address() as { port: number };
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  const url = `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = clientUrl(config, port, app.tls);
   const { harness, runtime } = app;
   const view = (rule: ReturnType<typeof parseRule>) => ruleView(rule) as Record<string, unknown> & { id: string };
   return {
     url,
-    env: { TFE_ADDRESS: url, TFE_TOKEN: config.adminToken, VAULT_ADDR: url, VAULT_TOKEN: config.rootToken },
+    env: clientEnvironment(config, url, app.tls),
     tokens: { admin: config.adminToken, root: config.rootToken, control: config.controlToken },
     reset: async () => app.reset(),
     snapshot: (name, snapshotOptions = {}) => harness.snapshots.create(name, snapshotOptions.replace === true),

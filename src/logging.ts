@@ -68,3 +68,17 @@ export async function logDestination(config: Config, stderr: NodeJS.WriteStream 
     sync: true,
   });
 }
+
+/**
+ * Sends the process's warnings (`process.emitWarning`: Node's deprecations, a dependency's notice
+ * such as the cloud SDK's Node-version warning) to the log as one `warn` line each, instead of
+ * Node printing them as raw, possibly multi-line text among the JSON lines on stderr. Only the
+ * server's own process does this; the in-process API leaves its host's warnings alone.
+ */
+export function routeProcessWarnings(log: { warn(fields: Record<string, unknown>, message: string): void }): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error & { code?: string }) => {
+    const message = warning.message.replace(/\s*\n\s*/g, ' ').trim();
+    log.warn({ warning: warning.name, ...(warning.code ? { code: warning.code } : {}) }, message);
+  });
+}

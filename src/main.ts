@@ -1,11 +1,13 @@
 import { buildApp } from './app.js';
 import { cliAction } from './cli.js';
-import { logDestination } from './logging.js';
+import { logDestination, routeProcessWarnings } from './logging.js';
 import { ConfigError, loadConfig, readEnvironment, type Config } from './config.js';
 import { SHUTDOWN_DEADLINE_MS } from './core/shutdown.js';
 import { VERSION } from './core/version.js';
 import { SeedError } from './seed/seed.js';
 import { StoreError } from './store/store.js';
+import { clientEnvironment, clientUrl } from './server/address.js';
+import { TlsError, type TlsMaterial } from './server/tls/material.js';
 
 const startedAt = performance.now();
 
@@ -14,10 +16,15 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-/** The address a client on this machine should use (a wildcard bind is reached via loopback). */
-function clientAddress(config: Config, port: number): string {
-  const host = config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host;
-  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+/** Comment lines that say how clients come to trust the HTTPS certificate. */
+function tlsLines(tls: TlsMaterial | null): string[] {
+  if (tls === null) return [];
+  if (tls.source === 'files') return ['# HTTPS with the certificate in UNDERSTUDY_TLS_CERT'];
+  return [
+    `# HTTPS with a certificate for ${tls.hosts.join(', ')} from understudy's local CA, ${tls.caFile}`,
+    "# VAULT_CACERT makes the secrets CLI and hvac trust it; SSL_CERT_FILE (the system's roots plus that CA)",
+    '# makes terraform and other Go or OpenSSL programs trust it, e.g. hostname = "localhost:<port>" with no host block',
+  ];
 }
 
 async function main(): Promise<void> {
@@ -44,10 +51,12 @@ async function main(): Promise<void> {
   try {
     app = await buildApp(config, { logTo: await logDestination(config) });
   } catch (error) {
-    if (error instanceof SeedError) fail(error.message);
+    if (error instanceof SeedError || error instanceof TlsError) fail(error.message);
     if (error instanceof StoreError) fail(`UNDERSTUDY_STORE=${config.store} cannot be used: ${error.message}`);
     throw error;
   }
+
+  routeProcessWarnings(app.fastify.log);
 
   try {
     await app.fastify.listen({ host: config.host, port: config.port });
@@ -55,7 +64,8 @@ async function main(): Promise<void> {
     fail(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
   }
   const port = (app.fastify.server.address() as { port: number }).port;
-  const address = clientAddress(config, port);
+  const address = clientUrl(config, port, app.tls);
+  const env = clientEnvironment(config, address, app.tls);
   const elapsed = Math.round(performance.now() - startedAt);
 
   // Only the banner goes to stdout (logs go to stderr), so `npm start | grep ^export` is clean.
@@ -65,10 +75,8 @@ async function main(): Promise<void> {
         `store ${app.runtime.store.ephemeral ? ':memory:' : app.runtime.store.location})`,
       // A comment line: scripts that read only the export lines (or `eval` them) are unaffected.
       `# API reference: ${address}/_emulator/docs`,
-      `export TFE_ADDRESS=${address}`,
-      `export TFE_TOKEN=${config.adminToken}`,
-      `export VAULT_ADDR=${address}`,
-      `export VAULT_TOKEN=${config.rootToken}`,
+      ...tlsLines(app.tls),
+      ...Object.entries(env).map(([name, value]) => `export ${name}=${value}`),
       '',
     ].join('\n'),
   );

@@ -2,6 +2,9 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { controlAuthorized } from './control-token.js';
+import { loginPage } from './harness/ui-page.js';
+import { sendPage } from './harness/ui.js';
 
 /**
  * The browsable API reference at `/_emulator/docs`: Swagger UI's own files, served from the
@@ -55,11 +58,18 @@ function assetDirectory(): string {
   return join(dirname(createRequire(import.meta.url).resolve('@fastify/swagger-ui/package.json')), 'static');
 }
 
-/** Registers `/docs` and `/docs/static/:file` on the control plane (mounted at `/_emulator`). */
-export function docsRoutes(app: FastifyInstance): void {
+/**
+ * Registers `/docs` and `/docs/static/:file` on the control plane (mounted at `/_emulator`). With
+ * a control token set, a browser without the login cookie gets the inspector's login form first;
+ * the cookie it sets then also carries the reference's own requests (`openapi.json`, "Try it out").
+ */
+export function docsRoutes(app: FastifyInstance, guard: string | null): void {
   const base = '/_emulator/docs/static';
   const cache = new Map<string, Buffer>();
-  app.get('/docs', async (_request, reply) => reply.type('text/html; charset=utf-8').send(page(base)));
+  app.get('/docs', async (request, reply) => {
+    if (!controlAuthorized(request, guard)) return sendPage(reply, 401, loginPage);
+    return reply.type('text/html; charset=utf-8').send(page(base));
+  });
   app.get<{ Params: { file: string } }>('/docs/static/:file', async (request, reply) => {
     const { file } = request.params;
     if (file === 'initializer.js') return reply.type('text/javascript').send(INITIALIZER);

@@ -22,6 +22,9 @@ function controlError(reply: FastifyReply, status: number, message: string): Fas
 }
 
 /** `/_emulator`: the stable control plane scripts and CI jobs use. */
+/** Control paths answered without the token: health, and the pages that show the login form. */
+const OPEN_PATHS = new Set(['/_emulator/health', '/_emulator/ui', '/_emulator/ui/login', '/_emulator/docs']);
+
 export async function controlPlugin(
   app: FastifyInstance,
   options: { runtime: PlatformContext; hooks: ControlHooks; harness: Harness },
@@ -31,9 +34,10 @@ export async function controlPlugin(
 
   app.addHook('onRequest', async (request: FastifyRequest, reply: FastifyReply) => {
     // Health is never guarded, however the path is spelled (the router ignores a trailing slash too);
-    // the inspector page answers its own login form.
-    const path = request.url.split('?')[0]?.replace(/\/+$/, '');
-    if (path === '/_emulator/health' || path === '/_emulator/ui' || path === '/_emulator/ui/login') return;
+    // the inspector page and the API reference answer with the login form themselves, and the
+    // reference's static files are Swagger UI's own (the document they read stays guarded).
+    const path = request.url.split('?')[0]?.replace(/\/+$/, '') ?? '';
+    if (OPEN_PATHS.has(path) || path.startsWith('/_emulator/docs/static/')) return;
     if (!controlAuthorized(request, guard))
       return controlError(reply, 401, 'the control plane requires UNDERSTUDY_CONTROL_TOKEN as a bearer token');
   });
@@ -76,7 +80,7 @@ export async function controlPlugin(
 
   // The OpenAPI 3.1 document of every tree, and a browsable reference built from it.
   app.get('/openapi.json', async () => app.swagger());
-  docsRoutes(app);
+  docsRoutes(app, guard);
 
   await clockRoutes(app, runtime);
   await platformFixtureRoutes(app, runtime);

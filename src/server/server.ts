@@ -1,4 +1,5 @@
 import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import { Socket } from 'node:net';
 import { Duplex, finished } from 'node:stream';
 import { guardEarlyAnswer } from './early-answer.js';
@@ -32,35 +33,51 @@ export function destroyAllConnections(server: Server): void {
  */
 export function createServerWithListMethod(handler: RequestListener, fastifyOptions: Record<string, unknown> = {}): Server {
   const httpOptions = (fastifyOptions.http ?? {}) as ServerOptions;
-  const server = createServer(httpOptions, (request, response) => {
+  const guarded: RequestListener = (request, response) => {
     guardEarlyAnswer(request, response);
     handler(request, response);
-  });
+  };
+  // HTTPS (UNDERSTUDY_TLS): the same server on TLS; requests are read from the decrypted stream.
+  const tlsOptions = fastifyOptions.https as { key: string; cert: string } | null | undefined;
+  const server: Server = tlsOptions ? createHttpsServer({ ...httpOptions, ...tlsOptions }, guarded) : createServer(httpOptions, guarded);
   const number = (name: string) => (typeof fastifyOptions[name] === 'number' ? fastifyOptions[name] : undefined);
   server.keepAliveTimeout = number('keepAliveTimeout') ?? server.keepAliveTimeout;
   server.requestTimeout = number('requestTimeout') ?? server.requestTimeout;
   server.setTimeout(number('connectionTimeout') ?? 0);
   const maxRequestsPerSocket = number('maxRequestsPerSocket');
   if (maxRequestsPerSocket) server.maxRequestsPerSocket = maxRequestsPerSocket;
-  acceptListMethod(server, Math.max(DEFAULT_HOLD_LIMIT, 2 * (httpOptions.maxHeaderSize ?? 0)));
+  acceptListMethod(
+    server,
+    Math.max(DEFAULT_HOLD_LIMIT, 2 * (httpOptions.maxHeaderSize ?? 0)),
+    tlsOptions ? 'secureConnection' : 'connection',
+  );
   return server;
 }
 
 /**
  * Puts a {@link ListMethodSocket} between each accepted TCP socket and Node's HTTP machinery.
  * An `http.Server` handles connections in its own 'connection' listener, which accepts any
- * Duplex; it is taken out and called with the wrapper instead of the socket.
+ * Duplex; it is taken out and called with the wrapper instead of the socket. An `https.Server`
+ * hands the HTTP machinery each TLS socket (decrypted bytes) in its 'secureConnection' listener
+ * instead, so that one is replaced there.
  */
-function acceptListMethod(server: Server, holdLimit: number): void {
-  const listeners = server.listeners('connection');
+function acceptListMethod(server: Server, holdLimit: number, event: 'connection' | 'secureConnection'): void {
+  const listeners = server.listeners(event);
   const [handleConnection] = listeners;
   if (listeners.length !== 1 || handleConnection === undefined) {
     throw new Error(`expected the HTTP server's own connection listener only, found ${listeners.length} listeners`);
   }
-  server.removeListener('connection', handleConnection as (socket: Socket) => void);
+  server.removeListener(event, handleConnection as (socket: Socket) => void);
   const connections = new Set<Socket>();
   connectionsOf.set(server, connections);
-  server.on('connection', (socket: Duplex) => {
+  if (event === 'secureConnection') {
+    // Every TCP connection counts, including one still in its handshake.
+    server.on('connection', (socket: Socket) => {
+      connections.add(socket);
+      socket.once('close', () => connections.delete(socket));
+    });
+  }
+  server.on(event, (socket: Duplex) => {
     // Only TCP sockets are wrapped; a stream someone emits as a connection is served as it is.
     if (!(socket instanceof Socket)) {
       handleConnection.call(server, socket);
@@ -224,6 +241,11 @@ export class ListMethodSocket extends Duplex {
 
   get timeout(): number | undefined {
     return this.tcp.timeout;
+  }
+
+  /** Fastify reads this for `request.protocol` (https URLs in links and discovery under TLS). */
+  get encrypted(): boolean | undefined {
+    return (this.tcp as Socket & { encrypted?: boolean }).encrypted;
   }
 
   get remoteAddress(): string | undefined {

@@ -223,7 +223,7 @@ export function inspectorPage(nonce: string): string {
 /** The login form shown when a control token is set and the browser has not presented it. */
 export function loginPage(nonce: string): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>understudy inspector: sign in</title><style>${STYLE}</style></head>
+<html lang="en"><head><meta charset="utf-8"><title>understudy: sign in</title><style>${STYLE}</style></head>
 <body><main><section class="wide"><h2>The control plane is guarded by UNDERSTUDY_CONTROL_TOKEN</h2>
 <form id="login"><input id="token" type="password" placeholder="control token" autocomplete="current-password">
 <button>Sign in</button><span id="message" class="bad"></span></form>

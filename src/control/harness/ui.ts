@@ -7,7 +7,8 @@ import { invalid } from './errors.js';
 import { inspectorPage, loginPage } from './ui-page.js';
 import { worldOverview } from './world.js';
 
-function sendPage(reply: FastifyReply, status: number, page: (nonce: string) => string): FastifyReply {
+/** An HTML page with its inline script allowed by nonce only. */
+export function sendPage(reply: FastifyReply, status: number, page: (nonce: string) => string): FastifyReply {
   const nonce = randomBytes(16).toString('base64');
   return reply
     .code(status)

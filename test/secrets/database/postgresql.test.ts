@@ -379,6 +379,55 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
     }
   });
 
+  it('closes the connection pools when a snapshot is restored, whether or not the snapshot has the connection', async () => {
+    const other = await startServer();
+    const application = `${id}restore`;
+    const sessions = async () =>
+      Number(
+        (await pgQuery<{ n: string }>({}, 'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [application])).rows[0]
+          ?.n,
+      );
+    const settle = async () => {
+      for (let tries = 0; tries < 50 && (await sessions()) !== 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+      return sessions();
+    };
+    const snapshot = async (name: string) =>
+      (await fetch(`${other.baseUrl}/_emulator/snapshots`, { method: 'POST', body: JSON.stringify({ name }) })).status;
+    const restore = async (name: string) =>
+      (await fetch(`${other.baseUrl}/_emulator/snapshots/${name}/restore`, { method: 'POST' })).status;
+    const body = {
+      plugin_name: 'postgresql-database-plugin',
+      connection_url: `${url}&application_name=${application}`,
+      username: admin,
+      password: adminPassword,
+      allowed_roles: '*',
+    };
+    try {
+      expect(await snapshot('no-connection')).toBe(201);
+      expect((await v1(other, 'POST', 'database/config/pool', { body })).status).toBe(204);
+      expect(await snapshot('with-connection')).toBe(201);
+      expect(await sessions()).toBeGreaterThan(0);
+
+      // The snapshot has the connection: the old pool still goes, and a new one opens when used.
+      expect(await restore('with-connection')).toBe(200);
+      expect(await settle()).toBe(0);
+      expect(
+        (await v1(other, 'POST', `database/roles/${id}restored`, { body: { db_name: 'pool', creation_statements: readOnly } })).status,
+      ).toBe(204);
+      const creds = await v1(other, 'GET', `database/creds/${id}restored`);
+      expect(creds.status).toBe(200);
+      expect(await pgTry(creds.body.data.username, creds.body.data.password, database)).toBe('ok');
+      expect(await sessions()).toBeGreaterThan(0);
+
+      // The snapshot predates the connection: its pool goes with it.
+      expect(await restore('no-connection')).toBe(200);
+      expect(await settle()).toBe(0);
+      expect((await v1(other, 'GET', 'database/config/pool')).status).toBe(404);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('serves node-vault: configure, LIST roles, creds under a token display name, revoke', async () => {
     const client = vault({ endpoint: server.baseUrl, token: ROOT_TOKEN });
     await client.write('database/config/nv', {
