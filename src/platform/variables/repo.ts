@@ -1,5 +1,5 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { inJsonList, inList, jsonList } from '../../store/sql-lists.js';
+import { inJsonList, jsonList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { workspaceVariables } from '../../store/tables.js';
