@@ -1,5 +1,5 @@
 import { and, asc, count, eq, notExists, notInArray, sql, type SQL } from 'drizzle-orm';
-import { inJsonList, inList, jsonList } from '../../store/sql-lists.js';
+import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { tags, workspaceTags } from '../../store/tables.js';
@@ -36,17 +36,6 @@ const tagsOfOneWorkspace = prepared((db) =>
     .prepare(),
 );
 
-// A page of workspaces: the same statement whatever the page's size (store/sql-lists.ts, inJsonList).
-const tagsOfWorkspaceList = prepared((db) =>
-  db
-    .select({ workspaceId: workspaceTags.workspaceId, tag: tags })
-    .from(workspaceTags)
-    .innerJoin(tags, eq(tags.id, workspaceTags.tagId))
-    .where(inJsonList(workspaceTags.workspaceId, 'workspaceIds'))
-    .orderBy(asc(workspaceTags.position))
-    .prepare(),
-);
-
 /** Tags of each workspace, in the order they were added (one query for a whole page). */
 export function tagsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): Map<string, TagRow[]> {
   const result = new Map<string, TagRow[]>(workspaceIds.map((id) => [id, []]));
@@ -61,7 +50,13 @@ export function tagsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): M
     );
     return result;
   }
-  const rows = tagsOfWorkspaceList(db).all({ workspaceIds: jsonList(workspaceIds) });
+  const rows = db
+    .select({ workspaceId: workspaceTags.workspaceId, tag: tags })
+    .from(workspaceTags)
+    .innerJoin(tags, eq(tags.id, workspaceTags.tagId))
+    .where(inList(workspaceTags.workspaceId, [...workspaceIds]))
+    .orderBy(asc(workspaceTags.position))
+    .all();
   for (const row of rows) result.get(row.workspaceId)?.push(row.tag);
   return result;
 }
