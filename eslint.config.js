@@ -71,9 +71,6 @@ export default tseslint.config(
   },
   {
     files: ['src/platform/**/routes.ts', 'src/platform/**/*-routes.ts', 'src/platform/workspaces/actions.ts'],
-    // Not yet: the run routes (run details, events and comments, triggers) still read their repos;
-    // moving that behind the runs services is open work, listed in the architecture page.
-    ignores: ['src/platform/runs/routes.ts', 'src/platform/runs/event-routes.ts', 'src/platform/runs/trigger-routes.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [PLATFORM_ONLY, ROUTES_USE_SERVICES] }] },
   },
   {

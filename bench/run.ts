@@ -5,9 +5,10 @@
  * time, stops by itself. Results go to stdout and to .bench/results.json.
  *
  * Knobs (environment): BENCH_DURATION seconds per row (4), BENCH_CONNECTIONS (2),
- * BENCH_STARTS start-up samples (5), BENCH_ONLY runs only scenarios whose name contains it,
- * BENCH_SOAK seconds of the soak row (60; the issue's full soak is 600), run when BENCH_ONLY is
- * unset or `soak`.
+ * BENCH_STARTS start-up samples (5), BENCH_ONLY runs only scenarios whose name contains it (or
+ * any of its `|`-separated parts), BENCH_SOAK seconds of the soak row (60; the issue's full soak
+ * is 600, after a warm-up of a tenth of it), run when BENCH_ONLY is unset or `soak`;
+ * BENCH_SOAK_HEAP_DIR makes it write heap snapshots there (bench/soak.ts).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -18,7 +19,7 @@ import { allGoals, DOC_BASELINE, KV_BASELINE, START_NODE, START_NPM, type Figure
 import { killAll, measureStartup, ROOT, startBaseline, startUnderstudy, type StartCommand } from './processes.js';
 import { BASELINE_TOKEN } from './baseline-token.js';
 import type { BenchRequest, BenchTarget, Scenario } from './scenario.js';
-import { soak, SOAK_GROWTH_GOAL, type SoakResult } from './soak.js';
+import { rssMb, soak, SOAK_GROWTH_GOAL, soakServerEnvironment, type SoakResult } from './soak.js';
 
 function positiveInteger(name: string, fallback: number): number {
   const text = process.env[name];
@@ -63,7 +64,8 @@ async function loadScenarios(): Promise<Scenario[]> {
     if (!Array.isArray(module.scenarios)) throw new Error(`bench/scenarios/${file} must export scenarios: Scenario[]`);
     all.push(...(module.scenarios as Scenario[]));
   }
-  return all.filter((scenario) => scenario.name.includes(settings.only));
+  const parts = settings.only.split('|');
+  return all.filter((scenario) => parts.some((part) => scenario.name.includes(part)));
 }
 
 async function hammer(baseUrl: string, request: BenchRequest, seconds: number) {
@@ -207,6 +209,34 @@ function printColumns(header: string[], lines: string[][]): void {
   for (const line of lines) console.log(format(line));
 }
 
+/** Measures each scenario on one understudy, resetting the store whenever the world changes. */
+async function runScenarios(target: BenchTarget, scenarios: readonly Scenario[], baselines: Baselines, rows: Row[]): Promise<void> {
+  let world: string | undefined;
+  for (const scenario of scenarios) {
+    // Each scenario starts from the seed, unless it shares the world of the one before it.
+    if (scenario.world === undefined || scenario.world !== world) {
+      await fetch(`${target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
+    }
+    world = scenario.world;
+    try {
+      const own = scenario.baseline ? await measureOwnBaseline(scenario.baseline, target) : undefined;
+      if (own) rows.push(own);
+      const request = await scenario.setup(target);
+      const failure = await preflight(target.baseUrl, request);
+      // A scenario with its own yardstick (the same work done directly) is compared to that.
+      const yardstick = own ? { ...baselines, doc: own.requestsPerSecond } : baselines;
+      rows.push(failure ? failedRow(scenario.name, failure) : await measure(scenario.name, target.baseUrl, request, yardstick));
+    } catch (error) {
+      rows.push(failedRow(scenario.name, `setup failed: ${(error as Error).message}`));
+      world = undefined;
+    } finally {
+      await scenario
+        .teardown?.()
+        .catch((error: unknown) => console.error(`bench: teardown of ${scenario.name} failed: ${(error as Error).message}`));
+    }
+  }
+}
+
 async function main(): Promise<void> {
   const scenarios = await loadScenarios();
   console.log(
@@ -244,40 +274,34 @@ async function main(): Promise<void> {
   }
   const baselines: Baselines = { kv: (rows[0] as Row).requestsPerSecond, doc: (rows[1] as Row).requestsPerSecond };
 
-  const understudy = await startUnderstudy();
+  const understudy = await startUnderstudy(soakServerEnvironment());
+  // Read before any request: the idle figure of a fresh server (issue 22 wants it under 150 MB).
+  await new Promise((resolve) => setTimeout(resolve, 2_000));
+  const rssAfterStartMb = understudy.pid === undefined ? 0 : rssMb(understudy.pid);
   let soaked: SoakResult | undefined;
   try {
-    const { target } = understudy;
-    let world: string | undefined;
-    for (const scenario of scenarios) {
-      // Each scenario starts from the seed, unless it shares the world of the one before it.
-      if (scenario.world === undefined || scenario.world !== world) {
-        await fetch(`${target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
-      }
-      world = scenario.world;
-      try {
-        const own = scenario.baseline ? await measureOwnBaseline(scenario.baseline, target) : undefined;
-        if (own) rows.push(own);
-        const request = await scenario.setup(target);
-        const failure = await preflight(target.baseUrl, request);
-        // A scenario with its own yardstick (the same work done directly) is compared to that.
-        const yardstick = own ? { ...baselines, doc: own.requestsPerSecond } : baselines;
-        rows.push(failure ? failedRow(scenario.name, failure) : await measure(scenario.name, target.baseUrl, request, yardstick));
-      } catch (error) {
-        rows.push(failedRow(scenario.name, `setup failed: ${(error as Error).message}`));
-        world = undefined;
-      } finally {
-        await scenario
-          .teardown?.()
-          .catch((error: unknown) => console.error(`bench: teardown of ${scenario.name} failed: ${(error as Error).message}`));
-      }
-    }
+    await runScenarios(
+      understudy.target,
+      scenarios.filter((scenario) => scenario.edition === undefined),
+      baselines,
+      rows,
+    );
     if ((settings.only === '' || settings.only === 'soak') && understudy.pid !== undefined) {
       await fetch(`${understudy.target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
-      soaked = await soak(understudy.target, understudy.pid, settings.soakSeconds, settings.connections);
+      soaked = await soak(understudy.target, understudy.pid, settings.soakSeconds, settings.connections, rssAfterStartMb);
     }
   } finally {
     await understudy.stop();
+  }
+  // Rows of the hosted edition (the audit trail) run on a second understudy started as one.
+  const hosted = scenarios.filter((scenario) => scenario.edition === 'hosted');
+  if (hosted.length > 0) {
+    const hostedUnderstudy = await startUnderstudy({ UNDERSTUDY_EDITION: 'hosted' });
+    try {
+      await runScenarios(hostedUnderstudy.target, hosted, baselines, rows);
+    } finally {
+      await hostedUnderstudy.stop();
+    }
   }
 
   console.log('');
@@ -288,10 +312,13 @@ async function main(): Promise<void> {
   if (soaked) {
     const { seconds, warmupSeconds, requests, rssAfterWarmupMb, rssAfterSoakMb, rssIdleMb, growth, met } = soaked;
     console.log(
-      `\nsoak: ${seconds} s after ${warmupSeconds} s warm-up, ${requests} requests (${soaked.non2xx} non-2xx, ${soaked.errors} errors); ` +
+      `\nsoak: idle RSS after start ${soaked.rssAfterStartMb} MB; ` +
+        `${seconds} s after ${warmupSeconds} s warm-up, ${requests} requests (${soaked.non2xx} non-2xx, ${soaked.errors} errors); ` +
         `RSS ${rssAfterWarmupMb} -> ${rssAfterSoakMb} MB (growth ${(growth * 100).toFixed(1)}%, goal < ${SOAK_GROWTH_GOAL * 100}%: ` +
         `${met ? 'met' : 'NOT MET'}), idle ${rssIdleMb} MB`,
     );
+    if (soaked.heapSnapshots.length > 0)
+      console.log(`heap snapshots in ${process.env.BENCH_SOAK_HEAP_DIR}: ${soaked.heapSnapshots.join(', ')}`);
   }
   const startToReadyMs = Object.fromEntries([...startups].map(([label, samples]) => [label, { median: median(samples), samples }]));
   const results = {

@@ -44,6 +44,8 @@ export interface Scenario {
    * Each setup must then find what an earlier scenario of its world made (see `ensure`).
    */
   world?: string;
+  /** Runs on a second understudy started as this edition (rows of hosted-only features); the default edition otherwise. */
+  edition?: 'hosted';
   /** Prepares state through the public API (and /_emulator) and returns the request to measure. */
   setup(target: BenchTarget): Promise<BenchRequest>;
   /**

@@ -1,18 +1,20 @@
 import { execFileSync } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createPublicKey, randomBytes, verify, type KeyObject } from 'node:crypto';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CreateAliasCommand, CreateKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
+import { CreateAliasCommand, CreateKeyCommand, GetPublicKeyCommand, KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { CryptographyClient, KeyClient } from '@azure/keyvault-keys';
 import pkcs11js from 'pkcs11js';
 import type { BaselineServer, BenchRequest, BenchTarget, Scenario } from '../scenario.js';
 
 /**
- * `test/sign` per managed key backend, each measured against its own baseline: the same signature
- * made through the library directly (served by a bare HTTP server in the bench process, so both
- * pay for HTTP): pkcs11js against SoftHSM2, and the two cloud SDK clients against the stand-ins.
+ * `test/sign` per managed key backend, each measured against its own baseline: the same work done
+ * with the library directly (served by a bare HTTP server in the bench process, so both pay for
+ * HTTP): pkcs11js against SoftHSM2, and the two cloud SDK clients against the stand-ins. test/sign
+ * signs a random message and verifies the signature with the key's public key, so the baselines
+ * verify too (with node:crypto, as understudy does).
  */
 
 const PIN = '1234';
@@ -107,6 +109,11 @@ async function vaultCredential(target: BenchTarget) {
   return { getToken: async () => ({ token, expiresOnTimestamp: Date.now() + 3_600_000 }) };
 }
 
+/** Throws unless `signature` verifies over `message` (ECDSA in DER, or RSA PKCS#1 v1.5), as test/sign checks. */
+function mustVerify(key: KeyObject, message: Buffer, signature: Uint8Array, dsaEncoding: 'der' | 'ieee-p1363' = 'der'): void {
+  if (!verify('sha256', message, { key, dsaEncoding }, signature)) throw new Error('the signature does not verify');
+}
+
 /** A session on the bench token with its EC key (generated here when missing), for the library baseline. */
 function softHsmKey() {
   const module = new pkcs11js.PKCS11();
@@ -147,7 +154,22 @@ function softHsmKey() {
     key = find();
   }
   if (!key) throw new Error('bench key not generated');
-  return { module, session, key, close: () => module.C_Finalize() };
+  module.C_FindObjectsInit(session, [
+    { type: pkcs11js.CKA_CLASS, value: pkcs11js.CKO_PUBLIC_KEY },
+    { type: pkcs11js.CKA_LABEL, value: 'bench-ec' },
+  ]);
+  const publicHandle = module.C_FindObjects(session);
+  module.C_FindObjectsFinal(session);
+  if (!publicHandle) throw new Error('bench public key not found');
+  const [point] = module.C_GetAttributeValue(session, publicHandle, [{ type: pkcs11js.CKA_EC_POINT }]);
+  // CKA_EC_POINT: an OCTET STRING around 04‖X‖Y; the SPKI of a P-256 key is a fixed prefix and that point.
+  const raw = (point?.value as Buffer).subarray(-65);
+  const publicKey = createPublicKey({
+    key: Buffer.concat([Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex'), raw]),
+    format: 'der',
+    type: 'spki',
+  });
+  return { module, session, key, publicKey, close: () => module.C_Finalize() };
 }
 
 export const scenarios: Scenario[] = [
@@ -157,10 +179,12 @@ export const scenarios: Scenario[] = [
       name: 'pkcs11js C_Sign ECDSA P-256 (SoftHSM2)',
       start: async () => {
         if (softHsmProblem) throw new Error(softHsmProblem);
-        const { module, session, key, close } = softHsmKey();
+        const { module, session, key, publicKey, close } = softHsmKey();
         const server = await libraryServer(() => {
+          const message = randomBytes(64);
           module.C_SignInit(session, { mechanism: pkcs11js.CKM_ECDSA }, key);
-          module.C_Sign(session, createHash('sha256').update(randomBytes(64)).digest(), Buffer.alloc(128));
+          const signature = module.C_Sign(session, createHash('sha256').update(message).digest(), Buffer.alloc(128));
+          mustVerify(publicKey, message, signature, 'ieee-p1363');
         });
         return { ...server, stop: () => server.stop().then(close) };
       },
@@ -183,10 +207,14 @@ export const scenarios: Scenario[] = [
         });
         const created = await client.send(new CreateKeyCommand({ KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' }));
         await client.send(new CreateAliasCommand({ AliasName: 'alias/bench', TargetKeyId: created.KeyMetadata?.KeyId }));
+        const found = await client.send(new GetPublicKeyCommand({ KeyId: 'alias/bench' }));
+        const publicKey = createPublicKey({ key: Buffer.from(found.PublicKey ?? []), format: 'der', type: 'spki' });
         return libraryServer(async () => {
-          await client.send(
-            new SignCommand({ KeyId: 'alias/bench', Message: randomBytes(64), MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }),
+          const message = randomBytes(64);
+          const signed = await client.send(
+            new SignCommand({ KeyId: 'alias/bench', Message: message, MessageType: 'RAW', SigningAlgorithm: 'ECDSA_SHA_256' }),
           );
+          mustVerify(publicKey, message, signed.Signature ?? new Uint8Array());
         });
       },
     },
@@ -204,8 +232,15 @@ export const scenarios: Scenario[] = [
           keyOps: ['sign', 'verify'],
         });
         const crypto = new CryptographyClient(key, credential, options);
+        const { n, e } = key.key ?? {};
+        const publicKey = createPublicKey({
+          key: { kty: 'RSA', n: Buffer.from(n ?? []).toString('base64url'), e: Buffer.from(e ?? []).toString('base64url') },
+          format: 'jwk',
+        });
         return libraryServer(async () => {
-          await crypto.sign('RS256', createHash('sha256').update(randomBytes(64)).digest());
+          const message = randomBytes(64);
+          const signed = await crypto.sign('RS256', createHash('sha256').update(message).digest());
+          mustVerify(publicKey, message, signed.result);
         });
       },
     },

@@ -21,30 +21,34 @@ export function bulkNames(body: unknown, fallbackPrefix: string): string[] {
   return Array.from({ length: count }, (_, index) => `${prefix}-${String(index + 1).padStart(width, '0')}`);
 }
 
-type Make = (platform: PlatformServices, organizationId: string, names: string[]) => void;
+type Make = (platform: PlatformServices, organization: { id: string; name: string }, names: string[]) => void;
 
 /** Each kind goes through its service, so bulk rows get the API's create defaults. */
 const MAKERS: Record<string, Make> = {
-  teams: (platform, organizationId, names) =>
+  teams: (platform, { id }, names) =>
     platform.teams.createMany(
-      organizationId,
+      id,
       names.map((name) => ({ name })),
     ),
-  'run-tasks': (platform, organizationId, names) =>
+  'run-tasks': (platform, { id }, names) =>
     platform.runTasks.createMany(
-      organizationId,
+      id,
       names.map((name) => ({ name, url: 'https://run-tasks.invalid/hook' })),
     ),
   // A user per membership, active, named after the prefix (`<name>@bulk.invalid`).
-  memberships: (platform, organizationId, names) =>
+  memberships: (platform, { id }, names) =>
     platform.memberships.addActiveMany(
-      organizationId,
+      id,
       names.map((username) => ({ username, email: `${username}@bulk.invalid` })),
     ),
+  // Audit-trail events (each names one made-up resource id), for long trails.
+  'audit-events': (platform, organization, names) => platform.auditTrail.recordMany(organization, names),
 };
 
+const FALLBACK_PREFIX: Record<string, string> = { memberships: 'member', teams: 'team', 'run-tasks': 'task', 'audit-events': 'event' };
+
 /**
- * `POST /_emulator/organizations/:org/{teams,run-tasks,memberships}/bulk`: many rows in one
+ * `POST /_emulator/organizations/:org/{teams,run-tasks,memberships,audit-events}/bulk`: many rows in one
  * transaction, for benchmarks and tests of large lists (workspaces have their own, next door).
  */
 export async function bulkRoutes(app: FastifyInstance, platform: PlatformContext): Promise<void> {
@@ -53,9 +57,9 @@ export async function bulkRoutes(app: FastifyInstance, platform: PlatformContext
       try {
         const organization = platform.services.organizations.byName(request.params.org);
         if (!organization) throw new ApiError(404, `no organization ${request.params.org}`);
-        const names = bulkNames(request.body, kind === 'memberships' ? 'member' : kind === 'teams' ? 'team' : 'task');
+        const names = bulkNames(request.body, FALLBACK_PREFIX[kind] ?? kind);
         const at = platform.clock.now();
-        make(platform.services, organization.id, names);
+        make(platform.services, organization, names);
         return reply.code(201).send({
           organization: organization.name,
           created: names.length,

@@ -2,6 +2,7 @@ import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { VERSION } from '../core/version.js';
 import type { Runtime } from '../runtime.js';
+import { README_TAGS, responsesOf, secretsTagOf, summaryOf, tagsOf } from './openapi-operations.js';
 import { buildSecretsContext, ENGINES } from '../secrets/plugin.js';
 import type { Backend, FieldSpec, FieldType, Operation, PathSpec } from '../secrets/framework/types.js';
 import { systemBackend } from '../secrets/sys/backend.js';
@@ -24,24 +25,6 @@ const VALIDATION_ONLY = new Set(['errorMessage', 'optionalBody']);
 const forDocument = (schema: unknown): unknown =>
   JSON.parse(JSON.stringify(schema, (key, value: unknown) => (VALIDATION_ONLY.has(key) ? undefined : value))) as unknown;
 
-/** Documented only (the routes send pre-serialized documents, so no response schema is compiled). */
-const PLATFORM_RESPONSES = {
-  '2XX': {
-    description: 'a JSON:API document (`data`, and `included`, `links`, `meta` where they apply), or 204 with no body',
-    type: 'object',
-  },
-  '4XX': {
-    description: 'a JSON:API error document: `errors[]` with `status`, `title`, `detail` and `source.pointer` or `source.parameter`',
-    type: 'object',
-  },
-};
-
-function tagOf(url: string): string {
-  if (url.startsWith('/api/v2')) return 'platform';
-  if (url.startsWith('/_emulator')) return 'control plane';
-  return 'other';
-}
-
 /**
  * Registers @fastify/swagger on the root instance (before any tree, so it sees every route) and
  * returns the list of registered routes. The `/api/v2` routes are described from their TypeBox
@@ -61,22 +44,26 @@ export async function registerOpenApi(fastify: FastifyInstance, runtime: Runtime
         description:
           'A local stand-in for the platform API (/api/v2, JSON:API) and the secrets API (/v1). Generated from the route declarations.',
       },
-      tags: [
-        { name: 'platform', description: 'JSON:API, `Authorization: Bearer <token>`' },
-        { name: 'secrets', description: 'path-addressed, `X-Vault-Token` / `X-Store-Token`' },
-        { name: 'control plane', description: '/_emulator' },
-      ],
+      tags: [...README_TAGS],
       components: { securitySchemes: SECURITY_SCHEMES },
     },
-    transform: ({ schema, url }) => {
-      const described: Json = { ...(forDocument(schema ?? {}) as Json), tags: [tagOf(url)] };
+    // Every operation gets tags, a summary and responses here (see openapi-operations.ts), so a
+    // route added later is described without declaring them; what a route declares itself wins.
+    transform: ({ schema, url, route }) => {
+      const method = [route.method].flat()[0] ?? 'GET';
+      const own = forDocument(schema ?? {}) as Json;
+      const described: Json = {
+        ...own,
+        tags: own['tags'] ?? tagsOf(url),
+        summary: own['summary'] ?? summaryOf(method, url),
+        response: own['response'] ?? responsesOf(method, url),
+      };
       if (url === SECRETS_CATCH_ALL) described['hide'] = true;
       const security = securityOf(url);
       if (security) described['security'] = security;
       if (url.startsWith('/api/v2')) {
         described['consumes'] = ['application/vnd.api+json'];
         described['produces'] = ['application/vnd.api+json'];
-        described['response'] = PLATFORM_RESPONSES;
       }
       return { schema: described, url };
     },
@@ -160,12 +147,12 @@ function exampleBody(fields: Record<string, FieldSpec> | undefined): Json | unde
   return examples.length > 0 ? Object.fromEntries(examples.map(([name, field]) => [name, field.example])) : undefined;
 }
 
-function pathItem(spec: PathSpec, parameters: Json[], engine: string): Record<string, Json> {
+function pathItem(spec: PathSpec, parameters: Json[], engine: string, tag: string): Record<string, Json> {
   const operations = spec.operations as Partial<Record<Operation, unknown>>;
   const base = (summary: string, extra: Json = {}): Json => ({
     summary,
     description: spec.summary,
-    tags: ['secrets'],
+    tags: [tag],
     parameters: [...parameters, ...((extra['parameters'] as Json[] | undefined) ?? [])],
     security: [{ vaultToken: [] }],
     responses: { '200': { description: 'the result, in the `data` envelope' }, '204': { description: 'done, no body' } },
@@ -207,7 +194,7 @@ function pathItem(spec: PathSpec, parameters: Json[], engine: string): Record<st
 function describeBackend(paths: Record<string, Record<string, Json>>, prefix: string, backend: Backend): void {
   for (const spec of backend.paths) {
     const { path, parameters } = openApiPath(prefix, spec.pattern);
-    paths[path] = { ...paths[path], ...pathItem(spec, parameters, backend.type) };
+    paths[path] = { ...paths[path], ...pathItem(spec, parameters, backend.type, secretsTagOf(path, backend.type)) };
   }
 }
 

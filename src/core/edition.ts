@@ -36,6 +36,13 @@ export const EDITION_RULES: readonly EditionRule[] = [
     hosted: 'present (site administrators)',
   },
   {
+    what:
+      'Installation administration (`/api/v2/admin/organizations`, `/api/v2/admin/workspaces`, ' +
+      '`DELETE /api/v2/admin/users/:id`, `/api/v2/admin/users/:id/actions/…`)',
+    'self-hosted': 'present (site administrators; 404 for anyone else)',
+    hosted: '404',
+  },
+  {
     // understudy's own extension for building a test world (README, differences: "Creating users").
     what: 'Users (`GET`/`POST /api/v2/admin/users`)',
     'self-hosted': 'present (site administrators)',

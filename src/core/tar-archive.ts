@@ -40,8 +40,6 @@ export interface ArchiveEntry {
 }
 
 export interface ReadArchive {
-  /** The gzip bytes as received, to store and serve on download. */
-  archive: Buffer;
   entries: ArchiveEntry[];
 }
 
@@ -65,7 +63,8 @@ function checkLink(path: string, target: string, hard: boolean, root: string, re
 /**
  * Streams a gzip tarball through gunzip and tar-stream, checking every entry as it comes: no `..`,
  * no absolute path, no link leading outside the root, no device or fifo, and caps on the archive,
- * the entry count and the unpacked total. A refused archive throws `rules.reject(...)` before the
+ * the entry count and the unpacked total. The archive's bytes are not kept (callers spool an upload
+ * to a file first, see core/upload-spool.ts, or already hold it). A refused archive throws `rules.reject(...)` before the
  * caller has written anything; links are checked lexically here, and a caller that writes them to
  * disk checks where they really lead (see `adapters/executor/slug.ts`).
  */
@@ -74,7 +73,6 @@ export async function readTarGz(body: Readable | Buffer, rules: ArchiveRules): P
   const refuse = (detail: string): never => {
     throw new Refusal(detail);
   };
-  const chunks: Buffer[] = [];
   const entries: ArchiveEntry[] = [];
   let archiveBytes = 0;
   let unpackedBytes = 0;
@@ -134,7 +132,6 @@ export async function readTarGz(body: Readable | Buffer, rules: ArchiveRules): P
     for await (const chunk of input) {
       archiveBytes += chunk.length;
       if (archiveBytes > limits.maxArchiveBytes) refuse(`the archive is larger than ${limits.maxArchiveBytes} bytes`);
-      chunks.push(chunk);
       yield chunk;
     }
   };
@@ -147,5 +144,5 @@ export async function readTarGz(body: Readable | Buffer, rules: ArchiveRules): P
     throw rules.reject(`the body is not a tar archive (${(error as Error).message})`);
   }
   if (entries.length === 0) throw rules.reject('the archive is empty');
-  return { archive: Buffer.concat(chunks), entries };
+  return { entries };
 }

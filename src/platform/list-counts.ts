@@ -4,7 +4,7 @@ import type { DbOrTx } from '../store/store.js';
 import { listCounts } from '../store/tables.js';
 
 /** The lists `list_counts` keeps (see store/schema/lists.ts). */
-export type CountedList = 'workspaces' | 'teams' | 'run-tasks' | 'memberships:active' | 'memberships:invited';
+export type CountedList = 'workspaces' | 'teams' | 'run-tasks' | 'memberships:active' | 'memberships:invited' | 'audit-events';
 
 const countOf = prepared((db) =>
   db

@@ -9,6 +9,7 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { agentPoolRoutes } from './agent-pools/routes.js';
 import { adminRoutes } from './admin/routes.js';
+import { siteAdminRoutes } from './site-admin/routes.js';
 import { variableSetRoutes } from './variable-sets/routes.js';
 import { auditRecorder } from './audit-trail/recorder.js';
 import { auditTrailRoutes } from './audit-trail/routes.js';
@@ -25,6 +26,7 @@ import { workspaceTaskRoutes } from './workspace-tasks/routes.js';
 import { workspaceActionRoutes } from './workspaces/actions.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { oauthClientRoutes } from './oauth-clients/routes.js';
+import { noCodeRoutes } from './registry/no-code-routes.js';
 import { registryRoutes } from './registry/routes.js';
 import { projectRoutes } from './projects/routes.js';
 import { stateVersionRoutes } from './state-versions/routes.js';
@@ -76,8 +78,10 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   }
   if (editionAllows.adminApi(context.config.edition)) {
     await app.register(async (scoped) => adminRoutes(scoped, context));
+    await app.register(async (scoped) => siteAdminRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
     await app.register(async (scoped) => toolVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   }
   await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => registryRoutes(scoped, context));
+  await app.register(async (scoped) => noCodeRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
 }

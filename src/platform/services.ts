@@ -6,8 +6,11 @@ import { MembershipViews } from './memberships/view.js';
 import { OAuthClientService } from './oauth-clients/service.js';
 import { OrganizationService } from './organizations/service.js';
 import { ProjectService } from './projects/service.js';
+import { SecretsAtRest } from '../core/at-rest.js';
+import { AT_REST_KEY, serverKey } from '../store/server-keys.js';
 import { DownloadLinks } from './registry/links.js';
 import { RegistryProtocol } from './registry/protocol.js';
+import { NoCodeService } from './registry/no-code.js';
 import { RegistryService } from './registry/service.js';
 import { VcsPublisher } from './registry/vcs.js';
 import { RemoteStateService } from './remote-state/service.js';
@@ -36,6 +39,9 @@ import { ConfigurationVersionService } from './configuration-versions/service.js
 import { LogBook } from './runs/logs.js';
 import { RunEngine } from './runs/engine.js';
 import { RunService } from './runs/service.js';
+import { RunActivityService } from './runs/activity.js';
+import { RunTriggerService } from './runs/triggers.js';
+import { SiteAdminService } from './site-admin/service.js';
 import { TaskStageService } from './task-stages/service.js';
 import { TaskStageRunner } from './task-stages/runner.js';
 import { WorkspaceLocks } from './workspaces/locking.js';
@@ -60,6 +66,7 @@ export interface PlatformServices {
   readonly organizationIncludes: IncludeRegistry<OrganizationPage>;
   readonly projects: ProjectService;
   readonly registry: RegistryService;
+  readonly noCode: NoCodeService;
   readonly registryProtocol: RegistryProtocol;
   readonly registryDownloads: DownloadLinks;
   readonly vcs: VcsPublisher;
@@ -84,6 +91,10 @@ export interface PlatformServices {
   readonly variableSetViews: VariableSetViews;
   readonly configurationVersions: ConfigurationVersionService;
   readonly runs: RunService;
+  readonly runActivity: RunActivityService;
+  readonly runTriggers: RunTriggerService;
+  /** The self-hosted edition's installation-wide administration of organizations and workspaces. */
+  readonly siteAdmin: SiteAdminService;
   readonly runLogs: LogBook;
   readonly taskStages: TaskStageService;
   readonly workspaceLocks: WorkspaceLocks;
@@ -110,7 +121,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const workspaces = new WorkspaceService(db, clock, dialect, edition, tags, requireAgentPoolOf);
   const projects = new ProjectService(db, clock);
   const oauthClients = new OAuthClientService(db, clock, organizations);
-  const registry = new RegistryService(db, clock, edition, organizations);
+  const atRest = new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY));
+  const registry = new RegistryService(db, clock, edition, organizations, atRest);
   const stateVersions = new StateVersionService(db, clock, workspaces);
   const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
   const runLogs = new LogBook(db);
@@ -140,6 +152,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     organizationIncludes: new IncludeRegistry<OrganizationPage>({ 'default-project': defaultProjectInclude(db) }),
     projects,
     registry,
+    noCode: new NoCodeService(db, clock, registry),
     registryProtocol: new RegistryProtocol(db, organizations),
     registryDownloads: new DownloadLinks(clock),
     vcs: new VcsPublisher(db, clock, registry, oauthClients),
@@ -162,11 +175,14 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaces,
     configurationVersions,
     runs,
+    runActivity: new RunActivityService(db, clock, runs),
+    runTriggers: new RunTriggerService(db, clock, workspaces),
+    siteAdmin: new SiteAdminService(db, organizations, workspaces),
     runLogs,
     taskStages: new TaskStageService(db, taskStageRunner),
     workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
     workspaceViews,
-    auditTrail: new AuditTrailService(db),
+    auditTrail: new AuditTrailService(db, clock),
     variableSetViews: new VariableSetViews(db),
   };
   services.workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);

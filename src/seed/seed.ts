@@ -1,9 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Value } from '@sinclair/typebox/value';
-import { and, eq } from 'drizzle-orm';
 import type { Edition } from '../core/edition.js';
-import { sha256Hex } from '../core/crypto.js';
-import { newId } from '../core/ids.js';
 import { canonical, canonicalKeys } from '../core/dialect.js';
 import { ApiError } from '../core/errors.js';
 import { SETTINGS_NAMES, type SettingsName } from '../platform/admin/fields.js';
@@ -18,7 +15,6 @@ import { PolicyStore } from '../secrets/acl/policy-store.js';
 import { AUTH_MOUNTS, canonicalMountType, MountTable, mountPath } from '../secrets/mounts/mount-table.js';
 import { TokenStore } from '../secrets/tokens/token-store.js';
 import type { Tx } from '../store/store.js';
-import { platformTokens, teams } from '../store/tables.js';
 import { SeedError } from './errors.js';
 import { SeedSchema, type Seed } from './schema.js';
 import { seedPolicies, seedRunTasks, seedSecretsTokens, seedWorkspaces } from './world.js';
@@ -88,10 +84,10 @@ export function applySeed(platform: PlatformContext, tx: Tx, seed: Seed, tokens:
         services.users.create({ username: user.username, email: user.email, siteAdmin: user['site-admin'] ?? false }, tx),
       ).id;
     userIds.set(user.username, id);
-    for (const token of user.tokens ?? []) ensureUserToken(tx, id, token, 'seed token', at);
+    for (const token of user.tokens ?? []) services.tokens.ensureUserToken(id, token, 'seed token', tx);
   }
   const admin = seed.users.find((user) => user['site-admin']);
-  if (admin) ensureUserToken(tx, userIds.get(admin.username) as string, tokens.adminToken, 'understudy admin token', at);
+  if (admin) services.tokens.ensureUserToken(userIds.get(admin.username) as string, tokens.adminToken, 'understudy admin token', tx);
 
   for (const spec of seed.organizations) {
     const organization =
@@ -109,22 +105,10 @@ export function applySeed(platform: PlatformContext, tx: Tx, seed: Seed, tokens:
         null,
         tx,
       );
-    const ownersTeam = tx
-      .select()
-      .from(teams)
-      .where(and(eq(teams.organizationId, organization.id), eq(teams.isOwners, true)))
-      .get();
     for (const username of spec.owners ?? []) {
       const userId = userIds.get(username);
       if (!userId) throw new SeedError(`seed organization ${spec.name}: owner "${username}" is not a seed user`);
-      if (ownersTeam)
-        organizationsRepo.addActiveMember(tx, {
-          membershipId: newId('ou'),
-          organizationId: organization.id,
-          userId,
-          teamId: ownersTeam.id,
-          at,
-        });
+      services.memberships.addOwner(organization.id, userId, tx);
     }
     for (const teamSpec of spec.teams ?? []) {
       const access = teamSpec['organization-access'] ?? {};
@@ -135,7 +119,7 @@ export function applySeed(platform: PlatformContext, tx: Tx, seed: Seed, tokens:
       for (const username of teamSpec.members ?? []) {
         const userId = userIds.get(username);
         if (!userId) throw new SeedError(`seed team ${spec.name}/${teamSpec.name}: member "${username}" is not a seed user`);
-        organizationsRepo.addActiveMember(tx, { membershipId: newId('ou'), organizationId: organization.id, userId, teamId: team.id, at });
+        services.memberships.addToTeam(organization.id, userId, team.id, tx);
       }
     }
     seedWorkspaces(tx, services, organization, spec.workspaces ?? []);
@@ -180,15 +164,6 @@ function asSeedError<T>(where: string, make: () => T): T {
     if (error instanceof ApiError) throw new SeedError(`${where}: ${error.detail}`);
     throw error;
   }
-}
-
-function ensureUserToken(tx: Tx, userId: string, token: string, description: string, at: Date): void {
-  const tokenHash = sha256Hex(token);
-  const existing = tx.select({ id: platformTokens.id }).from(platformTokens).where(eq(platformTokens.tokenHash, tokenHash)).get();
-  if (existing) return;
-  tx.insert(platformTokens)
-    .values({ id: newId('at'), kind: 'user', userId, tokenHash, description, createdAt: at })
-    .run();
 }
 
 /** The seed's administrator settings, for documents not written yet (a PATCH made since wins on restart). */

@@ -1,5 +1,7 @@
 import type Database from 'better-sqlite3';
+import { SecretsAtRest } from '../core/at-rest.js';
 import { sha256Hex } from '../core/crypto.js';
+import { AT_REST_KEY, serverKey } from './server-keys.js';
 
 /**
  * Data upgrades SQL alone cannot express (drizzle migrations are plain SQL). Each runs once,
@@ -16,6 +18,31 @@ const UPGRADES: ((sqlite: Database.Database) => void)[] = [
       UPDATE secret_tokens SET id = understudy_sha256(id), parent_id = understudy_sha256(parent_id);
       UPDATE secret_leases SET token_id = understudy_sha256(token_id) WHERE token_id IS NOT NULL;
     `);
+  },
+  // Registry upload ids and module webhook secrets used to be stored as they are; from here on a
+  // keyed digest (what lookups compare) and a sealed copy (to show the link again). The secrets
+  // themselves do not change, so links and webhook URLs handed out before keep working.
+  (sqlite) => {
+    const versions = sqlite.prepare('SELECT id, upload_id AS secret FROM registry_module_versions').all() as {
+      id: string;
+      secret: string;
+    }[];
+    const modules = sqlite.prepare('SELECT id, vcs_repo AS repo FROM registry_modules WHERE vcs_repo IS NOT NULL').all() as {
+      id: string;
+      repo: string;
+    }[];
+    if (versions.length === 0 && modules.length === 0) return; // no key for a store that has nothing to protect
+    const atRest = new SecretsAtRest(() => serverKey(sqlite, AT_REST_KEY));
+    const rekeyVersion = sqlite.prepare('UPDATE registry_module_versions SET upload_id = ?, upload_sealed = ? WHERE id = ?');
+    for (const { id, secret } of versions) rekeyVersion.run(atRest.digest(secret), atRest.seal(secret), id);
+    const rekeyModule = sqlite.prepare('UPDATE registry_modules SET vcs_repo = ? WHERE id = ?');
+    for (const { id, repo } of modules) {
+      const { webhookSecret, ...rest } = JSON.parse(repo) as { webhookSecret: string };
+      rekeyModule.run(
+        JSON.stringify({ ...rest, webhookDigest: atRest.digest(webhookSecret), webhookSealed: atRest.seal(webhookSecret) }),
+        id,
+      );
+    }
   },
 ];
 

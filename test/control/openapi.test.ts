@@ -1,16 +1,29 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { summaryOf, tagsOf } from '../../src/control/openapi-operations.js';
 import { ADMIN_TOKEN, ROOT_TOKEN, startServer, type TestServer } from '../helpers/app.js';
 
 type Operation = {
+  summary?: string;
+  tags?: string[];
+  responses?: Record<string, { content?: Record<string, { schema?: unknown }> }>;
   requestBody?: { content: Record<string, { schema: unknown; example?: unknown }> };
   parameters?: { name: string; in: string }[];
   security?: Record<string, string[]>[];
 };
 type Document = {
   openapi: string;
+  tags?: { name: string }[];
   paths: Record<string, Record<string, Operation>>;
   components?: { securitySchemes?: Record<string, Record<string, string>> };
 };
+
+/** The README's section names, as tags spell them (without code marks). */
+const README_SECTIONS = new Set(
+  [...readFileSync(new URL('../../README.md', import.meta.url), 'utf8').matchAll(/^#{2,3} (.+)$/gm)].map((match) =>
+    (match[1] as string).replace(/`/g, ''),
+  ),
+);
 
 /** `/workspaces/:id` → `/workspaces/{id}`, as OpenAPI writes path parameters. */
 const openApiPath = (url: string) => url.replace(/:([A-Za-z0-9_]+)/g, '{$1}').replace(/\/$/, '') || '/';
@@ -36,6 +49,42 @@ describe('the OpenAPI document and the browsable reference', () => {
     const described = new Map(Object.entries(document.paths).map(([path, item]) => [openApiPath(path), item]));
     const missing = apiRoutes.filter((route) => !described.get(openApiPath(route.url))?.[route.method.toLowerCase()]);
     expect(missing).toEqual([]);
+  });
+
+  it('gives every operation a summary, a README section as its tag, and a response schema', () => {
+    expect(document.tags?.map((tag) => tag.name).filter((name) => !README_SECTIONS.has(name))).toEqual([]);
+    const described = /^\/(api\/v2|_emulator|api\/registry|\.well-known)(\/|$)/;
+    const problems: string[] = [];
+    let checked = 0;
+    for (const [path, item] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(item)) {
+        const where = `${method.toUpperCase()} ${path}`;
+        if (!operation.tags?.length || operation.tags.some((tag) => !README_SECTIONS.has(tag)))
+          problems.push(`${where}: tags ${JSON.stringify(operation.tags)}`);
+        if (!described.test(path)) continue;
+        checked++;
+        if (!operation.summary?.trim()) problems.push(`${where}: no summary`);
+        const schemas = Object.values(operation.responses ?? {}).flatMap((response) => Object.values(response.content ?? {}));
+        if (!schemas.some((content) => content.schema)) problems.push(`${where}: no response schema`);
+      }
+    }
+    expect(problems).toEqual([]);
+    expect(checked).toBeGreaterThan(200);
+    // JSON:API: a document for a success, the errors document for a refusal.
+    const show = document.paths['/api/v2/workspaces/{id}']?.get?.responses ?? {};
+    expect(JSON.stringify(show['200'])).toContain('"included"');
+    expect(JSON.stringify(show['4XX'])).toContain('"errors"');
+    expect(document.paths['/api/v2/workspaces/{id}']?.get?.tags).toEqual(['Workspaces']);
+    expect(document.paths['/api/v2/runs/{id}/actions/apply']?.post?.summary).toBe('Apply a run');
+    expect(document.paths['/v1/transit/keys/{name}']?.get?.tags).toEqual(['Transit']);
+  });
+
+  it('describes a route added later without its declaring anything', () => {
+    expect(tagsOf('/api/v2/brand-new-things/:id')).toEqual(['Platform API']);
+    expect(summaryOf('GET', '/api/v2/brand-new-things/:id')).toBe('Show a brand new thing');
+    expect(summaryOf('GET', '/api/v2/workspaces/:id/brand-new-things')).toBe('List the brand new things of a workspace');
+    expect(summaryOf('POST', '/api/v2/organizations/:org/brand-new-things')).toBe('Create a brand new thing in an organization');
+    expect(tagsOf('/api/v2/workspaces/:id/brand-new-things')).toEqual(['Workspaces']);
   });
 
   it('describes /v1 from the path tables: sys, auth/token and mounted engines, with their fields', () => {

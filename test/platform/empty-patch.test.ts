@@ -7,6 +7,7 @@ import { platform, startServer, type TestServer } from '../helpers/app.js';
  * PATCH route is covered as soon as it exists (and fails here until it has ids to work on).
  */
 const ORG = 'patchco';
+const MODULE_ROUTE = '/api/v2/organizations/:org/registry-modules/:registry/:namespace/:name/:provider';
 
 type Document = { paths: Record<string, Record<string, { requestBody?: { content: Record<string, { schema: BodySchema }> } }>> };
 type BodySchema = { properties?: { data?: { type?: string; properties?: { type?: { anyOf?: { enum?: string[]; const?: string }[] } } } } };
@@ -43,6 +44,8 @@ describe('a PATCH that sets nothing', () => {
       data: { type: 'tasks', attributes: { name: 'check', url: 'http://127.0.0.1:9/hook', category: 'task', description: 'checks' } },
     });
     const relationship = (type: string, id: string) => ({ data: { type, id } });
+    const moduleId = async () =>
+      (await platform(server, 'GET', `/organizations/${ORG}/registry-modules/private/${ORG}/patched/aws`)).body.data.id as string;
     ids.grant = await create('/team-workspaces', {
       data: {
         type: 'team-workspaces',
@@ -71,6 +74,12 @@ describe('a PATCH that sets nothing', () => {
     ids.varset = await create(`/organizations/${ORG}/varsets`, { data: { type: 'varsets', attributes: { name: 'patched-set' } } });
     ids.setVariable = await create(`/varsets/${ids.varset}/relationships/vars`, {
       data: { type: 'vars', attributes: { key: 'k', value: 'v', category: 'terraform' } },
+    });
+    await create(`/organizations/${ORG}/registry-modules`, {
+      data: { type: 'registry-modules', attributes: { name: 'patched', provider: 'aws' } },
+    });
+    ids.noCode = await create(`/organizations/${ORG}/no-code-modules`, {
+      data: { type: 'no-code-modules', relationships: { 'registry-module': relationship('registry-modules', await moduleId()) } },
     });
     ids.toolVersion = await create('/admin/terraform-versions', {
       data: { type: 'terraform-versions', attributes: { version: '1.0.4545', url: 'https://example.com/tf.zip', sha: 'a'.repeat(64) } },
@@ -102,6 +111,10 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/varsets/:id': `/varsets/${ids.varset}`,
       '/api/v2/varsets/:id/relationships/vars/:var': `/varsets/${ids.varset}/relationships/vars/${ids.setVariable}`,
       '/api/v2/admin/terraform-versions/:id': `/admin/terraform-versions/${ids.toolVersion}`,
+      '/api/v2/admin/organizations/:org': `/admin/organizations/${ORG}`,
+      '/api/v2/admin/organizations/:org/relationships/module-consumers': `/admin/organizations/${ORG}/relationships/module-consumers`,
+      [MODULE_ROUTE]: `/organizations/${ORG}/registry-modules/private/${ORG}/patched/aws`,
+      '/api/v2/no-code-modules/:id': `/no-code-modules/${ids.noCode}`,
       // The task service's callback: an empty verdict is a 422 about the body, whatever the result id.
       '/api/v2/task-results/:id/callback': '/task-results/taskrs-none/callback',
     };

@@ -13,6 +13,11 @@ export function readSlug(body: Readable | Buffer, limits: ArchiveLimits = DEFAUL
   return readTarGz(body, { limits, reject, root: 'configuration', keep: () => true });
 }
 
+/** Checks a slug under the same rules without keeping any file's bytes (an upload's validation). */
+export function checkSlug(body: Readable | Buffer, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS) {
+  return readTarGz(body, { limits, reject, root: 'configuration', keep: () => false });
+}
+
 const inside = (root: string, path: string) => {
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !rel.startsWith(sep));

@@ -45,14 +45,22 @@ class PostgresPlugin implements SqlPlugin {
     if (verify) await pool.query('SELECT 1');
   }
 
-  /** The statements in one transaction: all of them or none. */
+  /**
+   * The statements in one transaction: all of them or none. Known up front, they go as one
+   * simple-protocol message (one round trip instead of one per statement): the server runs them
+   * in order and skips the rest after a failure, which leaves the transaction aborted for the
+   * ROLLBACK below.
+   */
   private async transaction(queries: string[], extra?: (client: pg.PoolClient) => Promise<string[]>): Promise<void> {
     const client = await (await this.open()).connect();
     try {
-      await client.query('BEGIN');
-      const all = extra ? [...(await extra(client)), ...queries] : queries;
-      for (const query of all) await client.query(query);
-      await client.query('COMMIT');
+      if (extra) {
+        await client.query('BEGIN');
+        for (const query of [...(await extra(client)), ...queries]) await client.query(query);
+        await client.query('COMMIT');
+      } else {
+        await client.query(['BEGIN', ...queries, 'COMMIT'].join(';\n'));
+      }
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;

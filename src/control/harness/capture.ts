@@ -50,14 +50,35 @@ export interface SentBody {
 }
 
 /**
+ * One body as captured. A body whose entry could only ever show its size (too large, not JSON, a
+ * stream) is reduced to that marker at once: keeping the reference until a reader asks would hold
+ * every archive, state file and download stream sent in the last `UNDERSTUDY_JOURNAL_SIZE`
+ * requests in memory (the soak of issue 22 saw the journal's share of RSS grow that way).
+ */
+function captured(sent: SentBody, rules: BodyRules): () => unknown {
+  const { body, json } = sent;
+  const text = typeof body === 'string' || Buffer.isBuffer(body);
+  const length = typeof body === 'string' ? body.length : Buffer.isBuffer(body) ? body.byteLength : 0;
+  const streamed =
+    body === STREAMED || (typeof body === 'object' && body !== null && typeof (body as { pipe?: unknown }).pipe === 'function');
+  if (streamed || (text && (!json || length > MAX_KEPT_BYTES))) {
+    const marker = journalBody(body, rules, json);
+    return () => marker;
+  }
+  return () => journalBody(body, rules, json);
+}
+
+/**
  * The bodies of one entry, redacted when first asked for and remembered after. Capturing costs a
- * reference per body, so the journal adds little to a request nobody inspects; what a reader sees
- * is redacted by the same rules either way.
+ * reference per small JSON body (see `captured`), so the journal adds little to a request nobody
+ * inspects; what a reader sees is redacted by the same rules either way.
  */
 export function lazyBodies(request: SentBody, response: SentBody, rules: BodyRules): () => { request: unknown; response: unknown } {
+  const requestBody = captured(request, rules);
+  const responseBody = captured(response, rules);
   let redacted: { request: unknown; response: unknown } | undefined;
   return () => {
-    redacted ??= { request: journalBody(request.body, rules, request.json), response: journalBody(response.body, rules, response.json) };
+    redacted ??= { request: requestBody(), response: responseBody() };
     return redacted;
   };
 }

@@ -4,7 +4,7 @@ import type { Clock } from '../../core/clock.js';
 import type { Db } from '../../store/store.js';
 import type { Principal } from '../auth/principal.js';
 import { findOrganizationById, findOrganizationByName } from '../organizations/repo.js';
-import { findWorkspace } from '../workspaces/repo.js';
+import { isOwnedId, organizationOfId } from './owners.js';
 import { insertAuditEvent } from './repo.js';
 
 const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
@@ -42,7 +42,7 @@ function accessor(principal: Principal): { id: string; description: string } {
 /**
  * The audit trail's one entry point: every successful write through `/api/v2` becomes an event
  * in the organization it concerns, found from the path, the response's organization, the
- * caller's token, or (for a delete, looked up before it runs) the workspace it names.
+ * caller's token, or (looked up before the write runs) the owner of the id in its path.
  */
 export function auditRecorder(db: Db, clock: Clock) {
   const organizationOf = (request: FastifyRequest, body: Record<string, unknown> | undefined): string | undefined => {
@@ -64,12 +64,21 @@ export function auditRecorder(db: Db, clock: Clock) {
   };
 
   return {
-    /** A delete leaves no body to read the organization from, so the workspace is looked up first. */
+    /**
+     * A write addressed by id names no organization in its path, and a delete leaves no body to
+     * read it from: the owner of the first id-shaped path parameter is looked up before it runs.
+     */
     preHandler: async (request: FastifyRequest) => {
-      if (request.method !== 'DELETE') return;
-      const id = ((request.params ?? {}) as Params)['id'];
-      const workspace = id?.startsWith('ws-') ? findWorkspace(db, id) : undefined;
-      if (workspace) pending.set(request, { organizationId: workspace.organizationId });
+      if (!WRITES.has(request.method)) return;
+      const params = (request.params ?? {}) as Params;
+      if (ORGANIZATION_PARAMS.some((name) => params[name])) return;
+      for (const value of Object.values(params)) {
+        const organizationId = value ? organizationOfId(db, value) : undefined;
+        if (organizationId) {
+          pending.set(request, { organizationId });
+          return;
+        }
+      }
     },
     onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
       // Documents go out as Buffers (see sendDocument); other bodies as strings.
@@ -111,7 +120,15 @@ export function auditRecorder(db: Db, clock: Clock) {
         accessorDescription: who.description,
         accessorType: 'Client',
         requestId: randomUUID(),
-        resourceId: typeof data?.['id'] === 'string' ? data['id'] : (params['id'] ?? params['organization'] ?? path),
+        resourceId:
+          typeof data?.['id'] === 'string'
+            ? data['id']
+            : (Object.values(params)
+                .reverse()
+                .find((value) => value !== undefined && isOwnedId(value)) ??
+              params['id'] ??
+              params['organization'] ??
+              path),
         resourceType: type.replace(/s$/, '').replace(/-/g, '_'),
         action,
       });

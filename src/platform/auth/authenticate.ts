@@ -5,7 +5,7 @@ import type { Clock } from '../../core/clock.js';
 import { prepared } from '../../store/prepared.js';
 import type { Db } from '../../store/store.js';
 import { organizations, platformTokens, teams, users } from '../../store/tables.js';
-import type { Principal } from './principal.js';
+import type { Principal, UserRow } from './principal.js';
 
 /** `last-used-at` is written at most this often per token, so authenticating stays a read. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -66,10 +66,17 @@ export function authenticate(db: Db, clock: Clock, token: string | undefined): P
   const now = clock.nowMs();
   const row = found?.token;
   if (!row || (row.expiredAt && row.expiredAt.getTime() <= now)) throw UNAUTHORIZED;
+  const principal = principalOf(db, row, found.user);
+  if (!principal) throw UNAUTHORIZED;
   recordUse(db, row, now);
+  return principal;
+}
+
+/** Who a live token speaks for; undefined when its owner is gone or is a suspended user. */
+function principalOf(db: Db, row: typeof platformTokens.$inferSelect, user: UserRow | null): Principal | undefined {
   if (row.kind === 'user' && row.userId) {
-    const user = found.user;
-    if (user) return { kind: 'user', tokenId: row.id, user };
+    // A suspended user's tokens stop working until a site administrator unsuspends the user.
+    if (user && !user.isSuspended) return { kind: 'user', tokenId: row.id, user };
   }
   if (row.kind === 'team' && row.teamId) {
     const team = teamById(db).get({ id: row.teamId });
@@ -79,7 +86,7 @@ export function authenticate(db: Db, clock: Clock, token: string | undefined): P
     const organization = organizationById(db).get({ id: row.organizationId });
     if (organization) return { kind: 'organization', tokenId: row.id, organization };
   }
-  throw UNAUTHORIZED;
+  return undefined;
 }
 
 /**

@@ -7,9 +7,8 @@ import { teamProjects, teamWorkspaces, workspaces } from '../../store/tables.js'
 import { defaultProjectId } from '../default-project.js';
 import { inSlices } from '../sql-slices.js';
 import { Permissions, type OrganizationPermission } from './permissions.js';
+import { projectGrantLevel } from './project-permissions.js';
 import type { Principal } from './principal.js';
-
-type TeamProjectAccess = (typeof teamProjects.$inferSelect)['access'];
 
 /**
  * Workspace-level permissions: organization grants (owners and site admins are admins everywhere,
@@ -105,9 +104,6 @@ export interface CallerScope {
  */
 export type ReadableSet = { all: true } | { all: false; teamIds: readonly string[]; projectIds: readonly string[] };
 
-/** The workspace level a team's project access gives on each workspace of the project. */
-const PROJECT_ACCESS_LEVEL: Record<TeamProjectAccess, AccessLevel> = { read: 'read', write: 'write', maintain: 'admin', admin: 'admin' };
-
 export class WorkspacePermissions {
   constructor(private readonly db: DbOrTx) {}
 
@@ -149,12 +145,17 @@ export class WorkspacePermissions {
     const levels = new Map<string, AccessLevel>();
     if (scope.teamIds.length === 0) return levels;
     const grants = this.db
-      .select({ projectId: teamProjects.projectId, access: teamProjects.access })
+      .select({
+        projectId: teamProjects.projectId,
+        access: teamProjects.access,
+        projectAccess: teamProjects.projectAccess,
+        workspaceAccess: teamProjects.workspaceAccess,
+      })
       .from(teamProjects)
       .where(inList(teamProjects.teamId, [...scope.teamIds]))
       .all();
     for (const grant of grants) {
-      const level = PROJECT_ACCESS_LEVEL[grant.access];
+      const level = projectGrantLevel(grant);
       levels.set(grant.projectId, higher(levels.get(grant.projectId) ?? null, level) ?? level);
     }
     return levels;

@@ -1,10 +1,14 @@
+import type { Readable } from 'node:stream';
 import type { Clock } from '../../core/clock.js';
 import { isoTimestamp } from '../../core/clock.js';
 import { safeEqual, sha256Hex } from '../../core/crypto.js';
 import { ApiError, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
-import { readSlug, SlugRejected } from '../../adapters/executor/slug.js';
+import { checkSlug, SlugRejected } from '../../adapters/executor/slug.js';
+import { DEFAULT_ARCHIVE_LIMITS } from '../../core/tar-archive.js';
+import { OneAtATime } from '../../core/one-at-a-time.js';
+import { withSpooledUpload } from '../../core/upload-spool.js';
 import type { Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import * as workspacesRepo from '../workspaces/repo.js';
@@ -12,6 +16,9 @@ import type { Located, WorkspaceService } from '../workspaces/service.js';
 import { newUploadSecret, UPLOAD_LINK_TTL_MS } from './links.js';
 import * as repo from './repo.js';
 import type { ConfigurationVersionMeta } from './repo.js';
+
+/** The largest slug an upload link takes (the shared archive limit). */
+export const SLUG_UPLOAD_LIMIT = DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes;
 
 export interface CreateConfigurationVersion {
   autoQueueRuns: boolean;
@@ -31,6 +38,8 @@ export type AutoQueue = (configurationVersion: ConfigurationVersionMeta, origin:
 export class ConfigurationVersionService {
   /** Set by the run service: queues a run for `auto-queue-runs` versions. */
   autoQueue: AutoQueue = () => undefined;
+  /** Uploaded slugs are read back whole one at a time, so concurrent uploads never hold several. */
+  private readonly storing = new OneAtATime();
 
   constructor(
     private readonly db: Db,
@@ -98,40 +107,48 @@ export class ConfigurationVersionService {
    * An upload through the link. The secret must match, be unused and unexpired. A slug the
    * archive rules refuse errors the version (the link is spent) and answers 422 with the reason.
    */
-  async upload(id: string, secret: string, body: Buffer, origin: string): Promise<void> {
+  async upload(id: string, secret: string, body: Readable | Buffer, origin: string): Promise<void> {
     const version = repo.findConfigurationVersion(this.db, id);
     const expected = version?.uploadSecret;
     const live = version?.uploadExpiresAt && version.uploadExpiresAt.getTime() > this.clock.nowMs();
     if (!version || !expected || !live || !safeEqual(sha256Hex(secret), expected)) {
       throw notFound('the upload link is unknown, expired or was already used');
     }
-    const at = isoTimestamp(this.clock.now());
-    try {
-      await readSlug(body);
-    } catch (error) {
-      if (!(error instanceof SlugRejected)) throw error;
-      repo.updateConfigurationVersion(this.db, id, {
-        status: 'errored',
-        uploadSecret: null,
-        error: 'unprocessable',
-        errorMessage: error.message,
-        statusTimestamps: { ...version.statusTimestamps, 'errored-at': at },
-      });
-      throw new ApiError(422, error.message, { title: 'invalid archive' });
-    }
-    // Another upload through the same link may have finished while this one was read.
-    const current = repo.findConfigurationVersion(this.db, id);
-    if (!current?.uploadSecret) throw notFound('the upload link is unknown, expired or was already used');
-    this.db.transaction((tx) => {
-      repo.updateConfigurationVersion(tx, id, {
-        status: 'uploaded',
-        uploadSecret: null,
-        archive: body,
-        statusTimestamps: { ...version.statusTimestamps, 'uploaded-at': at },
-      });
-      if (!version.speculative && !version.provisional) {
-        workspacesRepo.updateWorkspace(tx, version.workspaceId, { currentConfigurationVersionId: id });
+    // Spooled to a file and checked from there (core/upload-spool.ts); a body over the limit is a
+    // 413 that changes nothing, as when the limit was the route's.
+    const tooLarge = () => new ApiError(413, `the configuration archive is larger than ${SLUG_UPLOAD_LIMIT} bytes`);
+    await withSpooledUpload(body, SLUG_UPLOAD_LIMIT, tooLarge, async (spooled) => {
+      const at = isoTimestamp(this.clock.now());
+      try {
+        await checkSlug(spooled.stream());
+      } catch (error) {
+        if (!(error instanceof SlugRejected)) throw error;
+        repo.updateConfigurationVersion(this.db, id, {
+          status: 'errored',
+          uploadSecret: null,
+          error: 'unprocessable',
+          errorMessage: error.message,
+          statusTimestamps: { ...version.statusTimestamps, 'errored-at': at },
+        });
+        throw new ApiError(422, error.message, { title: 'invalid archive' });
       }
+      await this.storing.run(async () => {
+        const archive = await spooled.read();
+        // Another upload through the same link may have finished while this one was read.
+        const current = repo.findConfigurationVersion(this.db, id);
+        if (!current?.uploadSecret) throw notFound('the upload link is unknown, expired or was already used');
+        this.db.transaction((tx) => {
+          repo.updateConfigurationVersion(tx, id, {
+            status: 'uploaded',
+            uploadSecret: null,
+            archive,
+            statusTimestamps: { ...version.statusTimestamps, 'uploaded-at': at },
+          });
+          if (!version.speculative && !version.provisional) {
+            workspacesRepo.updateWorkspace(tx, version.workspaceId, { currentConfigurationVersionId: id });
+          }
+        });
+      });
     });
     if (version.autoQueueRuns) {
       const uploaded = repo.findConfigurationVersion(this.db, id);

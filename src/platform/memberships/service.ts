@@ -133,6 +133,20 @@ export class MembershipService {
   }
 
   /**
+   * Makes a user an active member of the organization and of one of its teams, keeping what is
+   * already there (the seed's team members; it runs at every start).
+   */
+  addToTeam(organizationId: string, userId: string, teamId: string, db: DbOrTx = this.db): void {
+    organizationsRepo.addActiveMember(db, { membershipId: newId('ou'), organizationId, userId, teamId, at: this.clock.now() });
+  }
+
+  /** The same for the organization's owners team (the seed's `owners`). */
+  addOwner(organizationId: string, userId: string, db: DbOrTx = this.db): void {
+    const owners = organizationsRepo.findOwnersTeam(db, organizationId);
+    if (owners) this.addToTeam(organizationId, userId, owners.id, db);
+  }
+
+  /**
    * Removing a member: 403 for owners removing themselves (the spec's rule), and never the
    * organization's last active owner, whoever asks.
    */

@@ -1,4 +1,4 @@
-import { asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
@@ -66,6 +66,15 @@ export function insertOwnersTeam(db: DbOrTx, row: Omit<typeof teams.$inferInsert
   db.insert(teams)
     .values({ ...row, name: 'owners', isOwners: true, visibility: 'secret' })
     .run();
+}
+
+/** The organization's owners team (every organization has one, made with it). */
+export function findOwnersTeam(db: DbOrTx, organizationId: string): typeof teams.$inferSelect | undefined {
+  return db
+    .select()
+    .from(teams)
+    .where(and(eq(teams.organizationId, organizationId), eq(teams.isOwners, true)))
+    .get();
 }
 
 export function addActiveMember(

@@ -1,8 +1,8 @@
-import { and, asc, count, eq, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
-import { projects, workspaces } from '../../store/tables.js';
+import { projects, teamProjects, workspaces } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
 import { likeLiteral } from '../sql-like.js';
 import { DEFAULT_PROJECT_NAME, defaultProjectId } from '../default-project.js';
@@ -56,6 +56,7 @@ export function insertDefaultProject(db: DbOrTx, organizationId: string, at: Dat
     name: DEFAULT_PROJECT_NAME,
     description: null,
     isDefault: true,
+    autoDestroyActivityDuration: null,
     createdAt: at,
     updatedAt: at,
   });
@@ -100,4 +101,42 @@ export function listProjects(
   const rows = db.select().from(projects).where(where).orderBy(asc(projects.name)).limit(limit).offset(offset).all();
   const total = db.select({ n: count() }).from(projects).where(where).get()?.n ?? 0;
   return { rows, total };
+}
+
+/** How many workspaces and team grants each of `rows` has: two grouped queries whatever the page holds. */
+export function countsOf(db: DbOrTx, rows: readonly ProjectRow[]): Map<string, { workspaces: number; teams: number }> {
+  const counts = new Map(rows.map((row) => [row.id, { workspaces: 0, teams: 0 }]));
+  if (rows.length === 0) return counts;
+  const ids = rows.map((row) => row.id);
+  const placed = db
+    .select({ projectId: workspaces.projectId, n: count() })
+    .from(workspaces)
+    .where(inList(workspaces.projectId, ids))
+    .groupBy(workspaces.projectId)
+    .all();
+  for (const row of placed) {
+    const entry = row.projectId ? counts.get(row.projectId) : undefined;
+    if (entry) entry.workspaces += row.n;
+  }
+  // Workspaces without a project id sit in their organization's default project.
+  for (const project of rows.filter((row) => row.isDefault)) {
+    const unplaced = db
+      .select({ n: count() })
+      .from(workspaces)
+      .where(and(eq(workspaces.organizationId, project.organizationId), isNull(workspaces.projectId)))
+      .get();
+    const entry = counts.get(project.id);
+    if (entry) entry.workspaces += unplaced?.n ?? 0;
+  }
+  const granted = db
+    .select({ projectId: teamProjects.projectId, n: count() })
+    .from(teamProjects)
+    .where(inList(teamProjects.projectId, ids))
+    .groupBy(teamProjects.projectId)
+    .all();
+  for (const row of granted) {
+    const entry = counts.get(row.projectId);
+    if (entry) entry.teams = row.n;
+  }
+  return counts;
 }

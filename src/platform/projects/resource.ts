@@ -1,15 +1,28 @@
 import { isoTimestamp } from '../../core/clock.js';
 import type { OrganizationPermission } from '../auth/permissions.js';
+import type { ProjectPermission } from '../auth/project-permissions.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { ProjectRow } from './repo.js';
 
-/** The `projects` resource; `permissions` are the caller's, from the organization grants. */
+/** What a full rendering knows beyond the row: the caller's project rights and the project's counts. */
+export interface ProjectDetails {
+  rights: ReadonlySet<ProjectPermission>;
+  workspaceCount: number;
+  teamCount: number;
+}
+
+/**
+ * The `projects` resource; `permissions` are the caller's: from `details` when given (team project
+ * access included), otherwise from the organization grants alone (includes elsewhere).
+ */
 export function projectResource(
   project: ProjectRow,
   organizationName: string,
   grants: ReadonlySet<OrganizationPermission>,
+  details?: ProjectDetails,
 ): ResourceObject {
   const manage = grants.has('manage-projects');
+  const may = (right: ProjectPermission, fallback: boolean) => (details ? details.rights.has(right) : fallback);
   return {
     id: project.id,
     type: 'projects',
@@ -19,13 +32,17 @@ export function projectResource(
       'created-at': isoTimestamp(project.createdAt),
       'updated-at': isoTimestamp(project.updatedAt),
       'is-unified': false,
-      'auto-destroy-activity-duration': null,
+      'auto-destroy-activity-duration': project.autoDestroyActivityDuration,
+      ...(details ? { 'workspace-count': details.workspaceCount, 'team-count': details.teamCount } : {}),
       permissions: {
         'can-read': true,
-        'can-update': manage,
-        'can-destroy': manage && !project.isDefault,
-        'can-create-workspace': grants.has('manage-workspaces'),
-        'can-move-workspace': grants.has('manage-workspaces'),
+        'can-update': may('update', manage),
+        'can-destroy': may('destroy', manage) && !project.isDefault,
+        'can-create-workspace': may('create-workspace', grants.has('manage-workspaces')),
+        'can-move-workspace': may('move-workspace', grants.has('manage-workspaces')),
+        'can-create-team': false,
+        'can-read-teams': may('read-teams', manage),
+        'can-update-team': may('manage-teams', manage),
       },
     },
     relationships: {

@@ -5,17 +5,27 @@ import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
 import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
 import { projectResource } from './resource.js';
-import { type ProjectInput } from './service.js';
+import type { Principal } from '../auth/principal.js';
+import type { LocatedProject, ProjectInput } from './service.js';
 
 const PROJECT_BODY = resourceBody(['projects'], {
-  attributes: { name: Attr.string('3 to 40 letters, numbers, spaces, - or _'), description: Attr.string() },
+  attributes: {
+    name: Attr.string('3 to 40 letters, numbers, spaces, - or _'),
+    description: Attr.string(),
+    'auto-destroy-activity-duration': Attr.string('up to 4 digits and d or h, such as "14d" or "2h"; null turns it off'),
+  },
 });
 
 function readProjectInput(body: unknown): ProjectInput {
   const attributes = new Attributes(readResource(body, ['projects']).attributes);
   const name = attributes.string('name') ?? undefined;
   const description = attributes.string('description', { nullable: true });
-  return { ...(name !== undefined ? { name } : {}), ...(description !== undefined ? { description } : {}) };
+  const duration = attributes.string('auto-destroy-activity-duration', { nullable: true });
+  return {
+    ...(name !== undefined ? { name } : {}),
+    ...(description !== undefined ? { description } : {}),
+    ...(duration !== undefined ? { autoDestroyActivityDuration: duration } : {}),
+  };
 }
 
 /** Projects: create, list (`q`, `filter[names]`), show, update and delete. */
@@ -36,25 +46,29 @@ export async function projectRoutes(app: PlatformApp, context: PlatformContext):
         page.offset,
         page.size,
       );
-      const items = rows.map((row) => projectResource(row, organization.name, grants));
+      const details = service.details(request.principal, organization, rows);
+      const items = rows.map((row) => projectResource(row, organization.name, grants, details.get(row.id)));
       return sendDocument(reply, 200, listDocument(request, { items, total, page }));
     },
   );
 
+  const one = (principal: Principal, { project, organization, grants }: LocatedProject) =>
+    singleDocument(
+      projectResource(project, organization.name, grants, service.details(principal, organization, [project]).get(project.id)),
+    );
+
   app.post('/organizations/:org/projects', { schema: { params: params('org'), body: PROJECT_BODY } }, async (request, reply) => {
-    const { project, organization, grants } = service.create(request.principal, request.params.org, readProjectInput(request.body));
-    return sendDocument(reply, 201, singleDocument(projectResource(project, organization.name, grants)));
+    const created = service.create(request.principal, request.params.org, readProjectInput(request.body));
+    return sendDocument(reply, 201, one(request.principal, created));
   });
 
   app.get('/projects/:id', { schema: { params: params('id') } }, async (request, reply) => {
-    const { project, organization, grants } = service.locate(request.principal, request.params.id);
-    return sendDocument(reply, 200, singleDocument(projectResource(project, organization.name, grants)));
+    return sendDocument(reply, 200, one(request.principal, service.locate(request.principal, request.params.id)));
   });
 
   app.patch('/projects/:id', { schema: { params: params('id'), body: PROJECT_BODY } }, async (request, reply) => {
     const located = service.locate(request.principal, request.params.id);
-    const { project, organization, grants } = service.update(located, readProjectInput(request.body));
-    return sendDocument(reply, 200, singleDocument(projectResource(project, organization.name, grants)));
+    return sendDocument(reply, 200, one(request.principal, service.update(located, readProjectInput(request.body))));
   });
 
   app.delete('/projects/:id', { schema: { params: params('id') } }, async (request, reply) => {

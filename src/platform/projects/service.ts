@@ -3,11 +3,13 @@ import { conflict, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import { Permissions, type OrganizationPermission } from '../auth/permissions.js';
+import { projectPermissionsFor, projectPermissionsForMany, type ProjectPermission } from '../auth/project-permissions.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import * as organizationsRepo from '../organizations/repo.js';
 import * as repo from './repo.js';
 import type { ProjectFilter, ProjectRow } from './repo.js';
+import type { ProjectDetails } from './resource.js';
 
 /** Letters, digits, `-`, `_` and inner spaces, 3 to 40 characters (the real service's rule). */
 const NAME_PATTERN = /^[A-Za-z0-9_-](?:[A-Za-z0-9 _-]{1,38})[A-Za-z0-9_-]$/;
@@ -15,17 +17,26 @@ const NAME_PATTERN = /^[A-Za-z0-9_-](?:[A-Za-z0-9 _-]{1,38})[A-Za-z0-9_-]$/;
 export interface ProjectInput {
   name?: string;
   description?: string | null;
+  /** `14d`, `2h` (up to 4 digits and d or h); null turns auto-destroy off. */
+  autoDestroyActivityDuration?: string | null;
 }
+
+/** The real service's form of `auto-destroy-activity-duration`, and its refusal text. */
+export const ACTIVITY_DURATION = /^\d{1,4}[dh]$/;
+export const ACTIVITY_DURATION_TEXT =
+  "Auto destroy activity duration has an incorrect format, we expect up to 4 numeric digits and 1 unit ('d' or 'h')";
 
 export interface LocatedProject {
   project: ProjectRow;
   organization: OrganizationRow;
   grants: ReadonlySet<OrganizationPermission>;
+  /** What the caller may do to this project (organization grants and team project access together). */
+  rights: ReadonlySet<ProjectPermission>;
 }
 
 /**
- * Projects. Every member of an organization sees its projects (the grants of team project access
- * are not modelled beyond this); Manage Projects creates, renames and deletes them. The default
+ * Projects. Every member of an organization sees its projects; Manage Projects creates them, and
+ * it or a team's project access (auth/project-permissions.ts) renames and deletes them. The default
  * project can be renamed but never deleted, and no project is deleted while it holds workspaces.
  */
 export class ProjectService {
@@ -45,9 +56,30 @@ export class ProjectService {
     const project = repo.findProject(this.db, id);
     const organization = project && organizationsRepo.findOrganizationById(this.db, project.organizationId);
     if (!project || !organization) throw NOT_FOUND;
-    const grants = new Permissions(this.db).organization(principal, organization);
-    if (!grants.has('read')) throw NOT_FOUND;
-    return { project, organization, grants };
+    const standing = new Permissions(this.db).grants(principal, organization);
+    if (!standing.permissions.has('read')) throw NOT_FOUND;
+    return { project, organization, grants: standing.permissions, rights: projectPermissionsFor(this.db, standing, project.id) };
+  }
+
+  /** The caller's rights on and the counts of each of `rows` (all of `organization`), in a fixed number of queries. */
+  details(principal: Principal, organization: Pick<OrganizationRow, 'id'>, rows: readonly ProjectRow[]): Map<string, ProjectDetails> {
+    const standing = new Permissions(this.db).grants(principal, organization);
+    const rights = projectPermissionsForMany(
+      this.db,
+      standing,
+      rows.map((row) => row.id),
+    );
+    const counts = repo.countsOf(this.db, rows);
+    return new Map(
+      rows.map((row) => [
+        row.id,
+        {
+          rights: rights.get(row.id) ?? new Set<ProjectPermission>(),
+          workspaceCount: counts.get(row.id)?.workspaces ?? 0,
+          teamCount: counts.get(row.id)?.teams ?? 0,
+        },
+      ]),
+    );
   }
 
   list(principal: Principal, organizationName: string, filter: ProjectFilter, offset: number, limit: number) {
@@ -67,11 +99,18 @@ export class ProjectService {
     if (existing && existing.id !== except) throw unprocessable('name has already been taken', '/data/attributes/name');
   }
 
+  private checkDuration(duration: string | null | undefined): void {
+    if (typeof duration === 'string' && !ACTIVITY_DURATION.test(duration)) {
+      throw unprocessable(ACTIVITY_DURATION_TEXT, '/data/attributes/auto-destroy-activity-duration');
+    }
+  }
+
   create(principal: Principal, organizationName: string, input: ProjectInput): LocatedProject {
     const { organization, grants } = this.organization(principal, organizationName);
     if (!grants.has('manage-projects')) throw NOT_FOUND;
     if (input.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
     this.checkName(organization.id, input.name);
+    this.checkDuration(input.autoDestroyActivityDuration);
     const at = this.clock.now();
     const project: ProjectRow = {
       id: newId('prj'),
@@ -79,19 +118,22 @@ export class ProjectService {
       name: input.name,
       description: input.description ?? null,
       isDefault: false,
+      autoDestroyActivityDuration: input.autoDestroyActivityDuration ?? null,
       createdAt: at,
       updatedAt: at,
     };
     repo.insertProject(this.db, project);
-    return { project, organization, grants };
+    return this.locate(principal, project.id);
   }
 
   update(located: LocatedProject, input: ProjectInput): LocatedProject {
-    if (!located.grants.has('manage-projects')) throw NOT_FOUND;
+    if (!located.rights.has('update')) throw NOT_FOUND;
     if (input.name !== undefined) this.checkName(located.organization.id, input.name, located.project.id);
+    this.checkDuration(input.autoDestroyActivityDuration);
     const changes: Partial<ProjectRow> = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
+      ...(input.autoDestroyActivityDuration !== undefined ? { autoDestroyActivityDuration: input.autoDestroyActivityDuration } : {}),
     };
     if (Object.keys(changes).length === 0) return located;
     repo.updateProject(this.db, located.project.id, { ...changes, updatedAt: this.clock.now() });
@@ -99,7 +141,7 @@ export class ProjectService {
   }
 
   destroy(located: LocatedProject): void {
-    if (!located.grants.has('manage-projects')) throw NOT_FOUND;
+    if (!located.rights.has('destroy')) throw NOT_FOUND;
     if (located.project.isDefault) throw conflict('The default project cannot be deleted');
     if (repo.holdsWorkspaces(this.db, located.project)) {
       throw conflict('Project cannot be deleted while it contains workspaces; move or delete them first');
@@ -119,4 +161,9 @@ export function projectForWorkspace(db: DbOrTx, organizationId: string, id: stri
     throw unprocessable('the project does not exist in this organization', '/data/relationships/project/data/id');
   }
   return project.id;
+}
+
+/** What a new workspace of project `projectId` takes as its `auto-destroy-activity-duration` when its create omits one. */
+export function inheritedActivityDuration(db: DbOrTx, projectId: string): string | null {
+  return repo.findProject(db, projectId)?.autoDestroyActivityDuration ?? null;
 }

@@ -10,20 +10,18 @@ const KEPT = (path: string) => path.endsWith('.tf') || /(^|\/)readme(\.md)?$/i.t
 const MAX_KEPT_FILE = 1024 * 1024;
 
 export interface UnpackedArchive {
-  /** The gzip bytes as received, to serve on download. */
-  archive: Buffer;
   /** `.tf` and README files by their normalised path inside the module. */
   files: Map<string, string>;
 }
 
-const rejected = (detail: string) => new ApiError(422, `the module archive was rejected: ${detail}`, { title: 'invalid archive' });
+export const rejected = (detail: string) => new ApiError(422, `the module archive was rejected: ${detail}`, { title: 'invalid archive' });
 
 /**
  * Reads a module tarball under the shared hostile-archive rules (core/tar-archive.ts). A bad
  * archive throws a 422 before anything is stored; the caller records the result only on success.
  */
 export async function unpackModule(body: Readable | Buffer, limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS): Promise<UnpackedArchive> {
-  const { archive, entries } = await readTarGz(body, {
+  const { entries } = await readTarGz(body, {
     limits,
     reject: rejected,
     root: 'module',
@@ -31,5 +29,5 @@ export async function unpackModule(body: Readable | Buffer, limits: ArchiveLimit
   });
   const files = new Map<string, string>();
   for (const entry of entries) if (entry.content) files.set(entry.path, entry.content.toString('utf8'));
-  return { archive, files };
+  return { files };
 }

@@ -3,6 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Readable } from 'node:stream';
 import { editionAllows } from '../../core/edition.js';
 import { ApiError } from '../../core/errors.js';
+import { DEFAULT_ARCHIVE_LIMITS } from '../../core/tar-archive.js';
+import { refuseDeclaredOversize } from '../../core/upload-spool.js';
 import type { PlatformContext } from '../context.js';
 import { registerPlatformConventions } from '../conventions.js';
 import { NOT_FOUND, sendError } from '../jsonapi/errors.js';
@@ -142,6 +144,7 @@ export async function registryProtocolPlugin(app: FastifyInstance, runtime: Plat
   });
 
   app.put<{ Params: { id: string } }>('/api/registry/uploads/v1/object/:id', secret('id'), async (request, reply) => {
+    refuseDeclaredOversize(request.headers, DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes);
     await service.upload(request.params.id, (request.body as Readable | undefined) ?? request.raw);
     return reply.code(200).send();
   });

@@ -1,5 +1,6 @@
 import { spell, type Dialect } from '../../core/dialect.js';
 import type { ResourceObject } from '../jsonapi/types.js';
+import type { NoCodeRow } from './no-code-repo.js';
 import type { ModuleRow, VersionSummary } from './repo.js';
 import { newestFirst } from './rules.js';
 
@@ -7,10 +8,13 @@ export interface ModuleView {
   module: ModuleRow;
   organizationName: string;
   versions: VersionSummary[];
+  noCode: NoCodeRow[];
   /** Whether the caller may delete, resync and retry (the owners-level right). */
   canManage: boolean;
   /** Absolute base of this server, for the webhook URL. */
   baseUrl: string;
+  /** The module's webhook secret, opened for this document (null when it has none). */
+  webhookSecret: string | null;
 }
 
 export function moduleSelfLink(
@@ -32,7 +36,7 @@ function vcsRepo(view: ModuleView): Record<string, unknown> | null {
     identifier: repo.identifier,
     'display-identifier': repo.displayIdentifier,
     'oauth-token-id': repo.oauthTokenId,
-    'webhook-url': `${view.baseUrl}${webhookPath(view.module.id, repo.webhookSecret)}`,
+    'webhook-url': view.webhookSecret === null ? null : `${view.baseUrl}${webhookPath(view.module.id, view.webhookSecret)}`,
   };
 }
 
@@ -55,12 +59,15 @@ export function moduleResource(view: ModuleView): ResourceObject {
       'created-at': module.createdAt.toISOString(),
       'updated-at': module.updatedAt.toISOString(),
     },
-    relationships: { organization: { data: { id: view.organizationName, type: 'organizations' } } },
+    relationships: {
+      organization: { data: { id: view.organizationName, type: 'organizations' } },
+      'no-code-modules': { data: view.noCode.map((row) => ({ id: row.id, type: 'no-code-modules' })) },
+    },
     links: { self: moduleSelfLink(module, view.organizationName) },
   };
 }
 
-export function versionResource(version: VersionSummary, uploadUrl: string, dialect: Dialect): ResourceObject {
+export function versionResource(version: VersionSummary, uploadUrl: string | null, dialect: Dialect): ResourceObject {
   return {
     id: version.id,
     type: 'registry-module-versions',
@@ -72,6 +79,28 @@ export function versionResource(version: VersionSummary, uploadUrl: string, dial
       'updated-at': version.updatedAt.toISOString(),
     },
     relationships: { 'registry-module': { data: { id: version.moduleId, type: 'registry-modules' } } },
-    links: { upload: uploadUrl },
+    ...(uploadUrl === null ? {} : { links: { upload: uploadUrl } }),
   };
+}
+
+export function noCodeResource(row: NoCodeRow, organizationName: string): ResourceObject {
+  return {
+    id: row.id,
+    type: 'no-code-modules',
+    attributes: { enabled: row.enabled, 'version-pin': row.versionPin },
+    relationships: {
+      organization: { data: { id: organizationName, type: 'organizations' } },
+      'registry-module': { data: { id: row.moduleId, type: 'registry-modules' } },
+      'variable-options': { data: row.variableOptions.map((option) => ({ id: option.id, type: 'variable-options' })) },
+    },
+    links: { self: `/api/v2/no-code-modules/${row.id}` },
+  };
+}
+
+export function variableOptionResources(row: NoCodeRow): ResourceObject[] {
+  return row.variableOptions.map((option) => ({
+    id: option.id,
+    type: 'variable-options',
+    attributes: { 'variable-name': option.variableName, 'variable-type': option.variableType, options: option.options },
+  }));
 }

@@ -6,8 +6,10 @@ import type { PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
-import { moduleResource, versionResource } from './resource.js';
-import { type Loaded, type ModuleAddress } from './service.js';
+import { Included, readInclude } from '../jsonapi/include.js';
+import { Attr, resourceBody } from '../jsonapi/schemas.js';
+import { moduleResource, noCodeResource, versionResource } from './resource.js';
+import { type Loaded, type ModuleAddress, type UpdateModule } from './service.js';
 import type { VersionSummary } from './repo.js';
 
 const Segment = Type.String({ minLength: 1 });
@@ -24,11 +26,43 @@ const ListQuery = Type.Object({
   'filter[organization_name]': Type.Optional(Type.String()),
   'page[number]': Type.Optional(Type.String()),
   'page[size]': Type.Optional(Type.String()),
+  include: Type.Optional(Type.String({ description: 'no-code-modules' })),
+});
+const ShowQuery = Type.Object({ include: Type.Optional(Type.String({ description: 'no-code-modules' })) });
+const MODULE_INCLUDES = ['no-code-modules'] as const;
+const MODULE_UPDATE_BODY = resourceBody(['registry-modules'], {
+  attributes: { 'no-code': Attr.boolean(), 'vcs-repo': Attr.object(), 'test-config': Attr.object() },
+  relationships: ['tag-bindings'],
 });
 
+const unsupported = (what: string, pointer: string) => unprocessable(`${what} is not supported by understudy`, pointer);
+
+/**
+ * A module `PATCH` as go-tfe sends it. `no-code` is kept; what understudy does not model is refused
+ * only when it would change something: branch-based publishing, source directories and tag
+ * prefixes, module tests, and tag bindings (go-tfe always sends `tag-bindings`, empty unless set).
+ */
+function readModuleUpdate(body: unknown): UpdateModule {
+  const resource = readResource(body, ['registry-modules']);
+  const attributes = new Attributes(resource.attributes);
+  const vcs = attributes.nested('vcs-repo');
+  if (vcs) {
+    if (vcs.string('branch')) throw unsupported('branch-based publishing', '/data/attributes/vcs-repo/branch');
+    if (vcs.string('source-directory')) throw unsupported('source-directory', '/data/attributes/vcs-repo/source-directory');
+    if (vcs.string('tag-prefix')) throw unsupported('tag-prefix', '/data/attributes/vcs-repo/tag-prefix');
+    if (vcs.boolean('tags') === false) throw unsupported('branch-based publishing', '/data/attributes/vcs-repo/tags');
+  }
+  if (attributes.nested('test-config')?.boolean('tests-enabled')) throw unsupported('module testing', '/data/attributes/test-config');
+  const bindings = resource.relationships['tag-bindings'];
+  const bound = typeof bindings === 'object' && bindings !== null ? (bindings as { data?: unknown }).data : undefined;
+  if (Array.isArray(bound) && bound.length > 0) throw unsupported('tag bindings on registry modules', '/data/relationships/tag-bindings');
+  const noCode = attributes.boolean('no-code');
+  return noCode === undefined ? {} : { noCode };
+}
+
 export const baseUrlOf = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
-export const uploadUrl = (request: FastifyRequest, version: VersionSummary) =>
-  `${baseUrlOf(request)}/api/registry/uploads/v1/object/${version.uploadId}`;
+export const uploadUrl = (request: FastifyRequest, secret: string | null) =>
+  secret === null ? null : `${baseUrlOf(request)}/api/registry/uploads/v1/object/${secret}`;
 
 /** The management API of the module registry (spec document 2), deprecated paths included. */
 export async function registryRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
@@ -36,11 +70,28 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
   const vcs = context.services.vcs;
 
   const moduleDocument = (request: FastifyRequest, loaded: Loaded) =>
-    moduleResource({ ...loaded, organizationName: loaded.organization.name, baseUrl: baseUrlOf(request) });
+    moduleResource({
+      ...loaded,
+      organizationName: loaded.organization.name,
+      baseUrl: baseUrlOf(request),
+      webhookSecret: service.webhookSecret(loaded.module),
+    });
+  /** `include=no-code-modules` (list and reads): each module's no-code module in `included`. */
+  const includedOf = (request: FastifyRequest, loaded: Loaded[]) => {
+    const included = new Included();
+    if (readInclude(request.query as Record<string, unknown>, MODULE_INCLUDES).has('no-code-modules')) {
+      for (const { noCode, organization } of loaded) included.add(...noCode.map((row) => noCodeResource(row, organization.name)));
+    }
+    return included;
+  };
   const sendModule = (request: FastifyRequest, reply: FastifyReply, status: number, loaded: Loaded) =>
-    sendDocument(reply, status, singleDocument(moduleDocument(request, loaded)));
+    sendDocument(reply, status, singleDocument(moduleDocument(request, loaded), includedOf(request, [loaded])));
   const sendVersion = (request: FastifyRequest, reply: FastifyReply, version: VersionSummary) =>
-    sendDocument(reply, 201, singleDocument(versionResource(version, uploadUrl(request, version), context.config.dialect)));
+    sendDocument(
+      reply,
+      201,
+      singleDocument(versionResource(version, uploadUrl(request, service.uploadSecret(version)), context.config.dialect)),
+    );
 
   const createVersion = (request: FastifyRequest, principal: Principal, org: string, address: ModuleAddress) => {
     const attributes = new Attributes(readResource(request.body, ['registry-module-versions']).attributes);
@@ -54,6 +105,7 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
     async (request, reply) => {
       const query = request.query;
       const page = readPage(query);
+      readInclude(query, MODULE_INCLUDES);
       const filterOrganization = query['filter[organization_name]'] || undefined;
       const { items, total } = service.list(
         request.principal,
@@ -71,7 +123,11 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
       return sendDocument(
         reply,
         200,
-        listDocument(request, { items: items.map((loaded) => moduleDocument(request, loaded)), total, page }),
+        listDocument(
+          request,
+          { items: items.map((loaded) => moduleDocument(request, loaded)), total, page },
+          { included: includedOf(request, items) },
+        ),
       );
     },
   );
@@ -111,10 +167,20 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
 
   app.get<{ Params: Static<typeof ProviderParams> }>(
     '/organizations/:org/registry-modules/:registry/:namespace/:name/:provider',
-    { schema: { params: ProviderParams } },
+    { schema: { params: ProviderParams, querystring: ShowQuery } },
     async (request, reply) => {
       const { org, registry, ...rest } = request.params;
       return sendModule(request, reply, 200, service.get(request.principal, org, { registryName: registry, ...rest }));
+    },
+  );
+
+  app.patch<{ Params: Static<typeof ProviderParams> }>(
+    '/organizations/:org/registry-modules/:registry/:namespace/:name/:provider',
+    { schema: { params: ProviderParams, body: MODULE_UPDATE_BODY } },
+    async (request, reply) => {
+      const { org, registry, ...rest } = request.params;
+      const input = readModuleUpdate(request.body);
+      return sendModule(request, reply, 200, service.update(request.principal, org, { registryName: registry, ...rest }, input));
     },
   );
 
@@ -125,13 +191,17 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
     async (request, reply) => {
       const { org, registry, ...rest } = request.params;
       const version = service.version(request.principal, org, { registryName: registry, ...rest }, request.query.module_version ?? '');
-      return sendDocument(reply, 200, singleDocument(versionResource(version, uploadUrl(request, version), context.config.dialect)));
+      return sendDocument(
+        reply,
+        200,
+        singleDocument(versionResource(version, uploadUrl(request, service.uploadSecret(version)), context.config.dialect)),
+      );
     },
   );
 
   app.get<{ Params: { id: string } }>(
     '/registry-modules/:id',
-    { schema: { params: Type.Object({ id: Segment }) } },
+    { schema: { params: Type.Object({ id: Segment }), querystring: ShowQuery } },
     async (request, reply) => {
       return sendModule(request, reply, 200, service.getById(request.principal, request.params.id));
     },

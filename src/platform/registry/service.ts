@@ -1,8 +1,12 @@
 import type { Readable } from 'node:stream';
+import type { SecretsAtRest } from '../../core/at-rest.js';
 import type { Clock } from '../../core/clock.js';
+import { safeEqual } from '../../core/crypto.js';
 import { editionAllows, type Edition } from '../../core/edition.js';
-import { ApiError, forbidden } from '../../core/errors.js';
+import { ApiError, forbidden, notFound } from '../../core/errors.js';
 import { newId, secretToken } from '../../core/ids.js';
+import { OneAtATime } from '../../core/one-at-a-time.js';
+import { withSpooledUpload } from '../../core/upload-spool.js';
 import type { Db } from '../../store/store.js';
 import type { ModuleDetails, ModuleVcsRepo } from '../../store/tables.js';
 import { Permissions } from '../auth/permissions.js';
@@ -10,8 +14,9 @@ import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import * as organizationsRepo from '../organizations/repo.js';
 import { OrganizationService } from '../organizations/service.js';
-import { DEFAULT_ARCHIVE_LIMITS, unpackModule, type ArchiveLimits } from './archive.js';
+import { DEFAULT_ARCHIVE_LIMITS, rejected, unpackModule, type ArchiveLimits } from './archive.js';
 import { extractDetails } from './details.js';
+import { insertNoCode, newNoCodeRow, noCodeOf, updateNoCode, type NoCodeRow } from './no-code-repo.js';
 import * as repo from './repo.js';
 import type { ModuleFilter, ModuleRow, VersionSummary } from './repo.js';
 import { validName, validNamespace, validProvider, validVersion, type RegistryName } from './rules.js';
@@ -29,14 +34,21 @@ export interface CreateModule {
   namespace?: string;
   registryName: RegistryName;
   noCode: boolean;
-  vcsRepo?: Omit<ModuleVcsRepo, 'webhookSecret'>;
+  vcsRepo?: Omit<ModuleVcsRepo, 'webhookDigest' | 'webhookSealed'>;
 }
 
 export interface Loaded {
   module: ModuleRow;
   organization: OrganizationRow;
   versions: VersionSummary[];
+  /** Its no-code module, if it has one (a list, as the relationship is on the wire). */
+  noCode: NoCodeRow[];
   canManage: boolean;
+}
+
+/** What `PATCH` of a module may change; `vcs-repo` and `test-config` are checked by the route. */
+export interface UpdateModule {
+  noCode?: boolean;
 }
 
 const PUBLIC_CURATION_DISABLED = () => forbidden('public module curation is not available in this edition', { title: 'forbidden' });
@@ -48,8 +60,12 @@ export class RegistryService {
     private readonly clock: Clock,
     private readonly edition: Edition,
     private readonly organizations: OrganizationService,
+    private readonly atRest: SecretsAtRest,
     private readonly limits: ArchiveLimits = DEFAULT_ARCHIVE_LIMITS,
   ) {}
+
+  /** Stored archives are read back whole one at a time, so concurrent uploads never hold several. */
+  private readonly storing = new OneAtATime();
 
   /** The organization if the caller may read it (404 otherwise), and whether it may manage modules. */
   organization(principal: Principal, organizationName: string): { organization: OrganizationRow; canManage: boolean } {
@@ -73,22 +89,53 @@ export class RegistryService {
     throw NOT_FOUND;
   }
 
+  /** A new self-authorising secret, as stored: its digest and its sealed copy (the secret itself is never written). */
+  private newSecret(): { digest: string; sealed: string } {
+    const secret = secretToken(24);
+    return { digest: this.atRest.digest(secret), sealed: this.atRest.seal(secret) };
+  }
+
+  private newWebhook(): Pick<ModuleVcsRepo, 'webhookDigest' | 'webhookSealed'> {
+    const { digest, sealed } = this.newSecret();
+    return { webhookDigest: digest, webhookSealed: sealed };
+  }
+
+  private newUpload(): { uploadId: string; uploadSealed: string } {
+    const { digest, sealed } = this.newSecret();
+    return { uploadId: digest, uploadSealed: sealed };
+  }
+
+  /** The secret id of a version's upload link, for rendering the link (null if it cannot be opened). */
+  uploadSecret(version: VersionSummary): string | null {
+    return version.uploadSealed === null ? null : this.atRest.open(version.uploadSealed);
+  }
+
+  /** The secret of a VCS-linked module's webhook URL, for rendering it. */
+  webhookSecret(module: ModuleRow): string | null {
+    return module.vcsRepo ? this.atRest.open(module.vcsRepo.webhookSealed) : null;
+  }
+
+  /** Whether `secret` is the module's webhook secret (digests compared in constant time). */
+  webhookMatches(module: ModuleRow, secret: string): boolean {
+    return module.vcsRepo !== null && safeEqual(module.vcsRepo.webhookDigest, this.atRest.digest(secret));
+  }
+
   private loaded(module: ModuleRow, organization: OrganizationRow, canManage: boolean): Loaded {
-    return { module, organization, versions: repo.versionsOf(this.db, [module.id]), canManage };
+    return { module, organization, versions: repo.versionsOf(this.db, [module.id]), noCode: noCodeOf(this.db, [module.id]), canManage };
   }
 
   list(principal: Principal, organizationName: string, filter: Omit<ModuleFilter, 'organizationIds'>, offset: number, limit: number) {
     const { organization, canManage } = this.organization(principal, organizationName);
     const { rows, total } = repo.listModules(this.db, { ...filter, organizationIds: [organization.id] }, offset, limit);
-    const versions = repo.versionsOf(
-      this.db,
-      rows.map((row) => row.id),
-    );
+    const ids = rows.map((row) => row.id);
+    const versions = repo.versionsOf(this.db, ids);
+    const noCode = noCodeOf(this.db, ids);
     const items: Loaded[] = rows.map((module) => ({
       module,
       organization,
       canManage,
       versions: versions.filter((version) => version.moduleId === module.id),
+      noCode: noCode.filter((row) => row.moduleId === module.id),
     }));
     return { items, total };
   }
@@ -125,12 +172,38 @@ export class RegistryService {
       ...address,
       status: 'pending',
       noCode: input.noCode,
-      vcsRepo: input.vcsRepo ? { ...input.vcsRepo, webhookSecret: secretToken(24) } : null,
+      vcsRepo: input.vcsRepo ? { ...input.vcsRepo, ...this.newWebhook() } : null,
       createdAt: at,
       updatedAt: at,
     };
-    repo.insertModule(this.db, module);
+    this.db.transaction((tx) => {
+      repo.insertModule(tx, module);
+      // The deprecated `no-code` flag makes the module's no-code module (enabled, latest version).
+      if (input.noCode) insertNoCode(tx, newNoCodeRow(module, at));
+    });
     return this.loaded(module, organization, true);
+  }
+
+  /**
+   * `PATCH` of a module: `no-code: true` enables its no-code module (making one when it has
+   * none), `false` disables it. Managing modules takes Manage Modules (404 otherwise).
+   */
+  update(principal: Principal, organizationName: string, address: ModuleAddress, input: UpdateModule): Loaded {
+    const { module, organization, canManage } = this.get(principal, organizationName, address);
+    if (!canManage) throw NOT_FOUND;
+    if (input.noCode === undefined) return this.loaded(module, organization, canManage);
+    const noCode = input.noCode;
+    const at = this.clock.now();
+    this.db.transaction((tx) => {
+      const [existing] = noCodeOf(tx, [module.id]);
+      if (existing ? existing.enabled === noCode : !noCode) return;
+      if (existing) updateNoCode(tx, existing, { enabled: noCode, updatedAt: at });
+      else insertNoCode(tx, newNoCodeRow(module, at));
+      repo.updateModule(tx, module.id, { updatedAt: at });
+    });
+    const updated = repo.findModuleById(this.db, module.id);
+    if (!updated) throw NOT_FOUND;
+    return this.loaded(updated, organization, canManage);
   }
 
   /** The module at a full address, readable by the caller; for public ones only where curation exists. */
@@ -161,9 +234,11 @@ export class RegistryService {
   createVersion(principal: Principal, organizationName: string, address: ModuleAddress, version: string): VersionSummary {
     const organization = this.managed(principal, organizationName);
     if (address.registryName === 'public') throw forbidden('versions cannot be created for public modules', { title: 'forbidden' });
-    if (address.registryName !== 'private' || address.namespace !== organization.name) throw NOT_FOUND;
-    const [module] = repo.findModules(this.db, { organizationId: organization.id, ...address });
-    if (!module) throw NOT_FOUND;
+    const [module] =
+      address.registryName === 'private' && address.namespace === organization.name
+        ? repo.findModules(this.db, { organizationId: organization.id, ...address })
+        : [];
+    if (!module) throw missingModule(organization.name, address);
     if (module.vcsRepo)
       throw new ApiError(422, 'versions of a VCS-linked module come from its tags', {
         title: 'invalid attribute',
@@ -184,7 +259,7 @@ export class RegistryService {
       version,
       status: 'pending',
       source: 'svc-api',
-      uploadId: secretToken(24),
+      ...this.newUpload(),
       details: null,
       archive: null,
       createdAt: at,
@@ -244,15 +319,28 @@ export class RegistryService {
     this.db.transaction((tx) => modules.forEach((module) => repo.deleteModule(tx, module.id)));
   }
 
-  /** Parses an upload and, only if it is a sound module, stores it and marks the version `ok`. */
-  async upload(uploadId: string, body: Readable | Buffer): Promise<void> {
+  /**
+   * Parses an upload and, only if it is a sound module, stores it and marks the version `ok`. The
+   * body goes to a temporary file first (the size limit counted as it arrives) and is parsed from
+   * there; only the write that stores it reads it whole, one upload at a time.
+   */
+  async upload(uploadSecret: string, body: Readable | Buffer): Promise<void> {
+    // Looked up by digest: the store holds no upload secret to compare with.
+    const uploadId = this.atRest.digest(uploadSecret);
     if (!repo.findVersionByUpload(this.db, uploadId)) throw NOT_FOUND;
-    const { archive, files } = await unpackModule(body, this.limits);
-    const details = await extractDetails(files);
-    // Looked up again: the version may have been deleted while the body streamed in.
-    const version = repo.findVersionByUpload(this.db, uploadId);
-    if (!version) throw NOT_FOUND;
-    this.recordArchive(version, archive, details);
+    const { maxArchiveBytes } = this.limits;
+    const tooLarge = () => rejected(`the archive is larger than ${maxArchiveBytes} bytes`);
+    await withSpooledUpload(body, maxArchiveBytes, tooLarge, async (spooled) => {
+      const { files } = await unpackModule(spooled.stream(), this.limits);
+      const details = await extractDetails(files);
+      await this.storing.run(async () => {
+        const archive = await spooled.read();
+        // Looked up again: the version may have been deleted while the body streamed in.
+        const version = repo.findVersionByUpload(this.db, uploadId);
+        if (!version) throw NOT_FOUND;
+        this.recordArchive(version, archive, details);
+      });
+    });
   }
 
   private recordArchive(version: VersionSummary, archive: Buffer, details: ModuleDetails): void {
@@ -278,7 +366,7 @@ export class RegistryService {
         if (!repo.findModuleById(this.db, module.id)) break;
         this.db.transaction((tx) => {
           const row = this.addVersionIn(tx, module, version);
-          repo.updateVersion(tx, row, { status: 'ok', archive: unpacked.archive, details, updatedAt: this.clock.now() });
+          repo.updateVersion(tx, row, { status: 'ok', archive, details, updatedAt: this.clock.now() });
           repo.updateModule(tx, module.id, { status: 'setup_complete', updatedAt: this.clock.now() });
         });
         added.push(version);
@@ -301,7 +389,7 @@ export class RegistryService {
       version,
       status: 'pending',
       source: 'vcs',
-      uploadId: secretToken(24),
+      ...this.newUpload(),
       details: null,
       archive: null,
       createdAt: at,
@@ -309,6 +397,14 @@ export class RegistryService {
     });
     return id;
   }
+}
+
+/** A version's module is named in the 404, so a typo in the address shows in the answer. */
+function missingModule(organizationName: string, address: ModuleAddress) {
+  const { registryName, namespace, name, provider } = address;
+  return notFound(`registry module ${registryName}/${namespace}/${name}/${provider} not found in organization ${organizationName}`, {
+    title: 'not found',
+  });
 }
 
 const hasOk = (versions: VersionSummary[]) => versions.some((version) => version.status === 'ok');

@@ -1,6 +1,5 @@
 import { isAbsolute, join } from 'node:path';
 import { GitCli, GitError, type GitSource } from '../../adapters/vcs/git.js';
-import { safeEqual } from '../../core/crypto.js';
 import { ApiError, unprocessable } from '../../core/errors.js';
 import type { Principal } from '../auth/principal.js';
 import type { Clock } from '../../core/clock.js';
@@ -100,7 +99,7 @@ export class VcsPublisher {
   /** A push notification: clone again and add the tags not yet seen. The secret in the URL is the right. */
   async webhook(moduleId: string, secret: string): Promise<{ added: string[]; failed: { version: string; error: string }[] }> {
     const module = repo.findModuleById(this.db, moduleId);
-    if (!module?.vcsRepo || !safeEqual(module.vcsRepo.webhookSecret, secret)) throw NOT_FOUND;
+    if (!module?.vcsRepo || !this.registry.webhookMatches(module, secret)) throw NOT_FOUND;
     const connection = this.connections.connection(module.vcsRepo.oauthTokenId);
     if (!connection) throw new ApiError(422, "the module's VCS connection no longer exists");
     const tagged = await this.tagged(repositoryUrl(connection.client.httpUrl, module.vcsRepo.identifier));

@@ -1,9 +1,11 @@
+import type { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../core/errors.js';
 import { registerPlatformConventions } from '../conventions.js';
 import type { PlatformContext } from '../context.js';
 import { readUploadToken } from '../configuration-versions/links.js';
-import { DEFAULT_ARCHIVE_LIMITS } from '../../core/tar-archive.js';
+import { refuseDeclaredOversize } from '../../core/upload-spool.js';
+import { SLUG_UPLOAD_LIMIT } from '../configuration-versions/service.js';
 
 /**
  * Run objects outside `/api/v2`, under RUN_OBJECT_PREFIX: the configuration upload link (one
@@ -12,15 +14,17 @@ import { DEFAULT_ARCHIVE_LIMITS } from '../../core/tar-archive.js';
 export async function runObjectPlugin(app: FastifyInstance, context: PlatformContext): Promise<void> {
   registerPlatformConventions(app, context);
   app.removeAllContentTypeParsers();
-  const limit = DEFAULT_ARCHIVE_LIMITS.maxArchiveBytes;
-  app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limit }, (_request, body, done) => done(null, body));
+  // The slug is handed on as the request stream: the service spools it to a file with the limit
+  // counted as it arrives (core/upload-spool.ts), so no body is collected in memory here.
+  app.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
   const open = { config: { public: true } };
   const { configurationVersions, runLogs } = context.services;
 
-  app.put<{ Params: { token: string } }>('/upload/:token', { ...open, bodyLimit: limit }, async (request, reply) => {
+  app.put<{ Params: { token: string } }>('/upload/:token', open, async (request, reply) => {
     const token = readUploadToken(request.params.token);
     if (!token) throw notFound('the upload link is unknown, expired or was already used');
-    const body = Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0);
+    refuseDeclaredOversize(request.headers, SLUG_UPLOAD_LIMIT);
+    const body = (request.body as Readable | undefined) ?? Buffer.alloc(0);
     await configurationVersions.upload(token.id, token.secret, body, `${request.protocol}://${request.host}`);
     return reply.code(200).send();
   });

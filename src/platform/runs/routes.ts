@@ -10,13 +10,11 @@ import { queryList } from '../jsonapi/query.js';
 import { Type } from '@fastify/type-provider-typebox';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import { findUserById } from '../users/repo.js';
 import { userResource } from '../users/resource.js';
 import { organizationServiceAccount } from '../users/service.js';
 import type { Located } from '../workspaces/service.js';
 import { renderOptions } from '../workspaces/documents.js';
 import type { RunRow } from './repo.js';
-import * as repo from './repo.js';
 import { phaseResource, runResource } from './resource.js';
 import type { CreateRun, RunListQuery } from './service.js';
 
@@ -128,16 +126,12 @@ function listQueryOf(query: Record<string, unknown>): RunListQuery {
 export async function runRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = context.services.runs;
   const { engine } = service;
-  const { db } = context.store;
   const { dialect } = context.config;
 
   const render = (request: FastifyRequest, runs: readonly RunRow[], located: Located): { items: ResourceObject[]; included: Included } => {
     const include = readInclude(request.query as Record<string, unknown>, RUN_INCLUDES);
     const origin = requestUrl(request).origin;
-    const phases = repo.phasesOf(
-      db,
-      runs.map((run) => run.id),
-    );
+    const phases = service.phasesOf(runs.map((run) => run.id));
     const stages = context.services.taskStages.stageIdsOf(runs.map((run) => run.id));
     const included = new Included();
     const items = runs.map((run) => {
@@ -151,7 +145,7 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
         if (version) included.add(configurationVersionResource(version, dialect));
       }
       if (include.has('created_by') && run.createdBy?.kind === 'user') {
-        const user = findUserById(db, run.createdBy.id);
+        const user = service.creatorOf(run);
         if (user) included.add(userResource(user));
       } else if (include.has('created_by') && run.createdBy?.kind === 'organization') {
         included.add(userResource(organizationServiceAccount(located.organization)));
@@ -163,7 +157,7 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
         plan,
         apply,
         taskStageIds: stages.get(run.id) ?? [],
-        commentIds: repo.commentsOf(db, run.id).map((row) => row.id),
+        commentIds: context.services.runActivity.commentIdsOf(run.id),
         positionInQueue: 0,
       });
     });

@@ -6,10 +6,11 @@ import { newId } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
 import { runs, workspaces, type StoredRunVariable } from '../../store/tables.js';
 import { WorkspacePermissions } from '../auth/workspace-permissions.js';
-import type { Principal } from '../auth/principal.js';
+import type { Principal, UserRow } from '../auth/principal.js';
 import * as configurationRepo from '../configuration-versions/repo.js';
 import type { ConfigurationVersionMeta } from '../configuration-versions/repo.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
+import { findUserById } from '../users/repo.js';
 import { lockerOf } from '../workspaces/locking.js';
 import * as workspacesRepo from '../workspaces/repo.js';
 import type { Located, WorkspaceService } from '../workspaces/service.js';
@@ -307,6 +308,16 @@ export class RunService {
 
   isFinal(run: RunRow): boolean {
     return isFinal(run.status);
+  }
+
+  /** The plans and applies of these runs (for rendering; no permission check). */
+  phasesOf(runIds: readonly string[]): repo.PhaseRow[] {
+    return repo.phasesOf(this.db, runIds);
+  }
+
+  /** The user who queued the run, when a user did (the `created_by` include). */
+  creatorOf(run: RunRow): UserRow | undefined {
+    return run.createdBy?.kind === 'user' ? findUserById(this.db, run.createdBy.id) : undefined;
   }
 
   /** A plan or apply by id, readable with its run. */

@@ -13,6 +13,7 @@ import type { Located } from '../workspaces/service.js';
 import type { StateVersionMeta } from './repo.js';
 import { renderStateVersions, type UploadSecrets } from './render.js';
 import { stateVersionOutputResource } from './resource.js';
+import { workspaceResourceObject } from './resources.js';
 
 const CREATE_BODY = resourceBody(['state-versions'], {
   attributes: {
@@ -160,6 +161,16 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
       );
     },
   );
+
+  // The managed resource instances of the current state, as go-tfe's WorkspaceResources.List reads them.
+  app.get<ById>('/workspaces/:id/resources', { schema: { params: params('id'), querystring: listQuery() } }, async (request, reply) => {
+    const page = readPage(request.query as Record<string, unknown>);
+    const { version, resources } = service.resources(byId(request));
+    const items = version
+      ? resources.slice(page.offset, page.offset + page.size).map((resource) => workspaceResourceObject(resource, version))
+      : [];
+    return sendDocument(reply, 200, listDocument(request, { items, total: resources.length, page }));
+  });
 
   app.get<ById>('/state-version-outputs/:id', { schema: { params: params('id') } }, async (request, reply) => {
     const output = service.output(request.principal, request.params.id);

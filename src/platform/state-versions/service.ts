@@ -13,6 +13,7 @@ import { newUploadSecret, type StateKind } from './links.js';
 import * as repo from './repo.js';
 import type { StateVersionMeta, StateVersionOutputRow, StateVersionRow } from './repo.js';
 import type { StateVersionCreator } from '../../store/tables.js';
+import { resourcesOfState, type StateResource } from './resources.js';
 import { parseState } from './state-file.js';
 
 export interface CreateStateVersion {
@@ -31,6 +32,9 @@ export interface CreatedStateVersion {
   secrets: { state: string; json: string } | null;
 }
 
+/** How many versions' parsed resource lists are kept (oldest dropped first). */
+const PARSED_RESOURCES_KEPT = 32;
+
 const md5Hex = (data: Buffer) => createHash('md5').update(data).digest('hex');
 
 /**
@@ -47,6 +51,8 @@ export class StateVersionService {
     readonly workspaces: WorkspaceService,
   ) {}
 
+  private readonly parsedResources = new Map<string, StateResource[]>();
+
   /** The version and its workspace, if the caller may read the workspace's state; 404 otherwise. */
   locate(principal: Principal, id: string): { version: StateVersionMeta; located: Located } {
     const version = repo.findStateVersion(this.db, id);
@@ -62,6 +68,24 @@ export class StateVersionService {
     const version = id ? repo.findStateVersion(this.db, id) : undefined;
     if (!version) throw notFound('the workspace has no state version yet');
     return version;
+  }
+
+  /**
+   * The managed resource instances of the workspace's current state (none before its first
+   * state). A finalized version never changes, so the last few parsed are kept by id.
+   */
+  resources(located: Located): { version: StateVersionMeta | null; resources: StateResource[] } {
+    this.workspaces.require(located, 'can-read-state-versions');
+    const id = located.workspace.currentStateVersionId;
+    const version = id ? repo.findStateVersion(this.db, id) : undefined;
+    if (!version) return { version: null, resources: [] };
+    let resources = this.parsedResources.get(version.id);
+    if (!resources) {
+      resources = resourcesOfState(repo.stateData(this.db, version.id, 'state'));
+      if (this.parsedResources.size >= PARSED_RESOURCES_KEPT) this.parsedResources.delete(this.parsedResources.keys().next().value!);
+      this.parsedResources.set(version.id, resources);
+    }
+    return { version, resources };
   }
 
   list(located: Located, offset: number, limit: number) {

@@ -35,8 +35,12 @@ export function insertTeamProject(db: DbOrTx, row: TeamProjectRow): void {
   db.insert(teamProjects).values(row).run();
 }
 
-export function updateTeamProject(db: DbOrTx, id: string, access: TeamProjectAccess): void {
-  db.update(teamProjects).set({ access }).where(eq(teamProjects.id, id)).run();
+export function updateTeamProject(
+  db: DbOrTx,
+  id: string,
+  changes: Pick<TeamProjectRow, 'access' | 'projectAccess' | 'workspaceAccess'>,
+): void {
+  db.update(teamProjects).set(changes).where(eq(teamProjects.id, id)).run();
 }
 
 export function deleteTeamProject(db: DbOrTx, id: string): void {

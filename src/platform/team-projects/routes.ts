@@ -12,16 +12,23 @@ import { TEAM_PROJECT_ACCESS } from './service.js';
 type ById = { Params: { id: string } };
 
 const BODY = resourceBody(['team-projects'], {
-  attributes: { access: Attr.string(`${TEAM_PROJECT_ACCESS.join(', ')} (custom is not modelled)`) },
+  attributes: {
+    access: Attr.string(TEAM_PROJECT_ACCESS.join(', ')),
+    'project-access': Attr.object('custom only: settings (read, update, delete), teams (none, read, manage), variable-sets'),
+    'workspace-access': Attr.object(
+      'custom only: runs, sentinel-mocks, state-versions, variables, create, locking, move, delete, run-tasks, policy-overrides',
+    ),
+  },
   relationships: ['team', 'project'],
 });
 
-function readAccess(body: unknown, required: boolean): TeamProjectAccess | undefined {
-  const access = new Attributes(readResource(body, ['team-projects']).attributes).string('access', { required }) ?? undefined;
+function readAccess(body: unknown, required: boolean): { access: TeamProjectAccess | undefined; attributes: Attributes } {
+  const attributes = new Attributes(readResource(body, ['team-projects']).attributes);
+  const access = attributes.string('access', { required }) ?? undefined;
   if (access !== undefined && !TEAM_PROJECT_ACCESS.includes(access as TeamProjectAccess)) {
     throw unprocessable(`access must be one of ${TEAM_PROJECT_ACCESS.join(', ')}`, '/data/attributes/access');
   }
-  return access as TeamProjectAccess | undefined;
+  return { access: access as TeamProjectAccess | undefined, attributes };
 }
 
 /** `/team-projects`: which teams reach a project's workspaces, and at which level. */
@@ -37,13 +44,17 @@ export async function teamProjectRoutes(app: PlatformApp, context: PlatformConte
   });
 
   app.post('/team-projects', { schema: { body: BODY } }, async (request, reply) => {
-    const access = readAccess(request.body, true) as TeamProjectAccess;
+    const { access, attributes } = readAccess(request.body, true);
     const { relationships } = readResource(request.body, ['team-projects']);
     const projectId = relationshipId(relationships, 'project', 'projects');
     if (!projectId) throw unprocessable('relationships.project is required', '/data/relationships/project');
     const teamId = relationshipId(relationships, 'team', 'teams');
     if (!teamId) throw unprocessable('relationships.team is required', '/data/relationships/team');
-    return sendDocument(reply, 201, singleDocument(teamProjectResource(service.create(request.principal, projectId, teamId, access))));
+    return sendDocument(
+      reply,
+      201,
+      singleDocument(teamProjectResource(service.create(request.principal, projectId, teamId, access as TeamProjectAccess, attributes))),
+    );
   });
 
   app.get<ById>('/team-projects/:id', { schema: { params: params('id') } }, async (request, reply) =>
@@ -51,7 +62,8 @@ export async function teamProjectRoutes(app: PlatformApp, context: PlatformConte
   );
 
   app.patch<ById>('/team-projects/:id', { schema: { params: params('id'), body: BODY } }, async (request, reply) => {
-    const updated = service.update(request.principal, request.params.id, readAccess(request.body, false));
+    const { access, attributes } = readAccess(request.body, false);
+    const updated = service.update(request.principal, request.params.id, access, attributes);
     return sendDocument(reply, 200, singleDocument(teamProjectResource(updated)));
   });
 

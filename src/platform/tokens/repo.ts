@@ -10,6 +10,10 @@ export function findToken(db: DbOrTx, id: string): TokenRow | undefined {
   return db.select().from(platformTokens).where(eq(platformTokens.id, id)).get();
 }
 
+export function findTokenByHash(db: DbOrTx, tokenHash: string): TokenRow | undefined {
+  return db.select().from(platformTokens).where(eq(platformTokens.tokenHash, tokenHash)).get();
+}
+
 export function insertToken(db: DbOrTx, row: TokenRow): void {
   db.insert(platformTokens).values(row).run();
 }

@@ -148,6 +148,25 @@ export class TokenService {
     if (repo.deleteOwnedTokens(this.db, owner) === 0) throw NOT_FOUND;
   }
 
+  /** A user token with a secret given in advance (the seed's tokens, the admin token); a secret already stored stays as it is. */
+  ensureUserToken(userId: string, secret: string, description: string, db: DbOrTx = this.db): void {
+    const tokenHash = sha256Hex(secret);
+    if (repo.findTokenByHash(db, tokenHash)) return;
+    repo.insertToken(db, {
+      id: newId('at'),
+      kind: 'user',
+      userId,
+      teamId: null,
+      organizationId: null,
+      tokenHash,
+      description,
+      createdById: null,
+      createdAt: this.clock.now(),
+      lastUsedAt: null,
+      expiredAt: null,
+    });
+  }
+
   /**
    * Checks a requested expiry: an ISO 8601 timestamp with a zone, before year 10000 (clients parse
    * four-digit years only), and in the future by the emulator's clock.

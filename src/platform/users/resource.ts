@@ -33,6 +33,7 @@ export function userResource(user: UserRow): ResourceObject {
       'v2-only': false,
       'is-site-admin': user.isSiteAdmin,
       'is-admin': user.isSiteAdmin,
+      'is-suspended': user.isSuspended,
       'is-sso-login': false,
       'is-scim-managed': false,
       permissions: {
@@ -48,5 +49,15 @@ export function userResource(user: UserRow): ResourceObject {
       'authentication-tokens': { links: { related: `${self}/authentication-tokens` } },
     },
     links: { self },
+  };
+}
+
+/** An organization a listed user belongs to, as `include=organizations` on the admin user list adds it. */
+export function memberOrganizationResource(organization: { name: string; email: string }): ResourceObject {
+  return {
+    id: organization.name,
+    type: 'organizations',
+    attributes: { name: organization.name, email: organization.email },
+    links: { self: `/api/v2/organizations/${encodeURIComponent(organization.name)}` },
   };
 }

@@ -3,10 +3,10 @@ import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { listDocument, sendDocument, singleDocument } from '../jsonapi/documents.js';
-import { readInclude } from '../jsonapi/include.js';
+import { Included, readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
-import { userResource } from './resource.js';
+import { memberOrganizationResource, userResource } from './resource.js';
 
 type Query = Record<string, unknown>;
 
@@ -61,16 +61,30 @@ export async function userRoutes(app: PlatformApp, context: PlatformContext): Pr
     return sendDocument(reply, 201, singleDocument(userResource(user)));
   });
 
-  app.get('/admin/users', { schema: { querystring: listQuery({ filters: ['q', 'filter[admin]'] }) } }, async (request, reply) => {
+  const adminListQuery = listQuery({ includes: ['organizations'], filters: ['q', 'filter[admin]', 'filter[suspended]'] });
+  app.get('/admin/users', { schema: { querystring: adminListQuery } }, async (request, reply) => {
     const query: Query = request.query;
     const page = readPage(query);
+    const includes = readInclude(query, ['organizations']);
     const { rows, total } = service.list(
       request.principal,
-      { query: text(query['q']), siteAdmin: flag(query, 'filter[admin]') },
+      { query: text(query['q']), siteAdmin: flag(query, 'filter[admin]'), suspended: flag(query, 'filter[suspended]') },
       page.offset,
       page.size,
     );
-    return sendDocument(reply, 200, listDocument(request, { items: rows.map(userResource), total, page }));
+    const organizations = service.organizationsOf(rows.map((row) => row.id));
+    const included = new Included();
+    const items = rows.map((row) => {
+      const resource = userResource(row);
+      const mine = organizations.get(row.id) ?? [];
+      resource.relationships = {
+        ...resource.relationships,
+        organizations: { data: mine.map(({ name }) => ({ id: name, type: 'organizations' })) },
+      };
+      if (includes.has('organizations')) included.add(...mine.map(memberOrganizationResource));
+      return resource;
+    });
+    return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 }
 

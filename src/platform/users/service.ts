@@ -32,6 +32,7 @@ export function serviceAccount(principal: Exclude<Principal, { kind: 'user' }>):
     email: `${username.toLowerCase()}@${SERVICE_ACCOUNT_DOMAIN}`,
     isSiteAdmin: false,
     isServiceAccount: true,
+    isSuspended: false,
     createdAt: principal.kind === 'team' ? principal.team.createdAt : principal.organization.createdAt,
   };
 }
@@ -122,6 +123,27 @@ export class UserService {
     return repo.listUsers(this.db, filter, offset, limit);
   }
 
+  /** The organizations of each listed user (`include=organizations` on the admin list). */
+  organizationsOf(userIds: readonly string[]): Map<string, repo.UserOrganization[]> {
+    return repo.organizationsOfUsers(this.db, userIds);
+  }
+
+  /** A site administrator's change to another user (`/admin/users/:id/actions/…`); the user, changed. */
+  setFlags(principal: Principal, id: string, changes: Partial<Pick<UserRow, 'isSuspended' | 'isSiteAdmin'>>): UserRow {
+    this.requireSiteAdmin(principal);
+    const user = repo.findUserById(this.db, id);
+    if (!user) throw NOT_FOUND;
+    repo.setUserFlags(this.db, id, changes);
+    return { ...user, ...changes };
+  }
+
+  /** Deletes a user with their tokens, memberships and team places (site administrators only). */
+  destroyAs(principal: Principal, id: string): void {
+    this.requireSiteAdmin(principal);
+    if (!repo.findUserById(this.db, id)) throw NOT_FOUND;
+    repo.deleteUser(this.db, id);
+  }
+
   private checkUsername(username: string, db: DbOrTx = this.db): void {
     if (!USERNAME_PATTERN.test(username)) {
       throw unprocessable(
@@ -145,6 +167,7 @@ function newUserRow(input: CreateUser, at: Date): UserRow {
     email: input.email.toLowerCase(),
     isSiteAdmin: input.siteAdmin ?? false,
     isServiceAccount: false,
+    isSuspended: false,
     createdAt: at,
   };
 }

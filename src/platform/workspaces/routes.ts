@@ -29,7 +29,7 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     { schema: { params: params('org'), querystring: showQuery(WORKSPACE_INCLUDES), body: WORKSPACE_BODY } },
     async (request, reply) => {
       const include = workspaceInclude(request);
-      service.creatable(request.principal, request.params.org);
+      service.creatable(request.principal, request.params.org, namedProject(request.body));
       const input = readResource(request.body, ['workspaces']);
       const tagsRelationship = input.relationships['tags'];
       const tags =
@@ -93,4 +93,11 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     service.destroy(byName(request));
     return sendNoContent(reply);
   });
+}
+
+/** The project id a create body names, looked up without validating (the permission check runs before the body's). */
+function namedProject(body: unknown): string | undefined {
+  const data = (body as { data?: { relationships?: { project?: { data?: { id?: unknown } } } } } | undefined)?.data;
+  const id = data?.relationships?.project?.data?.id;
+  return typeof id === 'string' ? id : undefined;
 }

@@ -6,7 +6,10 @@ import type { Db, DbOrTx } from '../../store/store.js';
 import { refusingDuplicates } from '../db-errors.js';
 import { inSlices } from '../sql-slices.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
+import { projectPermissions, projectPermissionsFor } from '../auth/project-permissions.js';
+import { defaultProjectId } from '../default-project.js';
 import {
+  hasPermission,
   requirePermission,
   WorkspacePermissions,
   type AccessLevel,
@@ -17,7 +20,7 @@ import { wireBehaviours } from '../dialect-behaviours.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import type { Page } from '../jsonapi/pagination.js';
 import * as organizationsRepo from '../organizations/repo.js';
-import { projectForWorkspace } from '../projects/service.js';
+import { inheritedActivityDuration, projectForWorkspace } from '../projects/service.js';
 import { requireSshKeyOf } from '../ssh-keys/service.js';
 import { deleteUnusedTags, tagIdsOfWorkspace } from '../tags/repo.js';
 import { TagService, type TagReference } from '../tags/service.js';
@@ -104,11 +107,19 @@ export class WorkspaceService {
     if (poolId !== null && poolId !== previous) this.requireAgentPool(this.db, organizationId, poolId, '/data/attributes/agent-pool-id');
   }
 
-  /** Creation: the owners team, Manage Workspaces, or the organization token; others get the missing-organization 404. */
-  creatable(principal: Principal, organizationName: string): { organization: OrganizationRow; scope: CallerScope } {
+  /**
+   * Creation: the owners team, Manage Workspaces, the organization token, or a team whose access to
+   * the named project lets it create workspaces there; others get the missing-organization 404.
+   */
+  creatable(
+    principal: Principal,
+    organizationName: string,
+    projectId?: string | null,
+  ): { organization: OrganizationRow; scope: CallerScope } {
     const found = this.organization(principal, organizationName);
-    if (!found.scope.grants.has('manage-workspaces')) throw NOT_FOUND;
-    return found;
+    if (found.scope.grants.has('manage-workspaces')) return found;
+    if (projectId && projectPermissions(this.db, principal, found.organization.id, projectId).has('create-workspace')) return found;
+    throw NOT_FOUND;
   }
 
   /** `projectId` is `relationships.project`: absent or null puts the workspace in the default project. */
@@ -119,7 +130,7 @@ export class WorkspaceService {
     tags: TagReference[],
     projectId?: string | null,
   ): Located {
-    const { organization, scope } = this.creatable(principal, organizationName);
+    const { organization, scope } = this.creatable(principal, organizationName, projectId);
     if (settings.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
     this.checkNameFree(organization.id, settings.name);
     const project = projectForWorkspace(this.db, organization.id, projectId);
@@ -138,6 +149,11 @@ export class WorkspaceService {
           : validToolVersion(settings.toolVersion, toolVersionName, selectableReleases(this.db)),
       vcsRepo: mergeVcsRepo(null, settings.vcsRepo),
       projectId: project,
+      // A workspace created in a project with auto-destroy set takes the project's duration unless it names its own.
+      autoDestroyActivityDuration:
+        settings.autoDestroyActivityDuration === undefined
+          ? inheritedActivityDuration(this.db, project)
+          : settings.autoDestroyActivityDuration,
     };
     this.db.transaction((tx) => {
       repo.insertWorkspace(tx, row);
@@ -211,9 +227,23 @@ export class WorkspaceService {
     return { organization, scope, ...pageOfWorkspaces(this.db, organization.id, readable, filter, sort, page) };
   }
 
+  /** Workspace admins delete, and so does a team whose access to the workspace's project includes deleting its workspaces. */
+  private requireDestroy(located: Located): void {
+    if (hasPermission(located.scope, located.level, 'can-destroy')) return;
+    const { workspace, organization } = located;
+    const projectId = workspace.projectId ?? defaultProjectId(organization.id);
+    if (!hasPermission(located.scope, located.level, 'can-read-settings')) throw NOT_FOUND;
+    if (
+      !projectPermissionsFor(this.db, { permissions: located.scope.grants, teamIds: new Set(located.scope.teamIds) }, projectId).has(
+        'delete-workspace',
+      )
+    )
+      throw NOT_FOUND;
+  }
+
   /** Deletes the workspace and whatever hangs off it; tags it alone carried leave the organization. */
   destroy(located: Located): void {
-    this.require(located, 'can-destroy');
+    this.requireDestroy(located);
     this.db.transaction((tx) => {
       const tagIds = tagIdsOfWorkspace(tx, located.workspace.id);
       repo.deleteWorkspace(tx, located.workspace.id);
@@ -223,7 +253,7 @@ export class WorkspaceService {
 
   /** Deletes only a workspace that is unlocked and manages no resources (409s word it as real clients match). */
   safeDestroy(located: Located): void {
-    this.require(located, 'can-destroy');
+    this.requireDestroy(located);
     if (located.workspace.lockedBy) throw conflict('Unable to safe-delete workspace: the workspace is locked');
     if (located.workspace.resourceCount > 0) {
       throw conflict('Unable to safe-delete workspace: it still manages resources; destroy them first or use force delete');

@@ -36,6 +36,9 @@ const SYSTEM_STORAGE = 'builtin-system';
 const recordKey = (type: KeyType, name: string) => `managed-keys/${type}/${name}`;
 const idKey = (id: string) => `managed-key-ids/${id}`;
 
+/** Opened signers kept at most (one per managed key in use); the oldest is dropped past it. */
+const OPENED_LIMIT = 256;
+
 export const GENERIC_FLAGS = ['allow_generate_key', 'allow_replace_key', 'allow_store_key', 'any_mount'] as const;
 
 const policyOf = (record: Pick<ManagedKeyRecord, 'allow_generate_key' | 'allow_replace_key' | 'allow_store_key'>): KeyPolicy => ({
@@ -68,6 +71,14 @@ export class ManagedKeys {
     private readonly environment: KeyTypeEnvironment,
     private readonly dialect: Dialect,
   ) {}
+
+  /**
+   * Keys already found (or generated) in their backend, by type and name, each with the stored
+   * record it was opened from: finding a key costs one to three backend calls, signing one. An
+   * entry serves only while the record is unchanged (a write changes it, a delete removes it and
+   * the entry), and a failed signature drops it so the next call looks the key up again.
+   */
+  private readonly opened = new Map<string, { fingerprint: string; signer: Promise<KmsSigner> }>();
 
   private storage(db = this.db): MountStorage {
     return new MountStorage(db, SYSTEM_STORAGE);
@@ -132,6 +143,7 @@ export class ManagedKeys {
       this.storage(tx).put(recordKey(type, name), record);
       this.storage(tx).put(idKey(record.uuid), { type, name });
     });
+    this.opened.delete(recordKey(type, name));
   }
 
   /** The read response: generic flags, the type's fields (secrets masked), name, type and `UUID`. */
@@ -160,6 +172,7 @@ export class ManagedKeys {
       this.storage(tx).delete(recordKey(type, name));
       this.storage(tx).delete(idKey(record.uuid));
     });
+    this.opened.delete(recordKey(type, name));
   }
 
   private listedBy(config: Record<string, unknown>, record: ManagedKeyRecord): boolean {
@@ -176,18 +189,59 @@ export class ManagedKeys {
     }
   }
 
+  /** The opened signer of `record`: the kept one while the record is unchanged, else opened now and kept. */
+  private signerOf(record: ManagedKeyRecord): { signer: Promise<KmsSigner>; kept: boolean } {
+    const key = recordKey(record.type, record.name);
+    const fingerprint = JSON.stringify(record);
+    const found = this.opened.get(key);
+    if (found?.fingerprint === fingerprint) return { signer: found.signer, kept: true };
+    const signer = this.open(record);
+    this.opened.delete(key);
+    this.opened.set(key, { fingerprint, signer });
+    const oldest = this.opened.keys().next().value;
+    if (this.opened.size > OPENED_LIMIT && oldest !== undefined) this.opened.delete(oldest);
+    // A failed open is not kept: the next call tries again.
+    signer.catch(() => this.forget(record, signer));
+    return { signer, kept: false };
+  }
+
+  /** Drops the kept signer of `record` (if it is still `signer`), so the next call finds the key afresh. */
+  private forget(record: ManagedKeyRecord, signer: Promise<KmsSigner>): void {
+    const key = recordKey(record.type, record.name);
+    if (this.opened.get(key)?.signer === signer) this.opened.delete(key);
+  }
+
+  /**
+   * Signs `data` with the key: with the kept signer, and when that fails (the key went from the
+   * backend, a session expired) once more after finding the key again, as a first call would.
+   */
+  private async signWith(record: ManagedKeyRecord, data: Buffer): Promise<{ signer: KmsSigner; signature: Buffer }> {
+    const first = this.signerOf(record);
+    if (first.kept) {
+      try {
+        const signer = await first.signer;
+        return { signer, signature: await signer.sign(data) };
+      } catch {
+        this.forget(record, first.signer);
+      }
+    }
+    const opening = first.kept ? this.signerOf(record).signer : first.signer;
+    const signer = await opening;
+    try {
+      return { signer, signature: await signer.sign(data) };
+    } catch (error) {
+      this.forget(record, opening);
+      if (error instanceof KmsError) throw badRequest(`${record.type} backend: ${error.message}`);
+      throw badRequest(`${record.type} backend: ${reasonOf(error)}`);
+    }
+  }
+
   /** `test/sign`: find or generate the key, sign a random message, verify it with the public key. */
   async testSign(type: KeyType, name: string): Promise<void> {
     const record = this.get(type, name);
     if (!record) throw notFound();
-    const signer = await this.open(record);
     const message = randomBytes(64);
-    let signature: Buffer;
-    try {
-      signature = await signer.sign(message);
-    } catch (error) {
-      throw badRequest(`${record.type} backend: ${reasonOf(error)}`);
-    }
+    const { signer, signature } = await this.signWith(record, message);
     if (!verifySignature(signer, message, signature))
       throw badRequest(`${record.type} backend: the signature does not verify with the key's public key`);
   }
@@ -207,16 +261,19 @@ export class ManagedKeys {
           "set any_mount on the key or list it in the mount's allowed_managed_keys",
       );
     }
-    const signer = await this.open(record);
+    const opening = this.signerOf(record).signer;
+    const signer = await opening;
     return {
       name: record.name,
       uuid: record.uuid,
       publicKey: signer.publicKey,
       algorithm: signer.algorithm,
+      // Never retried with a key found afresh: what is signed must match the public key above.
       sign: async (data) => {
         try {
           return await signer.sign(data);
         } catch (error) {
+          this.forget(record, opening);
           if (error instanceof KmsError) throw badRequest(`${record.type} backend: ${error.message}`);
           throw badRequest(`${record.type} backend: ${reasonOf(error)}`);
         }
@@ -225,6 +282,7 @@ export class ManagedKeys {
   }
 
   async close(): Promise<void> {
+    this.opened.clear();
     await Promise.all([...this.types.values()].map((definition) => definition.close()));
   }
 }

@@ -1,4 +1,4 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Clock } from '../../core/clock.js';
 import { badRequest } from '../../core/errors.js';
 import { base62, uuid } from '../../core/ids.js';
@@ -75,6 +75,20 @@ export interface EnableMountInput {
 /** Every request resolves its mount from these lists, so the statements are built once. */
 const allSecretMounts = prepared((db) => db.select().from(mounts).orderBy(asc(mounts.path)).prepare());
 const allAuthMounts = prepared((db) => db.select().from(authMounts).orderBy(asc(authMounts.path)).prepare());
+const secretMountAt = prepared((db) =>
+  db
+    .select()
+    .from(mounts)
+    .where(eq(mounts.path, sql.placeholder('path')))
+    .prepare(),
+);
+const authMountAt = prepared((db) =>
+  db
+    .select()
+    .from(authMounts)
+    .where(eq(authMounts.path, sql.placeholder('path')))
+    .prepare(),
+);
 
 /** Mounted engines, read from the store on each lookup so every request sees the current table. */
 export class MountTable {
@@ -104,13 +118,20 @@ export class MountTable {
     return this.db.select().from(this.table).where(eq(this.table.type, type)).all();
   }
 
-  /** The mount whose path is the longest prefix of `requestPath`. */
+  /**
+   * The mount whose path is a prefix of `requestPath`. Mount paths end in `/`, so the candidates
+   * are the prefixes of the path that end in one: a point read each, however many mounts there
+   * are. Mounts never nest (`conflict` refuses a mount above or below another), so at most one
+   * candidate exists and the shortest is tried first: one read for `secret/data/a/b`.
+   */
   longestPrefix(requestPath: string): MountRow | undefined {
-    let best: MountRow | undefined;
-    for (const mount of this.all()) {
-      if (`${requestPath}/`.startsWith(mount.path) && (!best || mount.path.length > best.path.length)) best = mount;
+    const at = (this.kind === AUTH_MOUNTS ? authMountAt : secretMountAt)(this.db);
+    const full = `${requestPath}/`;
+    for (let end = full.indexOf('/') + 1; end > 0; end = full.indexOf('/', end) + 1) {
+      const found = at.get({ path: full.slice(0, end) });
+      if (found) return found;
     }
-    return best;
+    return undefined;
   }
 
   /** A mount at, above or below `path`: one a new mount there would clash with. */

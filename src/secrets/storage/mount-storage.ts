@@ -13,6 +13,15 @@ const entryByKey = prepared((db) =>
     .prepare(),
 );
 
+/** Writes are on the hot path of issuing and of every write request: also built once. */
+const upsertEntry = prepared((db) =>
+  db
+    .insert(secretEntries)
+    .values({ mountUuid: sql.placeholder('mount'), key: sql.placeholder('key'), value: sql.placeholder('value') })
+    .onConflictDoUpdate({ target: [secretEntries.mountUuid, secretEntries.key], set: { value: sql`excluded.value` } })
+    .prepare(),
+);
+
 /**
  * A mount's private key/value view (the secrets API's "logical storage"): engines see only keys
  * under their own mount, so two mounts of one engine never share data.
@@ -29,11 +38,7 @@ export class MountStorage {
   }
 
   put(key: string, value: unknown): void {
-    this.db
-      .insert(secretEntries)
-      .values({ mountUuid: this.mountUuid, key, value })
-      .onConflictDoUpdate({ target: [secretEntries.mountUuid, secretEntries.key], set: { value } })
-      .run();
+    upsertEntry(this.db).run({ mount: this.mountUuid, key, value });
   }
 
   delete(key: string): void {

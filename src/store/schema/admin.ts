@@ -1,4 +1,4 @@
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
 
 /**
  * Administrator settings: one row per settings document (`general`, `smtp`, …), its attributes
@@ -9,6 +9,12 @@ export const adminSettings = sqliteTable('admin_settings', {
   name: text('name').primaryKey(),
   attributes: text('attributes', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
   updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
+});
+
+/** Server keys made once and kept with the store (`src/store/server-keys.ts`); never leave the process. */
+export const serverKeys = sqliteTable('server_keys', {
+  name: text('name').primaryKey(),
+  key: blob('key', { mode: 'buffer' }).notNull(),
 });
 
 /** The signing keys for dynamic provider credentials, published at `/.well-known/jwks`. */

@@ -6,7 +6,8 @@ import { organizations } from './platform.js';
  * `count(*)` scan per request. Kept by triggers (migrations/0004_lists.sql), so every write path —
  * the API, the control plane, the seed, a reset, cascades — keeps it right without knowing it.
  *
- * `list` is `workspaces`, `teams`, `run-tasks`, `memberships:active` or `memberships:invited`.
+ * `list` is `workspaces`, `teams`, `run-tasks`, `memberships:active`, `memberships:invited` or
+ * `audit-events` (migrations/0010).
  * `version` grows with every insert, delete or change of a sort key, so a cached page boundary of
  * the list (see platform/list-anchors.ts) is known to be stale.
  */

@@ -31,6 +31,10 @@ export interface OrganizationSettings {
   autoAcceptInvitations?: boolean;
   /** The plan a site admin put the organization on (`POST /admin/organizations/:org/subscription`). */
   subscription?: StoredSubscription;
+  /** What a site administrator set through `PATCH /admin/organizations/:org` (wire names). */
+  admin?: Record<string, unknown>;
+  /** Organizations allowed to use this one's private modules (`…/relationships/module-consumers`), by id. */
+  moduleConsumerIds?: string[];
 }
 
 /** A subscription as stored; the contract figures are echoed, never enforced. */
@@ -65,6 +69,8 @@ export const users = sqliteTable('users', {
   email: text('email').notNull().unique(),
   isSiteAdmin: integer('is_site_admin', { mode: 'boolean' }).notNull().default(false),
   isServiceAccount: integer('is_service_account', { mode: 'boolean' }).notNull().default(false),
+  /** A suspended user's tokens are refused until a site administrator unsuspends them. */
+  isSuspended: integer('is_suspended', { mode: 'boolean' }).notNull().default(false),
   createdAt: createdAt(),
 });
 

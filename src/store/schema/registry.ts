@@ -8,8 +8,10 @@ export interface ModuleVcsRepo {
   oauthTokenId: string;
   branch: string;
   ingressSubmodules: boolean;
-  /** The secret part of the module's `webhook-url`. */
-  webhookSecret: string;
+  /** The secret part of the module's `webhook-url`: its keyed digest, which a delivery is checked against (`SecretsAtRest`)… */
+  webhookDigest: string;
+  /** …and the secret sealed, opened only to render the URL again. */
+  webhookSealed: string;
 }
 
 /** What a parsed archive shows about a version (the registry protocol's `root`, `submodules`, …). */
@@ -68,8 +70,10 @@ export const registryModuleVersions = sqliteTable(
     version: text('version').notNull(),
     status: text('status').notNull(),
     source: text('source').notNull(),
-    /** The secret id in the version's upload link. */
+    /** The keyed digest of the secret id in the version's upload link (`SecretsAtRest`); uploads are looked up by it. */
     uploadId: text('upload_id').notNull().unique(),
+    /** The same secret sealed, opened only to render the link again. */
+    uploadSealed: text('upload_sealed'),
     details: text('details', { mode: 'json' }).$type<ModuleDetails>(),
     archive: blob('archive', { mode: 'buffer' }),
     createdAt: createdAt(),
@@ -99,3 +103,35 @@ export const oauthTokens = sqliteTable('oauth_tokens', {
     .references(() => oauthClients.id, { onDelete: 'cascade' }),
   createdAt: createdAt(),
 });
+
+/** A no-code module's offer for one variable: the values a no-code workspace may pick from. */
+export interface NoCodeVariableOption {
+  id: string;
+  variableName: string;
+  variableType: string;
+  options: string[];
+}
+
+/**
+ * A registry module offered for no-code provisioning (at most one per module). `versionPin` is
+ * empty for "the latest version"; the module's `no_code` column mirrors whether an enabled one
+ * exists, so module lists need no join.
+ */
+export const noCodeModules = sqliteTable(
+  'no_code_modules',
+  {
+    id: text('id').primaryKey(),
+    organizationId: text('organization_id')
+      .notNull()
+      .references(() => organizations.id, { onDelete: 'cascade' }),
+    moduleId: text('module_id')
+      .notNull()
+      .references(() => registryModules.id, { onDelete: 'cascade' }),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    versionPin: text('version_pin').notNull(),
+    variableOptions: text('variable_options', { mode: 'json' }).$type<NoCodeVariableOption[]>().notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [uniqueIndex('no_code_modules_module').on(table.moduleId)],
+);

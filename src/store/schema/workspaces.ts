@@ -81,15 +81,38 @@ export const projects = sqliteTable(
     name: text('name').notNull(),
     description: text('description'),
     isDefault: integer('is_default', { mode: 'boolean' }).notNull().default(false),
+    /** Destroy a workspace of the project after this long without activity (`14d`, `2h`); workspaces created in it inherit it. */
+    autoDestroyActivityDuration: text('auto_destroy_activity_duration'),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
     updatedAt: integer('updated_at', { mode: 'timestamp_ms' }).notNull(),
   },
   (t) => [uniqueIndex('projects_org_name').on(t.organizationId, t.name)],
 );
 
+/** The project half of a `custom` team project access (`project-access` on the wire). */
+export interface CustomProjectAccess {
+  settings: 'read' | 'update' | 'delete';
+  teams: 'none' | 'read' | 'manage';
+  'variable-sets': 'none' | 'read' | 'write';
+}
+
+/** The workspace half of a `custom` team project access (`workspace-access` on the wire). */
+export interface CustomProjectWorkspaceAccess {
+  runs: 'read' | 'plan' | 'apply';
+  'sentinel-mocks': 'none' | 'read';
+  'state-versions': 'none' | 'read-outputs' | 'read' | 'write';
+  variables: 'none' | 'read' | 'write';
+  create: boolean;
+  locking: boolean;
+  move: boolean;
+  delete: boolean;
+  'run-tasks': boolean;
+  'policy-overrides': boolean;
+}
+
 /**
  * A team's access to every workspace of a project (`team-projects` on the wire). `maintain` and
- * `admin` count as admin on those workspaces; the custom level is not modelled.
+ * `admin` count as admin on those workspaces; `custom` carries its two permission documents.
  */
 export const teamProjects = sqliteTable(
   'team_projects',
@@ -101,7 +124,10 @@ export const teamProjects = sqliteTable(
     projectId: text('project_id')
       .notNull()
       .references(() => projects.id, { onDelete: 'cascade' }),
-    access: text('access', { enum: ['read', 'write', 'maintain', 'admin'] }).notNull(),
+    access: text('access', { enum: ['read', 'write', 'maintain', 'admin', 'custom'] }).notNull(),
+    /** Set for `custom` grants only. */
+    projectAccess: text('project_access', { mode: 'json' }).$type<CustomProjectAccess>(),
+    workspaceAccess: text('workspace_access', { mode: 'json' }).$type<CustomProjectWorkspaceAccess>(),
     createdAt: createdAt(),
   },
   (t) => [uniqueIndex('team_projects_team_project').on(t.teamId, t.projectId), index('team_projects_project').on(t.projectId)],

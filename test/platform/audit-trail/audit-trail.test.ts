@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platform, startServer, type TestServer } from '../../helpers/app.js';
+import { control, platform, startServer, type TestServer } from '../../helpers/app.js';
 
 const ORG = 'understudy';
 
@@ -99,6 +99,42 @@ describe('audit-trail tokens and the audit trail (hosted)', () => {
     expect(recentActions.at(-1)).toBe('destroy');
     expect(recent.body.data.at(-1).resource).toMatchObject({ id, type: 'workspace' });
     expect((await feed(server, auditToken, '?since=yesterday')).status).toBe(400);
+  });
+});
+
+describe('a long audit trail (hosted)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer({ UNDERSTUDY_EDITION: 'hosted' });
+  });
+  afterAll(() => server.close());
+
+  it('keeps its total without counting: bulk events, API events and the last page agree with the table', async () => {
+    const auditToken = (await platform(server, 'POST', `/organizations/${ORG}/authentication-token?token=audit-trails`)).body.data
+      .attributes.token as string;
+    const bulk = await control(server, 'POST', `/organizations/${ORG}/audit-events/bulk`, { count: 250, prefix: 'ws' });
+    expect(bulk.status).toBe(201);
+    expect((await control(server, 'POST', `/organizations/${ORG}/audit-events/bulk`, { count: 0 })).status).toBe(400);
+    expect((await control(server, 'POST', '/organizations/nowhere/audit-events/bulk', { count: 1 })).status).toBe(404);
+    await platform(server, 'POST', `/organizations/${ORG}/workspaces`, {
+      body: { data: { type: 'workspaces', attributes: { name: 'last-one' } } },
+    });
+    const sqlite = server.app.runtime.store.sqlite;
+    const counted = sqlite
+      .prepare('SELECT count(*) FROM audit_events WHERE organization_id = (SELECT id FROM organizations WHERE name = ?)')
+      .pluck()
+      .get(ORG) as number;
+    const first = await feed(server, auditToken, '?page[size]=20');
+    expect(first.body.pagination.total_count).toBe(counted);
+    const lastPage = Math.ceil(counted / 20);
+    const last = await feed(server, auditToken, `?page[size]=20&page[number]=${lastPage}`);
+    expect(last.body.data.at(-1).resource).toMatchObject({ type: 'workspace', action: 'create' });
+    expect(last.body.data).toHaveLength(counted - (lastPage - 1) * 20);
+    expect(last.body.pagination).toMatchObject({ current_page: lastPage, next_page: null, total_count: counted });
+    // The total is the kept count, not a count of the trail (which grows with it): a page reads no more rows.
+    const kept = sqlite.prepare("SELECT total FROM list_counts WHERE list = 'audit-events' AND organization_id = ?").pluck();
+    const organizationId = sqlite.prepare('SELECT id FROM organizations WHERE name = ?').pluck().get(ORG);
+    expect(kept.get(organizationId)).toBe(counted);
   });
 });
 

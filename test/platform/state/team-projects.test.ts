@@ -76,7 +76,7 @@ describe('team project access', () => {
   it('refuses bad grants with 400, 404 and 422s', async () => {
     const team = world.teams['plain'] as string;
     expect((await platform(world.server, 'GET', '/team-projects')).status).toBe(400);
-    expect((await platform(world.server, 'POST', '/team-projects', { body: grantBody('custom', team, project) })).status).toBe(422);
+    expect((await platform(world.server, 'POST', '/team-projects', { body: grantBody('superuser', team, project) })).status).toBe(422);
     expect((await platform(world.server, 'POST', '/team-projects', { body: grantBody(undefined, team, project) })).status).toBe(422);
     expect((await platform(world.server, 'POST', '/team-projects', { body: grantBody('read', 'team-missing', project) })).status).toBe(422);
     expect((await platform(world.server, 'POST', '/team-projects', { body: grantBody('read', team, 'prj-missing') })).status).toBe(404);

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../helpers/app.js';
 import { createToken, list, v1 } from './client.js';
 import { revokedLeases, TEST_ENGINE } from './test-engine.js';
+import { AUTH_MOUNTS, MountTable } from '../../../src/secrets/mounts/mount-table.js';
 
 describe('mounts', () => {
   let server: TestServer;
@@ -36,6 +37,19 @@ describe('mounts', () => {
     expect((await v1(server, 'GET', 'team-a/scratch/item')).body.data).toEqual({ from: 'a' });
     expect((await v1(server, 'GET', 'team-b/scratch/item')).status).toBe(404);
     expect((await v1(server, 'GET', 'cubbyhole/item')).status).toBe(404);
+  });
+
+  it('resolves a request path to the mount it starts with, at any depth, and to none between segments', () => {
+    const table = new MountTable(server.app.runtime.store.db, server.app.runtime.clock);
+    expect(table.longestPrefix('team-a/scratch/deep/er/item')?.path).toBe('team-a/scratch/');
+    expect(table.longestPrefix('team-a/scratch')?.path).toBe('team-a/scratch/');
+    expect(table.longestPrefix('secret/data/x')?.path).toBe('secret/');
+    expect(table.longestPrefix('team-a/scratchy/item')).toBeUndefined();
+    expect(table.longestPrefix('team-a')).toBeUndefined();
+    expect(table.longestPrefix('')).toBeUndefined();
+    expect(table.longestPrefix('//secret//x')).toBeUndefined();
+    const auth = new MountTable(server.app.runtime.store.db, server.app.runtime.clock, AUTH_MOUNTS);
+    expect(auth.longestPrefix('token/lookup-self')?.type).toBe('token');
   });
 
   it('serves the engines of the default mounts', async () => {

@@ -105,6 +105,29 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
     expect(await rolesLike(username)).toEqual([]);
   });
 
+  it('stops handing out credentials once the role is deleted, and follows a changed role at once', async () => {
+    const role = `${id}d`;
+    const write = (statements: string[]) =>
+      v1(server, 'POST', `database/roles/${role}`, { body: { db_name: 'main', creation_statements: statements } });
+    expect((await write(readOnly)).status).toBe(204);
+    expect((await v1(server, 'GET', `database/creds/${role}`)).status).toBe(200);
+
+    // The role's statements are read on every request: a broken one fails the very next creds.
+    expect(
+      (await write([`CREATE ROLE "{{name}}" WITH LOGIN PASSWORD '{{password}}';`, 'GRANT SELEKT ON widgets TO "{{name}}";'])).status,
+    ).toBe(204);
+    const broken = await v1(server, 'GET', `database/creds/${role}`);
+    expect(broken.status).toBe(400);
+    expect(broken.body.errors[0]).toBe('failed to create user: unrecognized privilege type "selekt"');
+
+    expect((await v1(server, 'DELETE', `database/roles/${role}`)).status).toBe(204);
+    const gone = await v1(server, 'GET', `database/creds/${role}`);
+    expect(gone.status).toBe(400);
+    expect(gone.body.errors[0]).toBe(`unknown role: ${role}`);
+    // Only the first request made a user; the failed one left none behind.
+    expect(await rolesLike(`v-root-${role}-%`)).toHaveLength(1);
+  });
+
   it('renews with VALID UNTIL and drops the user when the lease expires on the clock', async () => {
     const role = `${id}e`;
     await v1(server, 'POST', `database/roles/${role}`, {

@@ -136,6 +136,30 @@ describe.skipIf(softHsmMissing !== null)('managed keys: pkcs11 against SoftHSM2'
     ).toEqual([204, 204, 204, 204, 204, 204]);
   });
 
+  it('honours a changed configuration at the next test/sign, and a deleted key signs no more', async () => {
+    const ec = { ...rsaKey, mechanism: '0x1041', key_label: 'ec-changing', key_bits: undefined, curve: 'P256' };
+    expect((await write('hsm-changing', ec)).status).toBe(204);
+    expect((await testSign('hsm-changing')).status).toBe(204);
+    expect((await testSign('hsm-changing')).status).toBe(204);
+
+    await write('hsm-changing', { pin: '0000' });
+    const badPin = await testSign('hsm-changing');
+    expect(badPin.status).toBe(400);
+    expect(badPin.body.errors[0]).toMatch(/CKR_PIN_INCORRECT/);
+    await write('hsm-changing', { pin: PIN });
+    expect((await testSign('hsm-changing')).status).toBe(204);
+
+    await write('hsm-changing', { key_label: 'ec-never-made', allow_generate_key: false });
+    const missing = await testSign('hsm-changing');
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors[0]).toMatch(/key labelled "ec-never-made" not found/);
+    await write('hsm-changing', { key_label: 'ec-changing' });
+    expect((await testSign('hsm-changing')).status).toBe(204);
+
+    expect((await v1(server, 'DELETE', 'sys/managed-keys/pkcs11/hsm-changing')).status).toBe(204);
+    expect((await testSign('hsm-changing')).status).toBe(404);
+  });
+
   it('keeps the event loop free while the token generates a key', async () => {
     await write('hsm-rsa4096', { ...rsaKey, key_label: 'rsa-4096', key_bits: 4096 });
     let signDone = 0;

@@ -22,14 +22,14 @@ describe('the key pool', () => {
 
   it('does nothing until a key type is used, then fills to its size in worker threads', async () => {
     const keys = pool(4);
-    const spec = { type: 'ec' as const, bits: 384 };
+    const spec = { type: 'rsa' as const, bits: 2048 };
     expect(keys.available(spec)).toBe(0);
     expect(keys.threadCount).toBe(0);
     keys.warm(spec);
     expect(keys.threadCount).toBe(2);
     await until(() => keys.available(spec) === 4);
     const key = await keys.take(spec);
-    expect(key.asymmetricKeyDetails?.namedCurve).toBe('secp384r1');
+    expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
     // Taking one starts its replacement.
     await until(() => keys.available(spec) === 4);
   });
@@ -60,6 +60,18 @@ describe('the key pool', () => {
     await keys.close();
     await refused;
     expect(keys.threadCount).toBe(0);
+  });
+
+  it('makes EC keys when taken, each a new one, without worker threads or a pool', async () => {
+    const keys = pool(20);
+    const spec = { type: 'ec' as const, bits: 256 };
+    keys.warm(spec);
+    const taken = await Promise.all([keys.take(spec), keys.take(spec)]);
+    expect(taken.map((key) => key.asymmetricKeyDetails?.namedCurve)).toEqual(['prime256v1', 'prime256v1']);
+    expect(taken[0]?.export({ format: 'pem', type: 'pkcs8' })).not.toBe(taken[1]?.export({ format: 'pem', type: 'pkcs8' }));
+    expect((await keys.take({ type: 'ec', bits: 384 })).asymmetricKeyDetails?.namedCurve).toBe('secp384r1');
+    expect(keys.threadCount).toBe(0);
+    expect(keys.available(spec)).toBe(0);
   });
 
   it('pre-generates only common sizes: RSA-8192 and P-521 are made when taken, never pooled', async () => {

@@ -2,8 +2,10 @@ import type { Clock } from '../../../core/clock.js';
 import type { Dialect } from '../../../core/dialect.js';
 import { spellKeys } from '../../../core/dialect.js';
 import { ApiError, badRequest, notFound } from '../../../core/errors.js';
-import type { DueItem, DueSource, RanWork, Scheduler } from '../../../core/scheduler.js';
+import type { EarliestDue, Pending } from '../../../core/earliest-due.js';
+import type { DueSource, RanWork, Scheduler } from '../../../core/scheduler.js';
 import type { DbOrTx } from '../../../store/store.js';
+import { dueInMounts, type MountEntry } from '../../framework/due-in-mounts.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
 import type { MountTable } from '../../mounts/mount-table.js';
 import type { PasswordPolicyStore } from '../../passwords/policy-store.js';
@@ -41,25 +43,33 @@ export interface StaticRoleDependencies {
   engineType: string;
 }
 
-interface Pending {
-  at: number;
-  mountUuid: string;
-  name: string;
-}
-
 /**
  * Static roles and their rotations. Rotation state lives with the role in mount storage; the
- * earliest due rotation is cached here (dropped on every write and on reset) so the scheduler's
- * frequent `next()` calls stay cheap.
+ * earliest due rotation is cached by `dueInMounts` (dropped on every write and on reset) so the
+ * scheduler's frequent `next()` calls stay cheap.
  */
 export class StaticRoles {
-  private earliest: Pending | null | undefined;
+  private readonly source: EarliestDue<MountEntry>;
 
-  constructor(private readonly deps: StaticRoleDependencies) {}
+  constructor(private readonly deps: StaticRoleDependencies) {
+    this.source = dueInMounts({
+      name: 'database-static-roles',
+      db: deps.db,
+      scheduler: deps.scheduler,
+      mounts: () => deps.mounts.ofType(deps.engineType),
+      dueTimes: function* (storage) {
+        for (const name of listing(storage, 'static-role/')) {
+          const role = readStaticRole(storage, name);
+          if (role) yield { name, at: dueAt(role) };
+        }
+      },
+      run: (pending, storage) => this.runDue(pending, storage),
+      onReset: () => void deps.pools.closeAll(),
+    });
+  }
 
   private changed(): void {
-    this.earliest = undefined;
-    this.deps.scheduler.poke();
+    this.source.changed();
   }
 
   /** Sets a new password in the database, then records it; a failure keeps the old one and schedules a retry. */
@@ -86,45 +96,18 @@ export class StaticRoles {
     this.changed();
   }
 
-  private findEarliest(): Pending | null {
-    let best: Pending | null = null;
-    for (const mount of this.deps.mounts.ofType(this.deps.engineType)) {
-      const storage = new MountStorage(this.deps.db, mount.uuid);
-      for (const name of listing(storage, 'static-role/')) {
-        const role = readStaticRole(storage, name);
-        if (role && (!best || dueAt(role) < best.at)) best = { at: dueAt(role), mountUuid: mount.uuid, name };
-      }
-    }
-    return best;
-  }
-
   dueSource(): DueSource {
-    return {
-      name: 'database-static-roles',
-      next: (): DueItem | undefined => {
-        if (this.earliest === undefined) this.earliest = this.findEarliest();
-        const pending = this.earliest;
-        if (!pending) return undefined;
-        return { at: pending.at, run: () => this.runDue(pending) };
-      },
-      reset: () => {
-        this.earliest = undefined;
-        void this.deps.pools.closeAll();
-      },
-    };
+    return this.source;
   }
 
-  private async runDue(pending: Pending): Promise<RanWork> {
-    const at = new Date(pending.at).toISOString();
-    const work = { at, kind: 'static-role-rotation', subject: pending.name };
-    const storage = new MountStorage(this.deps.db, pending.mountUuid);
-    const role = readStaticRole(storage, pending.name);
+  private async runDue({ at, item }: Pending<MountEntry>, storage: MountStorage): Promise<RanWork> {
+    const work = { at: new Date(at).toISOString(), kind: 'static-role-rotation', subject: item.name };
+    const role = readStaticRole(storage, item.name);
     if (!role || dueAt(role) > this.deps.clock.nowMs()) {
-      this.earliest = undefined;
       return { ...work, outcome: 'done', detail: role ? 'no longer due' : 'role gone' };
     }
     try {
-      await this.rotate(storage, pending.mountUuid, pending.name);
+      await this.rotate(storage, item.mountUuid, item.name);
       return { ...work, outcome: 'done', detail: 'rotated' };
     } catch (error) {
       return { ...work, outcome: 'failed', detail: `${(error as Error).message}; retrying in ${RETRY_MS / 1000}s` };

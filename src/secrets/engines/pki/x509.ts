@@ -207,10 +207,21 @@ export interface CertificateTemplate {
 const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer =>
   bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
 
+/**
+ * SPKIs by key object: issuing asks twice for the same key (its identifier, then the certificate),
+ * and parsing the DER is a good part of an issue's cost. Entries go with their key objects.
+ */
+const parsedSpkis = new WeakMap<KeyObject, asn.SubjectPublicKeyInfo>();
+
 /** The SPKI of a key; a private key gives its public half. */
 function publicKeyInfo(key: KeyObject): asn.SubjectPublicKeyInfo {
-  const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-  return AsnConvert.parse(publicKey.export({ format: 'der', type: 'spki' }), asn.SubjectPublicKeyInfo);
+  let spki = parsedSpkis.get(key);
+  if (!spki) {
+    const publicKey = key.type === 'private' ? createPublicKey(key) : key;
+    spki = AsnConvert.parse(publicKey.export({ format: 'der', type: 'spki' }), asn.SubjectPublicKeyInfo);
+    parsedSpkis.set(key, spki);
+  }
+  return spki;
 }
 
 /** X.509 times: UTCTime through 2049, GeneralizedTime after, as RFC 5280 requires. */

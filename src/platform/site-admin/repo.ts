@@ -1,0 +1,141 @@
+import { and, asc, count, desc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { DbOrTx } from '../../store/store.js';
+import { inList } from '../../store/sql-lists.js';
+import { organizations, runs, teamMembers, teams, users, workspaces } from '../../store/tables.js';
+import type { OrganizationRow, UserRow } from '../auth/principal.js';
+
+/** `column` contains `text`, ignoring case; `%` and `_` in `text` match only themselves. */
+function contains(column: SQLWrapper, text: string): SQL {
+  return sql`instr(lower(${column}), ${text.toLowerCase()}) > 0`;
+}
+
+export interface OrganizationFilter {
+  /** Part of the name or the notification email. */
+  q?: string;
+  /** Only organizations whose private modules the named organization may use (`filter[module_producer]`). */
+  consumerIds?: readonly string[];
+}
+
+/** One page of every organization on the installation, by name. */
+export function listOrganizations(db: DbOrTx, filter: OrganizationFilter, offset: number, limit: number) {
+  const conditions: SQL[] = [];
+  if (filter.q) conditions.push(sql`(${contains(organizations.name, filter.q)} or ${contains(organizations.email, filter.q)})`);
+  if (filter.consumerIds) conditions.push(filter.consumerIds.length === 0 ? sql`0` : inList(organizations.id, [...filter.consumerIds]));
+  const where = conditions.length > 0 ? and(...conditions) : undefined;
+  const rows = db.select().from(organizations).where(where).orderBy(asc(organizations.name)).limit(limit).offset(offset).all();
+  const total = db.select({ n: count() }).from(organizations).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+
+export function organizationsByIds(db: DbOrTx, ids: readonly string[]): OrganizationRow[] {
+  return ids.length === 0
+    ? []
+    : db
+        .select()
+        .from(organizations)
+        .where(inList(organizations.id, [...new Set(ids)]))
+        .orderBy(asc(organizations.name))
+        .all();
+}
+
+export function organizationsByNames(db: DbOrTx, names: readonly string[]): OrganizationRow[] {
+  return names.length === 0
+    ? []
+    : db
+        .select()
+        .from(organizations)
+        .where(inList(organizations.name, [...new Set(names)]))
+        .all();
+}
+
+/** The members of each organization's owners team, for a page of organizations in one query. */
+export function ownersOf(db: DbOrTx, organizationIds: readonly string[]): Map<string, UserRow[]> {
+  const owners = new Map<string, UserRow[]>(organizationIds.map((id) => [id, []]));
+  if (organizationIds.length === 0) return owners;
+  const rows = db
+    .select({ organizationId: teams.organizationId, user: users })
+    .from(teamMembers)
+    .innerJoin(teams, eq(teams.id, teamMembers.teamId))
+    .innerJoin(users, eq(users.id, teamMembers.userId))
+    .where(and(eq(teams.isOwners, true), inList(teams.organizationId, [...organizationIds])))
+    .orderBy(asc(users.username))
+    .all();
+  for (const row of rows) owners.get(row.organizationId)?.push(row.user);
+  return owners;
+}
+
+export type AdminWorkspaceSort = 'name' | '-name' | 'current-run.created-at' | '-current-run.created-at';
+
+export interface WorkspaceFilter {
+  /** Part of the workspace name (or its organization's name). */
+  q?: string;
+  /** The current run's status (`filter[current_run][status]`). */
+  currentRunStatus?: string;
+}
+
+export type AdminWorkspaceRow = Pick<
+  typeof workspaces.$inferSelect,
+  'id' | 'name' | 'organizationId' | 'lockedBy' | 'vcsRepo' | 'currentRunId'
+>;
+
+/** One page of every workspace on the installation; current-run sorts put workspaces without a run last. */
+export function listWorkspaces(db: DbOrTx, filter: WorkspaceFilter, sort: AdminWorkspaceSort, offset: number, limit: number) {
+  const conditions: SQL[] = [];
+  if (filter.q) conditions.push(contains(workspaces.name, filter.q));
+  if (filter.currentRunStatus) conditions.push(eq(runs.status, filter.currentRunStatus));
+  const where = conditions.length > 0 ? and(...conditions) : undefined;
+  const order =
+    sort === 'name'
+      ? [asc(workspaces.name), asc(workspaces.id)]
+      : sort === '-name'
+        ? [desc(workspaces.name), asc(workspaces.id)]
+        : [
+            sql`${runs.createdAt} is null`,
+            sort === 'current-run.created-at' ? asc(runs.createdAt) : desc(runs.createdAt),
+            asc(workspaces.id),
+          ];
+  const rows: AdminWorkspaceRow[] = db
+    .select({
+      id: workspaces.id,
+      name: workspaces.name,
+      organizationId: workspaces.organizationId,
+      lockedBy: workspaces.lockedBy,
+      vcsRepo: workspaces.vcsRepo,
+      currentRunId: workspaces.currentRunId,
+    })
+    .from(workspaces)
+    .leftJoin(runs, eq(runs.id, workspaces.currentRunId))
+    .where(where)
+    .orderBy(...order)
+    .limit(limit)
+    .offset(offset)
+    .all();
+  const total = db.select({ n: count() }).from(workspaces).leftJoin(runs, eq(runs.id, workspaces.currentRunId)).where(where).get()?.n ?? 0;
+  return { rows, total };
+}
+
+export function findWorkspace(db: DbOrTx, id: string): AdminWorkspaceRow | undefined {
+  return db
+    .select({
+      id: workspaces.id,
+      name: workspaces.name,
+      organizationId: workspaces.organizationId,
+      lockedBy: workspaces.lockedBy,
+      vcsRepo: workspaces.vcsRepo,
+      currentRunId: workspaces.currentRunId,
+    })
+    .from(workspaces)
+    .where(eq(workspaces.id, id))
+    .get();
+}
+
+export type RunSummary = Pick<typeof runs.$inferSelect, 'id' | 'status' | 'createdAt' | 'workspaceId'>;
+
+export function runsByIds(db: DbOrTx, ids: readonly string[]): RunSummary[] {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: runs.id, status: runs.status, createdAt: runs.createdAt, workspaceId: runs.workspaceId })
+    .from(runs)
+    .where(inList(runs.id, [...new Set(ids)]))
+    .all();
+}

@@ -1,0 +1,195 @@
+import { Type } from '@sinclair/typebox';
+import { badRequest } from '../../core/errors.js';
+import type { PlatformApp, PlatformContext } from '../context.js';
+import { Attributes, readResource } from '../jsonapi/body.js';
+import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
+import { Included, readInclude } from '../jsonapi/include.js';
+import { readPage } from '../jsonapi/pagination.js';
+import { queryList } from '../jsonapi/query.js';
+import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
+import { userResource } from '../users/resource.js';
+import type { AdminWorkspaceSort } from './repo.js';
+import { ADMIN_ORGANIZATION_DEFAULTS, readAdminOrganizationUpdate } from './fields.js';
+import { adminOrganizationResource, adminWorkspaceResource, runSummaryResource } from './resource.js';
+
+type Query = Record<string, unknown>;
+
+const ORGANIZATION_BODY = resourceBody(['organizations'], {
+  allowEmptyType: true,
+  attributes: Object.fromEntries(
+    Object.entries(ADMIN_ORGANIZATION_DEFAULTS).map(([name, value]) => [
+      name,
+      typeof value === 'boolean' ? Attr.boolean() : typeof value === 'string' ? Attr.string('a duration such as "2h"') : Attr.integer(),
+    ]),
+  ),
+});
+
+const CONSUMERS_BODY = Type.Object({
+  data: Type.Array(Type.Object({ type: Type.String(), id: Type.String() }, { additionalProperties: true })),
+});
+
+const WORKSPACE_SORTS: readonly AdminWorkspaceSort[] = ['name', '-name', 'current-run.created-at', '-current-run.created-at'];
+const WORKSPACE_INCLUDES = ['organization', 'current_run', 'organization.owners'];
+
+function text(query: Query, name: string): string | undefined {
+  const value = queryList(query, name).join(',');
+  return value === '' ? undefined : value;
+}
+
+/**
+ * `/admin/organizations`, `/admin/workspaces` and the user actions of `/admin/users` (self-hosted
+ * edition only; `platform/plugin.ts` registers them there). Site administrators only: anyone else
+ * meets the 404 of a missing resource before the body is read.
+ */
+export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
+  const service = context.services.siteAdmin;
+  const users = context.services.users;
+  app.addHook('preValidation', async (request) => service.requireAdmin(request.principal));
+
+  app.get(
+    '/admin/organizations',
+    { schema: { querystring: listQuery({ includes: ['owners'], filters: ['q', 'filter[module_producer]'] }) } },
+    async (request, reply) => {
+      const query: Query = request.query;
+      const page = readPage(query);
+      const includes = readInclude(query, ['owners']);
+      const producer = text(query, 'filter[module_producer]');
+      const { rows, total } = service.listOrganizations(
+        request.principal,
+        { ...(text(query, 'q') ? { q: text(query, 'q') } : {}), ...(producer ? { producer } : {}) },
+        page.offset,
+        page.size,
+      );
+      const owners = service.ownersOf(rows);
+      const included = new Included();
+      const items = rows.map((row) => {
+        const mine = owners.get(row.id) ?? [];
+        if (includes.has('owners')) included.add(...mine.map(userResource));
+        return adminOrganizationResource(row, mine);
+      });
+      return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
+    },
+  );
+
+  app.get(
+    '/admin/organizations/:org',
+    { schema: { params: params('org'), querystring: showQuery(['owners']) } },
+    async (request, reply) => {
+      const includes = readInclude(request.query, ['owners']);
+      const organization = service.showOrganization(request.principal, request.params.org);
+      const owners = service.ownersOf([organization]).get(organization.id) ?? [];
+      const document = singleDocument(adminOrganizationResource(organization, owners));
+      if (includes.has('owners')) document.included = owners.map(userResource);
+      return sendDocument(reply, 200, document);
+    },
+  );
+
+  app.patch('/admin/organizations/:org', { schema: { params: params('org'), body: ORGANIZATION_BODY } }, async (request, reply) => {
+    const { attributes } = readResource(request.body, ['organizations'], { allowEmptyType: true });
+    const changes = readAdminOrganizationUpdate(new Attributes(attributes));
+    const organization = service.updateOrganization(request.principal, request.params.org, changes);
+    const owners = service.ownersOf([organization]).get(organization.id) ?? [];
+    return sendDocument(reply, 200, singleDocument(adminOrganizationResource(organization, owners)));
+  });
+
+  app.delete('/admin/organizations/:org', { schema: { params: params('org') } }, async (request, reply) => {
+    service.destroyOrganization(request.principal, request.params.org);
+    return sendNoContent(reply);
+  });
+
+  const consumers = '/admin/organizations/:org/relationships/module-consumers';
+  app.get(consumers, { schema: { params: params('org'), querystring: listQuery() } }, async (request, reply) => {
+    const page = readPage(request.query);
+    const all = service.moduleConsumers(request.principal, request.params.org);
+    const items = all.slice(page.offset, page.offset + page.size).map((row) => adminOrganizationResource(row));
+    return sendDocument(reply, 200, listDocument(request, { items, total: all.length, page }));
+  });
+
+  app.patch(consumers, { schema: { params: params('org'), body: CONSUMERS_BODY } }, async (request, reply) => {
+    const names = request.body.data.map((item, index) => {
+      if (item.type !== 'organizations') throw badRequest('data items must be organizations', { pointer: `/data/${index}/type` });
+      return item.id;
+    });
+    service.setModuleConsumers(request.principal, request.params.org, names);
+    return sendNoContent(reply);
+  });
+
+  app.get(
+    '/admin/workspaces',
+    { schema: { querystring: listQuery({ includes: WORKSPACE_INCLUDES, filters: ['q', 'filter[current_run][status]', 'sort'] }) } },
+    async (request, reply) => {
+      const query: Query = request.query;
+      const page = readPage(query);
+      const includes = readInclude(query, WORKSPACE_INCLUDES);
+      const sort = text(query, 'sort') ?? 'name';
+      if (!WORKSPACE_SORTS.includes(sort as AdminWorkspaceSort)) {
+        throw badRequest(`sort must be one of ${WORKSPACE_SORTS.join(', ')}`, { title: 'bad request', parameter: 'sort' });
+      }
+      const status = text(query, 'filter[current_run][status]');
+      const q = text(query, 'q');
+      const found = service.listWorkspaces(
+        request.principal,
+        { ...(q ? { q } : {}), ...(status ? { currentRunStatus: status } : {}) },
+        sort as AdminWorkspaceSort,
+        page.offset,
+        page.size,
+      );
+      const included = new Included();
+      const items = found.rows.map((row) => {
+        const organization = found.organizations.get(row.organizationId);
+        if (organization && (includes.has('organization') || includes.has('organization.owners'))) {
+          const owners = found.owners.get(organization.id) ?? [];
+          included.add(adminOrganizationResource(organization, owners));
+          if (includes.has('organization.owners')) included.add(...owners.map(userResource));
+        }
+        return adminWorkspaceResource(row, organization?.name ?? '');
+      });
+      if (includes.has('current_run')) included.add(...found.runs.map(runSummaryResource));
+      return sendDocument(reply, 200, listDocument(request, { items, total: found.total, page }, { included }));
+    },
+  );
+
+  app.get(
+    '/admin/workspaces/:id',
+    { schema: { params: params('id'), querystring: showQuery(WORKSPACE_INCLUDES) } },
+    async (request, reply) => {
+      const includes = readInclude(request.query, WORKSPACE_INCLUDES);
+      const { workspace, organizations, runs, owners } = service.showWorkspace(request.principal, request.params.id);
+      const organization = organizations.get(workspace.organizationId);
+      const document = singleDocument(adminWorkspaceResource(workspace, organization?.name ?? ''));
+      const included = new Included();
+      if (organization && (includes.has('organization') || includes.has('organization.owners'))) {
+        included.add(adminOrganizationResource(organization, owners.get(organization.id)));
+        if (includes.has('organization.owners')) included.add(...(owners.get(organization.id) ?? []).map(userResource));
+      }
+      if (includes.has('current_run')) included.add(...runs.map(runSummaryResource));
+      const extra = included.toArray();
+      if (extra) document.included = extra;
+      return sendDocument(reply, 200, document);
+    },
+  );
+
+  app.delete('/admin/workspaces/:id', { schema: { params: params('id') } }, async (request, reply) => {
+    service.destroyWorkspace(request.principal, request.params.id);
+    return sendNoContent(reply);
+  });
+
+  app.delete('/admin/users/:id', { schema: { params: params('id') } }, async (request, reply) => {
+    users.destroyAs(request.principal, request.params.id);
+    return sendNoContent(reply);
+  });
+
+  const actions = {
+    suspend: { isSuspended: true },
+    unsuspend: { isSuspended: false },
+    grant_admin: { isSiteAdmin: true },
+    revoke_admin: { isSiteAdmin: false },
+    // Two-factor authentication is never on here, so turning it off changes nothing.
+    disable_two_factor: {},
+  } as const;
+  for (const [action, changes] of Object.entries(actions)) {
+    app.post(`/admin/users/:id/actions/${action}`, { schema: { params: params('id') } }, async (request, reply) =>
+      sendDocument(reply, 200, singleDocument(userResource(users.setFlags(request.principal, request.params.id, changes)))),
+    );
+  }
+}
