@@ -34,4 +34,16 @@ export function insertRows<T extends SQLiteTable>(db: DbOrTx, table: T, rows: re
   }
 }
 
+/**
+ * `column IN (list)` for a statement prepared once (store/prepared.ts): the list is bound at run
+ * time as one JSON array under the placeholder `name` (pass `jsonList(values)`), so a page of any
+ * size reuses the same compiled statement instead of building and preparing a new one.
+ */
+export function inJsonList(column: Column | SQL, name: string): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${sql.placeholder(name)}))`;
+}
+
+/** The value `inJsonList`'s placeholder takes. */
+export const jsonList = (values: readonly (string | number)[]): string => JSON.stringify(values);
+
 const isList = (values: readonly (string | number)[] | SQLWrapper): values is readonly (string | number)[] => Array.isArray(values);

@@ -162,24 +162,20 @@ export function teamPermissions(grants: OrganizationGrants, team: TeamRow): Set<
 }
 
 // Asked on nearly every platform request, so compiled once (see store/prepared.ts).
-const membershipStatus = prepared((db) =>
+// Every platform request asks this: the membership's status and the user's teams in the
+// organization in one statement (a row per team, or one row with no team), compiled once.
+const membershipAndTeams = prepared((db) =>
   db
-    .select({ status: organizationMemberships.status })
+    .select({ status: organizationMemberships.status, team: teams })
     .from(organizationMemberships)
+    .leftJoin(teamMembers, eq(teamMembers.userId, organizationMemberships.userId))
+    .leftJoin(teams, and(eq(teams.id, teamMembers.teamId), eq(teams.organizationId, organizationMemberships.organizationId)))
     .where(
       and(
         eq(organizationMemberships.organizationId, sql.placeholder('organizationId')),
         eq(organizationMemberships.userId, sql.placeholder('userId')),
       ),
     )
-    .prepare(),
-);
-const teamsOfUserInOrganization = prepared((db) =>
-  db
-    .select({ team: teams })
-    .from(teamMembers)
-    .innerJoin(teams, eq(teams.id, teamMembers.teamId))
-    .where(and(eq(teamMembers.userId, sql.placeholder('userId')), eq(teams.organizationId, sql.placeholder('organizationId'))))
     .prepare(),
 );
 
@@ -243,10 +239,8 @@ export class Permissions {
    * membership there (an invited member gets nothing from the teams they were invited to).
    */
   private activeTeams(userId: string, organizationId: string): TeamRow[] | null {
-    const membership = membershipStatus(this.db).get({ organizationId, userId });
-    if (membership?.status !== 'active') return null;
-    return teamsOfUserInOrganization(this.db)
-      .all({ userId, organizationId })
-      .map((row) => row.team);
+    const rows = membershipAndTeams(this.db).all({ organizationId, userId });
+    if (rows[0]?.status !== 'active') return null;
+    return rows.flatMap((row) => (row.team === null ? [] : [row.team]));
   }
 }

@@ -55,16 +55,20 @@ export function listMemberships(
   filter: MembershipFilter,
   offset: number,
   limit: number,
+  /** The filtered total when the caller already counted it (statusCounts), saving a second search. */
+  knownTotal?: number,
 ): { rows: MembershipWithUser[]; total: number } {
   if (unfiltered(filter)) return pageOfAll(db, organizationId, filter.status, offset, limit);
   const where = conditions(organizationId, filter, true);
   const total =
+    knownTotal ??
     db
       .select({ n: count() })
       .from(organizationMemberships)
       .innerJoin(users, eq(users.id, organizationMemberships.userId))
       .where(where)
-      .get()?.n ?? 0;
+      .get()?.n ??
+    0;
   const window = readWindow({ offset, size: limit }, total);
   if (window.limit === 0) return { rows: [], total };
   const rows = db

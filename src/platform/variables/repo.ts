@@ -1,5 +1,6 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { inList } from '../../store/sql-lists.js';
+import { inJsonList, jsonList } from '../../store/sql-lists.js';
+import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { workspaceVariables } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
@@ -47,15 +48,20 @@ export function listVariables(db: DbOrTx, workspaceId: string, offset: number, l
 }
 
 /** Ids of each workspace's variables in creation order, for a page of workspaces in one query. */
+// Every workspace document asks for these (the `vars` relationship), so the statement is compiled once.
+const variableIdsOfList = prepared((db) =>
+  db
+    .select({ id: workspaceVariables.id, workspaceId: workspaceVariables.workspaceId })
+    .from(workspaceVariables)
+    .where(inJsonList(workspaceVariables.workspaceId, 'workspaceIds'))
+    .orderBy(asc(workspaceVariables.createdAt), asc(sql`rowid`))
+    .prepare(),
+);
+
 export function variableIdsOf(db: DbOrTx, workspaceIds: readonly string[]): Map<string, string[]> {
   const result = new Map<string, string[]>(workspaceIds.map((id) => [id, []]));
   if (workspaceIds.length === 0) return result;
-  const rows = db
-    .select({ id: workspaceVariables.id, workspaceId: workspaceVariables.workspaceId })
-    .from(workspaceVariables)
-    .where(inList(workspaceVariables.workspaceId, [...workspaceIds]))
-    .orderBy(asc(workspaceVariables.createdAt), asc(sql`rowid`))
-    .all();
+  const rows = variableIdsOfList(db).all({ workspaceIds: jsonList(workspaceIds) });
   for (const row of rows) result.get(row.workspaceId)?.push(row.id);
   return result;
 }

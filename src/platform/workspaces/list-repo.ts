@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { sql } from 'drizzle-orm';
 import { prepared, preparedSql } from '../../store/prepared.js';
+import { inJsonList, jsonList } from '../../store/sql-lists.js';
 import { sqliteOf, type Db } from '../../store/store.js';
 import { workspaces } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
@@ -170,11 +171,12 @@ function shapeOf(organizationId: string, readable: ReadableSet, filter: Workspac
   return shape;
 }
 
-const rowByRowid = prepared((db) =>
+// The page's rows in one statement (compiled once); SQLite returns them in any order, the caller restores the page's.
+const rowsByRowids = prepared((db) =>
   db
-    .select()
+    .select({ rowid: sql<number>`${workspaces}.rowid`, row: workspaces })
     .from(workspaces)
-    .where(sql`${workspaces}.rowid = ${sql.placeholder('rowid')}`)
+    .where(inJsonList(sql`${workspaces}.rowid`, 'rowids'))
     .prepare(),
 );
 
@@ -252,6 +254,11 @@ export function pageOfWorkspaces(
     (row: (string | number)[]) => row.slice(1),
     (window) => readWindow(sqlite, shape, sort, window),
   );
-  const rows = keyed.map(([rowid]) => rowByRowid(db).get({ rowid })).filter((row): row is WorkspaceRow => row !== undefined);
+  const byRowid = new Map(
+    rowsByRowids(db)
+      .all({ rowids: jsonList(keyed.map(([rowid]) => rowid as number)) })
+      .map((found) => [found.rowid, found.row]),
+  );
+  const rows = keyed.map(([rowid]) => byRowid.get(rowid as number)).filter((row): row is WorkspaceRow => row !== undefined);
   return { rows, total };
 }
