@@ -150,6 +150,14 @@ function rightsOf(details: ReturnType<typeof detailsOf>): ProjectPermission[] {
 }
 
 /** What `grants` (a caller's standing in the projects' organization) allows on each of `projectIds`, in one query. */
+/** A team project grant's level and custom settings, as `detailsOf` and `projectGrantLevel` read them. */
+export const TEAM_PROJECT_ACCESS_COLUMNS = {
+  projectId: teamProjects.projectId,
+  access: teamProjects.access,
+  projectAccess: teamProjects.projectAccess,
+  workspaceAccess: teamProjects.workspaceAccess,
+};
+
 export function projectPermissionsForMany(
   db: DbOrTx,
   grants: Pick<OrganizationGrants, 'permissions' | 'teamIds'>,
@@ -164,12 +172,7 @@ export function projectPermissionsForMany(
   const result = new Map(projectIds.map((id) => [id, new Set(base)]));
   if (!base.has('read') || grants.teamIds.size === 0 || projectIds.length === 0) return result;
   const rows = db
-    .select({
-      projectId: teamProjects.projectId,
-      access: teamProjects.access,
-      projectAccess: teamProjects.projectAccess,
-      workspaceAccess: teamProjects.workspaceAccess,
-    })
+    .select(TEAM_PROJECT_ACCESS_COLUMNS)
     .from(teamProjects)
     .where(and(inList(teamProjects.projectId, [...new Set(projectIds)]), inList(teamProjects.teamId, [...grants.teamIds])))
     .all();

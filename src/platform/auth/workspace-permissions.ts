@@ -7,7 +7,7 @@ import { teamProjects, teamWorkspaces, workspaces } from '../../store/tables.js'
 import { defaultProjectId } from '../default-project.js';
 import { inSlices } from '../sql-slices.js';
 import { Permissions, type OrganizationPermission } from './permissions.js';
-import { projectGrantLevel } from './project-permissions.js';
+import { projectGrantLevel, TEAM_PROJECT_ACCESS_COLUMNS } from './project-permissions.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -145,12 +145,7 @@ export class WorkspacePermissions {
     const levels = new Map<string, AccessLevel>();
     if (scope.teamIds.length === 0) return levels;
     const grants = this.db
-      .select({
-        projectId: teamProjects.projectId,
-        access: teamProjects.access,
-        projectAccess: teamProjects.projectAccess,
-        workspaceAccess: teamProjects.workspaceAccess,
-      })
+      .select(TEAM_PROJECT_ACCESS_COLUMNS)
       .from(teamProjects)
       .where(inList(teamProjects.teamId, [...scope.teamIds]))
       .all();

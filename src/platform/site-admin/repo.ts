@@ -79,6 +79,16 @@ export type AdminWorkspaceRow = Pick<
 >;
 
 /** One page of every workspace on the installation; current-run sorts put workspaces without a run last. */
+/** The workspace columns the admin documents show, for the list and the show alike. */
+const ADMIN_WORKSPACE_COLUMNS = {
+  id: workspaces.id,
+  name: workspaces.name,
+  organizationId: workspaces.organizationId,
+  lockedBy: workspaces.lockedBy,
+  vcsRepo: workspaces.vcsRepo,
+  currentRunId: workspaces.currentRunId,
+};
+
 export function listWorkspaces(db: DbOrTx, filter: WorkspaceFilter, sort: AdminWorkspaceSort, offset: number, limit: number) {
   const conditions: SQL[] = [];
   if (filter.q) conditions.push(contains(workspaces.name, filter.q));
@@ -95,14 +105,7 @@ export function listWorkspaces(db: DbOrTx, filter: WorkspaceFilter, sort: AdminW
             asc(workspaces.id),
           ];
   const rows: AdminWorkspaceRow[] = db
-    .select({
-      id: workspaces.id,
-      name: workspaces.name,
-      organizationId: workspaces.organizationId,
-      lockedBy: workspaces.lockedBy,
-      vcsRepo: workspaces.vcsRepo,
-      currentRunId: workspaces.currentRunId,
-    })
+    .select(ADMIN_WORKSPACE_COLUMNS)
     .from(workspaces)
     .leftJoin(runs, eq(runs.id, workspaces.currentRunId))
     .where(where)
@@ -115,18 +118,7 @@ export function listWorkspaces(db: DbOrTx, filter: WorkspaceFilter, sort: AdminW
 }
 
 export function findWorkspace(db: DbOrTx, id: string): AdminWorkspaceRow | undefined {
-  return db
-    .select({
-      id: workspaces.id,
-      name: workspaces.name,
-      organizationId: workspaces.organizationId,
-      lockedBy: workspaces.lockedBy,
-      vcsRepo: workspaces.vcsRepo,
-      currentRunId: workspaces.currentRunId,
-    })
-    .from(workspaces)
-    .where(eq(workspaces.id, id))
-    .get();
+  return db.select(ADMIN_WORKSPACE_COLUMNS).from(workspaces).where(eq(workspaces.id, id)).get();
 }
 
 export type RunSummary = Pick<typeof runs.$inferSelect, 'id' | 'status' | 'createdAt' | 'workspaceId'>;
