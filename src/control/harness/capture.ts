@@ -45,6 +45,8 @@ export function isJsonText(contentType: unknown, body: unknown): boolean {
 /** A body as it was sent, kept until someone reads the entry. */
 export interface SentBody {
   body: unknown;
+  /** The body's size on the wire when known (a parsed request body's `Content-Length`). */
+  bytes?: number;
   /** Whether text is to be read as JSON (from its content type, or its first character). */
   json: boolean;
 }
@@ -68,17 +70,36 @@ function captured(sent: SentBody, rules: BodyRules): () => unknown {
   return () => journalBody(body, rules, json);
 }
 
+/** About how many bytes keeping `sent` until it is read holds in memory: none for a body reduced to its marker. */
+function heldBytes(sent: SentBody): number {
+  const { body, json } = sent;
+  if (typeof body === 'string' || Buffer.isBuffer(body)) {
+    const length = typeof body === 'string' ? body.length : body.byteLength;
+    return json && length <= MAX_KEPT_BYTES ? length : 0;
+  }
+  const streamed = typeof body === 'object' && body !== null && typeof (body as { pipe?: unknown }).pipe === 'function';
+  return typeof body === 'object' && body !== null && !streamed ? (sent.bytes ?? 0) : 0;
+}
+
 /**
- * The bodies of one entry, redacted when first asked for and remembered after. Capturing costs a
- * reference per small JSON body (see `captured`), so the journal adds little to a request nobody
- * inspects; what a reader sees is redacted by the same rules either way.
+ * The bodies of one entry, redacted when first asked for and remembered after, and about how many
+ * bytes they hold until then (the journal's byte budget counts them). Capturing costs a reference
+ * per small JSON body (see `captured`), so the journal adds little to a request nobody inspects;
+ * what a reader sees is redacted by the same rules either way.
  */
-export function lazyBodies(request: SentBody, response: SentBody, rules: BodyRules): () => { request: unknown; response: unknown } {
+export function lazyBodies(
+  request: SentBody,
+  response: SentBody,
+  rules: BodyRules,
+): { bodies: () => { request: unknown; response: unknown }; keptBytes: number } {
   const requestBody = captured(request, rules);
   const responseBody = captured(response, rules);
   let redacted: { request: unknown; response: unknown } | undefined;
-  return () => {
-    redacted ??= { request: requestBody(), response: responseBody() };
-    return redacted;
+  return {
+    bodies: () => {
+      redacted ??= { request: requestBody(), response: responseBody() };
+      return redacted;
+    },
+    keptBytes: heldBytes(request) + heldBytes(response),
   };
 }

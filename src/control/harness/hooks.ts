@@ -85,8 +85,12 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
       status,
       durationMs: Math.round(durationMs * 100) / 100,
       subject: subjects.of(request, watched.path),
-      bodies: lazyBodies(
-        { body: request.body, json: !objects && isJsonText(request.headers['content-type'], request.body) },
+      ...lazyBodies(
+        {
+          body: request.body,
+          json: !objects && isJsonText(request.headers['content-type'], request.body),
+          bytes: Number(request.headers['content-length']) || 0,
+        },
         watched.response,
         rules,
       ),

@@ -24,6 +24,8 @@ export interface JournalRecord {
   subject: string | null;
   /** Both bodies, redacted; worked out the first time someone reads the entry (see capture.ts). */
   bodies(): { request: unknown; response: unknown };
+  /** About how many bytes the unread bodies hold; the journal's byte budget drops the oldest first. */
+  keptBytes: number;
   fault: FaultMark | null;
 }
 
@@ -129,6 +131,13 @@ export function journalEntry(record: JournalRecord): Record<string, unknown> {
 
 type Listener = (record: JournalRecord) => void;
 
+/** What an entry shows for a body the byte budget dropped: its metadata stays, its bodies go. */
+export const DROPPED_BODY = '[dropped: journal body budget]';
+const DROPPED = { request: DROPPED_BODY, response: DROPPED_BODY };
+
+/** The most body bytes the journal holds at once (a ring of 10,000 small JSON bodies fits well within it). */
+export const JOURNAL_BODY_BUDGET = 64 * 1024 * 1024;
+
 /**
  * The request journal: a ring of the last `size` requests, oldest overwritten first, and the
  * listeners of the live stream. Ids grow by one per request and are never reused, so `since=<id>`
@@ -138,9 +147,20 @@ export class Journal {
   private readonly ring: (JournalRecord | undefined)[];
   private nextId = 1;
   private readonly listeners = new Set<Listener>();
+  /** Body bytes the ring holds, and the oldest id whose bodies may still count in them. */
+  private keptBytes = 0;
+  private oldestKept = 1;
 
-  constructor(readonly size: number) {
+  constructor(
+    readonly size: number,
+    private readonly bodyBudget = JOURNAL_BODY_BUDGET,
+  ) {
     this.ring = new Array<JournalRecord | undefined>(size);
+  }
+
+  /** The body bytes the ring holds now (for tests and the soak). */
+  get bodyBytes(): number {
+    return this.keptBytes;
   }
 
   /** The id the next record gets. */
@@ -149,8 +169,28 @@ export class Journal {
   }
 
   add(record: JournalRecord): void {
-    this.ring[record.id % this.size] = record;
+    const slot = record.id % this.size;
+    this.keptBytes += record.keptBytes - (this.ring[slot]?.keptBytes ?? 0);
+    this.ring[slot] = record;
+    this.keepWithinBudget(record.id);
     for (const listener of this.listeners) listener(record);
+  }
+
+  /**
+   * Bounds the journal by bytes as well as by entries: while the unread bodies exceed the budget,
+   * the oldest entries lose theirs (and keep their metadata). The newest entry is never trimmed.
+   */
+  private keepWithinBudget(newest: number): void {
+    this.oldestKept = Math.max(this.oldestKept, this.nextId - this.size);
+    while (this.keptBytes > this.bodyBudget && this.oldestKept < newest) {
+      const record = this.ring[this.oldestKept % this.size];
+      if (record !== undefined && record.id === this.oldestKept && record.keptBytes > 0) {
+        this.keptBytes -= record.keptBytes;
+        record.keptBytes = 0;
+        record.bodies = () => DROPPED;
+      }
+      this.oldestKept++;
+    }
   }
 
   /** The records that match, oldest first; with `limit`, the most recent `limit` of them. */
@@ -171,6 +211,7 @@ export class Journal {
   clear(): number {
     const removed = this.find({}).length;
     this.ring.fill(undefined);
+    this.keptBytes = 0;
     return removed;
   }
 
