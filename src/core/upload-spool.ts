@@ -50,10 +50,11 @@ function spoolDirectory(): string {
  * The body is read, never destroyed: a refused request is left paused, and the server's
  * early-answer guard closes its connection after the answer (src/server/early-answer.ts).
  */
-function spool(body: Readable, path: string, maxBytes: number, tooLarge: () => Error): Promise<number> {
+function spool(body: Readable, path: string, maxBytes: number, tooLarge: () => Error, expect?: ExpectedStart): Promise<number> {
   return new Promise((resolve, reject) => {
     const file = createWriteStream(path);
     let size = 0;
+    let head = Buffer.alloc(0);
     let settled = false;
     const stop = (error: Error | null) => {
       if (settled) return;
@@ -70,6 +71,10 @@ function spool(body: Readable, path: string, maxBytes: number, tooLarge: () => E
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > maxBytes) return stop(tooLarge());
+      if (expect && head.length < expect.bytes.length) {
+        head = Buffer.concat([head, chunk.subarray(0, expect.bytes.length - head.length)]);
+        if (!expect.bytes.subarray(0, head.length).equals(head)) return stop(expect.otherwise());
+      }
       if (!file.write(chunk)) {
         body.pause();
         file.once('drain', () => body.resume());
@@ -84,18 +89,32 @@ function spool(body: Readable, path: string, maxBytes: number, tooLarge: () => E
 }
 
 /**
+ * The bytes a body must start with (a format's magic number): a body that starts otherwise is
+ * refused with `otherwise()` as soon as its first bytes arrive, not after the whole of it.
+ */
+export interface ExpectedStart {
+  bytes: Buffer;
+  otherwise: () => Error;
+}
+
+/** gzip's magic number: every module archive starts with it. */
+export const GZIP_MAGIC = Buffer.from([0x1f, 0x8b]);
+
+/**
  * Writes `body` to a temporary file (refusing with `tooLarge()` once more than `maxBytes`
- * arrived, the rest unread), runs `use` on it, and removes the file whatever happens.
+ * arrived, or with `expect.otherwise()` once its first bytes differ from `expect.bytes`, the rest
+ * unread), runs `use` on it, and removes the file whatever happens.
  */
 export async function withSpooledUpload<T>(
   body: Readable | Buffer,
   maxBytes: number,
   tooLarge: () => Error,
   use: (upload: SpooledUpload) => Promise<T>,
+  expect?: ExpectedStart,
 ): Promise<T> {
   const path = join(spoolDirectory(), randomUUID());
   try {
-    const size = await spool(Buffer.isBuffer(body) ? Readable.from([body]) : body, path, maxBytes, tooLarge);
+    const size = await spool(Buffer.isBuffer(body) ? Readable.from([body]) : body, path, maxBytes, tooLarge, expect);
     return await use({ size, stream: () => createReadStream(path), read: () => readFile(path) });
   } finally {
     await rm(path, { force: true });

@@ -6,7 +6,7 @@ import { editionAllows, type Edition } from '../../core/edition.js';
 import { ApiError, forbidden, notFound } from '../../core/errors.js';
 import { newId, secretToken } from '../../core/ids.js';
 import { OneAtATime } from '../../core/one-at-a-time.js';
-import { withSpooledUpload } from '../../core/upload-spool.js';
+import { GZIP_MAGIC, withSpooledUpload } from '../../core/upload-spool.js';
 import type { Db } from '../../store/store.js';
 import type { ModuleDetails, ModuleVcsRepo } from '../../store/tables.js';
 import { Permissions } from '../auth/permissions.js';
@@ -330,17 +330,25 @@ export class RegistryService {
     if (!repo.findVersionByUpload(this.db, uploadId)) throw NOT_FOUND;
     const { maxArchiveBytes } = this.limits;
     const tooLarge = () => rejected(`the archive is larger than ${maxArchiveBytes} bytes`);
-    await withSpooledUpload(body, maxArchiveBytes, tooLarge, async (spooled) => {
-      const { files } = await unpackModule(spooled.stream(), this.limits);
-      const details = await extractDetails(files);
-      await this.storing.run(async () => {
-        const archive = await spooled.read();
-        // Looked up again: the version may have been deleted while the body streamed in.
-        const version = repo.findVersionByUpload(this.db, uploadId);
-        if (!version) throw NOT_FOUND;
-        this.recordArchive(version, archive, details);
-      });
-    });
+    // A body that does not start as gzip is refused at its first bytes, not after the whole of it.
+    const gzip = { bytes: GZIP_MAGIC, otherwise: () => rejected('the body is not a gzip stream') };
+    await withSpooledUpload(
+      body,
+      maxArchiveBytes,
+      tooLarge,
+      async (spooled) => {
+        const { files } = await unpackModule(spooled.stream(), this.limits);
+        const details = await extractDetails(files);
+        await this.storing.run(async () => {
+          const archive = await spooled.read();
+          // Looked up again: the version may have been deleted while the body streamed in.
+          const version = repo.findVersionByUpload(this.db, uploadId);
+          if (!version) throw NOT_FOUND;
+          this.recordArchive(version, archive, details);
+        });
+      },
+      gzip,
+    );
   }
 
   private recordArchive(version: VersionSummary, archive: Buffer, details: ModuleDetails): void {
