@@ -29,6 +29,11 @@ describe('configuration', () => {
       executor: 'auto',
       terraformBin: null,
       tfPluginDir: null,
+      tls: 'off',
+      tlsCert: null,
+      tlsDir: null,
+      tlsHosts: null,
+      tlsKey: null,
       runConcurrency: 2,
       runProgression: 'immediate',
     });
