@@ -1,8 +1,8 @@
-import { and, asc, eq, isNotNull, sql } from 'drizzle-orm';
-import { inList } from '../../store/sql-lists.js';
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { inJsonList, jsonList } from '../../store/sql-lists.js';
+import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { tagBindings } from '../../store/tables.js';
-import { inSlices } from '../sql-slices.js';
 
 export type TagBindingRow = typeof tagBindings.$inferSelect;
 
@@ -17,32 +17,31 @@ export function bindingsOf(db: DbOrTx, owner: BindingOwner): TagBindingRow[] {
   return db.select().from(tagBindings).where(ownerCondition(owner)).orderBy(asc(tagBindings.position)).all();
 }
 
-/** The bindings of many workspaces, grouped by workspace (one query per slice of ids). */
+// Every workspace and project document asks for these (their tag-binding relationships), so the
+// statements are compiled once and take their ids as one JSON array.
+const bindingsOfWorkspaceList = prepared((db) =>
+  db.select().from(tagBindings).where(inJsonList(tagBindings.workspaceId, 'ids')).orderBy(asc(tagBindings.position)).prepare(),
+);
+const bindingsOfProjectList = prepared((db) =>
+  db.select().from(tagBindings).where(inJsonList(tagBindings.projectId, 'ids')).orderBy(asc(tagBindings.position)).prepare(),
+);
+
+/** The bindings of many workspaces, grouped by workspace, in one query. */
 export function bindingsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): Map<string, TagBindingRow[]> {
   const result = new Map<string, TagBindingRow[]>(workspaceIds.map((id) => [id, []]));
-  for (const slice of inSlices([...new Set(workspaceIds)])) {
-    const rows = db
-      .select()
-      .from(tagBindings)
-      .where(and(inList(tagBindings.workspaceId, slice), isNotNull(tagBindings.workspaceId)))
-      .orderBy(asc(tagBindings.position))
-      .all();
-    for (const row of rows) result.get(row.workspaceId as string)?.push(row);
+  if (workspaceIds.length === 0) return result;
+  for (const row of bindingsOfWorkspaceList(db).all({ ids: jsonList([...new Set(workspaceIds)]) })) {
+    result.get(row.workspaceId as string)?.push(row);
   }
   return result;
 }
 
-/** The bindings of many projects, grouped by project. */
+/** The bindings of many projects, grouped by project, in one query. */
 export function bindingsOfProjects(db: DbOrTx, projectIds: readonly string[]): Map<string, TagBindingRow[]> {
   const result = new Map<string, TagBindingRow[]>(projectIds.map((id) => [id, []]));
-  for (const slice of inSlices([...new Set(projectIds)])) {
-    const rows = db
-      .select()
-      .from(tagBindings)
-      .where(and(inList(tagBindings.projectId, slice), isNotNull(tagBindings.projectId)))
-      .orderBy(asc(tagBindings.position))
-      .all();
-    for (const row of rows) result.get(row.projectId as string)?.push(row);
+  if (projectIds.length === 0) return result;
+  for (const row of bindingsOfProjectList(db).all({ ids: jsonList([...new Set(projectIds)]) })) {
+    result.get(row.projectId as string)?.push(row);
   }
   return result;
 }
