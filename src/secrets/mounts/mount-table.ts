@@ -89,6 +89,20 @@ const authMountAt = prepared((db) =>
     .where(eq(authMounts.path, sql.placeholder('path')))
     .prepare(),
 );
+const secretMountsOfType = prepared((db) =>
+  db
+    .select()
+    .from(mounts)
+    .where(eq(mounts.type, sql.placeholder('type')))
+    .prepare(),
+);
+const authMountsOfType = prepared((db) =>
+  db
+    .select()
+    .from(authMounts)
+    .where(eq(authMounts.type, sql.placeholder('type')))
+    .prepare(),
+);
 
 /** Mounted engines, read from the store on each lookup so every request sees the current table. */
 export class MountTable {
@@ -107,15 +121,11 @@ export class MountTable {
   }
 
   get(path: string): MountRow | undefined {
-    return this.db
-      .select()
-      .from(this.table)
-      .where(eq(this.table.path, mountPath(path)))
-      .get();
+    return (this.kind === AUTH_MOUNTS ? authMountAt : secretMountAt)(this.db).get({ path: mountPath(path) });
   }
 
   ofType(type: string): MountRow[] {
-    return this.db.select().from(this.table).where(eq(this.table.type, type)).all();
+    return (this.kind === AUTH_MOUNTS ? authMountsOfType : secretMountsOfType)(this.db).all({ type });
   }
 
   /**

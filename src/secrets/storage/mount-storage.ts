@@ -1,5 +1,4 @@
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
-import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { secretEntries } from '../../store/tables.js';
 import { prepared } from '../../store/prepared.js';
@@ -22,6 +21,32 @@ const upsertEntry = prepared((db) =>
     .prepare(),
 );
 
+/** Deleting an entry, and a token's cubbyhole (a key range) at every revocation: built once. */
+const deleteEntry = prepared((db) =>
+  db
+    .delete(secretEntries)
+    .where(and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key'))))
+    .prepare(),
+);
+const deleteKeyRange = prepared((db) =>
+  db
+    .delete(secretEntries)
+    .where(
+      and(
+        eq(secretEntries.mountUuid, sql.placeholder('mount')),
+        gte(secretEntries.key, sql.placeholder('from')),
+        lt(secretEntries.key, sql.placeholder('until')),
+      ),
+    )
+    .prepare(),
+);
+
+/** The end of the key range of `prefix` (exclusive): the prefix with its last character bumped. */
+function rangeEnd(prefix: string): string | undefined {
+  const last = prefix.codePointAt(prefix.length - 1);
+  return last === undefined ? undefined : `${prefix.slice(0, -1)}${String.fromCodePoint(last + 1)}`;
+}
+
 /**
  * A mount's private key/value view (the secrets API's "logical storage"): engines see only keys
  * under their own mount, so two mounts of one engine never share data.
@@ -42,10 +67,7 @@ export class MountStorage {
   }
 
   delete(key: string): void {
-    this.db
-      .delete(secretEntries)
-      .where(and(eq(secretEntries.mountUuid, this.mountUuid), eq(secretEntries.key, key)))
-      .run();
+    deleteEntry(this.db).run({ mount: this.mountUuid, key });
   }
 
   /**
@@ -56,8 +78,8 @@ export class MountStorage {
   keys(prefix: string): string[] {
     const inMount = eq(secretEntries.mountUuid, this.mountUuid);
     const from = gte(secretEntries.key, prefix);
-    const last = prefix.codePointAt(prefix.length - 1);
-    const until = last === undefined ? undefined : lt(secretEntries.key, `${prefix.slice(0, -1)}${String.fromCodePoint(last + 1)}`);
+    const end = rangeEnd(prefix);
+    const until = end === undefined ? undefined : lt(secretEntries.key, end);
     return this.db
       .select({ key: secretEntries.key })
       .from(secretEntries)
@@ -78,14 +100,11 @@ export class MountStorage {
     return [...children].filter((child) => child !== '').sort();
   }
 
-  /** Removes every key under `prefix` (a token's cubbyhole when the token goes). */
+  /** Removes every key under `prefix` (a token's cubbyhole when the token goes): the same key range `keys` reads. */
   deletePrefix(prefix: string): void {
-    const keys = this.keys(prefix);
-    if (keys.length > 0)
-      this.db
-        .delete(secretEntries)
-        .where(and(eq(secretEntries.mountUuid, this.mountUuid), inList(secretEntries.key, keys)))
-        .run();
+    const until = rangeEnd(prefix);
+    if (until === undefined) this.clear();
+    else deleteKeyRange(this.db).run({ mount: this.mountUuid, from: prefix, until });
   }
 
   /** Removes everything the mount stored (disabling a mount). */

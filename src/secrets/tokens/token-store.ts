@@ -33,6 +33,28 @@ const tokenById = prepared((db) =>
     .prepare(),
 );
 
+/** Revoking a token reads its children, deletes it and counts its uses: statements built once. */
+const childrenOf = prepared((db) =>
+  db
+    .select()
+    .from(secretTokens)
+    .where(eq(secretTokens.parentId, sql.placeholder('id')))
+    .prepare(),
+);
+const deleteById = prepared((db) =>
+  db
+    .delete(secretTokens)
+    .where(eq(secretTokens.id, sql.placeholder('id')))
+    .prepare(),
+);
+const setUsesById = prepared((db) =>
+  db
+    .update(secretTokens)
+    .set({ numUses: sql`${sql.placeholder('numUses')}` })
+    .where(eq(secretTokens.id, sql.placeholder('id')))
+    .prepare(),
+);
+
 /** Rows of the token table; the rules (creation, renewal, revocation) live in TokenService. */
 export class TokenStore {
   constructor(
@@ -97,12 +119,18 @@ export class TokenStore {
     this.db.update(secretTokens).set(patch).where(eq(secretTokens.id, id)).run();
   }
 
+  /** Sets the uses left (`USES_EXHAUSTED` once the last is taken). */
+  setUses(id: string, numUses: number): void {
+    setUsesById(this.db).run({ id, numUses });
+  }
+
   delete(ids: string[]): void {
-    if (ids.length > 0) this.db.delete(secretTokens).where(inList(secretTokens.id, ids)).run();
+    if (ids.length === 1) deleteById(this.db).run({ id: ids[0] });
+    else if (ids.length > 0) this.db.delete(secretTokens).where(inList(secretTokens.id, ids)).run();
   }
 
   children(id: string): TokenEntry[] {
-    return this.db.select().from(secretTokens).where(eq(secretTokens.parentId, id)).all();
+    return childrenOf(this.db).all({ id });
   }
 
   /** The token and everything created under it, parents before children. */

@@ -4,7 +4,7 @@ import type { SecretsContext } from '../context.js';
 import type { LogicalResponse, RawBody, WrapInfo } from '../framework/types.js';
 import { JSON_TYPE, logicalEnvelope } from '../http/respond.js';
 import { MountStorage } from '../storage/mount-storage.js';
-import { TokenStore, type TokenEntry } from '../tokens/token-store.js';
+import type { TokenEntry } from '../tokens/token-store.js';
 
 /** What the wrapping token's cubbyhole keeps besides the answer, for `sys/wrapping/lookup`. */
 export interface WrapRecord {
@@ -73,10 +73,10 @@ export class ResponseWrapper {
   constructor(private readonly context: Pick<SecretsContext, 'store' | 'clock' | 'tokens' | 'scheduler' | 'mounts'>) {}
 
   /** The cubbyhole storage every token's private entries live in. */
-  private cubbyhole(db = this.context.store.db): MountStorage {
+  private cubbyhole(): MountStorage {
     const mount = this.context.mounts.get('cubbyhole/');
     if (!mount) throw new ApiError(400, 'response wrapping needs the cubbyhole mount, which is missing');
-    return new MountStorage(db, mount.uuid);
+    return new MountStorage(this.context.store.db, mount.uuid);
   }
 
   /** Wraps `response` (or the answer a rewrap hands over) for `ttl` seconds; the result is what the caller gets. */
@@ -87,13 +87,15 @@ export class ResponseWrapper {
     const now = clock.now();
     const token = tokens.wrappingEntry(ttl, requestPath, now);
     const record: WrapRecord = { creation_ttl: ttl, creation_time: now.toISOString(), creation_path: creationPath };
-    store.db.transaction((tx) => {
-      new TokenStore(tx, clock).insert(token);
-      const cubbyhole = this.cubbyhole(tx);
+    const cubbyhole = this.cubbyhole();
+    // SQLite's own transaction on the one connection, with the statements the store handle has
+    // prepared already: a drizzle transaction handle would build and prepare each of them again.
+    store.sqlite.transaction(() => {
+      tokens.store.insert(token);
       cubbyhole.put(`${token.accessor}/${RESPONSE_KEY}`, { [RESPONSE_KEY]: stored });
       cubbyhole.put(`${token.accessor}/${INFO_KEY}`, record);
-    });
-    scheduler.poke();
+    })();
+    scheduler.poke(token.expiresAt?.getTime());
     const wrapInfo: WrapInfo = {
       token: token.secret ?? '',
       accessor: token.accessor,
