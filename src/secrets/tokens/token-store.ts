@@ -33,6 +33,39 @@ const tokenById = prepared((db) =>
     .prepare(),
 );
 
+/**
+ * Every token creation, login and wrap inserts a row: built once. Drizzle converts a placeholder
+ * with its column's mapping but would turn a null into `"null"` (JSON) or fail (timestamps), so
+ * the nullable JSON and time columns travel as values already in the store's form.
+ */
+const insertRow = prepared((db) =>
+  db
+    .insert(secretTokens)
+    .values({
+      id: sql.placeholder('id'),
+      accessor: sql.placeholder('accessor'),
+      parentId: sql.placeholder('parentId'),
+      policies: sql.placeholder('policies'),
+      displayName: sql.placeholder('displayName'),
+      meta: sql`${sql.placeholder('meta')}`,
+      path: sql.placeholder('path'),
+      numUses: sql.placeholder('numUses'),
+      orphan: sql.placeholder('orphan'),
+      renewable: sql.placeholder('renewable'),
+      ttlSeconds: sql.placeholder('ttlSeconds'),
+      explicitMaxTtlSeconds: sql.placeholder('explicitMaxTtlSeconds'),
+      createdAt: sql.placeholder('createdAt'),
+      expiresAt: sql`${sql.placeholder('expiresAt')}`,
+      lastRenewalAt: sql`${sql.placeholder('lastRenewalAt')}`,
+      periodSeconds: sql.placeholder('periodSeconds'),
+      maxTtlSeconds: sql.placeholder('maxTtlSeconds'),
+      boundCidrs: sql`${sql.placeholder('boundCidrs')}`,
+    })
+    .prepare(),
+);
+const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+const timeOrNull = (value: Date | null) => value?.getTime() ?? null;
+
 /** Revoking a token reads its children, deletes it and counts its uses: statements built once. */
 const childrenOf = prepared((db) =>
   db
@@ -112,7 +145,13 @@ export class TokenStore {
 
   insert(entry: TokenEntry): void {
     const { secret: _secret, ...row } = entry;
-    this.db.insert(secretTokens).values(row).run();
+    insertRow(this.db).run({
+      ...row,
+      meta: jsonOrNull(row.meta),
+      expiresAt: timeOrNull(row.expiresAt),
+      lastRenewalAt: timeOrNull(row.lastRenewalAt),
+      boundCidrs: jsonOrNull(row.boundCidrs),
+    });
   }
 
   update(id: string, patch: Partial<TokenEntry>): void {
