@@ -34,6 +34,8 @@ export class AuditBroker {
   readonly table: AuditDeviceTable;
   /** By salt: a device enabled again at the same path is a new device with a new salt. */
   private readonly active = new Map<string, ActiveDevice>();
+  /** The device table's stored text when last read, and its devices activated. */
+  private lastTable: { text: string | undefined; devices: readonly ActiveDevice[] } | undefined;
 
   constructor(
     db: DbOrTx,
@@ -67,13 +69,23 @@ export class AuditBroker {
   /** The record keeper of one request, or undefined when nothing is to be recorded. */
   trail(request: LogicalRequest): AuditTrail | undefined {
     if (UNAUDITED.has(request.path.replace(/\/+$/, ''))) return undefined;
-    const devices = this.table.all();
+    const devices = this.enabled();
     if (devices.length === 0) return undefined;
-    return new AuditTrail(
-      devices.map((device) => this.activate(device)),
-      request,
-      this.clock,
-    );
+    return new AuditTrail(devices, request, this.clock);
+  }
+
+  /**
+   * The enabled devices, ready to write. The table is read on every request (a reset, a restore
+   * or another process's change is seen at once), but parsed and activated again only when its
+   * stored text changed.
+   */
+  private enabled(): readonly ActiveDevice[] {
+    const text = this.table.text();
+    if (this.lastTable === undefined || text !== this.lastTable.text) {
+      const devices = text === undefined ? [] : this.table.all();
+      this.lastTable = { text, devices: devices.map((device) => this.activate(device)) };
+    }
+    return this.lastTable.devices;
   }
 
   enable(input: { path: string; type: string; description: string; options: Record<string, string>; local: boolean }): void {
@@ -96,6 +108,7 @@ export class AuditBroker {
     if (!device || !this.table.remove(path)) return;
     this.active.get(device.salt)?.sink.retire();
     this.active.delete(device.salt);
+    this.lastTable = undefined;
   }
 
   /** `sys/audit-hash`: what a device would write for `input`. */
@@ -108,6 +121,7 @@ export class AuditBroker {
   close(): void {
     for (const active of this.active.values()) active.sink.close();
     this.active.clear();
+    this.lastTable = undefined;
   }
 }
 
@@ -129,7 +143,7 @@ export class AuditTrail {
   private preambles: Preamble[] = [];
 
   constructor(
-    private readonly devices: ActiveDevice[],
+    private readonly devices: readonly ActiveDevice[],
     request: LogicalRequest,
     private readonly clock: Clock,
   ) {
@@ -191,7 +205,10 @@ export class AuditTrail {
   private write(rest: (hash: Hashers) => string, type: 'request' | 'response' = 'request'): void {
     const head = `{"time":${JSON.stringify(this.time())},"type":"${type}",`;
     this.devices.forEach(({ settings, sink, hash }, index) => {
-      sink.write(`${settings.prefix}${head}${this.preambles[index] ?? ''}${rest(hash)}}\n`);
+      const line = `${settings.prefix}${head}${this.preambles[index] ?? ''}${rest(hash)}}\n`;
+      // The request record goes to the file with the response record: one write per request.
+      if (type === 'request') sink.hold(line);
+      else sink.write(line);
     });
   }
 }

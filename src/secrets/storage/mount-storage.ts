@@ -12,6 +12,15 @@ const entryByKey = prepared((db) =>
     .prepare(),
 );
 
+/** The same read, as the stored JSON text (a caller that keeps what it parsed compares this). */
+const entryTextByKey = prepared((db) =>
+  db
+    .select({ text: sql<string>`${secretEntries.value}` })
+    .from(secretEntries)
+    .where(and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key'))))
+    .prepare(),
+);
+
 /** Writes are on the hot path of issuing and of every write request: also built once. */
 const upsertEntry = prepared((db) =>
   db
@@ -60,6 +69,11 @@ export class MountStorage {
   get<T>(key: string): T | undefined {
     const row = entryByKey(this.db).get({ mount: this.mountUuid, key });
     return row?.value as T | undefined;
+  }
+
+  /** The stored JSON text of `key`, unparsed. */
+  getText(key: string): string | undefined {
+    return entryTextByKey(this.db).get({ mount: this.mountUuid, key })?.text;
   }
 
   put(key: string, value: unknown): void {
