@@ -17,6 +17,25 @@ export type TokenEntry = typeof secretTokens.$inferSelect & { secret?: string };
 /** The stored key of a token value. */
 export const tokenKey = (secret: string): string => sha256Hex(secret);
 
+/** Token values whose stored key was computed lately; past this many the memo starts again. */
+const KEY_MEMO_LIMIT = 1024;
+const keysOfPresented = new Map<string, string>();
+
+/**
+ * The stored key of a token a request presents: clients send the same few tokens on every
+ * request, so the hash is remembered (in memory only, as the token's own row is) instead of
+ * computed each time.
+ */
+function presentedKey(secret: string): string {
+  let key = keysOfPresented.get(secret);
+  if (key === undefined) {
+    if (keysOfPresented.size >= KEY_MEMO_LIMIT) keysOfPresented.clear();
+    key = tokenKey(secret);
+    keysOfPresented.set(secret, key);
+  }
+  return key;
+}
+
 /** `num_uses` marker for a token whose last use was taken; it is revoked right after that request. */
 export const USES_EXHAUSTED = -1;
 
@@ -105,7 +124,7 @@ export class TokenStore {
 
   /** The row of this token value, live or not. */
   bySecret(secret: string): TokenEntry | undefined {
-    const token = this.get(tokenKey(secret));
+    const token = this.get(presentedKey(secret));
     return token && { ...token, secret };
   }
 
