@@ -79,7 +79,10 @@ export class LeaseStore {
 
   idsOfTokens(tokenIds: string[]): string[] {
     if (tokenIds.length === 0) return [];
-    if (tokenIds.length === 1) return idsOfOneToken(this.db).all({ tokenId: tokenIds[0] }).map((row) => row.id);
+    if (tokenIds.length === 1)
+      return idsOfOneToken(this.db)
+        .all({ tokenId: tokenIds[0] })
+        .map((row) => row.id);
     return this.db
       .select({ id: secretLeases.id })
       .from(secretLeases)
