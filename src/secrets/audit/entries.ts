@@ -16,13 +16,19 @@ export interface Hashers {
 
 type Json = Record<string, unknown>;
 
-/** Go's `omitempty`: keeps only the members that are not empty. */
+/** Whether a plain object has no member (without listing its keys: two records a request). */
+function hasNoMember(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return false;
+  return true;
+}
+
+/** Go's `omitempty`: keeps only the members that are not empty. Records are built from plain objects only. */
 function compact(object: Json): Json {
   const out: Json = {};
-  for (const [key, value] of Object.entries(object)) {
+  for (const key in object) {
+    const value = object[key];
     if (value === undefined || value === null || value === '' || value === 0 || value === false) continue;
-    if (Array.isArray(value) && value.length === 0) continue;
-    if (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) continue;
+    if (Array.isArray(value) ? value.length === 0 : typeof value === 'object' && hasNoMember(value)) continue;
     out[key] = value;
   }
   return out;

@@ -37,7 +37,9 @@ export function hashStrings(value: unknown, hash: (text: string, key: string) =>
   if (value instanceof Date) return hash(value.toISOString(), key);
   if (typeof value === 'object' && value !== null) {
     const copy: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value)) copy[name] = hashStrings(item, hash, name);
+    const object = value as Record<string, unknown>;
+    // Own members only, as Object.entries lists them, without building the list.
+    for (const name in object) if (Object.hasOwn(object, name)) copy[name] = hashStrings(object[name], hash, name);
     return copy;
   }
   return value;
