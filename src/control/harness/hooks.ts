@@ -125,16 +125,19 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
   });
 
   if (journal !== null) {
-    fastify.addHook('onSend', (request: HarnessRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
-      const watched = request[WATCHED];
-      if (watched !== undefined) {
-        // A stream is read once, by the client; the journal notes only that there was one.
-        const streamed = typeof payload === 'object' && payload !== null && typeof (payload as { pipe?: unknown }).pipe === 'function';
-        watched.responseBody = streamed ? STREAMED : payload;
-        watched.responseJson = watched.carriesJson && isJsonText(reply.getHeader('content-type') ?? '', payload);
-      }
-      done(null, payload);
-    });
+    fastify.addHook(
+      'onSend',
+      (request: HarnessRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+        const watched = request[WATCHED];
+        if (watched !== undefined) {
+          // A stream is read once, by the client; the journal notes only that there was one.
+          const streamed = typeof payload === 'object' && payload !== null && typeof (payload as { pipe?: unknown }).pipe === 'function';
+          watched.responseBody = streamed ? STREAMED : payload;
+          watched.responseJson = watched.carriesJson && isJsonText(reply.getHeader('content-type') ?? '', payload);
+        }
+        done(null, payload);
+      },
+    );
     fastify.addHook('onResponse', (request: HarnessRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const watched = request[WATCHED];
       if (watched !== undefined) record(request, watched, reply.statusCode, reply.elapsedTime);
