@@ -103,6 +103,21 @@ const authMountsOfType = prepared((db) =>
     .where(eq(authMounts.type, sql.placeholder('type')))
     .prepare(),
 );
+/** Only the storage key of a mount: wrapping and revocation need no more of the row (nor its parsing). */
+const secretMountUuidAt = prepared((db) =>
+  db
+    .select({ uuid: mounts.uuid })
+    .from(mounts)
+    .where(eq(mounts.path, sql.placeholder('path')))
+    .prepare(),
+);
+const secretMountUuidsOfType = prepared((db) =>
+  db
+    .select({ uuid: mounts.uuid })
+    .from(mounts)
+    .where(eq(mounts.type, sql.placeholder('type')))
+    .prepare(),
+);
 
 /** Mounted engines, read from the store on each lookup so every request sees the current table. */
 export class MountTable {
@@ -122,6 +137,20 @@ export class MountTable {
 
   get(path: string): MountRow | undefined {
     return (this.kind === AUTH_MOUNTS ? authMountAt : secretMountAt)(this.db).get({ path: mountPath(path) });
+  }
+
+  /** The storage key (uuid) of the secrets engine mounted at `path`. */
+  uuidAt(path: string): string | undefined {
+    if (this.kind === AUTH_MOUNTS) return this.get(path)?.uuid;
+    return secretMountUuidAt(this.db).get({ path: mountPath(path) })?.uuid;
+  }
+
+  /** The storage keys (uuids) of the mounts of `type`. */
+  uuidsOfType(type: string): string[] {
+    if (this.kind === AUTH_MOUNTS) return this.ofType(type).map((mount) => mount.uuid);
+    return secretMountUuidsOfType(this.db)
+      .all({ type })
+      .map((row) => row.uuid);
   }
 
   ofType(type: string): MountRow[] {

@@ -359,7 +359,7 @@ export class TokenService {
 
   /** Every cubbyhole mount keeps a token's entries under its accessor. */
   private destroyCubbyholes(accessors: readonly string[]): void {
-    const cubbyholes = this.deps.mounts.ofType('cubbyhole').map((mount) => new MountStorage(this.deps.db, mount.uuid));
+    const cubbyholes = this.deps.mounts.uuidsOfType('cubbyhole').map((uuid) => new MountStorage(this.deps.db, uuid));
     for (const accessor of accessors) for (const storage of cubbyholes) storage.deletePrefix(`${accessor}/`);
   }
 

@@ -87,9 +87,9 @@ export class ResponseWrapper {
 
   /** The cubbyhole storage every token's private entries live in. */
   private cubbyhole(): MountStorage {
-    const mount = this.context.mounts.get('cubbyhole/');
-    if (!mount) throw new ApiError(400, 'response wrapping needs the cubbyhole mount, which is missing');
-    return new MountStorage(this.context.store.db, mount.uuid);
+    const uuid = this.context.mounts.uuidAt('cubbyhole/');
+    if (uuid === undefined) throw new ApiError(400, 'response wrapping needs the cubbyhole mount, which is missing');
+    return new MountStorage(this.context.store.db, uuid);
   }
 
   /** Wraps `response` (or the answer a rewrap hands over) for `ttl` seconds; the result is what the caller gets. */
