@@ -1,49 +1,67 @@
-import type { KeyObject } from 'node:crypto';
+import type { JsonWebKey, KeyObject } from 'node:crypto';
+import { AsnConvert } from '@peculiar/asn1-schema';
+import * as asn from '@peculiar/asn1-x509';
 
 /**
- * A public key's SubjectPublicKeyInfo DER, built from its JWK. OpenSSL 3 exports SPKI DER through
- * its encoder framework, about 95 µs for an EC P-256 key and 115 µs for RSA-2048, while the JWK
- * export costs 1 to 4 µs; issuing needs the SPKI of every new key (its identifier and the
- * certificate), so that export was a large part of an issue's CPU. The encoding is DER, so the
- * bytes are exactly OpenSSL's (test/secrets/pki/spki.test.ts compares them). Keys of other types
- * and curves go through OpenSSL's export.
+ * A public key's SubjectPublicKeyInfo, built from its JWK. OpenSSL 3 exports SPKI DER through its
+ * encoder framework, about 95 µs for an EC P-256 key and 115 µs for RSA-2048, and parsing that DER
+ * back costs another 35 µs, while the JWK export costs 1 to 4 µs; issuing needs the SPKI of every
+ * new key (its identifier and the certificate), so that export was a large part of an issue's CPU.
+ * The structure encodes to exactly OpenSSL's bytes (test/secrets/pki/spki.test.ts compares them).
+ * Keys of other types and curves go through OpenSSL's export.
  */
-export function spkiDer(publicKey: KeyObject): Buffer {
-  const built = hasJwk(publicKey) ? fromJwk(publicKey) : undefined;
-  return built ?? publicKey.export({ format: 'der', type: 'spki' });
+export function subjectPublicKeyInfo(publicKey: KeyObject): asn.SubjectPublicKeyInfo {
+  const parts = spkiParts(publicKey);
+  if (!parts) return AsnConvert.parse(publicKey.export({ format: 'der', type: 'spki' }), asn.SubjectPublicKeyInfo);
+  return new asn.SubjectPublicKeyInfo({
+    algorithm: new asn.AlgorithmIdentifier({ algorithm: parts.algorithm, parameters: arrayBufferOf(parts.parameters) }),
+    subjectPublicKey: arrayBufferOf(parts.key),
+  });
 }
 
-/** Named-curve parameters (the curve's OID, DER) by JWK curve name. */
-const CURVE_OIDS: Record<string, Buffer> = {
-  'P-256': Buffer.from('06082a8648ce3d030107', 'hex'),
-  'P-384': Buffer.from('06052b81040022', 'hex'),
-  'P-521': Buffer.from('06052b81040023', 'hex'),
+const arrayBufferOf = (bytes: Buffer): ArrayBuffer =>
+  bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength) as ArrayBuffer;
+
+/** An SPKI's algorithm, its parameters (DER) and the key bits. */
+interface SpkiParts {
+  algorithm: string;
+  parameters: Buffer;
+  key: Buffer;
+}
+
+const EC_PUBLIC_KEY = '1.2.840.10045.2.1';
+const RSA_ENCRYPTION = '1.2.840.113549.1.1.1';
+const DER_NULL = Buffer.from('0500', 'hex');
+
+/** Named-curve parameters (the curve's OID, DER) and coordinate sizes by JWK curve name. */
+const CURVES: Record<string, { parameters: Buffer; bytes: number }> = {
+  'P-256': { parameters: Buffer.from('06082a8648ce3d030107', 'hex'), bytes: 32 },
+  'P-384': { parameters: Buffer.from('06052b81040022', 'hex'), bytes: 48 },
+  'P-521': { parameters: Buffer.from('06052b81040023', 'hex'), bytes: 66 },
 };
-const CURVE_BYTES: Record<string, number> = { 'P-256': 32, 'P-384': 48, 'P-521': 66 };
-const EC_PUBLIC_KEY = Buffer.from('06072a8648ce3d0201', 'hex');
-/** rsaEncryption with its NULL parameters. */
-const RSA_ALGORITHM = Buffer.from('300d06092a864886f70d0101010500', 'hex');
 
-/** Node exports JWK for RSA and for the NIST curves only (it throws for the others). */
-function hasJwk(key: KeyObject): boolean {
-  if (key.asymmetricKeyType === 'rsa') return true;
-  const curve = key.asymmetricKeyDetails?.namedCurve;
-  return key.asymmetricKeyType === 'ec' && (curve === 'prime256v1' || curve === 'secp384r1' || curve === 'secp521r1');
+/** Node exports JWK for RSA and for the NIST curves only; it throws for the others, which take OpenSSL's path. */
+function jwkOf(key: KeyObject): JsonWebKey | undefined {
+  if (key.asymmetricKeyType !== 'rsa' && key.asymmetricKeyType !== 'ec') return undefined;
+  try {
+    return key.export({ format: 'jwk' });
+  } catch {
+    return undefined;
+  }
 }
 
-function fromJwk(publicKey: KeyObject): Buffer | undefined {
-  const jwk = publicKey.export({ format: 'jwk' });
-  if (jwk.kty === 'RSA' && jwk.n && jwk.e) {
+function spkiParts(publicKey: KeyObject): SpkiParts | undefined {
+  const jwk = jwkOf(publicKey);
+  if (jwk?.kty === 'RSA' && jwk.n && jwk.e) {
     const key = sequence(integer(Buffer.from(jwk.n, 'base64url')), integer(Buffer.from(jwk.e, 'base64url')));
-    return sequence(RSA_ALGORITHM, bitString(key));
+    return { algorithm: RSA_ENCRYPTION, parameters: DER_NULL, key };
   }
-  const curve = jwk.crv === undefined ? undefined : CURVE_OIDS[jwk.crv];
-  const size = jwk.crv === undefined ? undefined : CURVE_BYTES[jwk.crv];
-  if (jwk.kty !== 'EC' || !curve || !size || !jwk.x || !jwk.y) return undefined;
+  const curve = jwk?.crv === undefined ? undefined : CURVES[jwk.crv];
+  if (jwk?.kty !== 'EC' || !curve || !jwk.x || !jwk.y) return undefined;
   const x = Buffer.from(jwk.x, 'base64url');
   const y = Buffer.from(jwk.y, 'base64url');
-  if (x.length !== size || y.length !== size) return undefined;
-  return sequence(sequence(EC_PUBLIC_KEY, curve), bitString(Buffer.concat([Buffer.from([0x04]), x, y])));
+  if (x.length !== curve.bytes || y.length !== curve.bytes) return undefined;
+  return { algorithm: EC_PUBLIC_KEY, parameters: curve.parameters, key: Buffer.concat([Buffer.from([0x04]), x, y]) };
 }
 
 function header(tag: number, length: number): Buffer {

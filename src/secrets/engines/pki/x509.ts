@@ -4,7 +4,7 @@ import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
 import * as asn from '@peculiar/asn1-x509';
 import { CertificationRequest, CertificationRequestInfo, Attributes } from '@peculiar/asn1-csr';
 import { algorithmIdentifier, type CaSigner } from './signer.js';
-import { bitString, sequence, spkiDer } from './spki.js';
+import { bitString, sequence, subjectPublicKeyInfo } from './spki.js';
 
 /** Subject fields, in the order Go's pkix.Name writes them (the real service's order). */
 export interface SubjectFields {
@@ -218,8 +218,7 @@ const parsedSpkis = new WeakMap<KeyObject, asn.SubjectPublicKeyInfo>();
 function publicKeyInfo(key: KeyObject): asn.SubjectPublicKeyInfo {
   let spki = parsedSpkis.get(key);
   if (!spki) {
-    const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-    spki = AsnConvert.parse(spkiDer(publicKey), asn.SubjectPublicKeyInfo);
+    spki = subjectPublicKeyInfo(key.type === 'private' ? createPublicKey(key) : key);
     parsedSpkis.set(key, spki);
   }
   return spki;
