@@ -171,8 +171,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   fastify.setNotFoundHandler(unrouted);
   // Every answer names its request as the journal does (`request-id`), so a call seen in a test log
   // or a browser tool can be found in `GET /_emulator/requests`.
-  fastify.addHook('onRequest', async (request, reply) => {
+  // A callback hook: it runs on every request, and an async one would cost a promise for nothing.
+  fastify.addHook('onRequest', (request, reply, done) => {
     reply.header('X-Request-Id', request.id);
+    done();
   });
   // Before any tree, so journal and faults see every request once, wherever it is routed.
   installHarness(fastify, runtime, harness);
