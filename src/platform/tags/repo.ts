@@ -32,12 +32,21 @@ const tagRows = rowReader(tags);
 const TAGS_OF_WORKSPACES =
   `SELECT wt.workspace_id, ${tagRows.columns('t')} FROM workspace_tags wt JOIN tags t ON t.id = wt.tag_id ` +
   'WHERE wt.workspace_id IN (SELECT value FROM json_each(?)) ORDER BY wt.position ASC';
+// One workspace (every show and update): a plain key lookup, without the JSON array to unpack.
+const TAGS_OF_WORKSPACE =
+  `SELECT wt.workspace_id, ${tagRows.columns('t')} FROM workspace_tags wt JOIN tags t ON t.id = wt.tag_id ` +
+  'WHERE wt.workspace_id = ? ORDER BY wt.position ASC';
 
 /** Tags of each workspace, in the order they were added (one query for a whole page). */
 export function tagsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): Map<string, TagRow[]> {
   const result = new Map<string, TagRow[]>(workspaceIds.map((id) => [id, []]));
   if (workspaceIds.length === 0) return result;
-  const found = preparedSql(connectionOf(db), TAGS_OF_WORKSPACES).raw().all(jsonList(workspaceIds)) as unknown[][];
+  const sqlite = connectionOf(db);
+  const found = (
+    workspaceIds.length === 1
+      ? preparedSql(sqlite, TAGS_OF_WORKSPACE).raw().all(workspaceIds[0])
+      : preparedSql(sqlite, TAGS_OF_WORKSPACES).raw().all(jsonList(workspaceIds))
+  ) as unknown[][];
   for (const values of found) result.get(values[0] as string)?.push(tagRows.read(values, 1));
   return result;
 }
