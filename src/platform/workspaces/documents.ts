@@ -22,10 +22,16 @@ export function workspaceDocument(
   request: FastifyRequest,
   located: Located,
   include: ReadonlySet<string>,
+  /**
+   * `located.level` was computed from `located.workspace` as it is (a read): it is reused instead
+   * of asked again. After a change (a new project moves the grant) the level is worked out anew.
+   */
+  { levelCurrent = false }: { levelCurrent?: boolean } = {},
 ): SingleDocument {
   const views = context.services.workspaceViews;
   const rows = [located.workspace];
-  const data = views.render(located.scope, located.organization, rows, renderOptions(context, request))[0] as ResourceObject;
+  const known = levelCurrent ? new Map([[located.workspace.id, located.level]]) : undefined;
+  const data = views.render(located.scope, located.organization, rows, renderOptions(context, request), known)[0] as ResourceObject;
   const included = new Included();
   const page = { principal: request.principal, organization: located.organization, rows, origin: requestOrigin(request) };
   views.include(include, page, included);

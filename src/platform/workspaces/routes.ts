@@ -70,7 +70,7 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
   });
 
   const render = async (request: FastifyRequest, located: Located) =>
-    workspaceDocument(context, request, service.require(located), workspaceInclude(request));
+    workspaceDocument(context, request, service.require(located), workspaceInclude(request), { levelCurrent: true });
   app.get<ById>('/workspaces/:id', { schema: show }, async (request, reply) =>
     sendDocument(reply, 200, await render(request, byId(request))),
   );
