@@ -18,7 +18,7 @@ import autocannon from 'autocannon';
 import { allGoals, DOC_BASELINE, KV_BASELINE, START_NODE, START_NPM, type Figures } from './goals.js';
 import { killAll, measureStartup, ROOT, startBaseline, startUnderstudy, type StartCommand } from './processes.js';
 import { BASELINE_TOKEN } from './baseline-token.js';
-import type { BenchRequest, BenchTarget, Scenario } from './scenario.js';
+import type { BenchRequest, BenchTarget, OwnServer, Scenario } from './scenario.js';
 import { rssMb, soak, SOAK_GROWTH_GOAL, soakServerEnvironment, type SoakResult } from './soak.js';
 
 function positiveInteger(name: string, fallback: number): number {
@@ -218,18 +218,22 @@ async function runScenarios(target: BenchTarget, scenarios: readonly Scenario[],
       await fetch(`${target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
     }
     world = scenario.world;
+    let ownServer: OwnServer | undefined;
     try {
       const own = scenario.baseline ? await measureOwnBaseline(scenario.baseline, target) : undefined;
       if (own) rows.push(own);
-      const request = await scenario.setup(target);
-      const failure = await preflight(target.baseUrl, request);
+      ownServer = await scenario.ownServer?.();
+      const measured = ownServer?.target ?? target;
+      const request = await scenario.setup(measured);
+      const failure = await preflight(measured.baseUrl, request);
       // A scenario with its own yardstick (the same work done directly) is compared to that.
       const yardstick = own ? { ...baselines, doc: own.requestsPerSecond } : baselines;
-      rows.push(failure ? failedRow(scenario.name, failure) : await measure(scenario.name, target.baseUrl, request, yardstick));
+      rows.push(failure ? failedRow(scenario.name, failure) : await measure(scenario.name, measured.baseUrl, request, yardstick));
     } catch (error) {
       rows.push(failedRow(scenario.name, `setup failed: ${(error as Error).message}`));
       world = undefined;
     } finally {
+      await ownServer?.stop();
       await scenario
         .teardown?.()
         .catch((error: unknown) => console.error(`bench: teardown of ${scenario.name} failed: ${(error as Error).message}`));

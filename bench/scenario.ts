@@ -55,6 +55,12 @@ export interface Scenario {
    * stand-in understudy serves).
    */
   baseline?: { name: string; start(target: BenchTarget): Promise<BaselineServer> };
+  /**
+   * Runs on an understudy of its own, started fresh for this row (and stopped after it), instead of
+   * the shared one that earlier rows have filled: for rows compared with a baseline that is itself a
+   * fresh understudy, so both sides start from the same state.
+   */
+  ownServer?(): Promise<OwnServer>;
   /** Removes what setup and the measurement left outside understudy (database users). */
   teardown?(): Promise<void>;
 }
@@ -62,5 +68,10 @@ export interface Scenario {
 export interface BaselineServer {
   baseUrl: string;
   request: BenchRequest;
+  stop(): Promise<void>;
+}
+
+export interface OwnServer {
+  target: BenchTarget;
   stop(): Promise<void>;
 }

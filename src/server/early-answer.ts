@@ -19,7 +19,7 @@ export const DRAIN_MS = 5_000;
  * So, for every request: when the answer's head is written while body bytes are still due,
  * either the body is small enough to drain (it is read and dropped after the answer, within
  * {@link DRAIN_MS}) or the answer says `Connection: close` and Node closes the socket after it
- * (see `ListMethodSocket.destroySoon`, which drops whatever the client still sends).
+ * (see `lingerThenDestroy` in server.ts, which drops whatever the client still sends).
  */
 export function guardEarlyAnswer(request: IncomingMessage, response: ServerResponse): void {
   const socket = request.socket;

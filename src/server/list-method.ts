@@ -367,9 +367,14 @@ interface HeadFields {
 function readFields(text: string): HeadFields | undefined {
   const blockEnd = text.length - 2;
   const headersStart = text.indexOf('\r\n') + 2;
+  // The checks an incomplete block gets in `looksMalformed`, so that where a block's end happens to
+  // fall (in this read or a later one) never changes what is forwarded: a bare LF anywhere, or a
+  // request line Node would refuse, leaves the connection to Node's parser as sent.
+  if (text.indexOf('\n') !== headersStart - 1 || !REQUEST_LINE.test(text.slice(0, headersStart - 2))) return undefined;
   const fields: HeadFields = { headersStart, upgrade: false };
   for (let lineStart = headersStart; lineStart < blockEnd;) {
     const lineEnd = text.indexOf('\r\n', lineStart);
+    if (text.indexOf('\n', lineStart) !== lineEnd + 1) return undefined;
     const colon = text.indexOf(':', lineStart);
     if (colon === -1 || colon > lineEnd) return undefined;
     // Most lines are skipped on the length of their name alone, without decoding it.

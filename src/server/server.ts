@@ -25,7 +25,7 @@ export function destroyAllConnections(server: Server): void {
 
 /**
  * The HTTP server Fastify runs on: a plain Node server, except that every accepted connection
- * is read through a {@link ListMethodSocket}, so requests sent with the `LIST` method (which
+ * is read through a {@link ListMethodRewriter}, so requests sent with the `LIST` method (which
  * Node's parser refuses) reach the routes as `GET` + the list marker header.
  *
  * Fastify passes all of its options to a server factory and then leaves the server alone, so
@@ -55,11 +55,10 @@ export function createServerWithListMethod(handler: RequestListener, fastifyOpti
 }
 
 /**
- * Puts a {@link ListMethodSocket} between each accepted TCP socket and Node's HTTP machinery.
- * An `http.Server` handles connections in its own 'connection' listener, which accepts any
- * Duplex; it is taken out and called with the wrapper instead of the socket. An `https.Server`
- * hands the HTTP machinery each TLS socket (decrypted bytes) in its 'secureConnection' listener
- * instead, so that one is replaced there.
+ * Puts a {@link ListMethodRewriter} between each accepted TCP socket and Node's HTTP parser. An
+ * `http.Server` handles connections in its own 'connection' listener (an `https.Server`, in
+ * 'secureConnection', with the decrypted TLS socket); it is taken out and called here, and then
+ * the parser's input is rerouted through the rewriter (see {@link readThroughRewriter}).
  */
 function acceptListMethod(server: Server, holdLimit: number, event: 'connection' | 'secureConnection'): void {
   const listeners = server.listeners(event);
@@ -78,217 +77,126 @@ function acceptListMethod(server: Server, holdLimit: number, event: 'connection'
     });
   }
   server.on(event, (socket: Duplex) => {
-    // Only TCP sockets are wrapped; a stream someone emits as a connection is served as it is.
+    // Only TCP sockets are rewritten; a stream someone emits as a connection is served as it is.
     if (!(socket instanceof Socket)) {
       handleConnection.call(server, socket);
       return;
     }
     connections.add(socket);
     socket.once('close', () => connections.delete(socket));
-    handleConnection.call(server, new ListMethodSocket(socket, holdLimit));
+    const before = { data: socket.listeners('data'), end: socket.listeners('end'), close: socket.listeners('close') };
+    handleConnection.call(server, socket);
+    readThroughRewriter(socket, holdLimit, addedListener(socket, 'data', before.data), addedListener(socket, 'end', before.end));
+    closeRequestsOnDestroy(socket, addedListener(socket, 'close', before.close));
   });
 }
 
+type Listener = (this: Socket, ...args: unknown[]) => void;
+
+/** The one listener for `event` Node's HTTP server added to `socket` (the socket has its own 'end' one). */
+function addedListener(socket: Socket, event: 'data' | 'end' | 'close', before: unknown[]): Listener {
+  const added = socket.listeners(event).filter((listener) => !before.includes(listener));
+  if (added.length !== 1) throw new Error(`expected the HTTP server to add one '${event}' listener, found ${added.length}`);
+  return added[0] as Listener;
+}
+
 /**
- * A TCP socket as Node's HTTP server sees it: incoming bytes pass through a
- * {@link ListMethodRewriter}, outgoing bytes go to the socket unchanged, and the socket
- * methods and properties the HTTP server, Fastify and the logger use are forwarded.
+ * Makes Node's HTTP parser read `socket` through a {@link ListMethodRewriter}, on the socket itself
+ * (no stream in between: responses are written straight to it, and reads cost one 'data' event).
  *
- * Because it is not a `net.Socket`, Node's parser reads it through 'data' events instead of
- * consuming the socket's handle natively; that is what lets the rewriter see the bytes first.
+ * Node's server parses a TCP socket natively until someone listens for its 'data'; then it reads it
+ * through 'data' events, with its own listener. That listener (and its 'end' listener, which tells
+ * the parser the input is over) is taken out and called with what the rewriter passes on instead.
+ * The parser must not be fed while the server has paused the socket (it asserts so: a paused
+ * socket means it is not keeping up with its answers), so bytes the rewriter passes on then wait
+ * until the socket resumes, in order, and so does the end of the input.
  */
-export class ListMethodSocket extends Duplex {
-  private readonly rewriter: ListMethodRewriter;
-  /** The socket was paused because this stream's read buffer is full. */
-  private socketPaused = false;
-  /** The callback of a write waiting for the socket to drain. */
-  private waitingForDrain: (() => void) | undefined;
+function readThroughRewriter(socket: Socket, holdLimit: number, parse: Listener, finish: Listener): void {
+  socket.removeListener('data', parse);
+  socket.removeListener('end', finish);
+  const waiting: Buffer[] = [];
+  let ended = false;
+  let finished = false;
   /** Closing after the last answer: what the client still sends is read and dropped. */
-  private discarding = false;
-
-  constructor(
-    /** The accepted TCP connection. */
-    private readonly tcp: Socket,
-    holdLimit: number = DEFAULT_HOLD_LIMIT,
-  ) {
-    super({
-      allowHalfOpen: true,
-      // Strings (the HTTP head) go to the socket as strings; it encodes them itself.
-      decodeStrings: false,
-      writableHighWaterMark: tcp.writableHighWaterMark,
-      readableHighWaterMark: tcp.readableHighWaterMark,
-    });
-    this.rewriter = new ListMethodRewriter((bytes) => this.pushFromSocket(bytes), holdLimit);
-    tcp.on('data', (chunk: Buffer) => {
-      if (!this.discarding) this.rewriter.write(chunk);
-    });
-    tcp.on('end', () => {
-      if (!this.discarding) this.rewriter.end();
-      this.push(null);
-    });
-    tcp.on('drain', () => this.onSocketDrain());
-    tcp.on('timeout', () => this.emit('timeout'));
-    tcp.on('error', (error) => this.destroy(error));
-    tcp.on('close', () => this.destroy());
-  }
-
-  // ---- incoming bytes ----
-
-  private pushFromSocket(bytes: Buffer): void {
-    if (!this.push(bytes) && !this.socketPaused) {
-      this.socketPaused = true;
-      this.tcp.pause();
+  let discarding = false;
+  // Nothing reaches the parser once it is done with this connection: after a parse error (the
+  // server destroys the socket; the parser then goes back to a pool other connections draw from)
+  // or an Upgrade or CONNECT (it lets the socket go: `parser` becomes null). Natively the rest
+  // of the chunk is not parsed either.
+  const parserGone = () => socket.destroyed || (socket as Socket & { parser?: unknown }).parser == null;
+  const flush = () => {
+    while (waiting.length > 0 && !socket.isPaused()) {
+      const bytes = waiting.shift() as Buffer;
+      if (!discarding && !parserGone()) parse.call(socket, bytes);
     }
-  }
-
-  override _read(): void {
-    if (this.socketPaused) {
-      this.socketPaused = false;
-      this.tcp.resume();
+    if (ended && !finished && waiting.length === 0) {
+      finished = true;
+      if (!parserGone()) finish.call(socket);
     }
-  }
-
-  // ---- outgoing bytes ----
-
-  override _write(chunk: Buffer | string, encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
-    this.afterWrite(this.tcp.write(chunk, encoding), callback);
-  }
-
-  override _writev(chunks: { chunk: Buffer | string; encoding: BufferEncoding }[], callback: (error?: Error | null) => void): void {
-    // Corked writes (a response head and body) stay one write on the socket.
-    this.tcp.cork();
-    let accepted = true;
-    for (const { chunk, encoding } of chunks) accepted = this.tcp.write(chunk, encoding) && accepted;
-    this.tcp.uncork();
-    this.afterWrite(accepted, callback);
-  }
-
-  /** Complete a write at once while the socket takes more; else when it drains (back-pressure). */
-  private afterWrite(accepted: boolean, callback: () => void): void {
-    if (accepted) callback();
-    else this.waitingForDrain = callback;
-  }
-
-  private onSocketDrain(): void {
-    const callback = this.waitingForDrain;
-    this.waitingForDrain = undefined;
-    callback?.();
-  }
-
-  override _final(callback: (error?: Error | null) => void): void {
-    // Finish only once the socket has flushed, so a destroy after 'finish' cannot cut a response
-    // short. A socket that fails instead reports through its own 'error'/'close' (see constructor).
-    if (this.tcp.destroyed) return callback();
-    finished(this.tcp, { readable: false }, () => callback());
-    this.tcp.end();
-  }
-
-  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
-    this.tcp.destroy();
-    callback(error);
-  }
-
-  // ---- the net.Socket surface used by Node's HTTP server, Fastify and the logger ----
-
-  /**
-   * Node's HTTP server calls this after an answer that closes the connection. Like
-   * `net.Socket#destroySoon` it ends the writing side once the answer is flushed, and it also
-   * stops parsing: the rest of the input (an unread upload, pipelined requests) is dropped, and
-   * the connection is destroyed when the client closes its side or {@link LINGER_MS} after the
-   * answer left, whichever comes first. Without it the server would wait for the client forever.
-   */
-  destroySoon(): void {
-    this.discarding = true;
-    this.tcp.resume();
-    this.end();
-    finished(this.tcp, { readable: false }, () => {
-      setTimeout(() => this.destroy(), LINGER_MS).unref();
+  };
+  const rewriter = new ListMethodRewriter((bytes) => {
+    if (waiting.length > 0 || socket.isPaused()) waiting.push(bytes);
+    else if (!discarding && !parserGone()) parse.call(socket, bytes);
+  }, holdLimit);
+  socket.on('resume', flush);
+  socket.on('end', () => {
+    if (!discarding) rewriter.end();
+    ended = true;
+    flush();
+  });
+  // This listener is what switches Node's parser from reading the socket natively to 'data' events.
+  socket.on('data', (chunk: Buffer) => {
+    if (discarding) return;
+    if (waiting.length > 0) flush();
+    rewriter.write(chunk);
+  });
+  socket.destroySoon = () =>
+    lingerThenDestroy(socket, () => {
+      discarding = true;
+      waiting.length = 0;
     });
-  }
+}
 
-  setTimeout(timeout: number, callback?: () => void): this {
-    this.tcp.setTimeout(timeout);
-    if (callback) {
-      if (timeout === 0) this.removeListener('timeout', callback);
-      else this.once('timeout', callback);
-    }
-    return this;
-  }
+/**
+ * Lets Node's HTTP server know a connection is over as soon as it is destroyed (on the next tick),
+ * rather than when the socket's handle has finished closing: the requests it has not answered are
+ * aborted before any of them completes. That is what the server saw through the stream this layer
+ * used to put in front of the socket (a stream emits 'close' on the next tick), so a request whose
+ * connection a parse error ends is not handled half-way, and the framing fuzz test (which compares
+ * what each server sees) holds this layer to it.
+ */
+function closeRequestsOnDestroy(socket: Socket, onClose: Listener): void {
+  socket.removeListener('close', onClose);
+  let closed = false;
+  const close = () => {
+    if (closed) return;
+    closed = true;
+    // After an Upgrade or CONNECT the server has let the connection go (and stopped listening to it).
+    if ((socket as Socket & { parser?: unknown }).parser != null) onClose.call(socket);
+  };
+  // A connection the peer or the kernel ends closes without anyone calling destroy.
+  socket.once('close', close);
+  const destroy = socket.destroy.bind(socket);
+  socket.destroy = (error?: Error) => {
+    destroy(error);
+    process.nextTick(close);
+    return socket;
+  };
+}
 
-  setNoDelay(noDelay?: boolean): this {
-    this.tcp.setNoDelay(noDelay);
-    return this;
-  }
-
-  setKeepAlive(enable?: boolean, initialDelay?: number): this {
-    this.tcp.setKeepAlive(enable, initialDelay);
-    return this;
-  }
-
-  ref(): this {
-    this.tcp.ref();
-    return this;
-  }
-
-  unref(): this {
-    this.tcp.unref();
-    return this;
-  }
-
-  address(): ReturnType<Socket['address']> {
-    return this.tcp.address();
-  }
-
-  get timeout(): number | undefined {
-    return this.tcp.timeout;
-  }
-
-  /** Fastify reads this for `request.protocol` (https URLs in links and discovery under TLS). */
-  get encrypted(): boolean | undefined {
-    return (this.tcp as Socket & { encrypted?: boolean }).encrypted;
-  }
-
-  get remoteAddress(): string | undefined {
-    return this.tcp.remoteAddress;
-  }
-
-  get remotePort(): number | undefined {
-    return this.tcp.remotePort;
-  }
-
-  get remoteFamily(): string | undefined {
-    return this.tcp.remoteFamily;
-  }
-
-  get localAddress(): string | undefined {
-    return this.tcp.localAddress;
-  }
-
-  get localPort(): number | undefined {
-    return this.tcp.localPort;
-  }
-
-  get localFamily(): string | undefined {
-    return this.tcp.localFamily;
-  }
-
-  get bytesRead(): number {
-    return this.tcp.bytesRead;
-  }
-
-  get bytesWritten(): number {
-    return this.tcp.bytesWritten;
-  }
-
-  get connecting(): boolean {
-    return this.tcp.connecting;
-  }
-
-  get pending(): boolean {
-    return this.tcp.pending;
-  }
-
-  get readyState(): string {
-    return this.tcp.readyState;
-  }
+/**
+ * What Node's HTTP server calls after an answer that closes the connection. Like
+ * `net.Socket#destroySoon` it ends the writing side once the answer is flushed, and it also
+ * stops parsing: the rest of the input (an unread upload, pipelined requests) is dropped, and
+ * the connection is destroyed when the client closes its side or {@link LINGER_MS} after the
+ * answer left, whichever comes first. Without it the server would wait for the client forever;
+ * with Node's own, unread input would make the kernel send a reset that can overtake the answer.
+ */
+function lingerThenDestroy(socket: Socket, stopParsing: () => void): void {
+  stopParsing();
+  socket.resume();
+  socket.end();
+  finished(socket, { readable: false }, () => {
+    setTimeout(() => socket.destroy(), LINGER_MS).unref();
+  });
 }

@@ -188,8 +188,10 @@ describe('the LIST framing layer against Node’s parser', () => {
     expect(agreed).toBeGreaterThan(STREAMS / 2);
   }, 120_000);
 
-  it('rewrites the same bytes however the stream is split into reads, at every byte', () => {
-    const random = generator(SEED + 1);
+  // Seeds 1, 2, 3, 7 and 99 once found a block whose bare LF was refused only when the block's end
+  // fell in a later read; they stay in the list.
+  it.each([SEED + 1, 1, 2, 3, 7, 99])('rewrites the same bytes however the stream is split into reads, at every byte (seed %i)', (seed) => {
+    const random = generator(seed);
     const output = (pieces: Buffer[]) => {
       const out: Buffer[] = [];
       const rewriter = new ListMethodRewriter((bytes) => out.push(Buffer.from(bytes)));

@@ -42,64 +42,42 @@ export function isJsonText(contentType: unknown, body: unknown): boolean {
   return first === '{' || first === '[';
 }
 
-/** A body as it was sent, kept until someone reads the entry. */
-export interface SentBody {
-  body: unknown;
-  /** The body's size on the wire when known (a parsed request body's `Content-Length`). */
-  bytes?: number;
-  /** Whether text is to be read as JSON (from its content type, or its first character). */
-  json: boolean;
+const isStream = (body: unknown): boolean =>
+  body === STREAMED || (typeof body === 'object' && body !== null && typeof (body as { pipe?: unknown }).pipe === 'function');
+
+/** What an entry shows for a body decided when it was captured (a size, a stream), as opposed to one read later. */
+class Shown {
+  constructor(readonly value: unknown) {}
 }
 
 /**
- * One body as captured. A body whose entry could only ever show its size (too large, not JSON, a
- * stream) is reduced to that marker at once: keeping the reference until a reader asks would hold
- * every archive, state file and download stream sent in the last `UNDERSTUDY_JOURNAL_SIZE`
- * requests in memory (the soak of issue 22 saw the journal's share of RSS grow that way).
+ * One body as captured: the body itself, by reference, when it is small JSON text or a parsed
+ * body (read and redacted when someone reads the entry); else what the entry will show for it.
+ * A body whose entry could only ever show its size (too large, not JSON, a stream) is reduced to
+ * that marker at once: keeping the reference until a reader asks would hold every archive, state
+ * file and download stream sent in the last `UNDERSTUDY_JOURNAL_SIZE` requests in memory (the
+ * soak of issue 22 saw the journal's share of RSS grow that way).
  */
-function captured(sent: SentBody, rules: BodyRules): () => unknown {
-  const { body, json } = sent;
-  const text = typeof body === 'string' || Buffer.isBuffer(body);
-  const length = typeof body === 'string' ? body.length : Buffer.isBuffer(body) ? body.byteLength : 0;
-  const streamed =
-    body === STREAMED || (typeof body === 'object' && body !== null && typeof (body as { pipe?: unknown }).pipe === 'function');
-  if (streamed || (text && (!json || length > MAX_KEPT_BYTES))) {
-    const marker = journalBody(body, rules, json);
-    return () => marker;
-  }
-  return () => journalBody(body, rules, json);
-}
-
-/** About how many bytes keeping `sent` until it is read holds in memory: none for a body reduced to its marker. */
-function heldBytes(sent: SentBody): number {
-  const { body, json } = sent;
+export function captureBody(body: unknown, json: boolean, rules: BodyRules): unknown {
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     const length = typeof body === 'string' ? body.length : body.byteLength;
-    return json && length <= MAX_KEPT_BYTES ? length : 0;
+    return !json || length > MAX_KEPT_BYTES ? new Shown(journalBody(body, rules, json)) : body;
   }
-  const streamed = typeof body === 'object' && body !== null && typeof (body as { pipe?: unknown }).pipe === 'function';
-  return typeof body === 'object' && body !== null && !streamed ? (sent.bytes ?? 0) : 0;
+  return isStream(body) ? new Shown(journalBody(body, rules, json)) : body;
+}
+
+/** A captured body (see {@link captureBody}) as its entry shows it, redacted. */
+export function shownBody(kept: unknown, json: boolean, rules: BodyRules): unknown {
+  return kept instanceof Shown ? kept.value : journalBody(kept, rules, json);
 }
 
 /**
- * The bodies of one entry, redacted when first asked for and remembered after, and about how many
- * bytes they hold until then (the journal's byte budget counts them). Capturing costs a reference
- * per small JSON body (see `captured`), so the journal adds little to a request nobody inspects;
- * what a reader sees is redacted by the same rules either way.
+ * About how many bytes keeping a captured body until it is read holds in memory: none for one
+ * reduced to its marker; for a parsed body, its size on the wire (`wireBytes`) when known.
  */
-export function lazyBodies(
-  request: SentBody,
-  response: SentBody,
-  rules: BodyRules,
-): { bodies: () => { request: unknown; response: unknown }; keptBytes: number } {
-  const requestBody = captured(request, rules);
-  const responseBody = captured(response, rules);
-  let redacted: { request: unknown; response: unknown } | undefined;
-  return {
-    bodies: () => {
-      redacted ??= { request: requestBody(), response: responseBody() };
-      return redacted;
-    },
-    keptBytes: heldBytes(request) + heldBytes(response),
-  };
+export function heldBytes(kept: unknown, wireBytes: number): number {
+  if (kept instanceof Shown || kept === null || kept === undefined) return 0;
+  if (typeof kept === 'string') return kept.length;
+  if (Buffer.isBuffer(kept)) return kept.byteLength;
+  return typeof kept === 'object' ? wireBytes : 0;
 }

@@ -1,16 +1,16 @@
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ApiError } from '../../core/errors.js';
-import { redactUrl } from '../../core/redact.js';
 import { sendError } from '../../platform/jsonapi/errors.js';
 import type { Runtime } from '../../runtime.js';
 import { clientMethod } from '../../server/list-method.js';
 import { sendSecretsError } from '../../secrets/http/respond.js';
-import { isJsonText, lazyBodies, STREAMED, type SentBody } from './capture.js';
+import { isJsonText, STREAMED } from './capture.js';
 import type { FaultRule, FaultRules } from './faults.js';
-import type { FaultMark, Journal } from './journal.js';
+import type { Journal } from './journal.js';
 import type { Subjects } from './subject.js';
+import { WatchedRequest } from './watched.js';
 
 /** What the harness hooks share: the journal (null when `UNDERSTUDY_JOURNAL_SIZE=0`), the fault rules, who is calling. */
 export interface HarnessParts {
@@ -19,22 +19,8 @@ export interface HarnessParts {
   subjects: Subjects;
 }
 
-/** A request the harness watches, from its arrival to its answer. */
-interface Watched {
-  id: number;
-  path: string;
-  query: string;
-  method: string;
-  timeMs: number;
-  virtualMs: number;
-  fault: FaultMark | null;
-  response: SentBody;
-  /** Recorded already (a dropped or held connection has no onResponse). */
-  done: boolean;
-}
-
 const WATCHED = Symbol('understudy.harness');
-type HarnessRequest = FastifyRequest & { [WATCHED]?: Watched };
+type HarnessRequest = FastifyRequest & { [WATCHED]?: WatchedRequest };
 
 /** The API prefixes the harness sits in front of; the control plane is never among them. */
 export function isHarnessedPath(path: string): boolean {
@@ -63,43 +49,31 @@ function sendInjected(reply: FastifyReply, rule: FaultRule, path: string): Fasti
 /**
  * Installs the request journal and the fault rules on the root instance, before any tree is
  * registered, so they see every request to every API prefix once, wherever it is routed. With
- * the journal off and no rules, a request costs one path test.
+ * the journal off and no rules, a request costs one test. The hooks take callbacks rather than
+ * returning promises: every request passes through them, and a promise per hook per request is
+ * most of what they would cost.
  */
 export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts: HarnessParts): void {
   const { journal, faults, subjects } = parts;
   const held = new Set<Socket>();
 
-  const record = (request: HarnessRequest, watched: Watched, status: number | null, durationMs: number) => {
+  const record = (request: HarnessRequest, watched: WatchedRequest, status: number | null, durationMs: number) => {
     if (journal === null || watched.done) return;
     watched.done = true;
-    const rules = isSecrets(watched.path) ? 'secrets' : 'platform';
-    const objects = watched.path.startsWith('/_archivist/');
-    journal.add({
-      id: watched.id,
-      requestId: request.id,
-      timeMs: watched.timeMs,
-      virtualMs: watched.virtualMs,
-      method: watched.method,
-      path: watched.path,
-      query: watched.query,
-      status,
-      durationMs: Math.round(durationMs * 100) / 100,
-      subject: subjects.of(request, watched.path),
-      ...lazyBodies(
-        {
-          body: request.body,
-          json: !objects && isJsonText(request.headers['content-type'], request.body),
-          bytes: Number(request.headers['content-length']) || 0,
-        },
-        watched.response,
-        rules,
-      ),
-      fault: watched.fault,
-    });
+    watched.requestId = request.id;
+    watched.status = status;
+    watched.durationMs = Math.round(durationMs * 100) / 100;
+    watched.subject = subjects.of(request, watched.rawPath);
+    watched.captureRequest(
+      request.body,
+      watched.carriesJson && isJsonText(request.headers['content-type'], request.body),
+      Number(request.headers['content-length']) || 0,
+    );
+    journal.add(watched);
   };
 
   /** Drops or holds the connection; the journal records it when the connection ends. */
-  const takeOver = (request: HarnessRequest, reply: FastifyReply, watched: Watched, hold: boolean) => {
+  const takeOver = (request: HarnessRequest, reply: FastifyReply, watched: WatchedRequest, hold: boolean) => {
     reply.hijack();
     const socket = request.raw.socket;
     const started = performance.now();
@@ -111,56 +85,63 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
     else socket.destroy();
   };
 
-  const applyFault = async (request: HarnessRequest, reply: FastifyReply, watched: Watched): Promise<FastifyReply | undefined> => {
-    const rule = faults.pick({ method: watched.method, path: watched.path, subject: () => subjects.of(request, watched.path) });
-    if (rule === undefined) return undefined;
+  /** Applies the first rule that matches; resolves with whether the rule answered (or dropped) the request itself. */
+  const applyFault = async (request: HarnessRequest, reply: FastifyReply, watched: WatchedRequest): Promise<boolean> => {
+    const rule = faults.pick({ method: watched.method, path: watched.path, subject: () => subjects.of(request, watched.rawPath) });
+    if (rule === undefined) return false;
     watched.fault = { rule: rule.id, effect: rule.effect };
     if (rule.delayMs > 0) await sleep(rule.delayMs);
-    if (rule.effect === 'status') return sendInjected(reply, rule, watched.path);
+    if (rule.effect === 'status') {
+      sendInjected(reply, rule, watched.path);
+      return true;
+    }
     if (rule.effect === 'reset' || rule.effect === 'timeout') {
       takeOver(request, reply, watched, rule.effect === 'timeout');
-      return reply;
+      return true;
     }
-    return undefined;
+    return false;
   };
 
-  fastify.addHook('onRequest', async (request: HarnessRequest, reply) => {
-    if (journal === null && faults.size === 0) return undefined;
-    const mark = request.url.indexOf('?');
-    if (!isHarnessedPath(mark === -1 ? request.url : request.url.slice(0, mark))) return undefined;
-    // The path too: a self-authorizing link carries its credential in a segment.
-    const url = redactUrl(request.url);
-    const query = url.indexOf('?');
-    const watched: Watched = {
-      id: journal?.allocateId() ?? 0,
-      path: query === -1 ? url : url.slice(0, query),
-      query: query === -1 ? '' : url.slice(query + 1),
-      method: clientMethod(request) ?? request.method,
-      timeMs: Date.now(),
-      virtualMs: runtime.clock.nowMs(),
-      fault: null,
-      response: { body: null, json: false },
-      done: false,
-    };
+  fastify.addHook('onRequest', (request: HarnessRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
+    if (journal === null && faults.size === 0) return done();
+    const url = request.url;
+    const mark = url.indexOf('?');
+    const path = mark === -1 ? url : url.slice(0, mark);
+    if (!isHarnessedPath(path)) return done();
+    const watched = new WatchedRequest(
+      journal?.allocateId() ?? 0,
+      url,
+      path,
+      clientMethod(request) ?? request.method,
+      Date.now(),
+      runtime.clock.nowMs(),
+    );
     request[WATCHED] = watched;
-    return faults.size === 0 ? undefined : applyFault(request, reply, watched);
+    if (faults.size === 0) return done();
+    // A rule that answers (or drops the connection) ends the request here: `done` is not called.
+    applyFault(request, reply, watched).then((answered) => {
+      if (!answered) done();
+    }, done);
   });
 
   if (journal !== null) {
-    fastify.addHook('onSend', async (request: HarnessRequest, reply, payload) => {
-      const watched = request[WATCHED];
-      if (watched !== undefined) {
-        const contentType = reply.getHeader('content-type');
-        const json = !watched.path.startsWith('/_archivist/') && isJsonText(contentType ?? '', payload);
-        // A stream is read once, by the client; the journal notes only that there was one.
-        const streamed = typeof payload === 'object' && payload !== null && typeof (payload as { pipe?: unknown }).pipe === 'function';
-        watched.response = { body: streamed ? STREAMED : payload, json };
-      }
-      return payload;
-    });
-    fastify.addHook('onResponse', async (request: HarnessRequest, reply) => {
+    fastify.addHook(
+      'onSend',
+      (request: HarnessRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
+        const watched = request[WATCHED];
+        if (watched !== undefined) {
+          // A stream is read once, by the client; the journal notes only that there was one.
+          const streamed = typeof payload === 'object' && payload !== null && typeof (payload as { pipe?: unknown }).pipe === 'function';
+          watched.responseBody = streamed ? STREAMED : payload;
+          watched.responseJson = watched.carriesJson && isJsonText(reply.getHeader('content-type') ?? '', payload);
+        }
+        done(null, payload);
+      },
+    );
+    fastify.addHook('onResponse', (request: HarnessRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const watched = request[WATCHED];
       if (watched !== undefined) record(request, watched, reply.statusCode, reply.elapsedTime);
+      done();
     });
   }
 

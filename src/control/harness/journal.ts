@@ -7,7 +7,7 @@ export interface FaultMark {
   effect: 'status' | 'delay' | 'reset' | 'timeout';
 }
 
-/** One request as the journal keeps it; the path and query are already redacted, the bodies when first read. */
+/** One request as the journal keeps it; what it shows (path, query, bodies) is redacted, when first read at the latest. */
 export interface JournalRecord {
   id: number;
   requestId: string;
@@ -26,6 +26,8 @@ export interface JournalRecord {
   bodies(): { request: unknown; response: unknown };
   /** About how many bytes the unread bodies hold; the journal's byte budget drops the oldest first. */
   keptBytes: number;
+  /** Lets go of the bodies the entry holds (the byte budget dropped them; `bodies` no longer reads them). */
+  releaseBodies?(): void;
   fault: FaultMark | null;
 }
 
@@ -134,6 +136,7 @@ type Listener = (record: JournalRecord) => void;
 /** What an entry shows for a body the byte budget dropped: its metadata stays, its bodies go. */
 export const DROPPED_BODY = '[dropped: journal body budget]';
 const DROPPED = { request: DROPPED_BODY, response: DROPPED_BODY };
+const droppedBodies = () => DROPPED;
 
 /** The most body bytes the journal holds at once (a ring of 10,000 small JSON bodies fits well within it). */
 export const JOURNAL_BODY_BUDGET = 64 * 1024 * 1024;
@@ -173,7 +176,8 @@ export class Journal {
     this.keptBytes += record.keptBytes - (this.ring[slot]?.keptBytes ?? 0);
     this.ring[slot] = record;
     this.keepWithinBudget(record.id);
-    for (const listener of this.listeners) listener(record);
+    // Most requests have no stream open to hear of them.
+    if (this.listeners.size > 0) for (const listener of this.listeners) listener(record);
   }
 
   /**
@@ -187,7 +191,8 @@ export class Journal {
       if (record !== undefined && record.id === this.oldestKept && record.keptBytes > 0) {
         this.keptBytes -= record.keptBytes;
         record.keptBytes = 0;
-        record.bodies = () => DROPPED;
+        record.bodies = droppedBodies;
+        record.releaseBodies?.();
       }
       this.oldestKept++;
     }
