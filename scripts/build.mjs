@@ -1,5 +1,9 @@
-// `npm run build`: bundles the server into one file, dist/main.js, with esbuild. Loading one file
+// `npm run build`: bundles the server into one file, dist/server.cjs, with esbuild. Loading one file
 // instead of some 400 modules is most of what makes start-up fast (see README, "Benchmarks" and "Development").
+// dist/main.js (scripts/launcher.mjs) runs it with V8's code cache, which only a CommonJS script
+// can use on Node 20: hence that format for the server, with import.meta.url standing for the
+// bundle's own URL, and import() of the outside packages as require() (each has a CommonJS
+// build), since a vm.Script's own import() needs an experimental flag.
 // Type checking is separate (`npm run typecheck`, part of `npm test`). better-sqlite3 stays
 // outside the bundle: it loads a native addon from its own package directory, as does pkcs11js; so
 // does the HCL parser (@cdktf/hcl2json), which reads its WebAssembly file from its own directory.
@@ -10,6 +14,7 @@
 // (`import { startUnderstudy } from 'understudy'`) is a third, dist/index.js, with its types in
 // dist/index.d.ts: src/index.ts declares every type it exports itself, so its declarations are
 // made from that one file (no whole-program type check in the build).
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { build } from 'esbuild';
 import ts from 'typescript';
@@ -40,7 +45,24 @@ const common = {
       'const require = __understudyCreateRequire(import.meta.url);',
   },
 };
-await build({ ...common, entryPoints: ['src/main.ts'], outfile: 'dist/main.js' });
+await build({
+  ...common,
+  format: 'cjs',
+  entryPoints: ['src/main.ts'],
+  outfile: 'dist/server.cjs',
+  supported: { 'dynamic-import': false },
+  define: { 'import.meta.url': '__understudyBundleUrl' },
+  banner: { js: "const __understudyBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+});
+const serverHash = createHash('sha256').update(readFileSync('dist/server.cjs')).digest('hex').slice(0, 16);
+await build({
+  ...common,
+  entryPoints: ['scripts/launcher.mjs'],
+  outfile: 'dist/main.js',
+  sourcemap: false,
+  banner: {},
+  define: { SERVER_BUNDLE_HASH: JSON.stringify(serverHash) },
+});
 await build({ ...common, entryPoints: ['src/adapters/kms/pkcs11/worker.ts'], outfile: 'dist/pkcs11-worker.js' });
 await build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' });
 const declarations = ts.transpileDeclaration(readFileSync('src/index.ts', 'utf8'), {

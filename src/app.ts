@@ -29,6 +29,7 @@ import { isEmptyStore, openStore, wipeAndRefill } from './store/store.js';
 import { requestLogSerializer } from './logging.js';
 import { sendSecretsError } from './secrets/http/respond.js';
 import { createServerWithListMethod, destroyAllConnections } from './server/server.js';
+import { lazyValidation } from './server/lazy-validation.js';
 import { prepareTls, type TlsMaterial } from './server/tls/material.js';
 import { CLOSE_STEP_MS, SHUTDOWN_GRACE_MS, settleWithin } from './core/shutdown.js';
 
@@ -127,6 +128,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     bodyLimit: 10 * 1024 * 1024,
     frameworkErrors: routerError,
+    schemaController: lazyValidation,
   });
   const runtime: Runtime = { config, store, clock, log: fastify.log, scheduler: new Scheduler(clock, fastify.log) };
   const platform = buildPlatformContext(runtime);

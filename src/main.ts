@@ -27,12 +27,13 @@ function tlsLines(tls: TlsMaterial | null): string[] {
   ];
 }
 
-async function main(): Promise<void> {
+/** Resolves to true once the server listens, to false when the command only printed (--help, --version). */
+async function main(): Promise<boolean> {
   // --help and --version answer before anything opens the store or a port.
   const action = cliAction(process.argv.slice(2));
   if (action.kind === 'print') {
     process.stdout.write(action.text);
-    return;
+    return false;
   }
   if (action.kind === 'refuse') {
     process.stderr.write(action.text);
@@ -97,6 +98,8 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => shutdown('SIGINT'));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
+  return true;
 }
 
-main().catch((error: unknown) => fail(`failed to start: ${(error as Error).message}`));
+/** Read by dist/main.js (scripts/launcher.mjs), which saves V8's code cache once the server is up. */
+export const started: Promise<boolean> = main().catch((error: unknown) => fail(`failed to start: ${(error as Error).message}`));

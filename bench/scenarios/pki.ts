@@ -1,17 +1,10 @@
-import { generateKeyPair, type KeyObject } from 'node:crypto';
+import { createPublicKey, generateKeyPair, randomBytes, sign, type KeyObject } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';
-import { LocalSigner } from '../../src/secrets/engines/pki/signer.js';
-import {
-  basicConstraints,
-  buildName,
-  keyIdentifier,
-  randomSerial,
-  signCertificate,
-  subjectKeyId,
-} from '../../src/secrets/engines/pki/x509.js';
+import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
+import * as asn from '@peculiar/asn1-x509';
 import type { BaselineServer, BenchTarget, Scenario } from '../scenario.js';
 
 /**
@@ -37,28 +30,44 @@ async function newKey(kind: Kind): Promise<KeyObject> {
 
 /**
  * The same work without understudy: a bare HTTP server that generates a key natively (libuv
- * pool, async) and signs one certificate per request, measured under the same load.
+ * pool, async) and signs one certificate per request, measured under the same load. The
+ * certificate is built with the X.509 library called directly (not understudy's own encoder: a
+ * yardstick made of the code under test moves with it).
  */
 async function nativeServer(kind: Kind): Promise<BaselineServer> {
-  const ca = new LocalSigner(await newKey({ ...kind, type: 'ec', bits: 256 }));
-  const name = buildName({ commonName: 'bench CA' });
-  const caKeyId = keyIdentifier(ca.publicKey);
+  const caKey = await newKey({ ...kind, type: 'ec', bits: 256 });
+  const commonName = (value: string) =>
+    new asn.Name([
+      new asn.RelativeDistinguishedName([
+        new asn.AttributeTypeAndValue({ type: '2.5.4.3', value: new asn.AttributeValue({ utf8String: value }) }),
+      ]),
+    ]);
+  const issuer = commonName('bench CA');
+  const ecdsaWithSha256 = new asn.AlgorithmIdentifier({ algorithm: '1.2.840.10045.4.3.2' });
+  const extension = (oid: string, critical: boolean, value: unknown) =>
+    new asn.Extension({ extnID: oid, critical, extnValue: new OctetString(AsnConvert.serialize(value)) });
   const server = createServer((_request, response) => {
     void (async () => {
       const key = await newKey(kind);
+      const publicKey = createPublicKey(key).export({ type: 'spki', format: 'der' });
       const now = new Date();
-      const der = await signCertificate(
-        {
-          serial: randomSerial(),
-          subject: buildName({ commonName: 'leaf.bench.test' }),
-          issuer: name,
-          notBefore: now,
-          notAfter: new Date(now.getTime() + 3_600_000),
-          publicKey: key,
-          extensions: [basicConstraints(false), subjectKeyId(caKeyId)],
-        },
-        ca,
-      );
+      const tbs = new asn.TBSCertificate({
+        version: asn.Version.v3,
+        serialNumber: new Uint8Array(randomBytes(16)).buffer,
+        signature: ecdsaWithSha256,
+        issuer,
+        validity: new asn.Validity({ notBefore: now, notAfter: new Date(now.getTime() + 3_600_000) }),
+        subject: commonName('leaf.bench.test'),
+        subjectPublicKeyInfo: AsnConvert.parse(publicKey, asn.SubjectPublicKeyInfo),
+        extensions: new asn.Extensions([extension(asn.id_ce_basicConstraints, true, new asn.BasicConstraints({ cA: false }))]),
+      });
+      const signature = sign('sha256', Buffer.from(AsnConvert.serialize(tbs)), caKey);
+      const certificate = new asn.Certificate({
+        tbsCertificate: tbs,
+        signatureAlgorithm: ecdsaWithSha256,
+        signatureValue: new Uint8Array(signature).buffer,
+      });
+      const der = Buffer.from(AsnConvert.serialize(certificate));
       response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ certificate: der.toString('base64') }));
     })();
   });

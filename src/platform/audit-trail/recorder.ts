@@ -68,7 +68,7 @@ export function auditRecorder(db: Db, clock: Clock) {
      * A write addressed by id names no organization in its path, and a delete leaves no body to
      * read it from: the owner of the first id-shaped path parameter is looked up before it runs.
      */
-    preHandler: async (request: FastifyRequest) => {
+    preHandler: inline((request: FastifyRequest) => {
       if (!WRITES.has(request.method)) return;
       const params = (request.params ?? {}) as Params;
       if (ORGANIZATION_PARAMS.some((name) => params[name])) return;
@@ -79,21 +79,22 @@ export function auditRecorder(db: Db, clock: Clock) {
           return;
         }
       }
-    },
-    onSend: async (request: FastifyRequest, reply: FastifyReply, payload: unknown) => {
-      // Documents go out as Buffers (see sendDocument); other bodies as strings.
-      const text =
-        Buffer.isBuffer(payload) && payload.length <= PARSED_BODY_LIMIT
-          ? payload.toString('utf8')
-          : typeof payload === 'string'
-            ? payload
-            : undefined;
-      if (WRITES.has(request.method) && reply.statusCode < 400 && text !== undefined) {
-        pending.set(request, { ...pending.get(request), payload: text });
+    }),
+    onSend: (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
+      // Only a successful write's answer is kept (reads are most requests: they skip the copy).
+      if (WRITES.has(request.method) && reply.statusCode < 400) {
+        // Documents go out as Buffers (see sendDocument); other bodies as strings.
+        const text =
+          Buffer.isBuffer(payload) && payload.length <= PARSED_BODY_LIMIT
+            ? payload.toString('utf8')
+            : typeof payload === 'string'
+              ? payload
+              : undefined;
+        if (text !== undefined) pending.set(request, { ...pending.get(request), payload: text });
       }
-      return payload;
+      done(null, payload);
     },
-    onResponse: async (request: FastifyRequest, reply: FastifyReply) => {
+    onResponse: inline((request: FastifyRequest, reply: FastifyReply) => {
       const principal = request.principal as Principal | null;
       if (!WRITES.has(request.method) || reply.statusCode >= 400 || !principal) return;
       // Issuing the audit-trail token is how one starts reading the trail, not a change to it.
@@ -132,6 +133,22 @@ export function auditRecorder(db: Db, clock: Clock) {
         resourceType: type.replace(/s$/, '').replace(/-/g, '_'),
         action,
       });
-    },
+    }),
+  };
+}
+
+/**
+ * A synchronous hook in Fastify's callback form: these run on every request and never await, so
+ * an async hook's promise and microtask buy nothing. A throw reaches Fastify as the hook's error,
+ * as a rejected promise would.
+ */
+function inline(hook: (request: FastifyRequest, reply: FastifyReply) => void) {
+  return (request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void => {
+    try {
+      hook(request, reply);
+    } catch (error) {
+      return done(error as Error);
+    }
+    done();
   };
 }

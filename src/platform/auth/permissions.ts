@@ -1,7 +1,7 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { prepared } from '../../store/prepared.js';
+import { preparedSql } from '../../store/prepared.js';
+import { connectionOf, rowReader } from '../row-reader.js';
 import type { DbOrTx } from '../../store/store.js';
-import { organizationMemberships, teamMembers, teams, type OrganizationAccess } from '../../store/tables.js';
+import { teams, type OrganizationAccess } from '../../store/tables.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import type { OrganizationRow, Principal, TeamRow } from './principal.js';
 
@@ -161,23 +161,15 @@ export function teamPermissions(grants: OrganizationGrants, team: TeamRow): Set<
   return granted;
 }
 
-// Asked on nearly every platform request, so compiled once (see store/prepared.ts).
 // Every platform request asks this: the membership's status and the user's teams in the
-// organization in one statement (a row per team, or one row with no team), compiled once.
-const membershipAndTeams = prepared((db) =>
-  db
-    .select({ status: organizationMemberships.status, team: teams })
-    .from(organizationMemberships)
-    .leftJoin(teamMembers, eq(teamMembers.userId, organizationMemberships.userId))
-    .leftJoin(teams, and(eq(teams.id, teamMembers.teamId), eq(teams.organizationId, organizationMemberships.organizationId)))
-    .where(
-      and(
-        eq(organizationMemberships.organizationId, sql.placeholder('organizationId')),
-        eq(organizationMemberships.userId, sql.placeholder('userId')),
-      ),
-    )
-    .prepare(),
-);
+// organization in one statement (a row per team, or one row with no team), compiled once per
+// connection; team rows are mapped by row-reader.ts.
+const teamRows = rowReader(teams);
+const MEMBERSHIP_AND_TEAMS =
+  `SELECT m.status, ${teamRows.columns('t')} FROM organization_memberships m ` +
+  'LEFT JOIN team_members tm ON tm.user_id = m.user_id ' +
+  'LEFT JOIN teams t ON t.id = tm.team_id AND t.organization_id = m.organization_id ' +
+  'WHERE m.organization_id = ? AND m.user_id = ?';
 
 const NONE = (principal: Principal): OrganizationGrants => ({ permissions: new Set(), teamIds: new Set(), principalKind: principal.kind });
 
@@ -239,8 +231,9 @@ export class Permissions {
    * membership there (an invited member gets nothing from the teams they were invited to).
    */
   private activeTeams(userId: string, organizationId: string): TeamRow[] | null {
-    const rows = membershipAndTeams(this.db).all({ organizationId, userId });
-    if (rows[0]?.status !== 'active') return null;
-    return rows.flatMap((row) => (row.team === null ? [] : [row.team]));
+    const rows = preparedSql(connectionOf(this.db), MEMBERSHIP_AND_TEAMS).raw().all(organizationId, userId) as unknown[][];
+    if (rows[0]?.[0] !== 'active') return null;
+    // A row without a team (the left join found none) has a null team id.
+    return rows.flatMap((row) => (row[1] === null ? [] : [teamRows.read(row, 1)]));
   }
 }

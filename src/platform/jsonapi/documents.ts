@@ -8,6 +8,30 @@ export function requestUrl(request: FastifyRequest): URL {
   return new URL(request.url, `${request.protocol}://${request.host}`);
 }
 
+/** Origins already worked out, by `protocol://host` as the request gave them (few distinct ones). */
+const origins = new Map<string, string>();
+const ORIGINS_KEPT = 64;
+
+/**
+ * `scheme://host` of a request, as `requestUrl(request).origin` gives it, without parsing a URL
+ * per request: every workspace document needs it, and the origin depends only on the protocol
+ * and the Host header.
+ */
+export function requestOrigin(request: FastifyRequest): string {
+  const url = request.url;
+  // Anything but a plain path (`//host/…` and `/\\host/…` name a host of their own) is parsed in full.
+  if (url[0] !== '/' || url[1] === '/' || url[1] === '\\') return requestUrl(request).origin;
+  const base = `${request.protocol}://${request.host}`;
+  let origin = origins.get(base);
+  if (origin === undefined) {
+    origin = new URL('/', base).origin;
+    // Host headers come from clients: the map stays small whatever they send.
+    if (origins.size >= ORIGINS_KEPT) origins.clear();
+    origins.set(base, origin);
+  }
+  return origin;
+}
+
 export function singleDocument(data: ResourceObject, included?: Included): SingleDocument {
   const extra = included?.toArray();
   return extra ? { data, included: extra } : { data };

@@ -61,14 +61,19 @@ export function paginationMeta(page: Page, total: number): PaginationMeta {
  * parameters and writing the page parameters with percent-encoded brackets.
  */
 export function paginationLinks(requestUrl: URL, meta: PaginationMeta): ListLinks {
+  // The path and the other parameters are the same in every link: serialized once, the page
+  // parameters appended per link (as URL would write them: searchParams serialize alike).
+  const base = new URL(requestUrl.pathname, requestUrl.origin).href;
+  const others = new URLSearchParams();
+  for (const [key, value] of requestUrl.searchParams) {
+    if (key !== 'page[number]' && key !== 'page[size]') others.append(key, value);
+  }
+  const size = String(meta['page-size']);
   const at = (number: number): string => {
-    const url = new URL(requestUrl.pathname, requestUrl.origin);
-    for (const [key, value] of requestUrl.searchParams) {
-      if (key !== 'page[number]' && key !== 'page[size]') url.searchParams.append(key, value);
-    }
-    url.searchParams.set('page[number]', String(number));
-    url.searchParams.set('page[size]', String(meta['page-size']));
-    return url.toString();
+    const params = new URLSearchParams(others);
+    params.append('page[number]', String(number));
+    params.append('page[size]', size);
+    return `${base}?${params.toString()}`;
   };
   return {
     self: at(meta['current-page']),

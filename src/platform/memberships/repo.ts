@@ -1,13 +1,14 @@
-import { and, asc, count, desc, eq, or, sql, type SQL } from 'drizzle-orm';
-import { inList } from '../../store/sql-lists.js';
+import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
+import { inList, jsonList } from '../../store/sql-lists.js';
+import { preparedSql } from '../../store/prepared.js';
+import { connectionOf, rowReader } from '../row-reader.js';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, teamMembers, teams, users } from '../../store/tables.js';
 import type { UserRow } from '../auth/principal.js';
 import { readWindow } from '../jsonapi/pagination.js';
 import { anchoredPage, anchorsOf } from '../list-anchors.js';
 import { listCount, listCountAndVersion } from '../list-counts.js';
-import { trigramCandidates } from '../trigram.js';
-import { containsIgnoringCase } from '../users/repo.js';
+import { indexable, trigramPhrase } from '../trigram.js';
 import { updateRows } from '../../store/update.js';
 
 /** An organization membership row: a user's invitation to, or membership of, an organization. */
@@ -25,29 +26,46 @@ export interface MembershipFilter {
 
 export type MembershipWithUser = { membership: MembershipRow; user: UserRow };
 
-function conditions(organizationId: string, filter: MembershipFilter, withStatus: boolean): SQL | undefined {
-  const parts: (SQL | undefined)[] = [eq(organizationMemberships.organizationId, organizationId)];
+/**
+ * A filtered list (a text search or addresses) as raw SQL over `organization_memberships m JOIN
+ * users u`: the WHERE text depends only on which filters are present, so each shape is compiled
+ * once per connection (store/prepared.ts) and the values travel as parameters.
+ */
+interface Shape {
+  where: string;
+  params: (string | number)[];
+}
+
+function shapeOf(organizationId: string, filter: MembershipFilter, withStatus: boolean): Shape {
+  const parts = ['m.organization_id = ?'];
+  const params: (string | number)[] = [organizationId];
   if (filter.query) {
-    parts.push(or(containsIgnoringCase(users.username, filter.query), containsIgnoringCase(users.email, filter.query)));
-    // The users whose name or address may contain the text, straight from the trigram index: the
-    // (organization, user) index then finds their memberships without a scan.
-    const candidates = trigramCandidates(sql`rowid`, 'user_names', filter.query);
-    if (candidates) {
-      parts.push(inList(organizationMemberships.userId, sql`(SELECT ${users.id} FROM ${users} WHERE ${candidates})`));
+    const text = filter.query.toLowerCase();
+    parts.push('(instr(lower(u.username), ?) > 0 OR instr(lower(u.email), ?) > 0)');
+    params.push(text, text);
+    if (indexable(filter.query)) {
+      // The users whose name or address may contain the text, straight from the trigram index: the
+      // (organization, user) index then finds their memberships without a scan.
+      parts.push('m.user_id IN (SELECT id FROM users WHERE rowid IN (SELECT rowid FROM user_names WHERE user_names MATCH ?))');
+      params.push(trigramPhrase(filter.query));
       // Checked per candidate; left indexable, SQLite walks the list-order index of every membership instead.
-      parts[0] = sql`+${organizationMemberships.organizationId} = ${organizationId}`;
+      parts[0] = '+m.organization_id = ?';
     }
   }
-  if (filter.emails && filter.emails.length > 0)
-    parts.push(
-      inList(
-        users.email,
-        filter.emails.map((email) => email.toLowerCase()),
-      ),
-    );
-  if (withStatus && filter.status) parts.push(eq(organizationMemberships.status, filter.status));
-  return and(...parts);
+  if (filter.emails && filter.emails.length > 0) {
+    parts.push('u.email IN (SELECT value FROM json_each(?))');
+    params.push(jsonList(filter.emails.map((email) => email.toLowerCase())));
+  }
+  if (withStatus && filter.status) {
+    parts.push('m.status = ?');
+    params.push(filter.status);
+  }
+  return { where: parts.join(' AND '), params };
 }
+
+const FILTERED = 'FROM organization_memberships m JOIN users u ON u.id = m.user_id WHERE';
+const membershipRows = rowReader(organizationMemberships);
+const userRows = rowReader(users);
 
 export function listMemberships(
   db: DbOrTx,
@@ -59,27 +77,23 @@ export function listMemberships(
   knownTotal?: number,
 ): { rows: MembershipWithUser[]; total: number } {
   if (unfiltered(filter)) return pageOfAll(db, organizationId, filter.status, offset, limit);
-  const where = conditions(organizationId, filter, true);
+  const shape = shapeOf(organizationId, filter, true);
+  const sqlite = connectionOf(db);
   const total =
     knownTotal ??
-    db
-      .select({ n: count() })
-      .from(organizationMemberships)
-      .innerJoin(users, eq(users.id, organizationMemberships.userId))
-      .where(where)
-      .get()?.n ??
-    0;
+    (preparedSql(sqlite, `SELECT count(*) ${FILTERED} ${shape.where}`)
+      .pluck()
+      .get(...shape.params) as number);
   const window = readWindow({ offset, size: limit }, total);
   if (window.limit === 0) return { rows: [], total };
-  const rows = db
-    .select({ membership: organizationMemberships, user: users })
-    .from(organizationMemberships)
-    .innerJoin(users, eq(users.id, organizationMemberships.userId))
-    .where(where)
-    .orderBy(...listOrder(window.backwards))
-    .limit(window.limit)
-    .offset(window.offset)
-    .all();
+  const direction = window.backwards ? 'DESC' : 'ASC';
+  const text =
+    `SELECT ${membershipRows.columns('m')}, ${userRows.columns('u')} ${FILTERED} ${shape.where} ` +
+    `ORDER BY m.created_at ${direction}, m.id ${direction} LIMIT ? OFFSET ?`;
+  const found = preparedSql(sqlite, text)
+    .raw()
+    .all(...shape.params, window.limit, window.offset) as unknown[][];
+  const rows = found.map((values) => ({ membership: membershipRows.read(values), user: userRows.read(values, membershipRows.width) }));
   return { rows: window.backwards ? rows.reverse() : rows, total };
 }
 
@@ -152,13 +166,10 @@ export function statusCounts(
     const invited = listCount(db, 'memberships:invited', organizationId);
     return { total: active + invited, active, invited };
   }
-  const rows = db
-    .select({ status: organizationMemberships.status, n: count() })
-    .from(organizationMemberships)
-    .innerJoin(users, eq(users.id, organizationMemberships.userId))
-    .where(conditions(organizationId, filter, false))
-    .groupBy(organizationMemberships.status)
-    .all();
+  const shape = shapeOf(organizationId, filter, false);
+  const rows = preparedSql(connectionOf(db), `SELECT m.status AS status, count(*) AS n ${FILTERED} ${shape.where} GROUP BY m.status`).all(
+    ...shape.params,
+  ) as { status: MembershipStatus; n: number }[];
   const active = rows.find((row) => row.status === 'active')?.n ?? 0;
   const invited = rows.find((row) => row.status === 'invited')?.n ?? 0;
   return { total: active + invited, active, invited };

@@ -1,6 +1,7 @@
-import { and, asc, count, eq, sql } from 'drizzle-orm';
+import { and, asc, count, eq } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
-import { prepared } from '../../store/prepared.js';
+import { preparedSql } from '../../store/prepared.js';
+import { connectionOf, rowReader } from '../row-reader.js';
 import type { DbOrTx } from '../../store/store.js';
 import { organizationMemberships, organizations, teamMembers, teams } from '../../store/tables.js';
 import type { OrganizationRow } from '../auth/principal.js';
@@ -13,27 +14,20 @@ import { updateRows } from '../../store/update.js';
  */
 export const DEFAULT_AGENT_POOL_ID = 'default-agent-pool-id';
 
-const byName = prepared((db) =>
-  db
-    .select()
-    .from(organizations)
-    .where(eq(organizations.name, sql.placeholder('name')))
-    .prepare(),
-);
-const byId = prepared((db) =>
-  db
-    .select()
-    .from(organizations)
-    .where(eq(organizations.id, sql.placeholder('id')))
-    .prepare(),
-);
+// Every platform request reads an organization by name or id: raw statements compiled once,
+// rows mapped by row-reader.ts (drizzle's generic per-cell mapping cost more than the read).
+const organizationRows = rowReader(organizations);
+const BY_NAME = `SELECT ${organizationRows.columns('o')} FROM organizations o WHERE o.name = ?`;
+const BY_ID = `SELECT ${organizationRows.columns('o')} FROM organizations o WHERE o.id = ?`;
+
+const one = (values: unknown) => (values === undefined ? undefined : organizationRows.read(values as unknown[]));
 
 export function findOrganizationByName(db: DbOrTx, name: string): OrganizationRow | undefined {
-  return byName(db).get({ name });
+  return one(preparedSql(connectionOf(db), BY_NAME).raw().get(name));
 }
 
 export function findOrganizationById(db: DbOrTx, id: string): OrganizationRow | undefined {
-  return byId(db).get({ id });
+  return one(preparedSql(connectionOf(db), BY_ID).raw().get(id));
 }
 
 export function listOrganizations(

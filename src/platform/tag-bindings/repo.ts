@@ -1,6 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { inJsonList, jsonList } from '../../store/sql-lists.js';
-import { prepared } from '../../store/prepared.js';
+import { jsonList } from '../../store/sql-lists.js';
+import { preparedSql } from '../../store/prepared.js';
+import { connectionOf, rowReader } from '../row-reader.js';
 import type { DbOrTx } from '../../store/store.js';
 import { tagBindings } from '../../store/tables.js';
 
@@ -18,21 +19,26 @@ export function bindingsOf(db: DbOrTx, owner: BindingOwner): TagBindingRow[] {
 }
 
 // Every workspace and project document asks for these (their tag-binding relationships), so the
-// statements are compiled once and take their ids as one JSON array.
-const bindingsOfWorkspaceList = prepared((db) =>
-  db.select().from(tagBindings).where(inJsonList(tagBindings.workspaceId, 'ids')).orderBy(asc(tagBindings.position)).prepare(),
-);
-const bindingsOfProjectList = prepared((db) =>
-  db.select().from(tagBindings).where(inJsonList(tagBindings.projectId, 'ids')).orderBy(asc(tagBindings.position)).prepare(),
-);
+// statements are compiled once per connection, take their ids as one JSON array, and have their
+// rows mapped by row-reader.ts.
+const bindingRows = rowReader(tagBindings);
+const ofList = (column: 'workspace_id' | 'project_id') =>
+  `SELECT ${bindingRows.columns('b')} FROM tag_bindings b WHERE b.${column} IN (SELECT value FROM json_each(?)) ORDER BY b.position ASC`;
+const OF_WORKSPACES = ofList('workspace_id');
+const OF_PROJECTS = ofList('project_id');
+
+function rowsOfList(db: DbOrTx, text: string, ids: readonly string[]): TagBindingRow[] {
+  const found = preparedSql(connectionOf(db), text)
+    .raw()
+    .all(jsonList([...new Set(ids)])) as unknown[][];
+  return found.map((values) => bindingRows.read(values));
+}
 
 /** The bindings of many workspaces, grouped by workspace, in one query. */
 export function bindingsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): Map<string, TagBindingRow[]> {
   const result = new Map<string, TagBindingRow[]>(workspaceIds.map((id) => [id, []]));
   if (workspaceIds.length === 0) return result;
-  for (const row of bindingsOfWorkspaceList(db).all({ ids: jsonList([...new Set(workspaceIds)]) })) {
-    result.get(row.workspaceId as string)?.push(row);
-  }
+  for (const row of rowsOfList(db, OF_WORKSPACES, workspaceIds)) result.get(row.workspaceId as string)?.push(row);
   return result;
 }
 
@@ -40,9 +46,7 @@ export function bindingsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]
 export function bindingsOfProjects(db: DbOrTx, projectIds: readonly string[]): Map<string, TagBindingRow[]> {
   const result = new Map<string, TagBindingRow[]>(projectIds.map((id) => [id, []]));
   if (projectIds.length === 0) return result;
-  for (const row of bindingsOfProjectList(db).all({ ids: jsonList([...new Set(projectIds)]) })) {
-    result.get(row.projectId as string)?.push(row);
-  }
+  for (const row of rowsOfList(db, OF_PROJECTS, projectIds)) result.get(row.projectId as string)?.push(row);
   return result;
 }
 

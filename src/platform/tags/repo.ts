@@ -1,6 +1,7 @@
 import { and, asc, count, eq, notExists, notInArray, sql, type SQL } from 'drizzle-orm';
-import { inList } from '../../store/sql-lists.js';
-import { prepared } from '../../store/prepared.js';
+import { inList, jsonList } from '../../store/sql-lists.js';
+import { preparedSql } from '../../store/prepared.js';
+import { connectionOf, rowReader } from '../row-reader.js';
 import type { DbOrTx } from '../../store/store.js';
 import { tags, workspaceTags } from '../../store/tables.js';
 import { inSlices } from '../sql-slices.js';
@@ -25,39 +26,28 @@ export function insertTag(db: DbOrTx, row: TagRow): void {
   db.insert(tags).values(row).run();
 }
 
-// A single workspace's tags (every show and update) use a statement compiled once.
-const tagsOfOneWorkspace = prepared((db) =>
-  db
-    .select({ tag: tags })
-    .from(workspaceTags)
-    .innerJoin(tags, eq(tags.id, workspaceTags.tagId))
-    .where(eq(workspaceTags.workspaceId, sql.placeholder('workspaceId')))
-    .orderBy(asc(workspaceTags.position))
-    .prepare(),
-);
+// Every workspace read (a show or a page) runs this: one raw statement compiled once per
+// connection, the page's ids bound as one JSON array, rows mapped by row-reader.ts.
+const tagRows = rowReader(tags);
+const TAGS_OF_WORKSPACES =
+  `SELECT wt.workspace_id, ${tagRows.columns('t')} FROM workspace_tags wt JOIN tags t ON t.id = wt.tag_id ` +
+  'WHERE wt.workspace_id IN (SELECT value FROM json_each(?)) ORDER BY wt.position ASC';
+// One workspace (every show and update): a plain key lookup, without the JSON array to unpack.
+const TAGS_OF_WORKSPACE =
+  `SELECT wt.workspace_id, ${tagRows.columns('t')} FROM workspace_tags wt JOIN tags t ON t.id = wt.tag_id ` +
+  'WHERE wt.workspace_id = ? ORDER BY wt.position ASC';
 
 /** Tags of each workspace, in the order they were added (one query for a whole page). */
 export function tagsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): Map<string, TagRow[]> {
   const result = new Map<string, TagRow[]>(workspaceIds.map((id) => [id, []]));
   if (workspaceIds.length === 0) return result;
-  if (workspaceIds.length === 1) {
-    const [workspaceId] = workspaceIds as [string];
-    result.set(
-      workspaceId,
-      tagsOfOneWorkspace(db)
-        .all({ workspaceId })
-        .map((row) => row.tag),
-    );
-    return result;
-  }
-  const rows = db
-    .select({ workspaceId: workspaceTags.workspaceId, tag: tags })
-    .from(workspaceTags)
-    .innerJoin(tags, eq(tags.id, workspaceTags.tagId))
-    .where(inList(workspaceTags.workspaceId, [...workspaceIds]))
-    .orderBy(asc(workspaceTags.position))
-    .all();
-  for (const row of rows) result.get(row.workspaceId)?.push(row.tag);
+  const sqlite = connectionOf(db);
+  const found = (
+    workspaceIds.length === 1
+      ? preparedSql(sqlite, TAGS_OF_WORKSPACE).raw().all(workspaceIds[0])
+      : preparedSql(sqlite, TAGS_OF_WORKSPACES).raw().all(jsonList(workspaceIds))
+  ) as unknown[][];
+  for (const values of found) result.get(values[0] as string)?.push(tagRows.read(values, 1));
   return result;
 }
 

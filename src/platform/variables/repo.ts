@@ -1,6 +1,7 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
-import { inJsonList, jsonList } from '../../store/sql-lists.js';
-import { prepared } from '../../store/prepared.js';
+import { jsonList } from '../../store/sql-lists.js';
+import { preparedSql } from '../../store/prepared.js';
+import { connectionOf } from '../row-reader.js';
 import type { DbOrTx } from '../../store/store.js';
 import { workspaceVariables } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
@@ -49,19 +50,15 @@ export function listVariables(db: DbOrTx, workspaceId: string, offset: number, l
 
 /** Ids of each workspace's variables in creation order, for a page of workspaces in one query. */
 // Every workspace document asks for these (the `vars` relationship), so the statement is compiled once.
-const variableIdsOfList = prepared((db) =>
-  db
-    .select({ id: workspaceVariables.id, workspaceId: workspaceVariables.workspaceId })
-    .from(workspaceVariables)
-    .where(inJsonList(workspaceVariables.workspaceId, 'workspaceIds'))
-    .orderBy(asc(workspaceVariables.createdAt), asc(sql`rowid`))
-    .prepare(),
-);
+// Every workspace document asks for its variables' ids: compiled once per connection, read raw.
+const VARIABLE_IDS_OF_LIST =
+  'SELECT id, workspace_id FROM workspace_variables WHERE workspace_id IN (SELECT value FROM json_each(?)) ' +
+  'ORDER BY created_at ASC, rowid ASC';
 
 export function variableIdsOf(db: DbOrTx, workspaceIds: readonly string[]): Map<string, string[]> {
   const result = new Map<string, string[]>(workspaceIds.map((id) => [id, []]));
   if (workspaceIds.length === 0) return result;
-  const rows = variableIdsOfList(db).all({ workspaceIds: jsonList(workspaceIds) });
-  for (const row of rows) result.get(row.workspaceId)?.push(row.id);
+  const rows = preparedSql(connectionOf(db), VARIABLE_IDS_OF_LIST).raw().all(jsonList(workspaceIds)) as [string, string][];
+  for (const [id, workspaceId] of rows) result.get(workspaceId)?.push(id);
   return result;
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { PlatformContext } from '../context.js';
-import { requestUrl } from '../jsonapi/documents.js';
+import { requestOrigin } from '../jsonapi/documents.js';
 import { Included, readInclude } from '../jsonapi/include.js';
 import type { ResourceObject, SingleDocument } from '../jsonapi/types.js';
 import type { RenderOptions } from './resource.js';
@@ -8,7 +8,7 @@ import type { Located } from './service.js';
 import { WORKSPACE_INCLUDES } from './view.js';
 
 export function renderOptions(context: PlatformContext, request: FastifyRequest): RenderOptions {
-  return { dialect: context.config.dialect, edition: context.config.edition, origin: requestUrl(request).origin };
+  return { dialect: context.config.dialect, edition: context.config.edition, origin: requestOrigin(request) };
 }
 
 /** The request's `include`, checked before anything changes (a bad value is a 400, and nothing happens). */
@@ -22,12 +22,18 @@ export function workspaceDocument(
   request: FastifyRequest,
   located: Located,
   include: ReadonlySet<string>,
+  /**
+   * `located.level` was computed from `located.workspace` as it is (a read): it is reused instead
+   * of asked again. After a change (a new project moves the grant) the level is worked out anew.
+   */
+  { levelCurrent = false }: { levelCurrent?: boolean } = {},
 ): SingleDocument {
   const views = context.services.workspaceViews;
   const rows = [located.workspace];
-  const data = views.render(located.scope, located.organization, rows, renderOptions(context, request))[0] as ResourceObject;
+  const known = levelCurrent ? new Map([[located.workspace.id, located.level]]) : undefined;
+  const data = views.render(located.scope, located.organization, rows, renderOptions(context, request), known)[0] as ResourceObject;
   const included = new Included();
-  const page = { principal: request.principal, organization: located.organization, rows, origin: requestUrl(request).origin };
+  const page = { principal: request.principal, organization: located.organization, rows, origin: requestOrigin(request) };
   views.include(include, page, included);
   const extra = included.toArray();
   return extra ? { data, included: extra } : { data };

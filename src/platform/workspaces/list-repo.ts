@@ -1,14 +1,12 @@
 import type Database from 'better-sqlite3';
-import { sql } from 'drizzle-orm';
-import { prepared, preparedSql } from '../../store/prepared.js';
-import { inJsonList, jsonList } from '../../store/sql-lists.js';
+import { preparedSql } from '../../store/prepared.js';
+import { jsonList } from '../../store/sql-lists.js';
 import { sqliteOf, type Db } from '../../store/store.js';
-import { workspaces } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
 import { anchoredPage, anchorsOf, type WindowRequest } from '../list-anchors.js';
 import { defaultProjectId } from '../default-project.js';
 import { likeLiteral } from '../sql-like.js';
-import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
+import { workspaceRows, type WorkspaceFilter, type WorkspaceRow, type WorkspaceSort } from './repo.js';
 
 /**
  * The workspace list as raw SQL, prepared once per shape (store/prepared.ts): the page is read as
@@ -172,13 +170,7 @@ function shapeOf(organizationId: string, readable: ReadableSet, filter: Workspac
 }
 
 // The page's rows in one statement (compiled once); SQLite returns them in any order, the caller restores the page's.
-const rowsByRowids = prepared((db) =>
-  db
-    .select({ rowid: sql<number>`${workspaces}.rowid`, row: workspaces })
-    .from(workspaces)
-    .where(inJsonList(sql`${workspaces}.rowid`, 'rowids'))
-    .prepare(),
-);
+const ROWS_BY_ROWIDS = `SELECT w.rowid, ${workspaceRows.columns('w')} FROM workspaces w WHERE w.rowid IN (SELECT value FROM json_each(?))`;
 
 /** Rowids and sort keys of a window, read forwards (optionally from a key) or backwards from the end. */
 function readWindow(sqlite: Database.Database, shape: Shape, sort: WorkspaceSort, window: WindowRequest): (string | number)[][] {
@@ -254,11 +246,11 @@ export function pageOfWorkspaces(
     (row: (string | number)[]) => row.slice(1),
     (window) => readWindow(sqlite, shape, sort, window),
   );
-  const byRowid = new Map(
-    rowsByRowids(db)
-      .all({ rowids: jsonList(keyed.map(([rowid]) => rowid as number)) })
-      .map((found) => [found.rowid, found.row]),
-  );
+  const byRowid = new Map<number, WorkspaceRow>();
+  const found = preparedSql(sqlite, ROWS_BY_ROWIDS)
+    .raw()
+    .all(jsonList(keyed.map(([rowid]) => rowid as number))) as unknown[][];
+  for (const values of found) byRowid.set(values[0] as number, workspaceRows.read(values, 1));
   const rows = keyed.map(([rowid]) => byRowid.get(rowid as number)).filter((row): row is WorkspaceRow => row !== undefined);
   return { rows, total };
 }

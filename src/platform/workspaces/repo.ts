@@ -1,7 +1,8 @@
 import { and, asc, count, desc, eq, isNull, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import { defaultProjectId } from '../default-project.js';
-import { prepared } from '../../store/prepared.js';
+import { preparedSql } from '../../store/prepared.js';
+import { connectionOf, rowReader } from '../row-reader.js';
 import type { DbOrTx } from '../../store/store.js';
 import { tags, teamWorkspaces, workspaces, workspaceTags } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
@@ -10,28 +11,20 @@ import { updateRows } from '../../store/update.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
 
-// Lookups by key run on every workspace request, so they are compiled once (store/prepared.ts).
-const byId = prepared((db) =>
-  db
-    .select()
-    .from(workspaces)
-    .where(eq(workspaces.id, sql.placeholder('id')))
-    .prepare(),
-);
-const byName = prepared((db) =>
-  db
-    .select()
-    .from(workspaces)
-    .where(and(eq(workspaces.organizationId, sql.placeholder('organizationId')), eq(workspaces.name, sql.placeholder('name'))))
-    .prepare(),
-);
+// Lookups by key run on every workspace request: raw statements compiled once per connection,
+// their rows mapped by one precomputed loop (row-reader.ts) rather than drizzle's per-cell walk.
+export const workspaceRows = rowReader(workspaces);
+const BY_ID = `SELECT ${workspaceRows.columns('w')} FROM workspaces w WHERE w.id = ?`;
+const BY_NAME = `SELECT ${workspaceRows.columns('w')} FROM workspaces w WHERE w.organization_id = ? AND w.name = ?`;
+
+const one = (values: unknown) => (values === undefined ? undefined : workspaceRows.read(values as unknown[]));
 
 export function findWorkspace(db: DbOrTx, id: string): WorkspaceRow | undefined {
-  return byId(db).get({ id });
+  return one(preparedSql(connectionOf(db), BY_ID).raw().get(id));
 }
 
 export function findWorkspaceByName(db: DbOrTx, organizationId: string, name: string): WorkspaceRow | undefined {
-  return byName(db).get({ organizationId, name });
+  return one(preparedSql(connectionOf(db), BY_NAME).raw().get(organizationId, name));
 }
 
 export function findWorkspaces(db: DbOrTx, ids: readonly string[]): WorkspaceRow[] {

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { readIdentifierList, readResource, relationshipId } from '../jsonapi/body.js';
-import { listDocument, requestUrl, sendDocument, sendNoContent } from '../jsonapi/documents.js';
+import { listDocument, requestOrigin, sendDocument, sendNoContent } from '../jsonapi/documents.js';
 import { Included } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { listQuery, params, showQuery } from '../jsonapi/schemas.js';
@@ -65,12 +65,12 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     const views = context.services.workspaceViews;
     const items = views.render(scope, organization, rows, renderOptions(context, request));
     const included = new Included();
-    views.include(include, { principal: request.principal, organization, rows, origin: requestUrl(request).origin }, included);
+    views.include(include, { principal: request.principal, organization, rows, origin: requestOrigin(request) }, included);
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
   const render = async (request: FastifyRequest, located: Located) =>
-    workspaceDocument(context, request, service.require(located), workspaceInclude(request));
+    workspaceDocument(context, request, service.require(located), workspaceInclude(request), { levelCurrent: true });
   app.get<ById>('/workspaces/:id', { schema: show }, async (request, reply) =>
     sendDocument(reply, 200, await render(request, byId(request))),
   );

@@ -1,6 +1,6 @@
 import type { DbOrTx } from '../../store/store.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
-import { permissionFlags, WorkspacePermissions, type CallerScope } from '../auth/workspace-permissions.js';
+import { permissionFlags, WorkspacePermissions, type AccessLevel, type CallerScope } from '../auth/workspace-permissions.js';
 import { IncludeRegistry, type Included } from '../jsonapi/include.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { tagsOfWorkspaces } from '../tags/repo.js';
@@ -75,10 +75,17 @@ export class WorkspaceViews {
    * Workspaces of one organization for one caller: tags, access levels and output ids are loaded
    * for the whole page in one query each, so a page costs the same whatever its size.
    */
-  render(scope: CallerScope, organization: OrganizationRow, rows: readonly WorkspaceRow[], options: RenderOptions): ResourceObject[] {
+  render(
+    scope: CallerScope,
+    organization: OrganizationRow,
+    rows: readonly WorkspaceRow[],
+    options: RenderOptions,
+    /** The caller's levels when this request already worked them out from these very rows (a show). */
+    knownLevels?: ReadonlyMap<string, AccessLevel | null>,
+  ): ResourceObject[] {
     const ids = rows.map((row) => row.id);
     const tags = tagsOfWorkspaces(this.db, ids);
-    const levels = new WorkspacePermissions(this.db).levels(scope, ids);
+    const levels = knownLevels ?? new WorkspacePermissions(this.db).levels(scope, ids);
     const outputs = this.parts.outputIds(currentStateVersionIds(rows));
     const variables = this.parts.variableIds(ids);
     const bindings = this.parts.tagBindingIds?.(

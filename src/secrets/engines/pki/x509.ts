@@ -1,9 +1,10 @@
 import { createHash, createPublicKey, randomBytes, type KeyObject } from 'node:crypto';
 import { isIP } from 'node:net';
-import { AsnConvert, OctetString } from '@peculiar/asn1-schema';
+import { AsnConvert, AsnIntegerArrayBufferConverter, OctetString } from '@peculiar/asn1-schema';
 import * as asn from '@peculiar/asn1-x509';
 import { CertificationRequest, CertificationRequestInfo, Attributes } from '@peculiar/asn1-csr';
-import { algorithmIdentifier, type CaSigner } from './signer.js';
+import { algorithmIdentifier, type CaSigner, type SignatureAlgorithm } from './signer.js';
+import { bitString, sequence, spkiDer, subjectPublicKeyInfo, tagged } from './spki.js';
 
 /** Subject fields, in the order Go's pkix.Name writes them (the real service's order). */
 export interface SubjectFields {
@@ -120,7 +121,23 @@ export function altNamesExtension(names: AltNames): asn.Extension | undefined {
       ({ oid, value }) => new asn.GeneralName({ otherName: new asn.OtherName({ typeId: oid, value: utf8String(value) }) }),
     ),
   ];
-  return general.length === 0 ? undefined : extension(asn.id_ce_subjectAltName, false, new asn.SubjectAlternativeName(general));
+  if (general.length === 0) return undefined;
+  const direct = names.ip.length === 0 && names.other.length === 0 ? textAltNames(names) : undefined;
+  if (direct) return new asn.Extension({ extnID: asn.id_ce_subjectAltName, critical: false, extnValue: new OctetString(direct) });
+  return extension(asn.id_ce_subjectAltName, false, new asn.SubjectAlternativeName(general));
+}
+
+/**
+ * The SAN value when it holds only DNS names, emails and URIs (IA5 strings under implicit tags
+ * [2], [1] and [6], in the library's order), encoded directly: the common leaf, and the schema
+ * library takes ~55 µs for it. Anything non-ASCII takes the library's path.
+ */
+function textAltNames(names: AltNames): Buffer | undefined {
+  const values = [...names.dns, ...names.email, ...names.uri];
+  // ASCII exactly when its UTF-8 takes one byte per character.
+  if (values.some((value) => Buffer.byteLength(value) !== value.length)) return undefined;
+  const item = (tag: number) => (value: string) => tagged(tag, Buffer.from(value, 'latin1'));
+  return sequence(...names.dns.map(item(0x82)), ...names.email.map(item(0x81)), ...names.uri.map(item(0x86)));
 }
 
 /** Names from a SAN extension (CSRs). */
@@ -137,18 +154,41 @@ export function readAltNames(extensions: asn.Extension[] | undefined): AltNames 
   return names;
 }
 
-export const basicConstraints = (ca: boolean, pathLength?: number) =>
+export const basicConstraints = memo((ca: boolean, pathLength?: number) =>
   extension(
     asn.id_ce_basicConstraints,
     true,
     new asn.BasicConstraints(ca ? { cA: true, ...(pathLength === undefined ? {} : { pathLenConstraint: pathLength }) } : { cA: false }),
-  );
+  ),
+);
 
-export const keyUsage = (flags: number) => extension(asn.id_ce_keyUsage, true, new asn.KeyUsage(flags));
-export const extKeyUsage = (oids: string[]) => extension(asn.id_ce_extKeyUsage, false, new asn.ExtendedKeyUsage(oids));
-export const subjectKeyId = (id: Buffer) => extension(asn.id_ce_subjectKeyIdentifier, false, new asn.SubjectKeyIdentifier(id));
+/**
+ * Extensions that depend only on their few arguments, made once: every issue under a role asks
+ * for the same usages, and encoding them through the schema library costs tens of µs each. The
+ * objects are shared, so nothing may change one (nothing does: extensions are only encoded).
+ */
+function memo<A extends unknown[]>(make: (...args: A) => asn.Extension): (...args: A) => asn.Extension {
+  const made = new Map<string, asn.Extension>();
+  return (...args) => {
+    const key = JSON.stringify(args);
+    let found = made.get(key);
+    if (!found) {
+      if (made.size >= 256) made.clear();
+      found = make(...args);
+      made.set(key, found);
+    }
+    return found;
+  };
+}
+
+export const keyUsage = memo((flags: number) => extension(asn.id_ce_keyUsage, true, new asn.KeyUsage(flags)));
+export const extKeyUsage = memo((oids: string[]) => extension(asn.id_ce_extKeyUsage, false, new asn.ExtendedKeyUsage(oids)));
+/** SubjectKeyIdentifier: an OCTET STRING of the identifier (encoded here: it is new for every key). */
+export const subjectKeyId = (id: Buffer) =>
+  new asn.Extension({ extnID: asn.id_ce_subjectKeyIdentifier, critical: false, extnValue: new OctetString(tagged(0x04, id)) });
+/** AuthorityKeyIdentifier with only `[0] keyIdentifier`, encoded here. */
 export const authorityKeyId = (id: Buffer) =>
-  extension(asn.id_ce_authorityKeyIdentifier, false, new asn.AuthorityKeyIdentifier({ keyIdentifier: new asn.KeyIdentifier(id) }));
+  new asn.Extension({ extnID: asn.id_ce_authorityKeyIdentifier, critical: false, extnValue: new OctetString(sequence(tagged(0x80, id))) });
 
 export function crlDistributionPoints(urls: string[]): asn.Extension | undefined {
   if (urls.length === 0) return undefined;
@@ -217,47 +257,114 @@ const parsedSpkis = new WeakMap<KeyObject, asn.SubjectPublicKeyInfo>();
 function publicKeyInfo(key: KeyObject): asn.SubjectPublicKeyInfo {
   let spki = parsedSpkis.get(key);
   if (!spki) {
-    const publicKey = key.type === 'private' ? createPublicKey(key) : key;
-    spki = AsnConvert.parse(publicKey.export({ format: 'der', type: 'spki' }), asn.SubjectPublicKeyInfo);
+    spki = subjectPublicKeyInfo(key.type === 'private' ? createPublicKey(key) : key);
     parsedSpkis.set(key, spki);
   }
   return spki;
 }
 
 /** X.509 times: UTCTime through 2049, GeneralizedTime after, as RFC 5280 requires. */
+/** Encoded SPKIs by key object (a new key's is needed for its identifier, then its certificate). */
+const spkiDers = new WeakMap<KeyObject, Buffer>();
+
+function publicKeyDer(key: KeyObject): Buffer {
+  let der = spkiDers.get(key);
+  if (!der) {
+    der = spkiDer(key.type === 'private' ? createPublicKey(key) : key);
+    spkiDers.set(key, der);
+  }
+  return der;
+}
+
+/** Algorithm identifiers as DER, by OID (a handful of them). */
+const algorithmDers = new Map<string, Buffer>();
+
+function algorithmDer(algorithm: SignatureAlgorithm): Buffer {
+  let der = algorithmDers.get(algorithm.oid);
+  if (!der) {
+    der = serialize(algorithmIdentifier(algorithm));
+    algorithmDers.set(algorithm.oid, der);
+  }
+  return der;
+}
+
+/** A Time as DER: UTCTime `YYMMDDHHMMSSZ` through 2049, GeneralizedTime `YYYYMMDDHHMMSSZ` after (whole seconds). */
+function timeDer(date: Date): Buffer {
+  const iso = date.toISOString();
+  const digits = `${iso.slice(0, 4)}${iso.slice(5, 7)}${iso.slice(8, 10)}${iso.slice(11, 13)}${iso.slice(14, 16)}${iso.slice(17, 19)}Z`;
+  const utc = date.getUTCFullYear() < 2050;
+  return tagged(utc ? 0x17 : 0x18, Buffer.from(utc ? digits.slice(2) : digits, 'latin1'));
+}
+
 function time(date: Date): asn.Time {
   return date.getUTCFullYear() < 2050 ? new asn.Time({ utcTime: date }) : new asn.Time({ generalTime: date });
 }
 
 /** Assembles and signs a v3 certificate; returns its DER. */
 export async function signCertificate(template: CertificateTemplate, signer: CaSigner): Promise<Buffer> {
-  const extensions = template.extensions.filter((item): item is asn.Extension => item !== undefined);
-  const tbs = new asn.TBSCertificate({
-    version: asn.Version.v3,
-    serialNumber: toArrayBuffer(template.serial),
-    signature: algorithmIdentifier(signer.algorithm),
-    issuer: template.issuer,
-    validity: new asn.Validity({ notBefore: new Date(0), notAfter: new Date(0) }),
-    subject: template.subject,
-    subjectPublicKeyInfo: publicKeyInfo(template.publicKey),
-    ...(extensions.length > 0 ? { extensions: new asn.Extensions(extensions) } : {}),
-  });
-  tbs.validity.notBefore = time(template.notBefore);
-  tbs.validity.notAfter = time(template.notAfter);
-  return signTbsCertificate(tbs, signer);
+  const tbsDer = tbsCertificateDer(template, signer.algorithm);
+  return certificateAround(tbsDer, signer.algorithm, await signer.sign(tbsDer));
 }
+
+/** `[0] { INTEGER 2 }`: the version of every certificate signed here. */
+const VERSION_3 = Buffer.from('a003020102', 'hex');
+const serialize = (value: unknown) => Buffer.from(AsnConvert.serialize(value));
+
+/** Encoded names by object: a CA's subject is the issuer of every certificate it signs. */
+const nameDers = new WeakMap<asn.Name, Buffer>();
+
+function nameDer(name: asn.Name): Buffer {
+  let der = nameDers.get(name);
+  if (!der) {
+    der = serialize(name);
+    nameDers.set(name, der);
+  }
+  return der;
+}
+
+/** Encoded extensions by object (the shared ones above are encoded once). */
+const extensionDers = new WeakMap<asn.Extension, Buffer>();
+
+function extensionDer(item: asn.Extension): Buffer {
+  let der = extensionDers.get(item);
+  if (!der) {
+    der = serialize(item);
+    extensionDers.set(item, der);
+  }
+  return der;
+}
+
+/**
+ * The TBSCertificate's DER, assembled from its members' encodings: serializing the whole
+ * asn.TBSCertificate re-encodes the issuer's name and every member through the schema library on
+ * each issue, the largest part of signing's CPU. The bytes are the library's (test/secrets/pki/der-encoding.test.ts).
+ */
+export function tbsCertificateDer(template: CertificateTemplate, algorithm: SignatureAlgorithm): Buffer {
+  const extensions = template.extensions.filter((item): item is asn.Extension => item !== undefined);
+  return sequence(
+    VERSION_3,
+    Buffer.from(AsnIntegerArrayBufferConverter.toASN(toArrayBuffer(template.serial)).toBER()),
+    algorithmDer(algorithm),
+    nameDer(template.issuer),
+    sequence(timeDer(template.notBefore), timeDer(template.notAfter)),
+    nameDer(template.subject),
+    publicKeyDer(template.publicKey),
+    ...(extensions.length > 0 ? [tagged(0xa3, sequence(...extensions.map(extensionDer)))] : []),
+  );
+}
+
+/**
+ * The Certificate SEQUENCE around signed TBS bytes, assembled directly: serializing an
+ * asn.Certificate would encode the whole TBSCertificate a second time.
+ */
+const certificateAround = (tbsDer: Buffer, algorithm: SignatureAlgorithm, signature: Buffer) =>
+  sequence(tbsDer, algorithmDer(algorithm), bitString(signature));
 
 /** Signs an already-built TBSCertificate (also used to re-sign a self-issued CA). */
 export async function signTbsCertificate(tbs: asn.TBSCertificate, signer: CaSigner): Promise<Buffer> {
   tbs.signature = algorithmIdentifier(signer.algorithm);
   const tbsDer = Buffer.from(AsnConvert.serialize(tbs));
-  const signature = await signer.sign(tbsDer);
-  const certificate = new asn.Certificate({
-    tbsCertificate: tbs,
-    signatureAlgorithm: algorithmIdentifier(signer.algorithm),
-    signatureValue: toArrayBuffer(signature),
-  });
-  return Buffer.from(AsnConvert.serialize(certificate));
+  return certificateAround(tbsDer, signer.algorithm, await signer.sign(tbsDer));
 }
 
 export interface RevokedEntry {

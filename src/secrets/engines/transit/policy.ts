@@ -122,7 +122,23 @@ export function ed25519FromSeed(seed: Buffer): KeyObject {
   return createPrivateKey({ key: Buffer.concat([prefix, seed]), format: 'der', type: 'pkcs8' });
 }
 
-export const rawBytes = (entry: KeyVersion) => Buffer.from(entry.key ?? '', 'base64');
+/**
+ * Decoded symmetric keys, so a hot key's base64 is not decoded again for every item of every
+ * request (bounded; the base64 text is the key, so a rotated or rewritten key is a new entry).
+ * The buffers are shared: callers only read them.
+ */
+const decoded = new Map<string, Buffer>();
+
+export function rawBytes(entry: KeyVersion): Buffer {
+  const text = entry.key ?? '';
+  let found = decoded.get(text);
+  if (!found) {
+    if (decoded.size >= PARSED_LIMIT) decoded.delete(decoded.keys().next().value as string);
+    found = Buffer.from(text, 'base64');
+    decoded.set(text, found);
+  }
+  return found;
+}
 
 /** The versions the real service keeps at hand: those at or above `min_decryption_version`. */
 export function liveVersions(policy: KeyPolicy): [string, KeyVersion][] {
