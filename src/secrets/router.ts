@@ -108,11 +108,15 @@ export class SecretsRouter {
     // A token bound to addresses is no token at all from anywhere else.
     if (token?.boundCidrs?.length && !addressInCidrs(request.clientAddress, token.boundCidrs)) token = null;
     trail?.identify(token, route?.mount);
+    // Converted once per request: the existence check, `beforeAuth` and the handler see the same values
+    // (a value that does not convert is thrown again by each, as before: nothing is cached then).
+    let fields: FieldData | undefined;
+    const fieldsOf = () => (fields ??= new FieldData(match?.spec.fields ?? {}, request.data, match?.params));
     const handlerRequest = (operation: Operation): HandlerRequest => ({
       operation,
       path: listPath,
       params: match?.params ?? {},
-      fields: new FieldData(match?.spec.fields ?? {}, { ...request.data, ...match?.params }),
+      fields: fieldsOf(),
       data: request.data,
       token,
       clientAddress: request.clientAddress,

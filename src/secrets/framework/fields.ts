@@ -98,12 +98,17 @@ function coerce(name: string, spec: FieldSpec, value: unknown): unknown {
 export class FieldData {
   private readonly values = new Map<string, unknown>();
 
+  /**
+   * `params` (the path's captures) win over `raw` (the body or query), as `{ ...raw, ...params }` would;
+   * looked up apart because copying a parsed body into a new object cost more than converting it.
+   */
   constructor(
     private readonly specs: Record<string, FieldSpec>,
     raw: Record<string, unknown>,
+    params?: Record<string, string>,
   ) {
     for (const [name, spec] of Object.entries(specs)) {
-      const value = raw[name];
+      const value = params !== undefined && Object.hasOwn(params, name) ? params[name] : raw[name];
       if (value === undefined || value === null) continue;
       this.values.set(name, coerce(name, spec, value));
     }

@@ -9,14 +9,18 @@ import type { LogicalResponse } from '../framework/types.js';
  */
 export const JSON_TYPE = 'application/json';
 
+const asIs = (text: unknown) => String(text);
+
 function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
   return (
     reply
       .code(status)
       .header('content-type', JSON_TYPE)
       .header('cache-control', 'no-store')
-      // A Buffer, because Fastify appends `; charset=utf-8` to JSON content types it serializes.
-      .send(Buffer.from(`${JSON.stringify(body)}\n`))
+      // Text through a serializer that leaves it as it is: Fastify appends `; charset=utf-8` to JSON content types
+      // it serializes itself. Text, not a Buffer, so Node writes head and body in one piece.
+      .serializer(asIs)
+      .send(`${JSON.stringify(body)}\n`)
   );
 }
 

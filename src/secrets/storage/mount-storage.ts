@@ -21,6 +21,15 @@ const entryTextByKey = prepared((db) =>
     .prepare(),
 );
 
+/** Whether a key exists, without reading its value (existence checks run before every write). */
+const entryExists = prepared((db) =>
+  db
+    .select({ found: sql<number>`1` })
+    .from(secretEntries)
+    .where(and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key'))))
+    .prepare(),
+);
+
 /** Writes are on the hot path of issuing and of every write request: also built once. */
 const upsertEntry = prepared((db) =>
   db
@@ -69,6 +78,10 @@ export class MountStorage {
   get<T>(key: string): T | undefined {
     const row = entryByKey(this.db).get({ mount: this.mountUuid, key });
     return row?.value as T | undefined;
+  }
+
+  has(key: string): boolean {
+    return entryExists(this.db).get({ mount: this.mountUuid, key }) !== undefined;
   }
 
   /** The stored JSON text of `key`, unparsed. */

@@ -17,7 +17,7 @@ export const cubbyholeEngine: EngineFactory = () => ({
       summary: 'Read, list, write and delete entries private to the calling token.',
       existenceCheck: (request) => {
         const key = request.token && !entryPathProblem(request.path) ? `${request.token.accessor}/${request.path}` : undefined;
-        return key !== undefined && request.storage.get(key) !== undefined;
+        return key !== undefined && request.storage.has(key);
       },
       operations: {
         read: (request) => {

@@ -6,7 +6,7 @@ import { decrypt, encrypt, encryptionVersion, type CipherInput } from './ciphert
 import { decodeStdBase64, decodeWithMessage } from './encoding.js';
 import { isKeyType, supportsAssociatedData } from './key-types.js';
 import { createKey, nameOf, upsertDisabled, type KeyDependencies } from './paths-keys.js';
-import { readPolicy, type KeyPolicy } from './policy.js';
+import { policyKey, readPolicy, type KeyPolicy } from './policy.js';
 
 const CIPHER_FIELDS: Record<string, FieldSpec> = {
   context: { type: 'string', description: 'Base64 context for derived keys.', default: '' },
@@ -213,7 +213,7 @@ export function cryptoPaths(deps: KeyDependencies): PathSpec[] {
       pattern: 'encrypt/:name',
       summary: 'Encrypt base64 plaintext (or a batch) with the named key; creates an AES key when there is none.',
       fields: ENCRYPT_FIELDS,
-      existenceCheck: (request) => readPolicy(request.storage, nameOf(request)) !== undefined,
+      existenceCheck: (request) => request.storage.has(policyKey(nameOf(request))),
       operations: { create: (request) => encryptPath(request, deps), update: (request) => encryptPath(request, deps) },
     },
     {
