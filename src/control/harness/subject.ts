@@ -2,6 +2,7 @@ import { eq, sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
 import { sha256Hex } from '../../core/crypto.js';
 import { clientToken } from '../../secrets/http/request.js';
+import { presentedKey } from '../../secrets/tokens/token-store.js';
 import { prepared } from '../../store/prepared.js';
 import type { Db } from '../../store/store.js';
 import { platformTokens, secretTokens } from '../../store/tables.js';
@@ -37,8 +38,9 @@ export class Subjects {
   of(request: FastifyRequest, path: string): string | null {
     const token = clientToken(request);
     if (token === undefined) return null;
-    const hash = sha256Hex(token);
     const secrets = path === '/v1' || path.startsWith('/v1/');
+    // A secrets token's hash is the token store's, which it already remembers for the request's own lookup.
+    const hash = secrets ? presentedKey(token) : sha256Hex(token);
     const key = secrets ? `s${hash}` : `p${hash}`;
     let subject = this.known.get(key);
     if (subject === undefined) {

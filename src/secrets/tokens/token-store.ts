@@ -26,7 +26,7 @@ const keysOfPresented = new Map<string, string>();
  * request, so the hash is remembered (in memory only, as the token's own row is) instead of
  * computed each time.
  */
-function presentedKey(secret: string): string {
+export function presentedKey(secret: string): string {
   let key = keysOfPresented.get(secret);
   if (key === undefined) {
     if (keysOfPresented.size >= KEY_MEMO_LIMIT) keysOfPresented.clear();
