@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.js';
 import { ApiError, badRequest } from '../../core/errors.js';
-import type { DbOrTx } from '../../store/store.js';
+import { storeGeneration } from '../../store/generation.js';
+import { sqliteOf, type Db } from '../../store/store.js';
 import type { LogicalResponse, MountInfo, Operation } from '../framework/types.js';
 import type { LogicalRequest } from '../router.js';
 import type { TokenEntry } from '../tokens/token-store.js';
@@ -34,15 +35,18 @@ export class AuditBroker {
   readonly table: AuditDeviceTable;
   /** By salt: a device enabled again at the same path is a new device with a new salt. */
   private readonly active = new Map<string, ActiveDevice>();
-  /** The device table's stored text when last read, and its devices activated. */
-  private lastTable: { text: string | undefined; devices: readonly ActiveDevice[] } | undefined;
+  /** The devices activated from the table when last read, and the store's generation then. */
+  private lastTable: { generation: number; devices: readonly ActiveDevice[] } | undefined;
+  /** The store's connection: its generation says when its whole content was replaced. */
+  private readonly connection: object;
 
   constructor(
-    db: DbOrTx,
+    db: Db,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
   ) {
     this.table = new AuditDeviceTable(db);
+    this.connection = sqliteOf(db);
   }
 
   private activate(device: AuditDevice): ActiveDevice {
@@ -75,20 +79,21 @@ export class AuditBroker {
   }
 
   /**
-   * The enabled devices, ready to write. The table is read on every request (a reset, a restore
-   * or another process's change is seen at once), but parsed and activated again only when its
-   * stored text changed.
+   * The enabled devices, ready to write. The table is read again only after this broker changed it
+   * (enable, disable) or the store's content was replaced (a reset, a snapshot restore); nothing
+   * else writes it, and a restart starts with nothing remembered.
    */
   private enabled(): readonly ActiveDevice[] {
-    const text = this.table.text();
-    if (this.lastTable === undefined || text !== this.lastTable.text) {
-      const devices = text === undefined ? [] : this.table.all();
-      this.lastTable = { text, devices: devices.map((device) => this.activate(device)) };
+    const generation = storeGeneration(this.connection);
+    if (this.lastTable === undefined || this.lastTable.generation !== generation) {
+      this.lastTable = { generation, devices: this.table.all().map((device) => this.activate(device)) };
     }
     return this.lastTable.devices;
   }
 
   enable(input: { path: string; type: string; description: string; options: Record<string, string>; local: boolean }): void {
+    // Read again on the next request, whether the device was stored or its check refused it.
+    this.lastTable = undefined;
     this.table.add(input, (device) => {
       const settings = fileDeviceSettings(device.options);
       const sink = new FileSink({ filePath: settings.filePath, mode: settings.mode }, this.log, device.path);
