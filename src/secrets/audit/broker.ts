@@ -8,9 +8,9 @@ import type { LogicalResponse, MountInfo, Operation } from '../framework/types.j
 import type { LogicalRequest } from '../router.js';
 import type { TokenEntry } from '../tokens/token-store.js';
 import { AuditDeviceTable, devicePath, fileDeviceSettings, type AuditDevice, type FileDeviceSettings } from './devices.js';
-import { callerAuth, requestMember, responseMember, type Hashers, type RequestFacts } from './entries.js';
+import { mountMembers, rememberedCallerAuth, requestMember, responseMember, type Hashers, type RequestFacts } from './entries.js';
 import { FileSink, openErrorText } from './file-sink.js';
-import { hashStrings, identifiedHmac, rawExceptTokens, rememberedHmac } from './hash.js';
+import { hashedJson, identifiedHmac, rawExceptTokens, rememberedHmac } from './hash.js';
 
 /** An enabled device ready to write: its settings, its open file and its hashers. */
 interface ActiveDevice {
@@ -18,6 +18,8 @@ interface ActiveDevice {
   settings: FileDeviceSettings;
   sink: FileSink;
   hash: Hashers;
+  /** The `auth` member of this device's records for a caller, remembered while the token is unchanged. */
+  callerAuth: (token: TokenEntry | null) => string;
 }
 
 /** The `auth` and `request` members of both records as JSON text, built once per device. */
@@ -54,16 +56,18 @@ export class AuditBroker {
     if (!active) {
       const settings = fileDeviceSettings(device.options);
       const hmac = rememberedHmac((value: string) => identifiedHmac(device.salt, value));
+      const hash: Hashers = {
+        // Tokens are HMAC'd even with log_raw: this server never writes a token in clear.
+        token: hmac,
+        accessor: settings.hmacAccessor ? hmac : (value) => value,
+        data: settings.logRaw ? (value, tokens) => rawExceptTokens(value, hmac, tokens) : (value) => hashedJson(value, hmac),
+      };
       active = {
         device,
         settings,
         sink: new FileSink({ filePath: settings.filePath, mode: settings.mode }, this.log, device.path),
-        hash: {
-          // Tokens are HMAC'd even with log_raw: this server never writes a token in clear.
-          token: hmac,
-          accessor: settings.hmacAccessor ? hmac : (value) => value,
-          data: settings.logRaw ? (value, tokens) => rawExceptTokens(value, hmac, tokens) : (value) => hashStrings(value, hmac),
-        },
+        hash,
+        callerAuth: rememberedCallerAuth(hash),
       };
       this.active.set(device.salt, active);
     }
@@ -146,6 +150,8 @@ export class AuditTrail {
   private logged = false;
   /** Per device (same order): the caller and the request as that device hashes them. */
   private preambles: Preamble[] = [];
+  /** The mount members of both records, written once for every device (and again if the mount changed). */
+  private mountText: { mount: MountInfo | undefined; text: string } | undefined;
 
   constructor(
     private readonly devices: readonly ActiveDevice[],
@@ -175,9 +181,9 @@ export class AuditTrail {
     if (this.logged) return;
     this.facts.operation = operation;
     this.logged = true;
+    const mount = this.mountMembers();
     this.preambles = this.devices.map(
-      ({ hash }) =>
-        `"auth":${JSON.stringify(callerAuth(this.facts.token, hash))},"request":${JSON.stringify(requestMember(this.facts, hash))}`,
+      ({ hash, callerAuth }) => `"auth":${callerAuth(this.facts.token)},"request":${requestMember(this.facts, mount, hash)}`,
     );
     this.write(() => '');
   }
@@ -192,11 +198,17 @@ export class AuditTrail {
 
   private finish(response: LogicalResponse | undefined, error: string | undefined): void {
     if (!this.logged) this.request(this.facts.operation);
+    const mount = this.mountMembers();
     this.write(
-      (hash) =>
-        `,"response":${JSON.stringify(responseMember(response, this.facts, hash))}${error ? `,"error":${JSON.stringify(error)}` : ''}`,
+      (hash) => `,"response":${responseMember(response, this.facts, mount, hash)}${error ? `,"error":${JSON.stringify(error)}` : ''}`,
       'response',
     );
+  }
+
+  private mountMembers(): string {
+    if (this.mountText === undefined || this.mountText.mount !== this.facts.mount)
+      this.mountText = { mount: this.facts.mount, text: mountMembers(this.facts.mount) };
+    return this.mountText.text;
   }
 
   private time(): string {
