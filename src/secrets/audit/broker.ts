@@ -22,6 +22,9 @@ interface ActiveDevice {
   callerAuth: (token: TokenEntry | null) => string;
 }
 
+/** The last record time written (as JSON text), shared by every trail: one clock, one text per millisecond. */
+const lastTime = { ms: Number.NaN, text: '' };
+
 /** The `auth` and `request` members of both records as JSON text, built once per device. */
 type Preamble = string;
 
@@ -76,7 +79,8 @@ export class AuditBroker {
 
   /** The record keeper of one request, or undefined when nothing is to be recorded. */
   trail(request: LogicalRequest): AuditTrail | undefined {
-    if (UNAUDITED.has(request.path.replace(/\/+$/, ''))) return undefined;
+    const { path } = request;
+    if (UNAUDITED.has(path.endsWith('/') ? path.replace(/\/+$/, '') : path)) return undefined;
     const devices = this.enabled();
     if (devices.length === 0) return undefined;
     return new AuditTrail(devices, request, this.clock);
@@ -211,8 +215,14 @@ export class AuditTrail {
     return this.mountText.text;
   }
 
+  /** The record's time as JSON text; both records of a request usually fall in the same millisecond. */
   private time(): string {
-    return new Date(this.clock.nowMs()).toISOString();
+    const ms = this.clock.nowMs();
+    if (lastTime.ms !== ms) {
+      lastTime.ms = ms;
+      lastTime.text = `"${new Date(ms).toISOString()}"`;
+    }
+    return lastTime.text;
   }
 
   /**
@@ -220,7 +230,7 @@ export class AuditTrail {
    * written as text so the members both records share are serialised once.
    */
   private write(rest: (hash: Hashers) => string, type: 'request' | 'response' = 'request'): void {
-    const head = `{"time":${JSON.stringify(this.time())},"type":"${type}",`;
+    const head = `{"time":${this.time()},"type":"${type}",`;
     this.devices.forEach(({ settings, sink, hash }, index) => {
       const line = `${settings.prefix}${head}${this.preambles[index] ?? ''}${rest(hash)}}\n`;
       // The request record goes to the file with the response record: one write per request.

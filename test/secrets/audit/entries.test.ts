@@ -21,17 +21,27 @@ describe('audit record text', () => {
   });
 
   it('never serves a remembered caller whose token changed', () => {
-    const token = {
+    const token: TokenEntry = {
       id: 'stored-key',
       secret: 's.one',
       accessor: 'accessor',
+      parentId: null,
+      path: 'auth/token/create',
       displayName: 'token',
       policies: ['root'],
       meta: { app: 'a' },
       numUses: 0,
+      orphan: false,
+      renewable: true,
       ttlSeconds: 0,
+      explicitMaxTtlSeconds: 0,
       createdAt: new Date(1_700_000_000_000),
-    } as TokenEntry;
+      expiresAt: null,
+      lastRenewalAt: null,
+      periodSeconds: 0,
+      maxTtlSeconds: 0,
+      boundCidrs: null,
+    };
     const remembered = rememberedCallerAuth(hash);
     expect(remembered(token)).toBe(callerAuth(token, hash));
     const changes: Partial<TokenEntry>[] = [
