@@ -65,8 +65,10 @@ function spool(body: Readable, path: string, maxBytes: number, tooLarge: () => E
         return;
       }
       body.pause();
+      // The file is opened asynchronously: rejecting before it is closed would let the caller
+      // remove it before the open creates it, leaving an empty file behind.
+      file.once('close', () => reject(error));
       file.destroy();
-      reject(error);
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
