@@ -46,6 +46,8 @@ const MAX_ITEMS_PER_PASS = 10_000;
 export class Scheduler {
   private readonly sources: DueSource[] = [];
   private timer: NodeJS.Timeout | undefined;
+  /** Clock time (epoch ms) at which the armed timer runs its pass; work due later is found then. */
+  private wakeAtMs: number | undefined;
   private chain: Promise<unknown> = Promise.resolve();
   private stopped = false;
 
@@ -133,19 +135,29 @@ export class Scheduler {
     });
   }
 
-  /** Re-arms the timer after new work was added (a lease or token created, renewed). */
-  poke(): void {
-    if (!this.stopped) this.arm();
+  /**
+   * Re-arms the timer after new work was added (a lease or token created, renewed). With the new
+   * work's due time, a timer already set to wake no later than that is left alone: its pass looks
+   * for the earliest item again, so recomputing it now (a query per source) would change nothing.
+   */
+  poke(dueAtMs?: number): void {
+    if (this.stopped) return;
+    if (dueAtMs !== undefined && this.timer !== undefined && this.wakeAtMs !== undefined && dueAtMs >= this.wakeAtMs) return;
+    this.arm();
   }
 
   private arm(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    this.wakeAtMs = undefined;
     if (this.stopped) return;
     const next = this.nextDueMs();
-    const delay = next === undefined ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, next - this.clock.nowMs()));
+    const now = this.clock.nowMs();
+    const delay = next === undefined ? MAX_SLEEP_MS : Math.min(MAX_SLEEP_MS, Math.max(0, next - now));
+    this.wakeAtMs = now + delay;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.wakeAtMs = undefined;
       this.runDue().catch((error: unknown) => this.log?.error({ err: error }, 'scheduler pass failed'));
     }, delay);
     // The timer never keeps the process (or a test runner) alive on its own.

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { packagePath } from '../core/package-root.js';
+import { markStoreReplaced } from './generation.js';
 import * as tables from './tables.js';
 import { upgradeData } from './upgrades.js';
 
@@ -94,6 +95,7 @@ export function wipeAndRefill(store: Store, refill: (tx: Tx) => void): void {
     for (const name of names) store.sqlite.prepare(`DELETE FROM "${name}"`).run();
     refill(tx);
   });
+  markStoreReplaced(store.sqlite);
 }
 
 /** True when no application table holds a row (a store just created). */

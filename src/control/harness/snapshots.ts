@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ControllableClock } from '../../core/clock.js';
+import { markStoreReplaced } from '../../store/generation.js';
 import { openStore, type Store } from '../../store/store.js';
 import { HarnessError } from './errors.js';
 
@@ -204,6 +205,7 @@ export class Snapshots {
           }
           for (const trigger of triggers) sqlite.exec(trigger.sql);
         })();
+        markStoreReplaced(sqlite);
       } finally {
         sqlite.unsafeMode(false);
         sqlite.pragma('foreign_keys = ON');

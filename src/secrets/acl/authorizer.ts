@@ -12,19 +12,38 @@ path "cubbyhole/response" { capabilities = ["create", "read"] }
 path "sys/wrapping/unwrap" { capabilities = ["update"] }
 `);
 
+/** Compiled ACLs kept; past this many policy sets the cache starts again. */
+const COMPILED_LIMIT = 1000;
+
+const sameItems = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((item, index) => item === b[index]);
+
 /**
  * Decides what a token may do, from the policies it names. Policies that do not exist grant
  * nothing (a token may name a policy written later), and `root` grants everything.
  */
 export class Authorizer {
+  private readonly rootAcl = new Acl([], true);
+  /**
+   * ACLs by the policy names they were compiled from, with the parsed policies they came from: a
+   * policy's text is still read on every request, and an edited text parses to another object, so
+   * an entry is used only while every policy under it is the one it was compiled from.
+   */
+  private readonly compiled = new Map<string, { parsed: readonly ParsedPolicy[]; acl: Acl }>();
+
   constructor(private readonly policies: PolicyStore) {}
 
   aclFor(token: Pick<TokenEntry, 'policies'>): Acl {
-    if (token.policies.includes('root')) return new Acl([], true);
+    if (token.policies.includes('root')) return this.rootAcl;
     const parsed = token.policies
       .map((name) => (name === RESPONSE_WRAPPING_POLICY ? RESPONSE_WRAPPING_RULES : this.policies.parsed(name)))
       .filter((policy): policy is ParsedPolicy => policy !== undefined);
-    return new Acl(parsed);
+    const key = token.policies.join('\n');
+    const known = this.compiled.get(key);
+    if (known && sameItems(known.parsed, parsed)) return known.acl;
+    const acl = new Acl(parsed);
+    if (this.compiled.size >= COMPILED_LIMIT) this.compiled.clear();
+    this.compiled.set(key, { parsed, acl });
+    return acl;
   }
 
   /**

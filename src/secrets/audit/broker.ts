@@ -2,14 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../core/clock.js';
 import { ApiError, badRequest } from '../../core/errors.js';
-import type { DbOrTx } from '../../store/store.js';
+import { storeGeneration } from '../../store/generation.js';
+import { sqliteOf, type Db } from '../../store/store.js';
 import type { LogicalResponse, MountInfo, Operation } from '../framework/types.js';
 import type { LogicalRequest } from '../router.js';
 import type { TokenEntry } from '../tokens/token-store.js';
 import { AuditDeviceTable, devicePath, fileDeviceSettings, type AuditDevice, type FileDeviceSettings } from './devices.js';
-import { callerAuth, requestMember, responseMember, type Hashers, type RequestFacts } from './entries.js';
+import { mountMembers, rememberedCallerAuth, requestMember, responseMember, type Hashers, type RequestFacts } from './entries.js';
 import { FileSink, openErrorText } from './file-sink.js';
-import { hashStrings, identifiedHmac, rawExceptTokens, rememberedHmac } from './hash.js';
+import { hashedJson, identifiedHmac, rawExceptTokens, rememberedHmac } from './hash.js';
 
 /** An enabled device ready to write: its settings, its open file and its hashers. */
 interface ActiveDevice {
@@ -17,7 +18,12 @@ interface ActiveDevice {
   settings: FileDeviceSettings;
   sink: FileSink;
   hash: Hashers;
+  /** The `auth` member of this device's records for a caller, remembered while the token is unchanged. */
+  callerAuth: (token: TokenEntry | null) => string;
 }
+
+/** The last record time written (as JSON text), shared by every trail: one clock, one text per millisecond. */
+const lastTime = { ms: Number.NaN, text: '' };
 
 /** The `auth` and `request` members of both records as JSON text, built once per device. */
 type Preamble = string;
@@ -34,13 +40,18 @@ export class AuditBroker {
   readonly table: AuditDeviceTable;
   /** By salt: a device enabled again at the same path is a new device with a new salt. */
   private readonly active = new Map<string, ActiveDevice>();
+  /** The devices activated from the table when last read, and the store's generation then. */
+  private lastTable: { generation: number; devices: readonly ActiveDevice[] } | undefined;
+  /** The store's connection: its generation says when its whole content was replaced. */
+  private readonly connection: object;
 
   constructor(
-    db: DbOrTx,
+    db: Db,
     private readonly clock: Clock,
     private readonly log: FastifyBaseLogger,
   ) {
     this.table = new AuditDeviceTable(db);
+    this.connection = sqliteOf(db);
   }
 
   private activate(device: AuditDevice): ActiveDevice {
@@ -48,16 +59,18 @@ export class AuditBroker {
     if (!active) {
       const settings = fileDeviceSettings(device.options);
       const hmac = rememberedHmac((value: string) => identifiedHmac(device.salt, value));
+      const hash: Hashers = {
+        // Tokens are HMAC'd even with log_raw: this server never writes a token in clear.
+        token: hmac,
+        accessor: settings.hmacAccessor ? hmac : (value) => value,
+        data: settings.logRaw ? (value, tokens) => rawExceptTokens(value, hmac, tokens) : (value) => hashedJson(value, hmac),
+      };
       active = {
         device,
         settings,
         sink: new FileSink({ filePath: settings.filePath, mode: settings.mode }, this.log, device.path),
-        hash: {
-          // Tokens are HMAC'd even with log_raw: this server never writes a token in clear.
-          token: hmac,
-          accessor: settings.hmacAccessor ? hmac : (value) => value,
-          data: settings.logRaw ? (value, tokens) => rawExceptTokens(value, hmac, tokens) : (value) => hashStrings(value, hmac),
-        },
+        hash,
+        callerAuth: rememberedCallerAuth(hash),
       };
       this.active.set(device.salt, active);
     }
@@ -66,17 +79,29 @@ export class AuditBroker {
 
   /** The record keeper of one request, or undefined when nothing is to be recorded. */
   trail(request: LogicalRequest): AuditTrail | undefined {
-    if (UNAUDITED.has(request.path.replace(/\/+$/, ''))) return undefined;
-    const devices = this.table.all();
+    const { path } = request;
+    if (UNAUDITED.has(path.endsWith('/') ? path.replace(/\/+$/, '') : path)) return undefined;
+    const devices = this.enabled();
     if (devices.length === 0) return undefined;
-    return new AuditTrail(
-      devices.map((device) => this.activate(device)),
-      request,
-      this.clock,
-    );
+    return new AuditTrail(devices, request, this.clock);
+  }
+
+  /**
+   * The enabled devices, ready to write. The table is read again only after this broker changed it
+   * (enable, disable) or the store's content was replaced (a reset, a snapshot restore); nothing
+   * else writes it, and a restart starts with nothing remembered.
+   */
+  private enabled(): readonly ActiveDevice[] {
+    const generation = storeGeneration(this.connection);
+    if (this.lastTable === undefined || this.lastTable.generation !== generation) {
+      this.lastTable = { generation, devices: this.table.all().map((device) => this.activate(device)) };
+    }
+    return this.lastTable.devices;
   }
 
   enable(input: { path: string; type: string; description: string; options: Record<string, string>; local: boolean }): void {
+    // Read again on the next request, whether the device was stored or its check refused it.
+    this.lastTable = undefined;
     this.table.add(input, (device) => {
       const settings = fileDeviceSettings(device.options);
       const sink = new FileSink({ filePath: settings.filePath, mode: settings.mode }, this.log, device.path);
@@ -96,6 +121,7 @@ export class AuditBroker {
     if (!device || !this.table.remove(path)) return;
     this.active.get(device.salt)?.sink.retire();
     this.active.delete(device.salt);
+    this.lastTable = undefined;
   }
 
   /** `sys/audit-hash`: what a device would write for `input`. */
@@ -108,6 +134,7 @@ export class AuditBroker {
   close(): void {
     for (const active of this.active.values()) active.sink.close();
     this.active.clear();
+    this.lastTable = undefined;
   }
 }
 
@@ -127,9 +154,11 @@ export class AuditTrail {
   private logged = false;
   /** Per device (same order): the caller and the request as that device hashes them. */
   private preambles: Preamble[] = [];
+  /** The mount members of both records, written once for every device (and again if the mount changed). */
+  private mountText: { mount: MountInfo | undefined; text: string } | undefined;
 
   constructor(
-    private readonly devices: ActiveDevice[],
+    private readonly devices: readonly ActiveDevice[],
     request: LogicalRequest,
     private readonly clock: Clock,
   ) {
@@ -156,9 +185,9 @@ export class AuditTrail {
     if (this.logged) return;
     this.facts.operation = operation;
     this.logged = true;
+    const mount = this.mountMembers();
     this.preambles = this.devices.map(
-      ({ hash }) =>
-        `"auth":${JSON.stringify(callerAuth(this.facts.token, hash))},"request":${JSON.stringify(requestMember(this.facts, hash))}`,
+      ({ hash, callerAuth }) => `"auth":${callerAuth(this.facts.token)},"request":${requestMember(this.facts, mount, hash)}`,
     );
     this.write(() => '');
   }
@@ -173,15 +202,27 @@ export class AuditTrail {
 
   private finish(response: LogicalResponse | undefined, error: string | undefined): void {
     if (!this.logged) this.request(this.facts.operation);
+    const mount = this.mountMembers();
     this.write(
-      (hash) =>
-        `,"response":${JSON.stringify(responseMember(response, this.facts, hash))}${error ? `,"error":${JSON.stringify(error)}` : ''}`,
+      (hash) => `,"response":${responseMember(response, this.facts, mount, hash)}${error ? `,"error":${JSON.stringify(error)}` : ''}`,
       'response',
     );
   }
 
+  private mountMembers(): string {
+    if (this.mountText === undefined || this.mountText.mount !== this.facts.mount)
+      this.mountText = { mount: this.facts.mount, text: mountMembers(this.facts.mount) };
+    return this.mountText.text;
+  }
+
+  /** The record's time as JSON text; both records of a request usually fall in the same millisecond. */
   private time(): string {
-    return new Date(this.clock.nowMs()).toISOString();
+    const ms = this.clock.nowMs();
+    if (lastTime.ms !== ms) {
+      lastTime.ms = ms;
+      lastTime.text = `"${new Date(ms).toISOString()}"`;
+    }
+    return lastTime.text;
   }
 
   /**
@@ -189,9 +230,12 @@ export class AuditTrail {
    * written as text so the members both records share are serialised once.
    */
   private write(rest: (hash: Hashers) => string, type: 'request' | 'response' = 'request'): void {
-    const head = `{"time":${JSON.stringify(this.time())},"type":"${type}",`;
+    const head = `{"time":${this.time()},"type":"${type}",`;
     this.devices.forEach(({ settings, sink, hash }, index) => {
-      sink.write(`${settings.prefix}${head}${this.preambles[index] ?? ''}${rest(hash)}}\n`);
+      const line = `${settings.prefix}${head}${this.preambles[index] ?? ''}${rest(hash)}}\n`;
+      // The request record goes to the file with the response record: one write per request.
+      if (type === 'request') sink.hold(line);
+      else sink.write(line);
     });
   }
 }

@@ -2,65 +2,146 @@ import type { AuthBlock, LogicalResponse, MountInfo, Operation } from '../framew
 import type { TokenEntry } from '../tokens/token-store.js';
 
 /**
- * The audit record's shape, field for field as the real service writes it (its Go structs with
- * `omitempty`: empty strings, zeros, false, and empty lists or maps are left out).
+ * The audit record's members as JSON text, field for field as the real service writes them (its
+ * Go structs with `omitempty`: empty strings, zeros, false, and empty lists or maps are left out).
+ * Written straight to text: a record is built twice a request for every device.
  */
 
 /** What hashing needs to know about each value: a token is always HMAC'd, an accessor when asked, data unless raw. */
 export interface Hashers {
   token(value: string): string;
   accessor(value: string): string;
-  /** `tokens`: the tokens this request carried or issued, which even raw data never shows. */
-  data(value: unknown, tokens: readonly string[]): unknown;
+  /**
+   * The value as JSON text, its strings hashed (undefined where JSON leaves it out). `tokens`: the
+   * tokens this request carried or issued, which even raw data never shows.
+   */
+  data(value: unknown, tokens: readonly string[]): string | undefined;
 }
 
-type Json = Record<string, unknown>;
+/** Whether a plain object has no member (without listing its keys: two records a request). */
+function hasNoMember(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return false;
+  return true;
+}
 
-/** Go's `omitempty`: keeps only the members that are not empty. */
-function compact(object: Json): Json {
-  const out: Json = {};
-  for (const [key, value] of Object.entries(object)) {
-    if (value === undefined || value === null || value === '' || value === 0 || value === false) continue;
-    if (Array.isArray(value) && value.length === 0) continue;
-    if (typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0) continue;
-    out[key] = value;
+/** One JSON object's members, each left out when Go's `omitempty` would. Names are plain literals. */
+class Members {
+  private text = '';
+
+  /** A member already written as JSON (or a run of members, for `fragment`). */
+  json(name: string, json: string | undefined): this {
+    if (json !== undefined) this.text += `${this.text === '' ? '' : ','}"${name}":${json}`;
+    return this;
   }
-  return out;
+
+  fragment(members: string): this {
+    if (members !== '') this.text += `${this.text === '' ? '' : ','}${members}`;
+    return this;
+  }
+
+  string(name: string, value: string | null | undefined): this {
+    return value ? this.json(name, JSON.stringify(value)) : this;
+  }
+
+  number(name: string, value: number | null | undefined): this {
+    return value === undefined || value === null || value === 0 ? this : this.json(name, JSON.stringify(value));
+  }
+
+  list(name: string, value: readonly unknown[] | null | undefined): this {
+    return value && value.length > 0 ? this.json(name, JSON.stringify(value)) : this;
+  }
+
+  object(name: string, value: object | null | undefined): this {
+    return value && !hasNoMember(value) ? this.json(name, JSON.stringify(value)) : this;
+  }
+
+  /** The members written so far, without braces. */
+  get members(): string {
+    return this.text;
+  }
+
+  toString(): string {
+    return `{${this.text}}`;
+  }
 }
 
 /** RFC 3339 without fractions, as the real service prints a token's issue time. */
 const rfc3339 = (date: Date) => date.toISOString().replace(/\.\d+Z$/, 'Z');
 
 /** The caller's token, as the `auth` member of both records; a request without one still has `token_type`. */
-export function callerAuth(token: TokenEntry | null, hash: Hashers): Json {
-  if (!token) return { token_type: 'default' };
-  return compact({
-    client_token: token.secret === undefined ? undefined : hash.token(token.secret),
-    accessor: hash.accessor(token.accessor),
-    display_name: token.displayName,
-    policies: token.policies,
-    token_policies: token.policies,
-    metadata: token.meta ?? undefined,
-    num_uses: token.numUses > 0 ? token.numUses : 0,
-    token_type: 'service',
-    token_ttl: token.ttlSeconds,
-    token_issue_time: rfc3339(token.createdAt),
-  });
+export function callerAuth(token: TokenEntry | null, hash: Hashers): string {
+  if (!token) return '{"token_type":"default"}';
+  return new Members()
+    .string('client_token', token.secret === undefined ? undefined : hash.token(token.secret))
+    .string('accessor', hash.accessor(token.accessor))
+    .string('display_name', token.displayName)
+    .list('policies', token.policies)
+    .list('token_policies', token.policies)
+    .object('metadata', token.meta)
+    .number('num_uses', token.numUses > 0 ? token.numUses : 0)
+    .string('token_type', 'service')
+    .number('token_ttl', token.ttlSeconds)
+    .string('token_issue_time', rfc3339(token.createdAt))
+    .toString();
+}
+
+const sameList = (a: readonly string[] | null, b: readonly string[] | null) =>
+  a === b || (a !== null && b !== null && a.length === b.length && a.every((item, index) => item === b[index]));
+
+/** Same members in the same order (the order is what the record shows). */
+function sameMeta(a: Record<string, string> | null, b: Record<string, string> | null): boolean {
+  if (a === b) return true;
+  if (a === null || b === null) return false;
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  return keys.length === others.length && keys.every((key, index) => key === others[index] && a[key] === b[key]);
+}
+
+/** Whether every field `callerAuth` reads is the same in both: then so is its text. */
+function sameCaller(a: TokenEntry, b: TokenEntry): boolean {
+  return (
+    a.secret === b.secret &&
+    a.accessor === b.accessor &&
+    a.displayName === b.displayName &&
+    a.numUses === b.numUses &&
+    a.ttlSeconds === b.ttlSeconds &&
+    a.createdAt.getTime() === b.createdAt.getTime() &&
+    sameList(a.policies, b.policies) &&
+    sameMeta(a.meta ?? null, b.meta ?? null)
+  );
+}
+
+/**
+ * `callerAuth` remembered per token for the last thousand tokens of one device: a client sends
+ * the same token on every request. The text is served again only when every field it is made of
+ * is unchanged (a use taken, a renewal, new metadata build it anew).
+ */
+export function rememberedCallerAuth(hash: Hashers, size = 1024): (token: TokenEntry | null) => string {
+  const known = new Map<string, { token: TokenEntry; text: string }>();
+  return (token) => {
+    if (!token) return callerAuth(token, hash);
+    const remembered = known.get(token.id);
+    if (remembered && sameCaller(remembered.token, token)) return remembered.text;
+    if (!remembered && known.size >= size) known.clear();
+    const text = callerAuth(token, hash);
+    known.set(token.id, { token, text });
+    return text;
+  };
 }
 
 /** A token a response hands out (a login, `auth/token/create`). */
-function issuedAuth(auth: AuthBlock, hash: Hashers): Json {
-  return compact({
-    client_token: hash.token(auth.client_token),
-    accessor: hash.accessor(auth.accessor),
-    policies: auth.policies,
-    token_policies: auth.token_policies,
-    metadata: auth.metadata ?? undefined,
-    num_uses: auth.num_uses,
-    entity_id: auth.entity_id,
-    token_type: auth.token_type,
-    token_ttl: auth.lease_duration,
-  });
+function issuedAuth(auth: AuthBlock, hash: Hashers): string {
+  return new Members()
+    .string('client_token', hash.token(auth.client_token))
+    .string('accessor', hash.accessor(auth.accessor))
+    .list('policies', auth.policies)
+    .list('token_policies', auth.token_policies)
+    .object('metadata', auth.metadata)
+    .number('num_uses', auth.num_uses)
+    .string('entity_id', auth.entity_id)
+    .string('token_type', auth.token_type)
+    .number('token_ttl', auth.lease_duration)
+    .toString();
 }
 
 export interface RequestFacts {
@@ -77,23 +158,28 @@ export interface RequestFacts {
 
 const tokensOf = (facts: RequestFacts): string[] => (facts.clientToken === undefined ? [] : [facts.clientToken]);
 
-const mountClass = (mount: MountInfo) => (mount.path.startsWith('auth/') ? 'auth' : 'secret');
+/** The mount members both records open with (the same for every device: nothing in them is hashed). */
+export function mountMembers(mount: MountInfo | undefined): string {
+  if (!mount) return '';
+  return new Members()
+    .string('mount_point', mount.path)
+    .string('mount_type', mount.type)
+    .string('mount_accessor', mount.accessor)
+    .string('mount_class', mount.path.startsWith('auth/') ? 'auth' : 'secret').members;
+}
 
-export function requestMember(facts: RequestFacts, hash: Hashers): Json {
-  return compact({
-    id: facts.id,
-    operation: facts.operation,
-    mount_point: facts.mount?.path,
-    mount_type: facts.mount?.type,
-    mount_accessor: facts.mount?.accessor,
-    mount_class: facts.mount && mountClass(facts.mount),
-    client_token: facts.clientToken === undefined ? undefined : hash.token(facts.clientToken),
-    client_token_accessor: facts.token ? hash.accessor(facts.token.accessor) : undefined,
-    namespace: { id: 'root' },
-    path: facts.path,
-    data: Object.keys(facts.data).length > 0 ? hash.data(facts.data, tokensOf(facts)) : undefined,
-    remote_address: facts.remoteAddress,
-  });
+export function requestMember(facts: RequestFacts, mount: string, hash: Hashers): string {
+  return new Members()
+    .string('id', facts.id)
+    .string('operation', facts.operation)
+    .fragment(mount)
+    .string('client_token', facts.clientToken === undefined ? undefined : hash.token(facts.clientToken))
+    .string('client_token_accessor', facts.token ? hash.accessor(facts.token.accessor) : undefined)
+    .json('namespace', '{"id":"root"}')
+    .string('path', facts.path)
+    .json('data', hasNoMember(facts.data) ? undefined : hash.data(facts.data, tokensOf(facts)))
+    .string('remote_address', facts.remoteAddress)
+    .toString();
 }
 
 /** A bare body (PKI's CA, health) is recorded as the real service's raw-response keys. */
@@ -105,18 +191,14 @@ function responseData(response: LogicalResponse): Record<string, unknown> | unde
   return response.data ?? undefined;
 }
 
-export function responseMember(response: LogicalResponse | undefined, facts: RequestFacts, hash: Hashers): Json {
-  const { mount } = facts;
+export function responseMember(response: LogicalResponse | undefined, facts: RequestFacts, mount: string, hash: Hashers): string {
   const data = response && responseData(response);
   const tokens = response?.auth ? [...tokensOf(facts), response.auth.client_token] : tokensOf(facts);
-  return compact({
-    mount_point: mount?.path,
-    mount_type: mount?.type,
-    mount_accessor: mount?.accessor,
-    mount_class: mount && mountClass(mount),
-    auth: response?.auth ? issuedAuth(response.auth, hash) : undefined,
-    secret: response?.lease?.leaseId ? { lease_id: response.lease.leaseId } : undefined,
-    data: data && Object.keys(data).length > 0 ? hash.data(data, tokens) : undefined,
-    warnings: response?.warnings,
-  });
+  return new Members()
+    .fragment(mount)
+    .json('auth', response?.auth ? issuedAuth(response.auth, hash) : undefined)
+    .json('secret', response?.lease?.leaseId ? `{"lease_id":${JSON.stringify(response.lease.leaseId)}}` : undefined)
+    .json('data', data && !hasNoMember(data) ? hash.data(data, tokens) : undefined)
+    .list('warnings', response?.warnings)
+    .toString();
 }

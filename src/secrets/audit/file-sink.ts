@@ -18,11 +18,17 @@ export function openErrorText(path: string, error: unknown): string {
  * One audit file, opened on first write and kept open. A write that fails is logged once (until a
  * write succeeds again) and the file is reopened on the next line, so a device whose file went
  * away or filled up recovers by itself and never fails the request it was recording.
+ *
+ * A request's record is held until its response record (or another request's) is written, so one
+ * request costs one write to the file instead of two; the lines keep their order, and whatever is
+ * held is written when the device is disabled or closed.
  */
 export class FileSink {
   private fd: number | undefined;
   private failing = false;
   private retired = false;
+  /** Lines taken with `hold` and not written yet. */
+  private held = '';
 
   constructor(
     readonly target: SinkTarget,
@@ -36,8 +42,21 @@ export class FileSink {
     this.fd ??= openSync(this.target.filePath, 'a', this.target.mode);
   }
 
+  /** Takes a line to be written with the next one. */
+  hold(text: string): void {
+    if (this.retired || this.target.filePath === 'discard') return;
+    this.held += text;
+  }
+
+  /** Writes what is held, then `text`. */
   write(text: string): void {
     if (this.retired || this.target.filePath === 'discard') return;
+    const lines = this.held + text;
+    this.held = '';
+    this.writeNow(lines);
+  }
+
+  private writeNow(text: string): void {
     try {
       if (this.target.filePath === 'stdout') writeSync(1, text);
       else {
@@ -47,7 +66,7 @@ export class FileSink {
       if (this.failing) this.log.info({ device: this.devicePath }, 'audit device writes again');
       this.failing = false;
     } catch (error) {
-      this.close();
+      this.closeFile();
       if (!this.failing) {
         this.log.error(
           { device: this.devicePath, file_path: this.target.filePath, error: (error as Error).message },
@@ -58,13 +77,18 @@ export class FileSink {
     }
   }
 
-  /** The device was disabled: records still in flight for it are dropped, and the file is closed. */
+  /** The device was disabled: what it held is written, records still in flight for it are dropped, and the file is closed. */
   retire(): void {
-    this.retired = true;
     this.close();
+    this.retired = true;
   }
 
   close(): void {
+    if (this.held !== '' && !this.retired) this.write('');
+    this.closeFile();
+  }
+
+  private closeFile(): void {
     if (this.fd === undefined) return;
     try {
       closeSync(this.fd);

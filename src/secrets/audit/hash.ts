@@ -37,19 +37,61 @@ export function hashStrings(value: unknown, hash: (text: string, key: string) =>
   if (value instanceof Date) return hash(value.toISOString(), key);
   if (typeof value === 'object' && value !== null) {
     const copy: Record<string, unknown> = {};
-    for (const [name, item] of Object.entries(value)) copy[name] = hashStrings(item, hash, name);
+    const object = value as Record<string, unknown>;
+    // Own members only, as Object.entries lists them, without building the list.
+    for (const name in object) if (Object.hasOwn(object, name)) copy[name] = hashStrings(object[name], hash, name);
     return copy;
   }
   return value;
+}
+
+/**
+ * `JSON.stringify(hashStrings(value, hash))`, written straight to text without the hashed copy
+ * (the response's data is most of a record). Plain objects, arrays, strings, numbers, booleans,
+ * nulls and dates are written here; anything else (a class instance, an object with `toJSON`)
+ * goes through the copy as before, so the text is the same byte for byte. Undefined where
+ * JSON.stringify would leave the value out.
+ */
+export function hashedJson(value: unknown, hash: (text: string, key: string) => string, key = ''): string | undefined {
+  switch (typeof value) {
+    case 'string':
+      return JSON.stringify(hash(value, key));
+    case 'number':
+      return Number.isFinite(value) ? String(value) : 'null';
+    case 'boolean':
+      return value ? 'true' : 'false';
+    case 'object':
+      break;
+    default:
+      return JSON.stringify(hashStrings(value, hash, key));
+  }
+  if (value === null) return 'null';
+  if (Array.isArray(value)) {
+    let text = '[';
+    for (let index = 0; index < value.length; index++) text += `${index === 0 ? '' : ','}${hashedJson(value[index], hash, key) ?? 'null'}`;
+    return `${text}]`;
+  }
+  if (value instanceof Date) return JSON.stringify(hash(value.toISOString(), key));
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  const object = value as Record<string, unknown>;
+  if ((prototype !== Object.prototype && prototype !== null) || typeof object['toJSON'] === 'function')
+    return JSON.stringify(hashStrings(value, hash, key));
+  let text = '';
+  for (const name in object) {
+    if (!Object.hasOwn(object, name)) continue;
+    const member = hashedJson(object[name], hash, name);
+    if (member !== undefined) text += `${text === '' ? '' : ','}${JSON.stringify(name)}:${member}`;
+  }
+  return `{${text}}`;
 }
 
 /** Keys whose values are tokens wherever they appear (a lookup's body, a wrapping call). */
 const TOKEN_KEYS = new Set(['token', 'client_token', 'wrapping_token']);
 
 /**
- * `log_raw` data: written as is, except tokens: values under a token key, and any value equal to a
+ * `log_raw` data as JSON text: written as is, except tokens: values under a token key, and any value equal to a
  * token this request carried or issued (`lookup-self` answers with the caller's token as `id`).
  */
-export function rawExceptTokens(value: unknown, hmac: (text: string) => string, tokens: readonly string[]): unknown {
-  return hashStrings(value, (text, key) => (TOKEN_KEYS.has(key) || tokens.includes(text) ? hmac(text) : text));
+export function rawExceptTokens(value: unknown, hmac: (text: string) => string, tokens: readonly string[]): string | undefined {
+  return hashedJson(value, (text, key) => (TOKEN_KEYS.has(key) || tokens.includes(text) ? hmac(text) : text));
 }

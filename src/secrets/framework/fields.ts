@@ -117,7 +117,9 @@ export class FieldData {
     if (this.values.has(name)) return this.values.get(name) as T;
     const spec = this.specs[name];
     if (!spec) throw new Error(`field "${name}" is not declared on this path`);
-    return structuredClone(spec.default) as T;
+    // A copy only of an object, which a handler could change; a number or string is its own copy.
+    const fallback = spec.default;
+    return (typeof fallback === 'object' && fallback !== null ? structuredClone(fallback) : fallback) as T;
   }
 
   /** Throws the secrets API's 400 when a required field is absent. */

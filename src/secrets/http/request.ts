@@ -18,10 +18,13 @@ export function clientToken(request: FastifyRequest): string | undefined {
   return header('x-vault-token') ?? header('x-store-token') ?? (bearer || undefined);
 }
 
+/** Most requests have no query string: they share this one, which nothing changes. */
+const NO_QUERY: Readonly<URLSearchParams> = new URLSearchParams();
+
 /** The query string as sent (the part after the first `?`). */
-function queryOf(request: FastifyRequest): URLSearchParams {
+function queryOf(request: FastifyRequest): Readonly<URLSearchParams> {
   const mark = request.url.indexOf('?');
-  return new URLSearchParams(mark === -1 ? '' : request.url.slice(mark + 1));
+  return mark === -1 ? NO_QUERY : new URLSearchParams(request.url.slice(mark + 1));
 }
 
 function queryData(request: FastifyRequest): Record<string, unknown> {

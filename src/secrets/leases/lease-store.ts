@@ -22,6 +22,15 @@ const firstDue = prepared((db) =>
     .prepare(),
 );
 
+/** A revocation asks for the leases of one token (the usual tree) first: built once. */
+const idsOfOneToken = prepared((db) =>
+  db
+    .select({ id: secretLeases.id })
+    .from(secretLeases)
+    .where(eq(secretLeases.tokenId, sql.placeholder('tokenId')))
+    .prepare(),
+);
+
 /** Queries over the lease table; the rules live in LeaseManager. */
 export class LeaseStore {
   constructor(private readonly db: DbOrTx) {}
@@ -70,6 +79,10 @@ export class LeaseStore {
 
   idsOfTokens(tokenIds: string[]): string[] {
     if (tokenIds.length === 0) return [];
+    if (tokenIds.length === 1)
+      return idsOfOneToken(this.db)
+        .all({ tokenId: tokenIds[0] })
+        .map((row) => row.id);
     return this.db
       .select({ id: secretLeases.id })
       .from(secretLeases)

@@ -89,6 +89,35 @@ const authMountAt = prepared((db) =>
     .where(eq(authMounts.path, sql.placeholder('path')))
     .prepare(),
 );
+const secretMountsOfType = prepared((db) =>
+  db
+    .select()
+    .from(mounts)
+    .where(eq(mounts.type, sql.placeholder('type')))
+    .prepare(),
+);
+const authMountsOfType = prepared((db) =>
+  db
+    .select()
+    .from(authMounts)
+    .where(eq(authMounts.type, sql.placeholder('type')))
+    .prepare(),
+);
+/** Only the storage key of a mount: wrapping and revocation need no more of the row (nor its parsing). */
+const secretMountUuidAt = prepared((db) =>
+  db
+    .select({ uuid: mounts.uuid })
+    .from(mounts)
+    .where(eq(mounts.path, sql.placeholder('path')))
+    .prepare(),
+);
+const secretMountUuidsOfType = prepared((db) =>
+  db
+    .select({ uuid: mounts.uuid })
+    .from(mounts)
+    .where(eq(mounts.type, sql.placeholder('type')))
+    .prepare(),
+);
 
 /** Mounted engines, read from the store on each lookup so every request sees the current table. */
 export class MountTable {
@@ -107,15 +136,25 @@ export class MountTable {
   }
 
   get(path: string): MountRow | undefined {
-    return this.db
-      .select()
-      .from(this.table)
-      .where(eq(this.table.path, mountPath(path)))
-      .get();
+    return (this.kind === AUTH_MOUNTS ? authMountAt : secretMountAt)(this.db).get({ path: mountPath(path) });
+  }
+
+  /** The storage key (uuid) of the secrets engine mounted at `path`. */
+  uuidAt(path: string): string | undefined {
+    if (this.kind === AUTH_MOUNTS) return this.get(path)?.uuid;
+    return secretMountUuidAt(this.db).get({ path: mountPath(path) })?.uuid;
+  }
+
+  /** The storage keys (uuids) of the mounts of `type`. */
+  uuidsOfType(type: string): string[] {
+    if (this.kind === AUTH_MOUNTS) return this.ofType(type).map((mount) => mount.uuid);
+    return secretMountUuidsOfType(this.db)
+      .all({ type })
+      .map((row) => row.uuid);
   }
 
   ofType(type: string): MountRow[] {
-    return this.db.select().from(this.table).where(eq(this.table.type, type)).all();
+    return (this.kind === AUTH_MOUNTS ? authMountsOfType : secretMountsOfType)(this.db).all({ type });
   }
 
   /**

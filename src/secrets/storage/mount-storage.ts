@@ -1,5 +1,4 @@
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
-import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { secretEntries } from '../../store/tables.js';
 import { prepared } from '../../store/prepared.js';
@@ -13,6 +12,15 @@ const entryByKey = prepared((db) =>
     .prepare(),
 );
 
+/** The same read, as the stored JSON text (a caller that keeps what it parsed compares this). */
+const entryTextByKey = prepared((db) =>
+  db
+    .select({ text: sql<string>`${secretEntries.value}` })
+    .from(secretEntries)
+    .where(and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key'))))
+    .prepare(),
+);
+
 /** Writes are on the hot path of issuing and of every write request: also built once. */
 const upsertEntry = prepared((db) =>
   db
@@ -21,6 +29,32 @@ const upsertEntry = prepared((db) =>
     .onConflictDoUpdate({ target: [secretEntries.mountUuid, secretEntries.key], set: { value: sql`excluded.value` } })
     .prepare(),
 );
+
+/** Deleting an entry, and a token's cubbyhole (a key range) at every revocation: built once. */
+const deleteEntry = prepared((db) =>
+  db
+    .delete(secretEntries)
+    .where(and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key'))))
+    .prepare(),
+);
+const deleteKeyRange = prepared((db) =>
+  db
+    .delete(secretEntries)
+    .where(
+      and(
+        eq(secretEntries.mountUuid, sql.placeholder('mount')),
+        gte(secretEntries.key, sql.placeholder('from')),
+        lt(secretEntries.key, sql.placeholder('until')),
+      ),
+    )
+    .prepare(),
+);
+
+/** The end of the key range of `prefix` (exclusive): the prefix with its last character bumped. */
+function rangeEnd(prefix: string): string | undefined {
+  const last = prefix.codePointAt(prefix.length - 1);
+  return last === undefined ? undefined : `${prefix.slice(0, -1)}${String.fromCodePoint(last + 1)}`;
+}
 
 /**
  * A mount's private key/value view (the secrets API's "logical storage"): engines see only keys
@@ -37,15 +71,17 @@ export class MountStorage {
     return row?.value as T | undefined;
   }
 
+  /** The stored JSON text of `key`, unparsed. */
+  getText(key: string): string | undefined {
+    return entryTextByKey(this.db).get({ mount: this.mountUuid, key })?.text;
+  }
+
   put(key: string, value: unknown): void {
     upsertEntry(this.db).run({ mount: this.mountUuid, key, value });
   }
 
   delete(key: string): void {
-    this.db
-      .delete(secretEntries)
-      .where(and(eq(secretEntries.mountUuid, this.mountUuid), eq(secretEntries.key, key)))
-      .run();
+    deleteEntry(this.db).run({ mount: this.mountUuid, key });
   }
 
   /**
@@ -56,8 +92,8 @@ export class MountStorage {
   keys(prefix: string): string[] {
     const inMount = eq(secretEntries.mountUuid, this.mountUuid);
     const from = gte(secretEntries.key, prefix);
-    const last = prefix.codePointAt(prefix.length - 1);
-    const until = last === undefined ? undefined : lt(secretEntries.key, `${prefix.slice(0, -1)}${String.fromCodePoint(last + 1)}`);
+    const end = rangeEnd(prefix);
+    const until = end === undefined ? undefined : lt(secretEntries.key, end);
     return this.db
       .select({ key: secretEntries.key })
       .from(secretEntries)
@@ -78,14 +114,11 @@ export class MountStorage {
     return [...children].filter((child) => child !== '').sort();
   }
 
-  /** Removes every key under `prefix` (a token's cubbyhole when the token goes). */
+  /** Removes every key under `prefix` (a token's cubbyhole when the token goes): the same key range `keys` reads. */
   deletePrefix(prefix: string): void {
-    const keys = this.keys(prefix);
-    if (keys.length > 0)
-      this.db
-        .delete(secretEntries)
-        .where(and(eq(secretEntries.mountUuid, this.mountUuid), inList(secretEntries.key, keys)))
-        .run();
+    const until = rangeEnd(prefix);
+    if (until === undefined) this.clear();
+    else deleteKeyRange(this.db).run({ mount: this.mountUuid, from: prefix, until });
   }
 
   /** Removes everything the mount stored (disabling a mount). */

@@ -29,15 +29,19 @@ function bodyToken(request: HandlerRequest): string | undefined {
 export function wrappingPaths(context: SecretsContext): PathSpec[] {
   const { tokens, wrapping } = context;
 
+  const isWrappingToken = (token: TokenEntry | null | undefined): token is TokenEntry =>
+    !!token && token.policies.length === 1 && token.policies[0] === RESPONSE_WRAPPING_POLICY;
   const wrappingToken = (value: string | undefined): TokenEntry | undefined => {
     const token = tokens.store.lookup(value);
-    return token?.policies.length === 1 && token.policies[0] === RESPONSE_WRAPPING_POLICY ? token : undefined;
+    return isWrappingToken(token) ? token : undefined;
   };
 
   const checkWrappingToken = (request: HandlerRequest, clientToken: string | undefined): void => {
     const value = bodyToken(request) ?? clientToken;
     if (!value) throw validationError('token is empty');
-    if (!wrappingToken(value)) throw INVALID_WRAPPING_TOKEN;
+    // The calling token was looked up by the router a moment ago: no second lookup for the same value.
+    const token = request.token?.secret === value ? request.token : tokens.store.lookup(value);
+    if (!isWrappingToken(token)) throw INVALID_WRAPPING_TOKEN;
   };
 
   /**

@@ -183,7 +183,7 @@ export class TokenService {
       boundCidrs: role?.token_bound_cidrs.length ? role.token_bound_cidrs : null,
     };
     this.store.insert(token);
-    if (token.expiresAt) this.deps.scheduler.poke();
+    if (token.expiresAt) this.deps.scheduler.poke(token.expiresAt.getTime());
     return { token, warnings };
   }
 
@@ -228,7 +228,7 @@ export class TokenService {
       boundCidrs: settings.boundCidrs.length > 0 ? settings.boundCidrs : null,
     };
     this.store.insert(token);
-    this.deps.scheduler.poke();
+    this.deps.scheduler.poke(token.expiresAt?.getTime());
     return { token, ttl, warnings };
   }
 
@@ -326,7 +326,7 @@ export class TokenService {
     }
     const patch = { expiresAt: new Date(now + ttl * 1000), lastRenewalAt: new Date(now) };
     this.store.update(token.id, patch);
-    this.deps.scheduler.poke();
+    this.deps.scheduler.poke(patch.expiresAt.getTime());
     return { token: { ...token, ...patch }, ttl, warnings };
   }
 
@@ -337,7 +337,7 @@ export class TokenService {
   consumeUse(token: TokenEntry): { token: TokenEntry; lastUse: boolean } {
     if (token.numUses <= 0) return { token, lastUse: false };
     const left = token.numUses - 1;
-    this.store.update(token.id, { numUses: left === 0 ? USES_EXHAUSTED : left });
+    this.store.setUses(token.id, left === 0 ? USES_EXHAUSTED : left);
     return { token: { ...token, numUses: left }, lastUse: left === 0 };
   }
 
@@ -345,7 +345,7 @@ export class TokenService {
   async revokeTree(token: TokenEntry): Promise<void> {
     const tree = this.store.tree(token);
     this.store.delete(tree.map((entry) => entry.id));
-    for (const entry of tree) this.destroyCubbyholes(entry.accessor);
+    this.destroyCubbyholes(tree.map((entry) => entry.accessor));
     await this.deps.leases.revokeForTokens(tree.map((entry) => entry.id));
   }
 
@@ -353,13 +353,14 @@ export class TokenService {
   async revokeOrphan(token: TokenEntry): Promise<void> {
     for (const child of this.store.children(token.id)) this.store.update(child.id, { parentId: null, orphan: true });
     this.store.delete([token.id]);
-    this.destroyCubbyholes(token.accessor);
+    this.destroyCubbyholes([token.accessor]);
     await this.deps.leases.revokeForTokens([token.id]);
   }
 
-  /** Every cubbyhole mount keeps the token's entries under its accessor. */
-  private destroyCubbyholes(accessor: string): void {
-    for (const mount of this.deps.mounts.ofType('cubbyhole')) new MountStorage(this.deps.db, mount.uuid).deletePrefix(`${accessor}/`);
+  /** Every cubbyhole mount keeps a token's entries under its accessor. */
+  private destroyCubbyholes(accessors: readonly string[]): void {
+    const cubbyholes = this.deps.mounts.uuidsOfType('cubbyhole').map((uuid) => new MountStorage(this.deps.db, uuid));
+    for (const accessor of accessors) for (const storage of cubbyholes) storage.deletePrefix(`${accessor}/`);
   }
 
   /** The `auth` block of create and renew responses; `leaseDuration` is the TTL just granted. */

@@ -17,6 +17,25 @@ export type TokenEntry = typeof secretTokens.$inferSelect & { secret?: string };
 /** The stored key of a token value. */
 export const tokenKey = (secret: string): string => sha256Hex(secret);
 
+/** Token values whose stored key was computed lately; past this many the memo starts again. */
+const KEY_MEMO_LIMIT = 1024;
+const keysOfPresented = new Map<string, string>();
+
+/**
+ * The stored key of a token a request presents: clients send the same few tokens on every
+ * request, so the hash is remembered (in memory only, as the token's own row is) instead of
+ * computed each time.
+ */
+function presentedKey(secret: string): string {
+  let key = keysOfPresented.get(secret);
+  if (key === undefined) {
+    if (keysOfPresented.size >= KEY_MEMO_LIMIT) keysOfPresented.clear();
+    key = tokenKey(secret);
+    keysOfPresented.set(secret, key);
+  }
+  return key;
+}
+
 /** `num_uses` marker for a token whose last use was taken; it is revoked right after that request. */
 export const USES_EXHAUSTED = -1;
 
@@ -29,6 +48,61 @@ const tokenById = prepared((db) =>
   db
     .select()
     .from(secretTokens)
+    .where(eq(secretTokens.id, sql.placeholder('id')))
+    .prepare(),
+);
+
+/**
+ * Every token creation, login and wrap inserts a row: built once. Drizzle converts a placeholder
+ * with its column's mapping but would turn a null into `"null"` (JSON) or fail (timestamps), so
+ * the nullable JSON and time columns travel as values already in the store's form.
+ */
+const insertRow = prepared((db) =>
+  db
+    .insert(secretTokens)
+    .values({
+      id: sql.placeholder('id'),
+      accessor: sql.placeholder('accessor'),
+      parentId: sql.placeholder('parentId'),
+      policies: sql.placeholder('policies'),
+      displayName: sql.placeholder('displayName'),
+      meta: sql`${sql.placeholder('meta')}`,
+      path: sql.placeholder('path'),
+      numUses: sql.placeholder('numUses'),
+      orphan: sql.placeholder('orphan'),
+      renewable: sql.placeholder('renewable'),
+      ttlSeconds: sql.placeholder('ttlSeconds'),
+      explicitMaxTtlSeconds: sql.placeholder('explicitMaxTtlSeconds'),
+      createdAt: sql.placeholder('createdAt'),
+      expiresAt: sql`${sql.placeholder('expiresAt')}`,
+      lastRenewalAt: sql`${sql.placeholder('lastRenewalAt')}`,
+      periodSeconds: sql.placeholder('periodSeconds'),
+      maxTtlSeconds: sql.placeholder('maxTtlSeconds'),
+      boundCidrs: sql`${sql.placeholder('boundCidrs')}`,
+    })
+    .prepare(),
+);
+const jsonOrNull = (value: unknown) => (value === null || value === undefined ? null : JSON.stringify(value));
+const timeOrNull = (value: Date | null) => value?.getTime() ?? null;
+
+/** Revoking a token reads its children, deletes it and counts its uses: statements built once. */
+const childrenOf = prepared((db) =>
+  db
+    .select()
+    .from(secretTokens)
+    .where(eq(secretTokens.parentId, sql.placeholder('id')))
+    .prepare(),
+);
+const deleteById = prepared((db) =>
+  db
+    .delete(secretTokens)
+    .where(eq(secretTokens.id, sql.placeholder('id')))
+    .prepare(),
+);
+const setUsesById = prepared((db) =>
+  db
+    .update(secretTokens)
+    .set({ numUses: sql`${sql.placeholder('numUses')}` })
     .where(eq(secretTokens.id, sql.placeholder('id')))
     .prepare(),
 );
@@ -50,7 +124,7 @@ export class TokenStore {
 
   /** The row of this token value, live or not. */
   bySecret(secret: string): TokenEntry | undefined {
-    const token = this.get(tokenKey(secret));
+    const token = this.get(presentedKey(secret));
     return token && { ...token, secret };
   }
 
@@ -90,19 +164,31 @@ export class TokenStore {
 
   insert(entry: TokenEntry): void {
     const { secret: _secret, ...row } = entry;
-    this.db.insert(secretTokens).values(row).run();
+    insertRow(this.db).run({
+      ...row,
+      meta: jsonOrNull(row.meta),
+      expiresAt: timeOrNull(row.expiresAt),
+      lastRenewalAt: timeOrNull(row.lastRenewalAt),
+      boundCidrs: jsonOrNull(row.boundCidrs),
+    });
   }
 
   update(id: string, patch: Partial<TokenEntry>): void {
     this.db.update(secretTokens).set(patch).where(eq(secretTokens.id, id)).run();
   }
 
+  /** Sets the uses left (`USES_EXHAUSTED` once the last is taken). */
+  setUses(id: string, numUses: number): void {
+    setUsesById(this.db).run({ id, numUses });
+  }
+
   delete(ids: string[]): void {
-    if (ids.length > 0) this.db.delete(secretTokens).where(inList(secretTokens.id, ids)).run();
+    if (ids.length === 1) deleteById(this.db).run({ id: ids[0] });
+    else if (ids.length > 0) this.db.delete(secretTokens).where(inList(secretTokens.id, ids)).run();
   }
 
   children(id: string): TokenEntry[] {
-    return this.db.select().from(secretTokens).where(eq(secretTokens.parentId, id)).all();
+    return childrenOf(this.db).all({ id });
   }
 
   /** The token and everything created under it, parents before children. */

@@ -4,7 +4,7 @@ import type { SecretsContext } from '../context.js';
 import type { LogicalResponse, RawBody, WrapInfo } from '../framework/types.js';
 import { JSON_TYPE, logicalEnvelope } from '../http/respond.js';
 import { MountStorage } from '../storage/mount-storage.js';
-import { TokenStore, type TokenEntry } from '../tokens/token-store.js';
+import type { TokenEntry } from '../tokens/token-store.js';
 
 /** What the wrapping token's cubbyhole keeps besides the answer, for `sys/wrapping/lookup`. */
 export interface WrapRecord {
@@ -70,30 +70,38 @@ export function answerOf(stored: string): LogicalResponse {
  * the answer and its lookup record are written in one transaction, so a failure leaves nothing.
  */
 export class ResponseWrapper {
-  constructor(private readonly context: Pick<SecretsContext, 'store' | 'clock' | 'tokens' | 'scheduler' | 'mounts'>) {}
+  /**
+   * The token, the answer and its record in SQLite's own transaction on the one connection, with
+   * the statements the store handle has prepared already (a drizzle transaction handle would build
+   * and prepare each of them again); the transaction function itself is made once.
+   */
+  private readonly keep: (token: TokenEntry, cubbyhole: MountStorage, stored: string, record: WrapRecord) => void;
+
+  constructor(private readonly context: Pick<SecretsContext, 'store' | 'clock' | 'tokens' | 'scheduler' | 'mounts'>) {
+    this.keep = context.store.sqlite.transaction((token: TokenEntry, cubbyhole: MountStorage, stored: string, record: WrapRecord) => {
+      context.tokens.store.insert(token);
+      cubbyhole.put(`${token.accessor}/${RESPONSE_KEY}`, { [RESPONSE_KEY]: stored });
+      cubbyhole.put(`${token.accessor}/${INFO_KEY}`, record);
+    });
+  }
 
   /** The cubbyhole storage every token's private entries live in. */
-  private cubbyhole(db = this.context.store.db): MountStorage {
-    const mount = this.context.mounts.get('cubbyhole/');
-    if (!mount) throw new ApiError(400, 'response wrapping needs the cubbyhole mount, which is missing');
-    return new MountStorage(db, mount.uuid);
+  private cubbyhole(): MountStorage {
+    const uuid = this.context.mounts.uuidAt('cubbyhole/');
+    if (uuid === undefined) throw new ApiError(400, 'response wrapping needs the cubbyhole mount, which is missing');
+    return new MountStorage(this.context.store.db, uuid);
   }
 
   /** Wraps `response` (or the answer a rewrap hands over) for `ttl` seconds; the result is what the caller gets. */
   wrap(response: LogicalResponse, ttl: number, requestPath: string): LogicalResponse {
-    const { clock, store, tokens, scheduler } = this.context;
+    const { clock, tokens, scheduler } = this.context;
     const creationPath = response.rewrap?.creationPath ?? requestPath;
     const stored = response.rewrap?.storedResponse ?? serialiseAnswer(response);
     const now = clock.now();
     const token = tokens.wrappingEntry(ttl, requestPath, now);
     const record: WrapRecord = { creation_ttl: ttl, creation_time: now.toISOString(), creation_path: creationPath };
-    store.db.transaction((tx) => {
-      new TokenStore(tx, clock).insert(token);
-      const cubbyhole = this.cubbyhole(tx);
-      cubbyhole.put(`${token.accessor}/${RESPONSE_KEY}`, { [RESPONSE_KEY]: stored });
-      cubbyhole.put(`${token.accessor}/${INFO_KEY}`, record);
-    });
-    scheduler.poke();
+    this.keep(token, this.cubbyhole(), stored, record);
+    scheduler.poke(token.expiresAt?.getTime());
     const wrapInfo: WrapInfo = {
       token: token.secret ?? '',
       accessor: token.accessor,

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../../src/app.js';
-import { startServer, testConfig, type TestServer } from '../../helpers/app.js';
+import { control, startServer, testConfig, type TestServer } from '../../helpers/app.js';
 import { createToken, putPolicy, v1, type Reply } from '../core/client.js';
 import { auditDir, records } from './support.js';
 
@@ -69,6 +69,34 @@ describe('audit devices: enabling, refusing, failing', () => {
       const failures = lines.filter((line) => line.includes('audit device cannot write'));
       expect(failures).toHaveLength(1);
       expect(failures[0]).toContain('ENOSPC');
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('follows the store through a reset and a snapshot restore at once', async () => {
+    const local = await startServer();
+    const file = join(dir, 'replaced.log');
+    const pathsLogged = () => records(file).map((record) => record.request.path as string);
+    try {
+      expect((await control(local, 'POST', '/snapshots', { name: 'no-device' })).status).toBe(201);
+      expect((await v1(local, 'PUT', 'sys/audit/file', enableBody({ file_path: file }))).status).toBe(204);
+      expect((await control(local, 'POST', '/snapshots', { name: 'with-device' })).status).toBe(201);
+      await v1(local, 'GET', 'sys/mounts');
+      expect(pathsLogged()).toEqual(['sys/mounts', 'sys/mounts']);
+
+      // The reset's world has no device: the very next request is not recorded.
+      expect((await control(local, 'POST', '/reset')).status).toBeLessThan(300);
+      await v1(local, 'GET', 'sys/policy');
+      expect(pathsLogged()).toEqual(['sys/mounts', 'sys/mounts']);
+
+      // Restoring a world with the device brings it back, with its salt; one without removes it again.
+      expect((await control(local, 'POST', '/snapshots/with-device/restore')).status).toBe(200);
+      await v1(local, 'GET', 'sys/auth');
+      expect(pathsLogged()).toEqual(['sys/mounts', 'sys/mounts', 'sys/auth', 'sys/auth']);
+      expect((await control(local, 'POST', '/snapshots/no-device/restore')).status).toBe(200);
+      await v1(local, 'GET', 'sys/policy');
+      expect(pathsLogged()).toHaveLength(4);
     } finally {
       await local.close();
     }
