@@ -83,7 +83,7 @@ export function auditRecorder(db: Db, clock: Clock) {
     onSend: (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (error: Error | null, payload?: unknown) => void) => {
       // Only a successful write's answer is kept (reads are most requests: they skip the copy).
       if (WRITES.has(request.method) && reply.statusCode < 400) {
-        // Documents go out as Buffers (see sendDocument); other bodies as strings.
+        // Documents go out as strings (see sendDocument); a Buffer body is read as UTF-8.
         const text =
           Buffer.isBuffer(payload) && payload.length <= PARSED_BODY_LIMIT
             ? payload.toString('utf8')

@@ -55,12 +55,11 @@ export function listDocument(
 
 /** Sends a JSON:API document with the platform's media type. */
 export function sendDocument(reply: FastifyReply, status: number, document: object): FastifyReply {
-  // Serialized here and sent as a Buffer: JSON:API forbids media type parameters, and Fastify
-  // would otherwise append `; charset=utf-8`.
-  return reply
-    .code(status)
-    .header('content-type', MEDIA_TYPE)
-    .send(Buffer.from(JSON.stringify(document)));
+  // JSON:API forbids media type parameters. Fastify appends `; charset=utf-8` to a JSON media type
+  // only when it serializes with its own serializer, so the reply gets one of its own. The body
+  // goes out as a string, not a Buffer: Node then writes headers and body in one plain write
+  // instead of a two-part writev, which was most of the socket-write cost of a small document.
+  return reply.code(status).header('content-type', MEDIA_TYPE).serializer(JSON.stringify).send(document);
 }
 
 /** 204 with no body, as the spec's relationship and delete endpoints answer. */

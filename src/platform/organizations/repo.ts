@@ -16,7 +16,7 @@ export const DEFAULT_AGENT_POOL_ID = 'default-agent-pool-id';
 
 // Every platform request reads an organization by name or id: raw statements compiled once,
 // rows mapped by row-reader.ts (drizzle's generic per-cell mapping cost more than the read).
-const organizationRows = rowReader(organizations);
+export const organizationRows = rowReader(organizations);
 const BY_NAME = `SELECT ${organizationRows.columns('o')} FROM organizations o WHERE o.name = ?`;
 const BY_ID = `SELECT ${organizationRows.columns('o')} FROM organizations o WHERE o.id = ?`;
 

@@ -34,6 +34,29 @@ function rowsOfList(db: DbOrTx, text: string, ids: readonly string[]): TagBindin
   return found.map((values) => bindingRows.read(values));
 }
 
+// A workspace document's own and inherited bindings in one statement, without a JSON list to parse:
+// a show asks for one workspace and its one project. Positions are unique per owner, so ordering
+// the union by position orders each owner's part as `bindingsOf` does.
+const OF_WORKSPACE_AND_PROJECT =
+  `SELECT ${bindingRows.columns('b')} FROM tag_bindings b WHERE b.workspace_id = ? ` +
+  `UNION ALL SELECT ${bindingRows.columns('b')} FROM tag_bindings b WHERE b.project_id = ? ORDER BY "position" ASC`;
+
+/** One workspace's own bindings and its project's, each as `bindingsOfWorkspaces` and `bindingsOfProjects` give them. */
+export function bindingsOfWorkspaceAndProject(
+  db: DbOrTx,
+  workspaceId: string,
+  projectId: string,
+): { own: Map<string, TagBindingRow[]>; inherited: Map<string, TagBindingRow[]> } {
+  const own: TagBindingRow[] = [];
+  const inherited: TagBindingRow[] = [];
+  const found = preparedSql(connectionOf(db), OF_WORKSPACE_AND_PROJECT).raw().all(workspaceId, projectId) as unknown[][];
+  for (const values of found) {
+    const row = bindingRows.read(values);
+    (row.workspaceId === workspaceId ? own : inherited).push(row);
+  }
+  return { own: new Map([[workspaceId, own]]), inherited: new Map([[projectId, inherited]]) };
+}
+
 /** The bindings of many workspaces, grouped by workspace, in one query. */
 export function bindingsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): Map<string, TagBindingRow[]> {
   const result = new Map<string, TagBindingRow[]>(workspaceIds.map((id) => [id, []]));

@@ -71,14 +71,19 @@ export class TagBindingService {
 
   /** Effective bindings of many workspaces: own ones first, then the project's keys they do not override. */
   effectiveOf(holders: readonly BindingHolder[]): Map<string, EffectiveBinding[]> {
-    const own = repo.bindingsOfWorkspaces(
-      this.db,
-      holders.map((holder) => holder.id),
-    );
-    const inherited = repo.bindingsOfProjects(
-      this.db,
-      holders.map((holder) => holder.projectId),
-    );
+    const only = holders.length === 1 ? holders[0] : undefined;
+    const { own, inherited } = only
+      ? repo.bindingsOfWorkspaceAndProject(this.db, only.id, only.projectId)
+      : {
+          own: repo.bindingsOfWorkspaces(
+            this.db,
+            holders.map((holder) => holder.id),
+          ),
+          inherited: repo.bindingsOfProjects(
+            this.db,
+            holders.map((holder) => holder.projectId),
+          ),
+        };
     return new Map(
       holders.map((holder) => {
         const mine = own.get(holder.id) ?? [];

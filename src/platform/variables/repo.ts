@@ -48,17 +48,24 @@ export function listVariables(db: DbOrTx, workspaceId: string, offset: number, l
   return { rows, total };
 }
 
-/** Ids of each workspace's variables in creation order, for a page of workspaces in one query. */
-// Every workspace document asks for these (the `vars` relationship), so the statement is compiled once.
-// Every workspace document asks for its variables' ids: compiled once per connection, read raw.
+// Every workspace document asks for its variables' ids (the `vars` relationship): compiled once per connection, read raw.
 const VARIABLE_IDS_OF_LIST =
   'SELECT id, workspace_id FROM workspace_variables WHERE workspace_id IN (SELECT value FROM json_each(?)) ' +
   'ORDER BY created_at ASC, rowid ASC';
 
+// A show's one workspace: the same rows without a JSON list to parse.
+const VARIABLE_IDS_OF_ONE = 'SELECT id, workspace_id FROM workspace_variables WHERE workspace_id = ? ORDER BY created_at ASC, rowid ASC';
+
+/** Ids of each workspace's variables in creation order, for a page of workspaces in one query. */
 export function variableIdsOf(db: DbOrTx, workspaceIds: readonly string[]): Map<string, string[]> {
   const result = new Map<string, string[]>(workspaceIds.map((id) => [id, []]));
   if (workspaceIds.length === 0) return result;
-  const rows = preparedSql(connectionOf(db), VARIABLE_IDS_OF_LIST).raw().all(jsonList(workspaceIds)) as [string, string][];
+  const sqlite = connectionOf(db);
+  const rows = (
+    workspaceIds.length === 1
+      ? preparedSql(sqlite, VARIABLE_IDS_OF_ONE).raw().all(workspaceIds[0])
+      : preparedSql(sqlite, VARIABLE_IDS_OF_LIST).raw().all(jsonList(workspaceIds))
+  ) as [string, string][];
   for (const [id, workspaceId] of rows) result.get(workspaceId)?.push(id);
   return result;
 }

@@ -7,6 +7,8 @@ import type { DbOrTx } from '../../store/store.js';
 import { tags, teamWorkspaces, workspaces, workspaceTags } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
 import { inSlices } from '../sql-slices.js';
+import type { OrganizationRow } from '../auth/principal.js';
+import { organizationRows } from '../organizations/repo.js';
 import { updateRows } from '../../store/update.js';
 
 export type WorkspaceRow = typeof workspaces.$inferSelect;
@@ -21,6 +23,21 @@ const one = (values: unknown) => (values === undefined ? undefined : workspaceRo
 
 export function findWorkspace(db: DbOrTx, id: string): WorkspaceRow | undefined {
   return one(preparedSql(connectionOf(db), BY_ID).raw().get(id));
+}
+
+// A show reads the workspace and its organization together: one statement instead of two.
+const WITH_ORGANIZATION_BY_ID =
+  `SELECT ${workspaceRows.columns('w')}, ${organizationRows.columns('o')} ` +
+  'FROM workspaces w JOIN organizations o ON o.id = w.organization_id WHERE w.id = ?';
+
+/** The workspace and its organization, or undefined when either is missing. */
+export function findWorkspaceWithOrganization(
+  db: DbOrTx,
+  id: string,
+): { workspace: WorkspaceRow; organization: OrganizationRow } | undefined {
+  const values = preparedSql(connectionOf(db), WITH_ORGANIZATION_BY_ID).raw().get(id) as unknown[] | undefined;
+  if (values === undefined) return undefined;
+  return { workspace: workspaceRows.read(values), organization: organizationRows.read(values, workspaceRows.width) };
 }
 
 export function findWorkspaceByName(db: DbOrTx, organizationId: string, name: string): WorkspaceRow | undefined {

@@ -73,6 +73,10 @@ export class WorkspaceService {
   private locateRow(principal: Principal, workspace: WorkspaceRow | undefined): Located {
     const organization = workspace && organizationsRepo.findOrganizationById(this.db, workspace.organizationId);
     if (!workspace || !organization) throw NOT_FOUND;
+    return this.standing(principal, workspace, organization);
+  }
+
+  private standing(principal: Principal, workspace: WorkspaceRow, organization: OrganizationRow): Located {
     const permissions = new WorkspacePermissions(this.db);
     const scope = permissions.scope(principal, organization.id);
     return { workspace, organization, scope, level: permissions.level(scope, workspace.id) };
@@ -80,7 +84,9 @@ export class WorkspaceService {
 
   /** The workspace and the caller's standing, without deciding anything (routes then `require`). */
   locate(principal: Principal, id: string): Located {
-    return this.locateRow(principal, repo.findWorkspace(this.db, id));
+    const found = repo.findWorkspaceWithOrganization(this.db, id);
+    if (!found) throw NOT_FOUND;
+    return this.standing(principal, found.workspace, found.organization);
   }
 
   locateByName(principal: Principal, organizationName: string, name: string): Located {
