@@ -74,11 +74,6 @@ export class AuditDeviceTable {
     return this.storage.get<AuditDevice[]>(TABLE_KEY) ?? [];
   }
 
-  /** The table as stored (JSON text), undefined when no device was ever enabled: cheap to compare. */
-  text(): string | undefined {
-    return this.storage.getText(TABLE_KEY);
-  }
-
   get(path: string): AuditDevice | undefined {
     return this.all().find((device) => device.path === devicePath(path));
   }

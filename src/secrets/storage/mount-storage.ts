@@ -3,30 +3,18 @@ import type { DbOrTx } from '../../store/store.js';
 import { secretEntries } from '../../store/tables.js';
 import { prepared } from '../../store/prepared.js';
 
-/** Reads are the hot path of every engine, so the statement is built once. */
-const entryByKey = prepared((db) =>
-  db
-    .select({ value: secretEntries.value })
-    .from(secretEntries)
-    .where(and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key'))))
-    .prepare(),
-);
+/** The one entry a statement of this file addresses, by the `mount` and `key` placeholders. */
+const atMountKey = () => and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key')));
 
-/** The same read, as the stored JSON text (a caller that keeps what it parsed compares this). */
-const entryTextByKey = prepared((db) =>
-  db
-    .select({ text: sql<string>`${secretEntries.value}` })
-    .from(secretEntries)
-    .where(and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key'))))
-    .prepare(),
-);
+/** Reads are the hot path of every engine, so the statement is built once. */
+const entryByKey = prepared((db) => db.select({ value: secretEntries.value }).from(secretEntries).where(atMountKey()).prepare());
 
 /** Whether a key exists, without reading its value (existence checks run before every write). */
 const entryExists = prepared((db) =>
   db
     .select({ found: sql<number>`1` })
     .from(secretEntries)
-    .where(and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key'))))
+    .where(atMountKey())
     .prepare(),
 );
 
@@ -40,12 +28,7 @@ const upsertEntry = prepared((db) =>
 );
 
 /** Deleting an entry, and a token's cubbyhole (a key range) at every revocation: built once. */
-const deleteEntry = prepared((db) =>
-  db
-    .delete(secretEntries)
-    .where(and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key'))))
-    .prepare(),
-);
+const deleteEntry = prepared((db) => db.delete(secretEntries).where(atMountKey()).prepare());
 const deleteKeyRange = prepared((db) =>
   db
     .delete(secretEntries)
@@ -82,11 +65,6 @@ export class MountStorage {
 
   has(key: string): boolean {
     return entryExists(this.db).get({ mount: this.mountUuid, key }) !== undefined;
-  }
-
-  /** The stored JSON text of `key`, unparsed. */
-  getText(key: string): string | undefined {
-    return entryTextByKey(this.db).get({ mount: this.mountUuid, key })?.text;
   }
 
   put(key: string, value: unknown): void {
