@@ -16,7 +16,6 @@ import { platformRouterError } from './platform/jsonapi/errors.js';
 import { platformPlugin } from './platform/plugin.js';
 import { buildPlatformContext } from './platform/services.js';
 import { forgetLimitPolicy, forgetRateLimitWindows } from './platform/admin/rate-limit.js';
-import { forgetListAnchors } from './platform/list-anchors.js';
 import { createHarness, type Harness } from './control/harness/harness.js';
 import { installHarness } from './control/harness/hooks.js';
 import { isStoreFile } from './control/harness/snapshots.js';
@@ -140,7 +139,6 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const forgetDerivedState = () => {
     forgetLimitPolicy(store.db);
     forgetRateLimitWindows(platform);
-    forgetListAnchors();
     harness.subjects.forget();
     // Sources drop their caches; the database engine closes its connection pools.
     runtime.scheduler.reset();

@@ -1,3 +1,5 @@
+import { storeGeneration } from '../store/generation.js';
+
 /**
  * Page boundaries of large lists, remembered so that `page[number]` stays the wire contract while
  * SQLite reads a page by key instead of stepping over every row before it (OFFSET costs what it
@@ -51,22 +53,20 @@ export class ListAnchors {
 }
 
 const anchorsByStore = new WeakMap<object, { generation: number; anchors: ListAnchors }>();
-/** Moves when a store's content is replaced wholesale: list versions from before mean nothing after. */
-let generation = 0;
 
-/** The anchors of one store (a test process may hold several). */
-export function anchorsOf(store: object): ListAnchors {
-  let found = anchorsByStore.get(store);
+/**
+ * The anchors of one store (a test process may hold several), by its SQLite connection. Once the
+ * store's content was replaced wholesale (a reset, a snapshot restore), list versions from before
+ * mean nothing, so its generation moving drops them all.
+ */
+export function anchorsOf(connection: object): ListAnchors {
+  const generation = storeGeneration(connection);
+  let found = anchorsByStore.get(connection);
   if (found === undefined || found.generation !== generation) {
     found = { generation, anchors: new ListAnchors() };
-    anchorsByStore.set(store, found);
+    anchorsByStore.set(connection, found);
   }
   return found.anchors;
-}
-
-/** After a reset or a snapshot restore: every remembered page boundary, of every store, is dropped. */
-export function forgetListAnchors(): void {
-  generation += 1;
 }
 
 /** What a list reader is asked for: `limit` rows after skipping `offset`, from `from` (inclusive) or an end. */

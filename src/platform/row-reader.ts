@@ -1,7 +1,5 @@
 import { Column, getTableColumns } from 'drizzle-orm';
-import type Database from 'better-sqlite3';
 import type { SQLiteTable } from 'drizzle-orm/sqlite-core';
-import type { DbOrTx } from '../store/store.js';
 
 type Decode = (value: unknown) => unknown;
 
@@ -54,13 +52,4 @@ export function rowReader<T extends SQLiteTable>(table: T): RowReader<T['$inferS
       return row;
     },
   };
-}
-
-/**
- * The SQLite connection under a database or transaction handle. Drizzle keeps it on the session,
- * which a transaction shares with its database, so a statement prepared on it runs inside
- * whatever transaction is open (better-sqlite3 has one connection per database).
- */
-export function connectionOf(db: DbOrTx): Database.Database {
-  return (db as unknown as { session: { client: Database.Database } }).session.client;
 }

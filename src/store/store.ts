@@ -103,7 +103,11 @@ export function isEmptyStore(store: Store): boolean {
   return applicationTables(store).every((name) => store.sqlite.prepare(`SELECT 1 FROM "${name}" LIMIT 1`).get() === undefined);
 }
 
-/** The SQLite connection under a drizzle handle (drizzle keeps it as `$client`; the Db type omits it). */
-export function sqliteOf(db: Db): Database.Database {
-  return (db as Db & { $client: Database.Database }).$client;
+/**
+ * The SQLite connection under a database or transaction handle. Drizzle keeps it on the session,
+ * which a transaction shares with its database, so a statement prepared on it runs inside
+ * whatever transaction is open (better-sqlite3 has one connection per database).
+ */
+export function sqliteOf(db: DbOrTx): Database.Database {
+  return (db as unknown as { session: { client: Database.Database } }).session.client;
 }

@@ -3,8 +3,8 @@ import { sha256Hex } from '../../core/crypto.js';
 import { ApiError } from '../../core/errors.js';
 import type { Clock } from '../../core/clock.js';
 import { prepared, preparedSql } from '../../store/prepared.js';
-import { connectionOf, rowReader } from '../row-reader.js';
-import type { Db } from '../../store/store.js';
+import { rowReader } from '../row-reader.js';
+import { sqliteOf, type Db } from '../../store/store.js';
 import { organizations, platformTokens, teams, users } from '../../store/tables.js';
 import type { Principal, UserRow } from './principal.js';
 
@@ -33,7 +33,7 @@ const TOKEN_AND_USER_BY_HASH =
   'LEFT JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?';
 
 function tokenAndUserByHash(db: Db, hash: string): { token: TokenRow; user: UserRow | null } | undefined {
-  const values = preparedSql(connectionOf(db), TOKEN_AND_USER_BY_HASH).raw().get(hash) as unknown[] | undefined;
+  const values = preparedSql(sqliteOf(db), TOKEN_AND_USER_BY_HASH).raw().get(hash) as unknown[] | undefined;
   if (values === undefined) return undefined;
   // No user row (the left join found none): its id, like every column, is null.
   const user = values[tokenRows.width] === null ? null : userRows.read(values, tokenRows.width);

@@ -1,6 +1,6 @@
 import { preparedSql } from '../../store/prepared.js';
-import { connectionOf, rowReader } from '../row-reader.js';
-import type { DbOrTx } from '../../store/store.js';
+import { rowReader } from '../row-reader.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { teams, type OrganizationAccess } from '../../store/tables.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import type { OrganizationRow, Principal, TeamRow } from './principal.js';
@@ -231,7 +231,7 @@ export class Permissions {
    * membership there (an invited member gets nothing from the teams they were invited to).
    */
   private activeTeams(userId: string, organizationId: string): TeamRow[] | null {
-    const rows = preparedSql(connectionOf(this.db), MEMBERSHIP_AND_TEAMS).raw().all(organizationId, userId) as unknown[][];
+    const rows = preparedSql(sqliteOf(this.db), MEMBERSHIP_AND_TEAMS).raw().all(organizationId, userId) as unknown[][];
     if (rows[0]?.[0] !== 'active') return null;
     // A row without a team (the left join found none) has a null team id.
     return rows.flatMap((row) => (row[1] === null ? [] : [teamRows.read(row, 1)]));

@@ -1,8 +1,8 @@
 import { and, asc, count, desc, eq, sql } from 'drizzle-orm';
 import { inList, jsonList } from '../../store/sql-lists.js';
 import { preparedSql } from '../../store/prepared.js';
-import { connectionOf, rowReader } from '../row-reader.js';
-import type { DbOrTx } from '../../store/store.js';
+import { rowReader } from '../row-reader.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { organizationMemberships, teamMembers, teams, users } from '../../store/tables.js';
 import type { UserRow } from '../auth/principal.js';
 import { readWindow } from '../jsonapi/pagination.js';
@@ -78,7 +78,7 @@ export function listMemberships(
 ): { rows: MembershipWithUser[]; total: number } {
   if (unfiltered(filter)) return pageOfAll(db, organizationId, filter.status, offset, limit);
   const shape = shapeOf(organizationId, filter, true);
-  const sqlite = connectionOf(db);
+  const sqlite = sqliteOf(db);
   const total =
     knownTotal ??
     (preparedSql(sqlite, `SELECT count(*) ${FILTERED} ${shape.where}`)
@@ -121,7 +121,7 @@ function pageOfAll(
   const counts = { total: sum(counted.map((each) => each.total)), version: sum(counted.map((each) => each.version)) };
   const list = { key: `memberships\u0000${organizationId}\u0000${status ?? 'all'}\u0000${limit}`, ...counts };
   const keyOf = (row: MembershipWithUser) => [row.membership.createdAt.getTime(), row.membership.id];
-  const rows = anchoredPage(anchorsOf(db), list, { offset, size: limit }, keyOf, (window) => {
+  const rows = anchoredPage(anchorsOf(sqliteOf(db)), list, { offset, size: limit }, keyOf, (window) => {
     const [createdAt, id] = window.from ?? [];
     const ids = db
       .select({ id: organizationMemberships.id })
@@ -167,7 +167,7 @@ export function statusCounts(
     return { total: active + invited, active, invited };
   }
   const shape = shapeOf(organizationId, filter, false);
-  const rows = preparedSql(connectionOf(db), `SELECT m.status AS status, count(*) AS n ${FILTERED} ${shape.where} GROUP BY m.status`).all(
+  const rows = preparedSql(sqliteOf(db), `SELECT m.status AS status, count(*) AS n ${FILTERED} ${shape.where} GROUP BY m.status`).all(
     ...shape.params,
   ) as { status: MembershipStatus; n: number }[];
   const active = rows.find((row) => row.status === 'active')?.n ?? 0;

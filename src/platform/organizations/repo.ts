@@ -1,8 +1,8 @@
 import { and, asc, count, eq } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import { preparedSql } from '../../store/prepared.js';
-import { connectionOf, rowReader } from '../row-reader.js';
-import type { DbOrTx } from '../../store/store.js';
+import { rowReader } from '../row-reader.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { organizationMemberships, organizations, teamMembers, teams } from '../../store/tables.js';
 import type { OrganizationRow } from '../auth/principal.js';
 import { updateRows } from '../../store/update.js';
@@ -23,11 +23,11 @@ const BY_ID = `SELECT ${organizationRows.columns('o')} FROM organizations o WHER
 const one = (values: unknown) => (values === undefined ? undefined : organizationRows.read(values as unknown[]));
 
 export function findOrganizationByName(db: DbOrTx, name: string): OrganizationRow | undefined {
-  return one(preparedSql(connectionOf(db), BY_NAME).raw().get(name));
+  return one(preparedSql(sqliteOf(db), BY_NAME).raw().get(name));
 }
 
 export function findOrganizationById(db: DbOrTx, id: string): OrganizationRow | undefined {
-  return one(preparedSql(connectionOf(db), BY_ID).raw().get(id));
+  return one(preparedSql(sqliteOf(db), BY_ID).raw().get(id));
 }
 
 export function listOrganizations(

@@ -1,6 +1,6 @@
 import { and, asc, desc, eq, sql } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
-import type { DbOrTx } from '../../store/store.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { runTasks, workspaceTasks } from '../../store/tables.js';
 import { anchoredPage, anchorsOf } from '../list-anchors.js';
 import { listCountAndVersion } from '../list-counts.js';
@@ -25,7 +25,7 @@ export function listRunTasks(db: DbOrTx, organizationId: string, offset: number,
   const counts = listCountAndVersion(db, 'run-tasks', organizationId);
   const list = { key: `run-tasks\u0000${organizationId}\u0000${limit}`, ...counts };
   const rows = anchoredPage(
-    anchorsOf(db),
+    anchorsOf(sqliteOf(db)),
     list,
     { offset, size: limit },
     (row: RunTaskRow) => [row.createdAt.getTime(), row.id],

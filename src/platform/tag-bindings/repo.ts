@@ -1,8 +1,8 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { jsonList } from '../../store/sql-lists.js';
 import { preparedSql } from '../../store/prepared.js';
-import { connectionOf, rowReader } from '../row-reader.js';
-import type { DbOrTx } from '../../store/store.js';
+import { rowReader } from '../row-reader.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { tagBindings } from '../../store/tables.js';
 
 export type TagBindingRow = typeof tagBindings.$inferSelect;
@@ -28,7 +28,7 @@ const OF_WORKSPACES = ofList('workspace_id');
 const OF_PROJECTS = ofList('project_id');
 
 function rowsOfList(db: DbOrTx, text: string, ids: readonly string[]): TagBindingRow[] {
-  const found = preparedSql(connectionOf(db), text)
+  const found = preparedSql(sqliteOf(db), text)
     .raw()
     .all(jsonList([...new Set(ids)])) as unknown[][];
   return found.map((values) => bindingRows.read(values));
@@ -49,7 +49,7 @@ export function bindingsOfWorkspaceAndProject(
 ): { own: Map<string, TagBindingRow[]>; inherited: Map<string, TagBindingRow[]> } {
   const own: TagBindingRow[] = [];
   const inherited: TagBindingRow[] = [];
-  const found = preparedSql(connectionOf(db), OF_WORKSPACE_AND_PROJECT).raw().all(workspaceId, projectId) as unknown[][];
+  const found = preparedSql(sqliteOf(db), OF_WORKSPACE_AND_PROJECT).raw().all(workspaceId, projectId) as unknown[][];
   for (const values of found) {
     const row = bindingRows.read(values);
     (row.workspaceId === workspaceId ? own : inherited).push(row);

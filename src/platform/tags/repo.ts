@@ -1,8 +1,8 @@
 import { and, asc, count, eq, notExists, notInArray, sql, type SQL } from 'drizzle-orm';
 import { inList, jsonList } from '../../store/sql-lists.js';
 import { preparedSql } from '../../store/prepared.js';
-import { connectionOf, rowReader } from '../row-reader.js';
-import type { DbOrTx } from '../../store/store.js';
+import { rowReader } from '../row-reader.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { tags, workspaceTags } from '../../store/tables.js';
 import { inSlices } from '../sql-slices.js';
 import { containsIgnoringCase } from '../users/repo.js';
@@ -41,7 +41,7 @@ const TAGS_OF_WORKSPACE =
 export function tagsOfWorkspaces(db: DbOrTx, workspaceIds: readonly string[]): Map<string, TagRow[]> {
   const result = new Map<string, TagRow[]>(workspaceIds.map((id) => [id, []]));
   if (workspaceIds.length === 0) return result;
-  const sqlite = connectionOf(db);
+  const sqlite = sqliteOf(db);
   const found = (
     workspaceIds.length === 1
       ? preparedSql(sqlite, TAGS_OF_WORKSPACE).raw().all(workspaceIds[0])

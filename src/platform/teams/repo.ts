@@ -1,7 +1,7 @@
 import { and, asc, count, desc, eq, gte, or, sql, type SQL } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import { inSlices } from '../sql-slices.js';
-import type { DbOrTx } from '../../store/store.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { organizationMemberships, teamMembers, teams, users } from '../../store/tables.js';
 import type { TeamRow, UserRow } from '../auth/principal.js';
 import { readWindow } from '../jsonapi/pagination.js';
@@ -64,7 +64,7 @@ export function listTeams(
     const counts = listCountAndVersion(db, 'teams', organizationId);
     const list = { key: `teams\u0000${organizationId}\u0000${limit}`, ...counts };
     const rows = anchoredPage(
-      anchorsOf(db),
+      anchorsOf(sqliteOf(db)),
       list,
       { offset, size: limit },
       (row: TeamRow) => [row.name],

@@ -1,8 +1,7 @@
 import { and, asc, count, eq, sql } from 'drizzle-orm';
 import { jsonList } from '../../store/sql-lists.js';
 import { preparedSql } from '../../store/prepared.js';
-import { connectionOf } from '../row-reader.js';
-import type { DbOrTx } from '../../store/store.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { workspaceVariables } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
 
@@ -60,7 +59,7 @@ const VARIABLE_IDS_OF_ONE = 'SELECT id, workspace_id FROM workspace_variables WH
 export function variableIdsOf(db: DbOrTx, workspaceIds: readonly string[]): Map<string, string[]> {
   const result = new Map<string, string[]>(workspaceIds.map((id) => [id, []]));
   if (workspaceIds.length === 0) return result;
-  const sqlite = connectionOf(db);
+  const sqlite = sqliteOf(db);
   const rows = (
     workspaceIds.length === 1
       ? preparedSql(sqlite, VARIABLE_IDS_OF_ONE).raw().all(workspaceIds[0])

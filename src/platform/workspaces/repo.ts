@@ -2,8 +2,8 @@ import { and, asc, count, desc, eq, isNull, notInArray, or, sql, type SQL } from
 import { inList } from '../../store/sql-lists.js';
 import { defaultProjectId } from '../default-project.js';
 import { preparedSql } from '../../store/prepared.js';
-import { connectionOf, rowReader } from '../row-reader.js';
-import type { DbOrTx } from '../../store/store.js';
+import { rowReader } from '../row-reader.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { tags, teamWorkspaces, workspaces, workspaceTags } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
 import { inSlices } from '../sql-slices.js';
@@ -22,7 +22,7 @@ const BY_NAME = `SELECT ${workspaceRows.columns('w')} FROM workspaces w WHERE w.
 const one = (values: unknown) => (values === undefined ? undefined : workspaceRows.read(values as unknown[]));
 
 export function findWorkspace(db: DbOrTx, id: string): WorkspaceRow | undefined {
-  return one(preparedSql(connectionOf(db), BY_ID).raw().get(id));
+  return one(preparedSql(sqliteOf(db), BY_ID).raw().get(id));
 }
 
 // A show reads the workspace and its organization together: one statement instead of two.
@@ -35,13 +35,13 @@ export function findWorkspaceWithOrganization(
   db: DbOrTx,
   id: string,
 ): { workspace: WorkspaceRow; organization: OrganizationRow } | undefined {
-  const values = preparedSql(connectionOf(db), WITH_ORGANIZATION_BY_ID).raw().get(id) as unknown[] | undefined;
+  const values = preparedSql(sqliteOf(db), WITH_ORGANIZATION_BY_ID).raw().get(id) as unknown[] | undefined;
   if (values === undefined) return undefined;
   return { workspace: workspaceRows.read(values), organization: organizationRows.read(values, workspaceRows.width) };
 }
 
 export function findWorkspaceByName(db: DbOrTx, organizationId: string, name: string): WorkspaceRow | undefined {
-  return one(preparedSql(connectionOf(db), BY_NAME).raw().get(organizationId, name));
+  return one(preparedSql(sqliteOf(db), BY_NAME).raw().get(organizationId, name));
 }
 
 export function findWorkspaces(db: DbOrTx, ids: readonly string[]): WorkspaceRow[] {
