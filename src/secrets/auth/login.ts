@@ -8,13 +8,24 @@ import { badRequest } from '../../core/errors.js';
 import type { TokenSettings } from './token-settings.js';
 
 /**
+ * Who a login says the caller is, for the identity store: the method's name for the caller (the
+ * user, the role's `user_claim` value, the role id…) and the metadata the method reports for the
+ * alias (JWT `claim_mappings`, for instance). The identity store links it to an entity alias on the
+ * login's mount (creating alias and entity on first sight) and the token records the entity id.
+ */
+export interface LoginAlias {
+  name: string;
+  metadata: Record<string, string>;
+}
+
+/**
  * The answer to a successful login: a new token from the method's settings, recorded with the
  * login path (`auth/userpass/login/bob`) and named after the mount (`userpass-bob`).
  */
 export function loginResponse(
   context: SecretsContext,
   request: HandlerRequest,
-  login: { settings: TokenSettings; meta: Record<string, string>; displayName?: string },
+  login: { settings: TokenSettings; meta: Record<string, string>; displayName?: string; alias?: LoginAlias },
 ): LogicalResponse {
   const mountName = request.mount.path
     .replace(/^auth\//, '')
