@@ -21,7 +21,8 @@ export interface OpenedPhase {
 export interface PhaseOpening {
   run: RunRow;
   phase: RunPhase;
-  names: RunNames;
+  /** Read only when there is a hook to show them to. */
+  names: () => RunNames;
   job: PlanJob;
   log: LogSink;
   signal: AbortSignal;
@@ -78,7 +79,7 @@ export class PhaseHooks {
     const start: PhaseStart = {
       run: opening.run,
       phase: opening.phase,
-      names: opening.names,
+      names: opening.names(),
       environment,
       variables,
       log,
