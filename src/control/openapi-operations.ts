@@ -78,6 +78,7 @@ const RESOURCE_TAGS: Record<string, ReadmeTag> = {
   'task-results': RUNS,
   capacity: RUNS,
   'registry-modules': 'Module registry',
+  'registry-providers': 'Module registry',
   'oauth-clients': 'Module registry',
   'oauth-tokens': 'Module registry',
   admin: 'Administrator settings',

@@ -13,6 +13,9 @@ import { RegistryProtocol } from './registry/protocol.js';
 import { NoCodeService } from './registry/no-code.js';
 import { RegistryService } from './registry/service.js';
 import { VcsPublisher } from './registry/vcs.js';
+import { GpgKeyService } from './registry-providers/gpg-keys.js';
+import { ProviderProtocol } from './registry-providers/protocol.js';
+import { RegistryProviderService } from './registry-providers/service.js';
 import { RemoteStateService } from './remote-state/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
@@ -72,6 +75,9 @@ export interface PlatformServices {
   readonly registryProtocol: RegistryProtocol;
   readonly registryDownloads: DownloadLinks;
   readonly vcs: VcsPublisher;
+  readonly registryProviders: RegistryProviderService;
+  readonly gpgKeys: GpgKeyService;
+  readonly providerProtocol: ProviderProtocol;
   readonly remoteState: RemoteStateService;
   readonly runTasks: RunTaskService;
   readonly sshKeys: SshKeyService;
@@ -127,6 +133,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const oauthClients = new OAuthClientService(db, clock, organizations);
   const atRest = new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY));
   const registry = new RegistryService(db, clock, edition, organizations, atRest);
+  const gpgKeys = new GpgKeyService(db, clock);
   const stateVersions = new StateVersionService(db, clock, workspaces);
   const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
   const runLogs = new LogBook(db);
@@ -173,6 +180,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     registryProtocol: new RegistryProtocol(db, organizations),
     registryDownloads: new DownloadLinks(clock),
     vcs: new VcsPublisher(db, clock, registry, oauthClients),
+    registryProviders: new RegistryProviderService(db, clock, organizations, atRest),
+    gpgKeys,
+    providerProtocol: new ProviderProtocol(db, organizations, gpgKeys, new DownloadLinks(clock)),
     remoteState: new RemoteStateService(db, workspaces),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),

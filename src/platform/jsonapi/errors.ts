@@ -78,7 +78,7 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply
     .code(error.status)
     .header('content-type', MEDIA_TYPE)
-    .send(Buffer.from(JSON.stringify({ errors: [errorObject(error)] })));
+    .send(Buffer.from(JSON.stringify({ errors: [error, ...(error.options.also ?? [])].map(errorObject) })));
 }
 
 /**
