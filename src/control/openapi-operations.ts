@@ -27,6 +27,7 @@ export const README_TAGS = [
   { name: 'Database credentials', description: 'the database engine' },
   { name: 'Transit', description: 'the transit engine' },
   { name: 'PKI', description: 'the PKI engine' },
+  { name: 'Identity', description: 'identity/: entities, groups, aliases and identity tokens' },
 ] as const;
 
 export type ReadmeTag = (typeof README_TAGS)[number]['name'];
@@ -124,6 +125,7 @@ export function secretsTagOf(path: string, engine: string): ReadmeTag {
     pki: 'PKI',
     userpass: 'Auth methods',
     approle: 'Auth methods',
+    identity: 'Identity',
   };
   return byEngine[engine] ?? 'Secrets API';
 }
