@@ -32,8 +32,11 @@ RUN npm run build \
 # --- runtime: compiled output, production dependencies, migrations and seed only -------------
 FROM node:22-bookworm-slim AS runtime
 
+# 0.0.0.0 is what a published port reaches; with the well-known default tokens that bind takes the
+# opt-in, which is safe only while the port is published on loopback (-p 127.0.0.1:8200:8200).
 ENV NODE_ENV=production \
     UNDERSTUDY_HOST=0.0.0.0 \
+    UNDERSTUDY_ALLOW_INSECURE_BIND=true \
     UNDERSTUDY_PORT=8200
 
 WORKDIR /app

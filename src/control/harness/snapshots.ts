@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   closeSync,
   existsSync,
   mkdirSync,
@@ -111,7 +112,7 @@ export class Snapshots {
 
   get directory(): string {
     if (this.configured !== null) {
-      if (!existsSync(this.configured)) mkdirSync(this.configured, { recursive: true });
+      if (!existsSync(this.configured)) mkdirSync(this.configured, { recursive: true, mode: 0o700 });
       return this.configured;
     }
     this.made ??= mkdtempSync(join(tmpdir(), 'understudy-snapshots-'));
@@ -139,6 +140,8 @@ export class Snapshots {
     const partial = partialFileOf(file);
     try {
       await this.store.sqlite.backup(partial);
+      // A copy of the store: as private as the store (store.ts).
+      chmodSync(partial, 0o600);
       asSingleFile(partial);
       writeFileSync(`${file}.json`, JSON.stringify(sidecar));
       renameSync(partial, file);
@@ -249,7 +252,7 @@ export class Snapshots {
       throw new HarnessError(409, `a snapshot named ${JSON.stringify(name)} exists; add ?replace=true to overwrite it`);
     const partial = partialFileOf(file);
     try {
-      writeFileSync(partial, content);
+      writeFileSync(partial, content, { mode: 0o600 });
       let imported: Store | undefined;
       try {
         imported = openStore(partial);
