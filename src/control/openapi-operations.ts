@@ -77,6 +77,7 @@ const RESOURCE_TAGS: Record<string, ReadmeTag> = {
   'task-stages': RUNS,
   'task-results': RUNS,
   capacity: RUNS,
+  'notification-configurations': RUNS,
   'registry-modules': 'Module registry',
   'oauth-clients': 'Module registry',
   'oauth-tokens': 'Module registry',
