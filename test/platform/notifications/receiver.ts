@@ -53,12 +53,15 @@ export function startReceiver(key: string | null = null): Promise<Receiver> {
 }
 
 /** A receiver that accepts connections and never answers: what a hung destination looks like. */
-export function startSilentReceiver(): Promise<{ url: string; close(): Promise<void> }> {
-  const server = createServer(() => undefined);
+export function startSilentReceiver(): Promise<{ url: string; requested: Promise<void>; close(): Promise<void> }> {
+  let arrived: () => void = () => undefined;
+  const requested = new Promise<void>((resolve) => (arrived = resolve));
+  const server = createServer(() => arrived());
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () =>
       resolve({
         url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
+        requested,
         close: () => {
           server.closeAllConnections();
           return new Promise<void>((done) => server.close(() => done()));
