@@ -37,6 +37,7 @@ export const ConfigSchema = Type.Object({
   ]),
   smsApiUrl: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()]),
   mailTimeoutMs: Type.Integer({ minimum: 1, maximum: 600000 }),
+  notificationTimeoutMs: Type.Integer({ minimum: 1, maximum: 600000 }),
   kmsLibraries: Type.String({ pattern: KMS_LIBRARIES_PATTERN }),
   pkiKeyPool: Type.Integer({ minimum: 0, maximum: 1000 }),
   publicRegistryUrl: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()]),
@@ -167,6 +168,13 @@ export const VARIABLES: readonly Variable[] = [
     default: '10000',
     expects: 'an integer from 1 to 600000',
     meaning: 'longest wait for the SMTP server (or SMS API) on an admin test message; past it, 504',
+  },
+  {
+    name: 'UNDERSTUDY_NOTIFICATION_TIMEOUT_MS',
+    key: 'notificationTimeoutMs',
+    default: '10000',
+    expects: 'an integer from 1 to 600000',
+    meaning: 'longest wait for a notification destination (URL or SMTP server); past it, the delivery counts as failed',
   },
   {
     name: 'UNDERSTUDY_KMS_LIBRARIES',
@@ -304,7 +312,14 @@ export const VARIABLES: readonly Variable[] = [
 ];
 
 /** Variables whose value is a number. */
-const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'mailTimeoutMs', 'pkiKeyPool', 'journalSize', 'runConcurrency']);
+const NUMERIC: ReadonlySet<keyof Config> = new Set([
+  'port',
+  'mailTimeoutMs',
+  'notificationTimeoutMs',
+  'pkiKeyPool',
+  'journalSize',
+  'runConcurrency',
+]);
 
 /** `UNDERSTUDY_KMS_LIBRARIES` as a map from library name to path. */
 export function kmsLibraryMap(text: string): Map<string, string> {

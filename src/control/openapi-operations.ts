@@ -78,6 +78,7 @@ const RESOURCE_TAGS: Record<string, ReadmeTag> = {
   'task-stages': RUNS,
   'task-results': RUNS,
   capacity: RUNS,
+  'notification-configurations': RUNS,
   'registry-modules': 'Module registry',
   'registry-providers': 'Module registry',
   'oauth-clients': 'Module registry',

@@ -59,6 +59,8 @@ import { insertDefaultProject } from './projects/repo.js';
 import { requireAgentPoolOf } from './agent-pools/rules.js';
 import { IncludeRegistry } from './jsonapi/include.js';
 import type { OrganizationPage } from './organizations/resource.js';
+import { NotificationDispatcher } from './notifications/delivery.js';
+import { NotificationService } from './notifications/service.js';
 
 /** Every platform service, made once per server; routes, the control plane and the seed all use these. */
 export interface PlatformServices {
@@ -109,6 +111,8 @@ export interface PlatformServices {
   readonly workspaceLocks: WorkspaceLocks;
   /** Workspaces as wire objects, with the parts and includes other domains own. */
   readonly workspaceViews: WorkspaceViews;
+  /** Notification configurations and the dispatcher that delivers run notifications. */
+  readonly notifications: NotificationService;
 }
 
 /** What platform routes, the control plane and the seed are built from: the runtime and its services. */
@@ -166,6 +170,17 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
       effective_tag_bindings: effectiveTagBindingsInclude(tagBindings),
     },
   });
+  const notifications = new NotificationService(
+    db,
+    clock,
+    atRest,
+    workspaces,
+    new NotificationDispatcher(db, clock, atRest, runtime.log, {
+      timeoutMs: runtime.config.notificationTimeoutMs,
+      originOf: (runId) => engine.origins.get(runId),
+      fallbackOrigin: `http://${runtime.config.host}:${runtime.config.port}`,
+    }),
+  );
   const services: PlatformServices = {
     admin: new AdminService(runtime),
     agentPools: new AgentPoolService(db, clock, organizations),
@@ -212,7 +227,11 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaceViews,
     auditTrail: new AuditTrailService(db, clock),
     variableSetViews: new VariableSetViews(db),
+    notifications,
   };
   workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
+  // WIRING POINT (run notifications): once the engine emits its typed transition event, subscribe
+  // here so every committed status change reaches the dispatcher:
+  //   engine.onTransition((transition) => notifications.dispatcher.runTransition(transition));
   return { ...runtime, services };
 }
