@@ -21,7 +21,7 @@ export const README_TAGS = [
   { name: 'Managed keys', description: 'managed keys and the key service stand-ins' },
   { name: 'Secrets API', description: '/v1: `X-Vault-Token` / `X-Store-Token`' },
   { name: 'Key/value secrets', description: 'kv and cubbyhole' },
-  { name: 'Auth methods', description: 'userpass and approle' },
+  { name: 'Auth methods', description: 'userpass, approle, jwt and oidc' },
   { name: 'Audit devices', description: 'sys/audit' },
   { name: 'Response wrapping and token roles', description: 'sys/wrapping and auth/token/roles' },
   { name: 'Database credentials', description: 'the database engine' },
