@@ -54,6 +54,7 @@ const RESOURCE_TAGS: Record<string, ReadmeTag> = {
   'ssh-keys': 'Workspaces',
   'ssh-key': 'Workspaces',
   'agent-pools': 'Workspaces',
+  agents: 'Workspaces',
   'remote-state-consumers': 'Workspaces',
   projects: STATE,
   'team-projects': STATE,

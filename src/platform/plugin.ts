@@ -8,6 +8,7 @@ import { teamRoutes } from './teams/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { agentPoolRoutes } from './agent-pools/routes.js';
+import { agentRoutes } from './agents/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { siteAdminRoutes } from './site-admin/routes.js';
 import { variableSetRoutes } from './variable-sets/routes.js';
@@ -70,6 +71,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => tagBindingRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => remoteStateRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => agentPoolRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => agentRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => sshKeyRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => teamAccessRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runTaskRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));

@@ -1,6 +1,7 @@
 import type { Runtime } from '../runtime.js';
 import { AdminService } from './admin/service.js';
 import { AgentPoolService } from './agent-pools/service.js';
+import { AgentService } from './agents/service.js';
 import { MembershipService } from './memberships/service.js';
 import { MembershipViews } from './memberships/view.js';
 import { OAuthClientService } from './oauth-clients/service.js';
@@ -64,6 +65,8 @@ import type { OrganizationPage } from './organizations/resource.js';
 export interface PlatformServices {
   readonly admin: AdminService;
   readonly agentPools: AgentPoolService;
+  /** Agent tokens and the agents registered with them. */
+  readonly agents: AgentService;
   readonly memberships: MembershipService;
   readonly membershipViews: MembershipViews;
   readonly oauthClients: OAuthClientService;
@@ -134,6 +137,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const atRest = new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY));
   const registry = new RegistryService(db, clock, edition, organizations, atRest);
   const gpgKeys = new GpgKeyService(db, clock);
+  const agentPools = new AgentPoolService(db, clock, organizations);
   const stateVersions = new StateVersionService(db, clock, workspaces);
   const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
   const runLogs = new LogBook(db);
@@ -161,7 +165,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   });
   const services: PlatformServices = {
     admin: new AdminService(runtime),
-    agentPools: new AgentPoolService(db, clock, organizations),
+    agentPools,
+    agents: new AgentService(db, clock, agentPools),
     memberships: new MembershipService(db, clock, dialect, users),
     membershipViews: new MembershipViews(db, teams),
     oauthClients,

@@ -12,3 +12,4 @@ export * from './schema/runs.js';
 export * from './schema/variable-sets.js';
 export * from './schema/tag-bindings.js';
 export * from './schema/registry-providers.js';
+export * from './schema/agents.js';
