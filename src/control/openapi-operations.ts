@@ -50,6 +50,7 @@ const RESOURCE_TAGS: Record<string, ReadmeTag> = {
   'team-workspaces': PEOPLE,
   workspaces: 'Workspaces',
   tags: 'Workspaces',
+  'reserved-tag-keys': 'Workspaces',
   varsets: 'Workspaces',
   'ssh-keys': 'Workspaces',
   'ssh-key': 'Workspaces',

@@ -18,6 +18,7 @@ import { toolVersionRoutes } from './tool-versions/routes.js';
 import { editionAllows } from '../core/edition.js';
 import { membershipRoutes } from './memberships/routes.js';
 import { remoteStateRoutes } from './remote-state/routes.js';
+import { reservedTagKeyRoutes } from './reserved-tag-keys/routes.js';
 import { runTaskRoutes } from './run-tasks/routes.js';
 import { sshKeyRoutes } from './ssh-keys/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
@@ -70,6 +71,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => tagRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => tagBindingRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => remoteStateRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => reservedTagKeyRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => agentPoolRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => agentRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => sshKeyRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));

@@ -18,6 +18,7 @@ import { GpgKeyService } from './registry-providers/gpg-keys.js';
 import { ProviderProtocol } from './registry-providers/protocol.js';
 import { RegistryProviderService } from './registry-providers/service.js';
 import { RemoteStateService } from './remote-state/service.js';
+import { ReservedTagKeyService } from './reserved-tag-keys/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
 import { StateVersionService } from './state-versions/service.js';
@@ -82,6 +83,7 @@ export interface PlatformServices {
   readonly gpgKeys: GpgKeyService;
   readonly providerProtocol: ProviderProtocol;
   readonly remoteState: RemoteStateService;
+  readonly reservedTagKeys: ReservedTagKeyService;
   readonly runTasks: RunTaskService;
   readonly sshKeys: SshKeyService;
   readonly stateVersions: StateVersionService;
@@ -182,6 +184,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     gpgKeys,
     providerProtocol: new ProviderProtocol(db, organizations, gpgKeys, new DownloadLinks(clock)),
     remoteState: new RemoteStateService(db, workspaces),
+    reservedTagKeys: new ReservedTagKeyService(db, clock, organizations),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
     stateVersions,

@@ -22,4 +22,15 @@ CREATE TABLE `agents` (
 	FOREIGN KEY (`agent_pool_id`) REFERENCES `agent_pools`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE INDEX `agents_pool` ON `agents` (`agent_pool_id`,`last_ping_at`);
+CREATE INDEX `agents_pool` ON `agents` (`agent_pool_id`,`last_ping_at`);--> statement-breakpoint
+CREATE TABLE `reserved_tag_keys` (
+	`id` text PRIMARY KEY NOT NULL,
+	`organization_id` text NOT NULL,
+	`key` text NOT NULL,
+	`disable_overrides` integer NOT NULL,
+	`created_at` integer NOT NULL,
+	`updated_at` integer NOT NULL,
+	FOREIGN KEY (`organization_id`) REFERENCES `organizations`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `reserved_tag_keys_key` ON `reserved_tag_keys` (`organization_id`,`key`);
