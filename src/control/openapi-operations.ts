@@ -27,6 +27,7 @@ export const README_TAGS = [
   { name: 'Database credentials', description: 'the database engine' },
   { name: 'Transit', description: 'the transit engine' },
   { name: 'PKI', description: 'the PKI engine' },
+  { name: 'Identity', description: 'identity/: entities, groups, aliases and identity tokens' },
 ] as const;
 
 export type ReadmeTag = (typeof README_TAGS)[number]['name'];
@@ -79,6 +80,7 @@ const RESOURCE_TAGS: Record<string, ReadmeTag> = {
   capacity: RUNS,
   'notification-configurations': RUNS,
   'registry-modules': 'Module registry',
+  'registry-providers': 'Module registry',
   'oauth-clients': 'Module registry',
   'oauth-tokens': 'Module registry',
   admin: 'Administrator settings',
@@ -125,6 +127,9 @@ export function secretsTagOf(path: string, engine: string): ReadmeTag {
     pki: 'PKI',
     userpass: 'Auth methods',
     approle: 'Auth methods',
+    jwt: 'Auth methods',
+    oidc: 'Auth methods',
+    identity: 'Identity',
   };
   return byEngine[engine] ?? 'Secrets API';
 }

@@ -29,6 +29,7 @@ import { workspaceRoutes } from './workspaces/routes.js';
 import { oauthClientRoutes } from './oauth-clients/routes.js';
 import { noCodeRoutes } from './registry/no-code-routes.js';
 import { registryRoutes } from './registry/routes.js';
+import { registryProviderRoutes } from './registry-providers/routes.js';
 import { projectRoutes } from './projects/routes.js';
 import { stateVersionRoutes } from './state-versions/routes.js';
 import { variableRoutes } from './variables/routes.js';
@@ -87,5 +88,6 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   }
   await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => registryRoutes(scoped, context));
+  await app.register(async (scoped) => registryProviderRoutes(scoped, context));
   await app.register(async (scoped) => noCodeRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
 }

@@ -13,6 +13,9 @@ import { RegistryProtocol } from './registry/protocol.js';
 import { NoCodeService } from './registry/no-code.js';
 import { RegistryService } from './registry/service.js';
 import { VcsPublisher } from './registry/vcs.js';
+import { GpgKeyService } from './registry-providers/gpg-keys.js';
+import { ProviderProtocol } from './registry-providers/protocol.js';
+import { RegistryProviderService } from './registry-providers/service.js';
 import { RemoteStateService } from './remote-state/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
@@ -74,6 +77,9 @@ export interface PlatformServices {
   readonly registryProtocol: RegistryProtocol;
   readonly registryDownloads: DownloadLinks;
   readonly vcs: VcsPublisher;
+  readonly registryProviders: RegistryProviderService;
+  readonly gpgKeys: GpgKeyService;
+  readonly providerProtocol: ProviderProtocol;
   readonly remoteState: RemoteStateService;
   readonly runTasks: RunTaskService;
   readonly sshKeys: SshKeyService;
@@ -131,14 +137,22 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const oauthClients = new OAuthClientService(db, clock, organizations);
   const atRest = new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY));
   const registry = new RegistryService(db, clock, edition, organizations, atRest);
+  const gpgKeys = new GpgKeyService(db, clock);
   const stateVersions = new StateVersionService(db, clock, workspaces);
   const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
   const runLogs = new LogBook(db);
-  const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, stateVersions);
+  const variableSets = new VariableSetService(db, clock, workspaces);
+  const workspaceLocks = new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId));
+  const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, {
+    configurationVersions,
+    stateVersions,
+    variableSets,
+    workspaceLocks,
+  });
   const runs = new RunService(db, clock, workspaces, engine);
   configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
-  const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, engine, runtime.log);
-  engine.stages = taskStageRunner;
+  const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, runtime.log);
+  engine.useStages(taskStageRunner);
   engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
@@ -181,6 +195,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     registryProtocol: new RegistryProtocol(db, organizations),
     registryDownloads: new DownloadLinks(clock),
     vcs: new VcsPublisher(db, clock, registry, oauthClients),
+    registryProviders: new RegistryProviderService(db, clock, organizations, atRest),
+    gpgKeys,
+    providerProtocol: new ProviderProtocol(db, organizations, gpgKeys, new DownloadLinks(clock)),
     remoteState: new RemoteStateService(db, workspaces),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
@@ -196,7 +213,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     toolVersions: new ToolVersionService(db, clock),
     users,
     variables: new VariableService(db, clock, workspaces),
-    variableSets: new VariableSetService(db, clock, workspaces),
+    variableSets,
     workspaceTasks: new WorkspaceTaskService(db, clock, workspaces),
     workspaces,
     configurationVersions,
@@ -206,15 +223,14 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     siteAdmin: new SiteAdminService(db, organizations, workspaces),
     runLogs,
     taskStages: new TaskStageService(db, taskStageRunner),
-    workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
+    workspaceLocks,
     workspaceViews,
     auditTrail: new AuditTrailService(db, clock),
     variableSetViews: new VariableSetViews(db),
     notifications,
   };
-  services.workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
-  // WIRING POINT (run notifications): once the engine emits its typed transition event, subscribe
-  // here so every committed status change reaches the dispatcher:
-  //   engine.onTransition((transition) => notifications.dispatcher.runTransition(transition));
+  workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
+  // Every committed run status change reaches the notification dispatcher (which returns at once).
+  engine.onTransition((transition) => notifications.dispatcher.runTransition(transition));
   return { ...runtime, services };
 }

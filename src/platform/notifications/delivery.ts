@@ -9,6 +9,7 @@ import type { DeliveryResponse } from '../../store/tables.js';
 import { insertOutbox } from '../admin/repo.js';
 import { readSettings } from '../admin/service.js';
 import * as organizationsRepo from '../organizations/repo.js';
+import type { RunTransition } from '../runs/events.js';
 import type { RunRow } from '../runs/repo.js';
 import { findUserById } from '../users/repo.js';
 import { organizationDefaultMode } from '../workspaces/resource.js';
@@ -23,13 +24,6 @@ import { runTrigger } from './triggers.js';
 export const SIGNATURE_HEADER = 'X-TFE-Notification-Signature';
 const BODY_KEPT = 2_000;
 const DEFAULT_SENDER = 'notifications@understudy.local';
-
-/** A committed change of a run's status, as the run engine reports it (`from` null: the run was just created). */
-export interface RunTransition {
-  run: RunRow;
-  from: string | null;
-  to: string;
-}
 
 export interface DispatcherOptions {
   /** How long one delivery may take before it counts as failed (HTTP and SMTP alike). */
