@@ -9,10 +9,12 @@ import type { DeliveryResponse } from '../../store/tables.js';
 import { insertOutbox } from '../admin/repo.js';
 import { readSettings } from '../admin/service.js';
 import * as organizationsRepo from '../organizations/repo.js';
+import type { RunTransition } from '../runs/events.js';
 import type { RunRow } from '../runs/repo.js';
 import { findUserById } from '../users/repo.js';
 import { organizationDefaultMode } from '../workspaces/resource.js';
 import { findWorkspace } from '../workspaces/repo.js';
+import { postOnce } from './http-post.js';
 import * as payloads from './payloads.js';
 import type { RunNotice } from './payloads.js';
 import * as repo from './repo.js';
@@ -23,13 +25,6 @@ import { runTrigger } from './triggers.js';
 export const SIGNATURE_HEADER = 'X-TFE-Notification-Signature';
 const BODY_KEPT = 2_000;
 const DEFAULT_SENDER = 'notifications@understudy.local';
-
-/** A committed change of a run's status, as the run engine reports it (`from` null: the run was just created). */
-export interface RunTransition {
-  run: RunRow;
-  from: string | null;
-  to: string;
-}
 
 export interface DispatcherOptions {
   /** How long one delivery may take before it counts as failed (HTTP and SMTP alike). */
@@ -168,19 +163,14 @@ export class NotificationDispatcher {
     if (token) headers[SIGNATURE_HEADER] = createHmac('sha512', token).update(body).digest('hex');
     const sentAt = isoTimestamp(this.clock.now()).replace(/\.\d{3}Z$/, 'Z');
     try {
-      const answer = await fetch(url, {
-        method: 'POST',
-        headers,
-        body,
-        signal: AbortSignal.timeout(this.options.timeoutMs),
-        redirect: 'manual',
-      });
-      const text = (await answer.text()).slice(0, BODY_KEPT);
+      const answer = await postOnce(url, body, headers, this.options.timeoutMs, BODY_KEPT);
       const answerHeaders: Record<string, string[]> = {};
-      answer.headers.forEach((value, name) => (answerHeaders[name.toLowerCase()] ??= []).push(value));
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value !== undefined) answerHeaders[name.toLowerCase()] = Array.isArray(value) ? value : [value];
+      }
       return {
         url,
-        body: text,
+        body: answer.body,
         code: String(answer.status),
         headers: answerHeaders,
         'sent-at': sentAt,

@@ -2,16 +2,13 @@ import { createHmac } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { SecretsAtRest } from '../../../src/core/at-rest.js';
-import { NotificationDispatcher } from '../../../src/platform/notifications/delivery.js';
+import type { NotificationDispatcher } from '../../../src/platform/notifications/delivery.js';
 import { findRun, type RunRow } from '../../../src/platform/runs/repo.js';
-import { AT_REST_KEY, serverKey } from '../../../src/store/server-keys.js';
 import { platform, startServer, type TestServer } from '../../helpers/app.js';
 import { patchSettings } from '../admin/helpers.js';
-import { control, createRun, newWorkspace, simpleConfig, uploadConfiguration } from '../runs/helpers.js';
+import { action, control, createRun, newWorkspace, simpleConfig, uploadConfiguration } from '../runs/helpers.js';
 import { deadUrl, startReceiver, startSilentReceiver, type Receiver } from './receiver.js';
 
-const ORIGIN = 'https://tfe.example.test';
 const TIMEOUT_MS = 1_000;
 
 describe('delivering run notifications', () => {
@@ -42,15 +39,8 @@ describe('delivering run notifications', () => {
   const clear = () => [generic, slack, teams].forEach((receiver) => (receiver.received.length = 0));
 
   beforeAll(async () => {
-    server = await startServer({ UNDERSTUDY_EXECUTOR: 'simulated' });
-    const { runtime } = server.app;
-    dispatcher = new NotificationDispatcher(
-      runtime.store.db,
-      runtime.clock,
-      new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY)),
-      runtime.log,
-      { timeoutMs: TIMEOUT_MS, originOf: () => ORIGIN, fallbackOrigin: 'http://unused.test' },
-    );
+    server = await startServer({ UNDERSTUDY_EXECUTOR: 'simulated', UNDERSTUDY_NOTIFICATION_TIMEOUT_MS: String(TIMEOUT_MS) });
+    dispatcher = server.app.platform.services.notifications.dispatcher;
     [generic, slack, teams] = await Promise.all([startReceiver('hook-key'), startReceiver(), startReceiver()]);
     ws = await newWorkspace(server, 'notifying');
     // A run that stays put (manual progression): the transitions below are reported for it.
@@ -81,6 +71,35 @@ describe('delivering run notifications', () => {
   });
   beforeEach(clear);
 
+  it('notifies a real run from creation to completion, each status change once, in order', async () => {
+    const live = await newWorkspace(server, 'live-runs');
+    const hook = await startReceiver('live-key');
+    const triggers = ['run:created', 'run:planning', 'run:needs_attention', 'run:applying', 'run:completed', 'run:errored'];
+    enable(await configure(live, { name: 'live', 'destination-type': 'generic', url: hook.url, token: 'live-key', triggers }));
+    const { engine } = server.app.platform.services.runs;
+    const cv = await uploadConfiguration(server, live, simpleConfig('live'));
+    const created = await createRun(server, live, { message: 'end to end' }, cv);
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    await engine.whenSettled(id);
+    expect(findRun(server.app.runtime.store.db, id)?.status).toBe('planned');
+    expect((await action(server, id, 'apply')).status).toBe(202);
+    await engine.whenSettled(id);
+    expect(findRun(server.app.runtime.store.db, id)?.status).toBe('applied');
+    await dispatcher.idle();
+    const seen = hook.received.map((item) => (item.json.notifications as { trigger: string; run_status: string }[])[0]);
+    expect(seen).toEqual([
+      expect.objectContaining({ trigger: 'run:created', run_status: 'pending' }),
+      expect.objectContaining({ trigger: 'run:planning', run_status: 'planning' }),
+      expect.objectContaining({ trigger: 'run:needs_attention', run_status: 'planned' }),
+      expect.objectContaining({ trigger: 'run:applying', run_status: 'applying' }),
+      expect.objectContaining({ trigger: 'run:completed', run_status: 'applied' }),
+    ]);
+    expect(hook.received.every((item) => item.verified)).toBe(true);
+    expect(hook.received[0]?.json.run_url).toBe(`${server.baseUrl}/app/understudy/live-runs/runs/${id}`);
+    await hook.close();
+  });
+
   it('posts the signed version-1 payload to a generic destination and records its answer', async () => {
     dispatcher.runTransition({ run, from: 'plan_queued', to: 'planning' });
     await dispatcher.idle();
@@ -95,7 +114,7 @@ describe('delivering run notifications', () => {
     );
     expect(delivery?.json).toMatchObject({
       payload_version: 1,
-      run_url: `${ORIGIN}/app/understudy/notifying/runs/${run.id}`,
+      run_url: `${server.baseUrl}/app/understudy/notifying/runs/${run.id}`,
       run_id: run.id,
       run_message: 'ship it',
       run_created_by: 'admin',
@@ -131,7 +150,11 @@ describe('delivering run notifications', () => {
     await dispatcher.idle();
     expect(slack.received).toHaveLength(1);
     const [attachment] = slack.received[0]?.json.attachments as Record<string, unknown>[];
-    expect(attachment).toMatchObject({ title: run.id, title_link: `${ORIGIN}/app/understudy/notifying/runs/${run.id}`, text: 'ship it' });
+    expect(attachment).toMatchObject({
+      title: run.id,
+      title_link: `${server.baseUrl}/app/understudy/notifying/runs/${run.id}`,
+      text: 'ship it',
+    });
     expect(slack.received[0]?.headers['x-tfe-notification-signature']).toBeUndefined();
     expect(teams.received).toHaveLength(1);
     expect(teams.received[0]?.json).toMatchObject({ '@type': 'MessageCard', title: 'Run Errored' });
@@ -228,7 +251,7 @@ describe('delivering run notifications', () => {
     expect(received[0]?.to).toEqual(['ops@example.test']);
     expect(received[0]?.data).toContain('Subject: Run Errored: understudy/notifying');
     // The body is quoted-printable (long lines wrap with "=" at the end): the run link, unwrapped.
-    expect(received[0]?.data.replace(/=\r?\n/g, '')).toContain(`${ORIGIN}/app/understudy/notifying/runs/${run.id}`);
+    expect(received[0]?.data.replace(/=\r?\n/g, '')).toContain(`${server.baseUrl}/app/understudy/notifying/runs/${run.id}`);
     const { messages } = (await control(server, 'GET', '/outbox')).body;
     expect(messages).toContainEqual(expect.objectContaining({ 'delivered-via': 'smtp', to: 'ops@example.test' }));
     await patchSettings(server, 'smtp-settings', { enabled: false });
