@@ -1,3 +1,5 @@
+import { isTemplated } from '../../acl/policy.js';
+import { renderTemplate } from '../../acl/template.js';
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import * as asn from '@peculiar/asn1-x509';
 import { badRequest } from '../../../core/errors.js';
@@ -97,6 +99,19 @@ function verbatimExtensions(input: Required<Pick<LeafInput, 'csr' | 'verbatim'>>
   ];
 }
 
+/**
+ * A role with `allowed_domains_template`: its domains rendered for the caller's entity
+ * (`{{identity.entity.aliases.<accessor>.name}}.example.com`); a domain whose template does not
+ * resolve (no entity, no such alias) allows nothing, as in the real engine.
+ */
+function withDomainsRendered(engine: PkiEngine, request: HandlerRequest, role: Role): Role {
+  if (!role.allowed_domains_template) return role;
+  const entityId = request.token?.entityId;
+  const lookup = entityId ? engine.context.identity.templateLookup(entityId) : () => undefined;
+  const rendered = role.allowed_domains.map((domain) => (isTemplated(domain) ? renderTemplate(domain, lookup) : domain));
+  return { ...role, allowed_domains: rendered.filter((domain): domain is string => domain !== undefined) };
+}
+
 /** issue, sign and sign-verbatim: check the request against the role, sign, store, lease. */
 async function issueLeaf(engine: PkiEngine, request: HandlerRequest, input: LeafInput): Promise<LogicalResponse> {
   const { role } = input;
@@ -105,7 +120,7 @@ async function issueLeaf(engine: PkiEngine, request: HandlerRequest, input: Leaf
   const ca = loadCa(engine, { store, mountUuid: request.mount.uuid }, issuerRefOf(request, role));
   if (!input.csr && role.key_type === 'any') throw badRequest('role key type "any" not allowed for issuing certificates, only signing');
   if (input.csr) checkCsrKey(role, input.csr.publicKey);
-  const names = resolveNames(role, request.fields, input.verbatim ? undefined : input.csr);
+  const names = resolveNames(withDomainsRendered(engine, request, role), request.fields, input.verbatim ? undefined : input.csr);
   const now = engine.now();
   const validity = resolveValidity(role, request.fields, request.mount, ca, now);
 
