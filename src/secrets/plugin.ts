@@ -1,3 +1,4 @@
+import { identityBackend } from './identity/backend.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import { CLOSE_STEP_MS, settleWithin } from '../core/shutdown.js';
@@ -135,6 +136,8 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
   // Engines with timed work of their own (database static roles) are built now so it runs.
   const engineBackends = [...context.engines.keys()].map((type) => context.backend(type));
   for (const source of engineBackends.flatMap((backend) => backend?.dueSources ?? [])) runtime.scheduler.register(source);
+  // Identity token keys rotate and expire on the clock too.
+  for (const source of identityBackend(context).dueSources ?? []) runtime.scheduler.register(source);
   app.addHook('onClose', async () => {
     await Promise.all(engineBackends.map((backend) => closeWithin(`the ${backend?.type} engine`, Promise.resolve(backend?.close?.()))));
   });

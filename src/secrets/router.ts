@@ -25,6 +25,8 @@ export interface LogicalRequest {
   clientAddress?: string;
   /** Seconds of wrapped answer asked for with `X-Vault-Wrap-TTL`; absent or 0 for none. */
   wrapTtl?: number;
+  /** Scheme and host the request came to (the identity token issuer's default). */
+  origin?: string;
 }
 
 /** The path the ACL sees: list requests end in `/`, so `secret/` matches `secret/*` rules. */
@@ -123,6 +125,7 @@ export class SecretsRouter {
       token,
       clientAddress: request.clientAddress,
       wrapTtl: request.wrapTtl ?? 0,
+      origin: request.origin,
       mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },
       storage: new MountStorage(db, route?.mount.uuid ?? ''),
     });

@@ -49,6 +49,8 @@ export interface HandlerRequest {
   clientAddress?: string | undefined;
   /** Seconds of the wrapped answer the caller asked for (`X-Vault-Wrap-TTL`); 0 for none. */
   wrapTtl: number;
+  /** Scheme and host the request came to, e.g. `http://127.0.0.1:8200`. */
+  origin?: string | undefined;
   mount: MountInfo;
   storage: MountStorage;
 }

@@ -146,5 +146,6 @@ export function toLogicalRequest(request: FastifyRequest): LogicalRequest {
     clientToken: clientToken(request),
     clientAddress: request.ip,
     wrapTtl: wrapTtlOf(request),
+    origin: `${request.protocol}://${request.host}`,
   };
 }
