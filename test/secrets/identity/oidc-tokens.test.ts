@@ -229,6 +229,19 @@ describe('identity tokens', () => {
     expect(garbage.body.error).toMatch(/^error parsing token: /);
   });
 
+  it('keeps private signing keys sealed at rest: no key material in any stored row', async () => {
+    const rows = server.app.runtime.store.sqlite
+      .prepare("SELECT key, value FROM secret_entries WHERE key LIKE 'oidc_tokens/named_keys/%'")
+      .all() as { key: string; value: string }[];
+    expect(rows.length).toBeGreaterThan(2);
+    for (const row of rows) {
+      const stored = JSON.parse(row.value) as { signingKeySealed: string; ring: { jwk: Record<string, unknown> }[] };
+      expect(row.value).not.toContain('PRIVATE KEY');
+      expect(stored.signingKeySealed).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+      for (const entry of stored.ring) expect(entry.jwk).not.toHaveProperty('d');
+    }
+  });
+
   it('uses the configured issuer', async () => {
     await ok(server, 'POST', 'identity/oidc/config', { issuer: 'https://idp.example:8200' });
     expect((await ok(server, 'GET', 'identity/oidc/config')).body.data).toEqual({ issuer: 'https://idp.example:8200' });
