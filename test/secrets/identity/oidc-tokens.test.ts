@@ -242,6 +242,29 @@ describe('identity tokens', () => {
     }
   });
 
+  it('answers malformed bodies with 400s, never a 5xx, and stores nothing', async () => {
+    const bodies: [string, unknown][] = [
+      ['identity/oidc/key/junk', { algorithm: 5 }],
+      ['identity/oidc/key/junk', { rotation_period: 'soon' }],
+      ['identity/oidc/key/junk', { allowed_client_ids: { a: 1 } }],
+      ['identity/oidc/role/junk', { template: { a: 1 } }],
+      ['identity/oidc/role/junk', { template: '{"a": }' }],
+      ['identity/oidc/role/junk', { template: '["list"]' }],
+      ['identity/oidc/role/junk', { ttl: [] }],
+      ['identity/oidc/config', { issuer: ['x'] }],
+      ['identity/oidc/introspect', { token: { a: 1 } }],
+      ['identity/oidc/key/default/rotate', { verification_ttl: 'later' }],
+    ];
+    for (const [path, body] of bodies) {
+      const reply = await v1(server, 'POST', path, { body });
+      expect(reply.status, `${path} ${JSON.stringify(body)}: ${reply.text}`).toBe(400);
+    }
+    expect((await v1(server, 'GET', 'identity/oidc/key/junk')).status).toBe(400);
+    expect((await v1(server, 'GET', 'identity/oidc/role/junk')).status).toBe(404);
+    const template = await v1(server, 'POST', 'identity/oidc/role/junk', { body: { template: '{"a": }' } });
+    expect(template.body.errors[0]).toMatch(/^error parsing template JSON: /);
+  });
+
   it('uses the configured issuer', async () => {
     await ok(server, 'POST', 'identity/oidc/config', { issuer: 'https://idp.example:8200' });
     expect((await ok(server, 'GET', 'identity/oidc/config')).body.data).toEqual({ issuer: 'https://idp.example:8200' });
