@@ -1,8 +1,9 @@
 import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { control, startServer, type TestServer } from '../../helpers/app.js';
 import { v1 } from '../core/client.js';
-import { ok } from '../pki/support.js';
+import { hasOpenssl, ok, openssl, requireOpenssl, scratch } from '../pki/support.js';
 
 /**
  * The identity store as an OIDC provider over raw HTTP: tokens are checked here with node:crypto
@@ -119,6 +120,28 @@ describe('identity tokens', () => {
       body: { token: reply.body.data.token, client_id: role.client_id },
     });
     expect(introspected.body).toEqual({ active: true });
+  });
+
+  it.skipIf(!hasOpenssl && !process.env.CI)('mints RS256 tokens that openssl verifies with the published key', async () => {
+    requireOpenssl();
+    const token = await mint('r-RS256');
+    const { header, input, signature } = decode(token);
+    const jwk = (await publicKeys()).keys.find((key) => key.kid === header['kid']);
+    const pem = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' })
+      .export({ format: 'pem', type: 'spki' })
+      .toString();
+    const files = scratch();
+    try {
+      const [data, sig, tampered] = [files.path('input'), files.path('sig'), files.path('tampered')];
+      writeFileSync(data, input);
+      writeFileSync(sig, signature);
+      writeFileSync(tampered, Buffer.concat([input, Buffer.from('x')]));
+      const key = files.path('key.pem', pem);
+      expect(openssl(['dgst', '-sha256', '-verify', key, '-signature', sig, data]).output).toContain('Verified OK');
+      expect(openssl(['dgst', '-sha256', '-verify', key, '-signature', sig, tampered]).status).not.toBe(0);
+    } finally {
+      files.cleanup();
+    }
   });
 
   it('refuses bad keys, roles and callers with the real texts, and changes nothing', async () => {
