@@ -230,8 +230,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     notifications,
   };
   workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
-  // WIRING POINT (run notifications): once the engine emits its typed transition event, subscribe
-  // here so every committed status change reaches the dispatcher:
-  //   engine.onTransition((transition) => notifications.dispatcher.runTransition(transition));
+  // Every committed status change reaches the notification deliveries (they never hold the run).
+  engine.onTransition((transition) => notifications.dispatcher.runTransition(transition));
   return { ...runtime, services };
 }
