@@ -317,6 +317,17 @@ describe('the jwt auth method', () => {
       await config({ jwks_url: `${idp.baseUrl}/keys`, bound_issuer: idp.baseUrl, default_role: 'run' });
     });
 
+    it('keeps the JWT and the issued token out of the request journal', async () => {
+      const jwt = signJwt(primary, claims());
+      const answer = await login({ role: 'run', jwt });
+      expect(answer.status).toBe(200);
+      const journal = await fetch(`${server.baseUrl}/_emulator/requests?path=/v1/auth/jwt/login`);
+      const text = await journal.text();
+      expect(text).toContain('[redacted]');
+      expect(text).not.toContain(jwt.split('.')[2]);
+      expect(text).not.toContain(answer.body.auth.client_token);
+    });
+
     it('refuses a login from outside token_bound_cidrs with 403', async () => {
       await role('fenced', { ...RUN_ROLE, token_bound_cidrs: ['10.0.0.0/8'] });
       expect(await errors(login({ role: 'fenced', jwt: signJwt(primary, claims()) }))).toEqual({
