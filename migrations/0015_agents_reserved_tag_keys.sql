@@ -23,13 +23,6 @@ CREATE TABLE `agents` (
 );
 --> statement-breakpoint
 CREATE INDEX `agents_pool` ON `agents` (`agent_pool_id`,`last_ping_at`);--> statement-breakpoint
-CREATE TABLE `organization_audit_configurations` (
-	`organization_id` text PRIMARY KEY NOT NULL,
-	`configuration` text NOT NULL,
-	`updated_at` integer NOT NULL,
-	FOREIGN KEY (`organization_id`) REFERENCES `organizations`(`id`) ON UPDATE no action ON DELETE cascade
-);
---> statement-breakpoint
 CREATE TABLE `reserved_tag_keys` (
 	`id` text PRIMARY KEY NOT NULL,
 	`organization_id` text NOT NULL,
