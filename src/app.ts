@@ -14,7 +14,7 @@ import { registerOpenApi, type RegisteredRoute } from './control/openapi.js';
 import { Scheduler } from './core/scheduler.js';
 import { platformRouterError } from './platform/jsonapi/errors.js';
 import { platformPlugin } from './platform/plugin.js';
-import { buildPlatformContext } from './platform/services.js';
+import { buildPlatformContext, type PlatformContext } from './platform/services.js';
 import { forgetLimitPolicy, forgetRateLimitWindows } from './platform/admin/rate-limit.js';
 import { createHarness, type Harness } from './control/harness/harness.js';
 import { installHarness } from './control/harness/hooks.js';
@@ -37,6 +37,8 @@ import { CLOSE_STEP_MS, SHUTDOWN_GRACE_MS, settleWithin } from './core/shutdown.
 export interface App {
   readonly fastify: FastifyInstance;
   readonly runtime: Runtime;
+  /** The platform's services, as the platform tree uses them (tests reach the run engine's seams here). */
+  readonly platform: PlatformContext;
   /** Back to the seed state; returns the time it took in milliseconds. */
   reset(): number;
   /** Every route registered, as Fastify saw it (the OpenAPI document must describe each). */
@@ -217,5 +219,5 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     harness.snapshots.close();
   });
   await fastify.ready();
-  return { fastify, runtime, reset, routes, harness, tls };
+  return { fastify, runtime, platform, reset, routes, harness, tls };
 }

@@ -21,12 +21,13 @@ export const README_TAGS = [
   { name: 'Managed keys', description: 'managed keys and the key service stand-ins' },
   { name: 'Secrets API', description: '/v1: `X-Vault-Token` / `X-Store-Token`' },
   { name: 'Key/value secrets', description: 'kv and cubbyhole' },
-  { name: 'Auth methods', description: 'userpass and approle' },
+  { name: 'Auth methods', description: 'userpass, approle, jwt and oidc' },
   { name: 'Audit devices', description: 'sys/audit' },
   { name: 'Response wrapping and token roles', description: 'sys/wrapping and auth/token/roles' },
   { name: 'Database credentials', description: 'the database engine' },
   { name: 'Transit', description: 'the transit engine' },
   { name: 'PKI', description: 'the PKI engine' },
+  { name: 'Identity', description: 'identity/: entities, groups, aliases and identity tokens' },
 ] as const;
 
 export type ReadmeTag = (typeof README_TAGS)[number]['name'];
@@ -79,6 +80,7 @@ const RESOURCE_TAGS: Record<string, ReadmeTag> = {
   'task-stages': RUNS,
   'task-results': RUNS,
   capacity: RUNS,
+  'notification-configurations': RUNS,
   'registry-modules': 'Module registry',
   'registry-providers': 'Module registry',
   'oauth-clients': 'Module registry',
@@ -127,6 +129,9 @@ export function secretsTagOf(path: string, engine: string): ReadmeTag {
     pki: 'PKI',
     userpass: 'Auth methods',
     approle: 'Auth methods',
+    jwt: 'Auth methods',
+    oidc: 'Auth methods',
+    identity: 'Identity',
   };
   return byEngine[engine] ?? 'Secrets API';
 }

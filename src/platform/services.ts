@@ -62,6 +62,8 @@ import { insertDefaultProject } from './projects/repo.js';
 import { requireAgentPoolOf } from './agent-pools/rules.js';
 import { IncludeRegistry } from './jsonapi/include.js';
 import type { OrganizationPage } from './organizations/resource.js';
+import { NotificationDispatcher } from './notifications/delivery.js';
+import { NotificationService } from './notifications/service.js';
 
 /** Every platform service, made once per server; routes, the control plane and the seed all use these. */
 export interface PlatformServices {
@@ -117,6 +119,8 @@ export interface PlatformServices {
   readonly workspaceLocks: WorkspaceLocks;
   /** Workspaces as wire objects, with the parts and includes other domains own. */
   readonly workspaceViews: WorkspaceViews;
+  /** Notification configurations and the dispatcher that delivers run notifications. */
+  readonly notifications: NotificationService;
 }
 
 /** What platform routes, the control plane and the seed are built from: the runtime and its services. */
@@ -146,11 +150,18 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const stateVersions = new StateVersionService(db, clock, workspaces);
   const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
   const runLogs = new LogBook(db);
-  const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, stateVersions);
+  const variableSets = new VariableSetService(db, clock, workspaces);
+  const workspaceLocks = new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId));
+  const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, {
+    configurationVersions,
+    stateVersions,
+    variableSets,
+    workspaceLocks,
+  });
   const runs = new RunService(db, clock, workspaces, engine);
   configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
-  const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, engine, runtime.log);
-  engine.stages = taskStageRunner;
+  const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, runtime.log);
+  engine.useStages(taskStageRunner);
   engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
@@ -168,6 +179,17 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
       effective_tag_bindings: effectiveTagBindingsInclude(tagBindings),
     },
   });
+  const notifications = new NotificationService(
+    db,
+    clock,
+    atRest,
+    workspaces,
+    new NotificationDispatcher(db, clock, atRest, runtime.log, {
+      timeoutMs: runtime.config.notificationTimeoutMs,
+      originOf: (runId) => engine.origins.get(runId),
+      fallbackOrigin: `http://${runtime.config.host}:${runtime.config.port}`,
+    }),
+  );
   const services: PlatformServices = {
     admin: new AdminService(runtime),
     agentPools,
@@ -202,7 +224,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     toolVersions: new ToolVersionService(db, clock),
     users,
     variables: new VariableService(db, clock, workspaces),
-    variableSets: new VariableSetService(db, clock, workspaces),
+    variableSets,
     workspaceTasks: new WorkspaceTaskService(db, clock, workspaces),
     workspaces,
     configurationVersions,
@@ -212,12 +234,16 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     siteAdmin: new SiteAdminService(db, organizations, workspaces),
     runLogs,
     taskStages: new TaskStageService(db, taskStageRunner),
-    workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
+    workspaceLocks,
     workspaceViews,
     auditTrail: new AuditTrailService(db, clock),
     auditConfiguration: new AuditConfigurationService(db, clock, organizations),
     variableSetViews: new VariableSetViews(db),
+    notifications,
   };
-  services.workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
+  workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
+  // WIRING POINT (run notifications): once the engine emits its typed transition event, subscribe
+  // here so every committed status change reaches the dispatcher:
+  //   engine.onTransition((transition) => notifications.dispatcher.runTransition(transition));
   return { ...runtime, services };
 }
