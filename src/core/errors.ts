@@ -12,6 +12,11 @@ export interface ApiErrorOptions {
   parameter?: string;
   /** Exact messages for the secrets API's `errors` array; `[]` is meaningful there. */
   messages?: string[];
+  /**
+   * The status the real service answers this failure with when it differs (a 500 for a client's
+   * mistake): used in the `upstream` dialect only; the default dialect keeps `status`.
+   */
+  upstreamStatus?: number;
 }
 
 export class ApiError extends Error {
