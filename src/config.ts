@@ -342,6 +342,17 @@ export function readEnvironment(env: NodeJS.ProcessEnv = process.env, dotenvPath
   return { ...fromFile, ...env };
 }
 
+/**
+ * `UNDERSTUDY_*` names in the environment that no setting reads (a typo such as `UNDERSTUDY_PROT`
+ * would otherwise leave the default in place without a word), sorted; start-up warns once about them.
+ */
+export function unknownVariables(env: Record<string, string | undefined>): string[] {
+  const known = new Set(VARIABLES.flatMap((variable) => [variable.name, ...(variable.aliases ?? [])]));
+  return Object.keys(env)
+    .filter((name) => name.startsWith('UNDERSTUDY_') && !known.has(name))
+    .sort();
+}
+
 /** Turns the environment into a typed config, or throws one ConfigError naming the variable. */
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const raw: Record<string, unknown> = {};

@@ -2,7 +2,7 @@ import { resolveRunUser, RunUserError } from './adapters/executor/run-user.js';
 import { buildApp } from './app.js';
 import { cliAction } from './cli.js';
 import { logDestination, routeProcessWarnings } from './logging.js';
-import { ConfigError, loadConfig, readEnvironment, type Config } from './config.js';
+import { ConfigError, loadConfig, readEnvironment, unknownVariables, type Config } from './config.js';
 import { SHUTDOWN_DEADLINE_MS } from './core/shutdown.js';
 import { VERSION } from './core/version.js';
 import { SeedError } from './seed/seed.js';
@@ -42,8 +42,9 @@ async function main(): Promise<boolean> {
   }
 
   let config: Config;
+  const environment = readEnvironment();
   try {
-    config = loadConfig(readEnvironment());
+    config = loadConfig(environment);
   } catch (error) {
     if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
     throw error;
@@ -68,6 +69,8 @@ async function main(): Promise<boolean> {
   }
 
   routeProcessWarnings(app.fastify.log);
+  const unknown = unknownVariables(environment);
+  if (unknown.length > 0) app.fastify.log.warn(`ignoring unknown variables (a typo?): ${unknown.join(', ')}`);
 
   try {
     await app.fastify.listen({ host: config.host, port: config.port });

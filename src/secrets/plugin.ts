@@ -13,7 +13,8 @@ import { cubbyholeEngine } from './engines/cubbyhole/backend.js';
 import { databaseEngine } from './engines/database/backend.js';
 import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
-import { internalError } from './framework/errors.js';
+import { inDialect, internalError } from './framework/errors.js';
+import type { Dialect } from '../core/dialect.js';
 import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
@@ -38,8 +39,8 @@ export const ENGINES = new Map<string, EngineFactory>([
   ['transit', transitEngine],
 ]);
 
-function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof ApiError) return sendSecretsError(reply, error);
+function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply, dialect: Dialect): FastifyReply {
+  if (error instanceof ApiError) return sendSecretsError(reply, inDialect(error, dialect));
   const status = (error as { statusCode?: number }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return sendSecretsError(reply, new ApiError(status, (error as Error).message));
@@ -143,7 +144,7 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
   // Bodies are parsed by the logical layer, which must produce the real service's exact errors.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  app.setErrorHandler(secretsErrorHandler);
+  app.setErrorHandler((error, request, reply) => secretsErrorHandler(error, request, reply, runtime.config.dialect));
 
   app.route({
     method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
