@@ -8,6 +8,7 @@ import { teamRoutes } from './teams/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { agentPoolRoutes } from './agent-pools/routes.js';
+import { agentRoutes } from './agents/routes.js';
 import { adminRoutes } from './admin/routes.js';
 import { siteAdminRoutes } from './site-admin/routes.js';
 import { variableSetRoutes } from './variable-sets/routes.js';
@@ -17,6 +18,7 @@ import { toolVersionRoutes } from './tool-versions/routes.js';
 import { editionAllows } from '../core/edition.js';
 import { membershipRoutes } from './memberships/routes.js';
 import { remoteStateRoutes } from './remote-state/routes.js';
+import { reservedTagKeyRoutes } from './reserved-tag-keys/routes.js';
 import { runTaskRoutes } from './run-tasks/routes.js';
 import { sshKeyRoutes } from './ssh-keys/routes.js';
 import { subscriptionRoutes } from './subscriptions/routes.js';
@@ -29,6 +31,7 @@ import { workspaceRoutes } from './workspaces/routes.js';
 import { oauthClientRoutes } from './oauth-clients/routes.js';
 import { noCodeRoutes } from './registry/no-code-routes.js';
 import { registryRoutes } from './registry/routes.js';
+import { registryProviderRoutes } from './registry-providers/routes.js';
 import { projectRoutes } from './projects/routes.js';
 import { stateVersionRoutes } from './state-versions/routes.js';
 import { variableRoutes } from './variables/routes.js';
@@ -38,6 +41,7 @@ import { runRoutes } from './runs/routes.js';
 import { runEventRoutes } from './runs/event-routes.js';
 import { taskStageRoutes } from './task-stages/routes.js';
 import { runTriggerRoutes } from './runs/trigger-routes.js';
+import { notificationRoutes } from './notifications/routes.js';
 
 /** The `/api/v2` tree: JSON:API conventions, bearer auth, one permissions module. */
 export async function platformPlugin(app: FastifyInstance, context: PlatformContext): Promise<void> {
@@ -62,13 +66,16 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => runEventRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => taskStageRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runTriggerRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => notificationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableSetRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceActionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => tagRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => tagBindingRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => remoteStateRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => reservedTagKeyRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => agentPoolRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => agentRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => sshKeyRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => teamAccessRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runTaskRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
@@ -85,5 +92,6 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   }
   await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => registryRoutes(scoped, context));
+  await app.register(async (scoped) => registryProviderRoutes(scoped, context));
   await app.register(async (scoped) => noCodeRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
 }

@@ -1,6 +1,7 @@
 import type { Runtime } from '../runtime.js';
 import { AdminService } from './admin/service.js';
 import { AgentPoolService } from './agent-pools/service.js';
+import { AgentService } from './agents/service.js';
 import { MembershipService } from './memberships/service.js';
 import { MembershipViews } from './memberships/view.js';
 import { OAuthClientService } from './oauth-clients/service.js';
@@ -13,7 +14,11 @@ import { RegistryProtocol } from './registry/protocol.js';
 import { NoCodeService } from './registry/no-code.js';
 import { RegistryService } from './registry/service.js';
 import { VcsPublisher } from './registry/vcs.js';
+import { GpgKeyService } from './registry-providers/gpg-keys.js';
+import { ProviderProtocol } from './registry-providers/protocol.js';
+import { RegistryProviderService } from './registry-providers/service.js';
 import { RemoteStateService } from './remote-state/service.js';
+import { ReservedTagKeyService } from './reserved-tag-keys/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
 import { StateVersionService } from './state-versions/service.js';
@@ -56,11 +61,15 @@ import { insertDefaultProject } from './projects/repo.js';
 import { requireAgentPoolOf } from './agent-pools/rules.js';
 import { IncludeRegistry } from './jsonapi/include.js';
 import type { OrganizationPage } from './organizations/resource.js';
+import { NotificationDispatcher } from './notifications/delivery.js';
+import { NotificationService } from './notifications/service.js';
 
 /** Every platform service, made once per server; routes, the control plane and the seed all use these. */
 export interface PlatformServices {
   readonly admin: AdminService;
   readonly agentPools: AgentPoolService;
+  /** Agent tokens and the agents registered with them. */
+  readonly agents: AgentService;
   readonly memberships: MembershipService;
   readonly membershipViews: MembershipViews;
   readonly oauthClients: OAuthClientService;
@@ -72,7 +81,11 @@ export interface PlatformServices {
   readonly registryProtocol: RegistryProtocol;
   readonly registryDownloads: DownloadLinks;
   readonly vcs: VcsPublisher;
+  readonly registryProviders: RegistryProviderService;
+  readonly gpgKeys: GpgKeyService;
+  readonly providerProtocol: ProviderProtocol;
   readonly remoteState: RemoteStateService;
+  readonly reservedTagKeys: ReservedTagKeyService;
   readonly runTasks: RunTaskService;
   readonly sshKeys: SshKeyService;
   readonly stateVersions: StateVersionService;
@@ -103,6 +116,8 @@ export interface PlatformServices {
   readonly workspaceLocks: WorkspaceLocks;
   /** Workspaces as wire objects, with the parts and includes other domains own. */
   readonly workspaceViews: WorkspaceViews;
+  /** Notification configurations and the dispatcher that delivers run notifications. */
+  readonly notifications: NotificationService;
 }
 
 /** What platform routes, the control plane and the seed are built from: the runtime and its services. */
@@ -127,14 +142,23 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const oauthClients = new OAuthClientService(db, clock, organizations);
   const atRest = new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY));
   const registry = new RegistryService(db, clock, edition, organizations, atRest);
+  const gpgKeys = new GpgKeyService(db, clock);
+  const agentPools = new AgentPoolService(db, clock, organizations);
   const stateVersions = new StateVersionService(db, clock, workspaces);
   const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
   const runLogs = new LogBook(db);
-  const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, stateVersions);
+  const variableSets = new VariableSetService(db, clock, workspaces);
+  const workspaceLocks = new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId));
+  const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, {
+    configurationVersions,
+    stateVersions,
+    variableSets,
+    workspaceLocks,
+  });
   const runs = new RunService(db, clock, workspaces, engine);
   configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
-  const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, engine, runtime.log);
-  engine.stages = taskStageRunner;
+  const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, runtime.log);
+  engine.useStages(taskStageRunner);
   engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
@@ -152,9 +176,21 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
       effective_tag_bindings: effectiveTagBindingsInclude(tagBindings),
     },
   });
+  const notifications = new NotificationService(
+    db,
+    clock,
+    atRest,
+    workspaces,
+    new NotificationDispatcher(db, clock, atRest, runtime.log, {
+      timeoutMs: runtime.config.notificationTimeoutMs,
+      originOf: (runId) => engine.origins.get(runId),
+      fallbackOrigin: `http://${runtime.config.host}:${runtime.config.port}`,
+    }),
+  );
   const services: PlatformServices = {
     admin: new AdminService(runtime),
-    agentPools: new AgentPoolService(db, clock, organizations),
+    agentPools,
+    agents: new AgentService(db, clock, agentPools),
     memberships: new MembershipService(db, clock, dialect, users),
     membershipViews: new MembershipViews(db, teams),
     oauthClients,
@@ -166,7 +202,11 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     registryProtocol: new RegistryProtocol(db, organizations),
     registryDownloads: new DownloadLinks(clock),
     vcs: new VcsPublisher(db, clock, registry, oauthClients),
+    registryProviders: new RegistryProviderService(db, clock, organizations, atRest),
+    gpgKeys,
+    providerProtocol: new ProviderProtocol(db, organizations, gpgKeys, new DownloadLinks(clock)),
     remoteState: new RemoteStateService(db, workspaces),
+    reservedTagKeys: new ReservedTagKeyService(db, clock, organizations),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
     stateVersions,
@@ -181,7 +221,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     toolVersions: new ToolVersionService(db, clock),
     users,
     variables: new VariableService(db, clock, workspaces),
-    variableSets: new VariableSetService(db, clock, workspaces),
+    variableSets,
     workspaceTasks: new WorkspaceTaskService(db, clock, workspaces),
     workspaces,
     configurationVersions,
@@ -191,11 +231,15 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     siteAdmin: new SiteAdminService(db, organizations, workspaces),
     runLogs,
     taskStages: new TaskStageService(db, taskStageRunner),
-    workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
+    workspaceLocks,
     workspaceViews,
     auditTrail: new AuditTrailService(db, clock),
     variableSetViews: new VariableSetViews(db),
+    notifications,
   };
-  services.workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
+  workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
+  // WIRING POINT (run notifications): once the engine emits its typed transition event, subscribe
+  // here so every committed status change reaches the dispatcher:
+  //   engine.onTransition((transition) => notifications.dispatcher.runTransition(transition));
   return { ...runtime, services };
 }

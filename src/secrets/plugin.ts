@@ -17,6 +17,7 @@ import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
+import { IdentityStore } from './identity/identity-store.js';
 import { LeaseManager } from './leases/lease-manager.js';
 import { managedKeyService } from './managed-keys/types.js';
 import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
@@ -89,6 +90,7 @@ export function buildSecretsContext(
     policyExists: (name) => policies.exists(name),
   });
   const managedKeys = managedKeyService(runtime, mounts, localBaseUrl);
+  const identity = new IdentityStore(runtime.store, runtime.clock, mounts, authMounts);
   const context: SecretsContext = {
     ...runtime,
     mounts,
@@ -97,14 +99,16 @@ export function buildSecretsContext(
     engines,
     backend,
     policies,
-    acl: new Authorizer(policies),
+    acl: new Authorizer(policies, identity),
     tokens,
     leases,
     managedKeys,
     audit: new AuditBroker(db, runtime.clock, runtime.log),
     wrapping: new ResponseWrapper({ store: runtime.store, clock: runtime.clock, scheduler: runtime.scheduler, tokens, mounts }),
+    identity,
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
+  tokens.entityOfAlias = (alias) => identity.linkLogin(identity.tokenMountAccessor(), { name: alias, metadata: {} }).entityId;
   function backend(type: string): Backend | undefined {
     let found = built.get(type);
     if (!found) {
