@@ -43,12 +43,12 @@ export async function runControlRoutes(app: FastifyInstance, runtime: PlatformCo
       return refuse(reply, 400, `mode must be one of ${MODES.join(', ')}`);
     }
     if (body.workspace === undefined || body.workspace === null) {
-      engine.globalProgression = body.mode as Progression;
+      engine.setProgression(body.mode as Progression);
       return { mode: body.mode, workspace: null };
     }
     if (typeof body.workspace !== 'string' || !findWorkspace(db, body.workspace))
       return refuse(reply, 404, 'workspace must be the id of a workspace');
-    engine.progressions.set(body.workspace, body.mode as Progression);
+    engine.setProgression(body.mode as Progression, body.workspace);
     return { mode: body.mode, workspace: body.workspace };
   });
 }

@@ -130,11 +130,18 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const stateVersions = new StateVersionService(db, clock, workspaces);
   const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
   const runLogs = new LogBook(db);
-  const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, stateVersions);
+  const variableSets = new VariableSetService(db, clock, workspaces);
+  const workspaceLocks = new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId));
+  const engine = new RunEngine(db, clock, runtime.scheduler, runtime.config, runtime.log, runLogs, {
+    configurationVersions,
+    stateVersions,
+    variableSets,
+    workspaceLocks,
+  });
   const runs = new RunService(db, clock, workspaces, engine);
   configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
-  const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, engine, runtime.log);
-  engine.stages = taskStageRunner;
+  const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, runtime.log);
+  engine.useStages(taskStageRunner);
   engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
@@ -181,7 +188,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     toolVersions: new ToolVersionService(db, clock),
     users,
     variables: new VariableService(db, clock, workspaces),
-    variableSets: new VariableSetService(db, clock, workspaces),
+    variableSets,
     workspaceTasks: new WorkspaceTaskService(db, clock, workspaces),
     workspaces,
     configurationVersions,
@@ -191,11 +198,11 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     siteAdmin: new SiteAdminService(db, organizations, workspaces),
     runLogs,
     taskStages: new TaskStageService(db, taskStageRunner),
-    workspaceLocks: new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId)),
+    workspaceLocks,
     workspaceViews,
     auditTrail: new AuditTrailService(db, clock),
     variableSetViews: new VariableSetViews(db),
   };
-  services.workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
+  workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
   return { ...runtime, services };
 }

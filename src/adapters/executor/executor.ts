@@ -61,16 +61,35 @@ export interface ApplyOutcome {
   state: string | null;
 }
 
+/**
+ * What the platform adds to one phase only (its hooks' credentials): the plan's extras are not the
+ * apply's. Keys replace the job's; `secrets` never reach the phase's log.
+ */
+export interface PhaseExtras {
+  environment: RunVariable[];
+  variables: RunVariable[];
+  secrets: string[];
+}
+
+export const NO_EXTRAS: PhaseExtras = { environment: [], variables: [], secrets: [] };
+
+/** The job's variables with the phase's extras replacing same keys. */
+export function withExtras(base: readonly RunVariable[], extra: readonly RunVariable[]): RunVariable[] {
+  if (extra.length === 0) return [...base];
+  return [...new Map([...base, ...extra].map((variable) => [variable.key, variable])).values()];
+}
+
 /** A finished plan kept for its apply; dispose it when the run ends without one. */
 export interface PreparedApply {
-  apply(log: LogSink, signal: AbortSignal): Promise<ApplyOutcome>;
+  /** Applies the plan; `extras` are the apply phase's own (the plan's are not carried over). */
+  apply(log: LogSink, signal: AbortSignal, extras?: PhaseExtras): Promise<ApplyOutcome>;
   dispose(): Promise<void>;
 }
 
 export interface Executor {
   readonly kind: ExecutorKind;
   /** Plans `job`; never throws for a failing configuration (that is an `errored` outcome with a log). */
-  plan(job: PlanJob, log: LogSink, signal: AbortSignal): Promise<PlanOutcome>;
+  plan(job: PlanJob, log: LogSink, signal: AbortSignal, extras?: PhaseExtras): Promise<PlanOutcome>;
   /** Removes whatever is left on disk (working directories); called on reset and shutdown. */
   close(): Promise<void>;
 }

@@ -2,11 +2,14 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import {
   NO_CHANGES,
+  NO_EXTRAS,
+  withExtras,
   type ApplyOutcome,
   type ChangeSummary,
   type Executor,
   type LogSink,
   type PlanJob,
+  type PhaseExtras,
   type PlanOutcome,
   type RunVariable,
 } from './executor.js';
@@ -119,12 +122,18 @@ export class SimulatedExecutor implements Executor {
     return `Terraform v${this.options.version}\non linux_amd64 (understudy simulated executor)\nInitializing plugins and modules...\n`;
   }
 
-  async plan(job: PlanJob, log: LogSink, signal: AbortSignal): Promise<PlanOutcome> {
+  /** Names (never values) of what the phase's hooks added to the environment, so a test can see it arrived. */
+  private phaseEnvironment(extras: PhaseExtras): string {
+    const names = extras.environment.map((variable) => variable.key);
+    return names.length ? `Environment added for this phase: ${names.join(', ')}\n` : '';
+  }
+
+  async plan(job: PlanJob, log: LogSink, signal: AbortSignal, extras: PhaseExtras = NO_EXTRAS): Promise<PlanOutcome> {
     const failed = (status: 'errored' | 'canceled', line: string): PlanOutcome => {
       log(line);
       return { status, summary: NO_CHANGES, hasChanges: false, json: null };
     };
-    log(this.header());
+    log(this.header() + this.phaseEnvironment(extras));
     if (signal.aborted) return failed('canceled', '\nThe plan was canceled.\n');
     let parsed: Parsed[];
     try {
@@ -135,7 +144,7 @@ export class SimulatedExecutor implements Executor {
     const locals = new Map<string, Json>(parsed.flatMap((document) => (document.locals ?? []).flatMap((block) => Object.entries(block))));
     const failure = locals.get(FAILURE_MARKER);
     if (failure === 'plan') return failed('errored', `\nError: simulated plan failure (local.${FAILURE_MARKER} = "plan")\n`);
-    const variables = variableValues(parsed, job.variables);
+    const variables = variableValues(parsed, withExtras(job.variables, extras.variables));
 
     const wanted = job.isDestroy
       ? []
@@ -231,8 +240,8 @@ export class SimulatedExecutor implements Executor {
       hasChanges,
       json,
       prepared: {
-        apply: async (applyLog: LogSink, applySignal: AbortSignal): Promise<ApplyOutcome> => {
-          applyLog(this.header());
+        apply: async (applyLog: LogSink, applySignal: AbortSignal, applyExtras = NO_EXTRAS): Promise<ApplyOutcome> => {
+          applyLog(this.header() + this.phaseEnvironment(applyExtras));
           if (applySignal.aborted) {
             applyLog('\nThe apply was canceled.\n');
             return { status: 'canceled', summary: NO_CHANGES, state: null };

@@ -4,12 +4,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   NO_CHANGES,
+  NO_EXTRAS,
   redactingSink,
+  withExtras,
   type ApplyOutcome,
   type ChangeSummary,
   type Executor,
   type LogSink,
   type PlanJob,
+  type PhaseExtras,
   type PlanOutcome,
   type RunVariable,
 } from './executor.js';
@@ -82,12 +85,13 @@ export class TerraformExecutor implements Executor {
     return this.directories.size;
   }
 
-  private environment(job: PlanJob, directory: string): NodeJS.ProcessEnv {
+  /** A phase's process environment: the job's, then that phase's extras (replacing same keys). */
+  private environment(job: PlanJob, extras: PhaseExtras, directory: string): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {};
     for (const [key, value] of Object.entries(process.env)) if (PASSED_THROUGH.test(key)) env[key] = value;
     // A CLI config named but missing only earns a warning in every run's log.
     if (env.TF_CLI_CONFIG_FILE && !existsSync(env.TF_CLI_CONFIG_FILE)) delete env.TF_CLI_CONFIG_FILE;
-    for (const variable of job.environment) env[variable.key] = variable.value;
+    for (const variable of withExtras(job.environment, extras.environment)) env[variable.key] = variable.value;
     return {
       ...env,
       HOME: env.HOME ?? directory,
@@ -103,9 +107,8 @@ export class TerraformExecutor implements Executor {
     await rm(directory, { recursive: true, force: true });
   }
 
-  async plan(job: PlanJob, rawLog: LogSink, signal: AbortSignal): Promise<PlanOutcome> {
-    const secrets = [...job.variables, ...job.environment].filter((variable) => variable.sensitive).map((variable) => variable.value);
-    const log = redactingSink(rawLog, secrets);
+  async plan(job: PlanJob, rawLog: LogSink, signal: AbortSignal, extras: PhaseExtras = NO_EXTRAS): Promise<PlanOutcome> {
+    const log = redactingSink(rawLog, secretsOf(job, extras));
     const directory = await mkdtemp(join(tmpdir(), 'understudy-run-'));
     this.directories.add(directory);
     const failed = async (status: 'errored' | 'canceled', line?: string): Promise<PlanOutcome> => {
@@ -121,9 +124,10 @@ export class TerraformExecutor implements Executor {
       throw error;
     }
     await writeFile(join(directory, OVERRIDE_FILE), BACKEND_OVERRIDE);
-    if (job.variables.length > 0) await writeFile(join(directory, VARIABLES_FILE), variablesFile(job.variables));
+    const variables = withExtras(job.variables, extras.variables);
+    if (variables.length > 0) await writeFile(join(directory, VARIABLES_FILE), variablesFile(variables));
     if (job.state !== null) await writeFile(join(directory, 'terraform.tfstate'), job.state);
-    const env = this.environment(job, directory);
+    const env = this.environment(job, extras, directory);
     const run = (args: string[], streamed: LogSink | undefined) =>
       runProcess(this.options.binary, [...args], {
         cwd: directory,
@@ -178,13 +182,16 @@ export class TerraformExecutor implements Executor {
       hasChanges,
       json,
       prepared: {
-        apply: async (rawApplyLog, applySignal): Promise<ApplyOutcome> => {
-          const applyLog = redactingSink(rawApplyLog, secrets);
+        apply: async (rawApplyLog, applySignal, applyExtras = NO_EXTRAS): Promise<ApplyOutcome> => {
+          const applyLog = redactingSink(rawApplyLog, secretsOf(job, applyExtras));
           applyLog(header(this.options.version));
+          // A saved plan keeps its own values; only what the apply phase adds (ephemeral values) is new here.
+          if (applyExtras.variables.length > 0)
+            await writeFile(join(directory, VARIABLES_FILE), variablesFile(withExtras(job.variables, applyExtras.variables)));
           let text = '';
           const result = await runProcess(this.options.binary, ['apply', '-input=false', '-no-color', PLAN_FILE], {
             cwd: directory,
-            env,
+            env: this.environment(job, applyExtras, directory),
             signal: applySignal,
             graceMs: this.graceMs,
             log: (chunk) => {
@@ -210,6 +217,14 @@ export class TerraformExecutor implements Executor {
   async close(): Promise<void> {
     await Promise.all([...this.directories].map((directory) => this.release(directory)));
   }
+}
+
+/** Values no log may show: sensitive variables of the job and of the phase, and the phase's secrets. */
+function secretsOf(job: PlanJob, extras: PhaseExtras): string[] {
+  const sensitive = [...job.variables, ...job.environment, ...extras.variables, ...extras.environment].filter(
+    (variable) => variable.sensitive,
+  );
+  return [...sensitive.map((variable) => variable.value), ...extras.secrets];
 }
 
 function planFlags(job: PlanJob): string[] {

@@ -62,6 +62,13 @@ export class StateVersionService {
     return { version, located };
   }
 
+  /** The workspace's current state file as text (what its next run plans against); null before its first. */
+  currentStateText(workspaceId: string): string | null {
+    const id = workspacesRepo.findWorkspace(this.db, workspaceId)?.currentStateVersionId;
+    const data = id ? repo.stateData(this.db, id, 'state') : null;
+    return data ? data.toString('utf8') : null;
+  }
+
   current(located: Located): StateVersionMeta {
     this.workspaces.require(located, 'can-read-state-versions');
     const id = located.workspace.currentStateVersionId;

@@ -10,7 +10,7 @@ import type { Db } from '../../store/store.js';
 import { runTasks, taskResults, taskStages, workspaceTasks, type RunTaskStage } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
 import { deliverRunTask } from '../run-tasks/delivery.js';
-import type { RunEngine, StageRunner, StageVerdict, TaskStageName } from '../runs/engine.js';
+import type { CheckContext, StageRunner, StageVerdict, TaskStageName } from '../runs/checks.js';
 import type { RunRow } from '../runs/repo.js';
 
 export type TaskStageRow = typeof taskStages.$inferSelect;
@@ -36,7 +36,6 @@ export class TaskStageRunner implements StageRunner, DueSource {
     private readonly db: Db,
     private readonly clock: ControllableClock,
     scheduler: Scheduler,
-    private readonly engine: RunEngine,
     private readonly log: FastifyBaseLogger,
   ) {
     scheduler.register(this);
@@ -112,14 +111,15 @@ export class TaskStageRunner implements StageRunner, DueSource {
     updateRows(this.db, taskResults, { ...changes, statusTimestamps }, eq(taskResults.id, id));
   }
 
-  async run(run: RunRow, stageName: TaskStageName, signal: AbortSignal): Promise<StageVerdict> {
+  has(runId: string, stageName: TaskStageName): boolean {
+    return this.stagesOf(runId).some((row) => row.stage === stageName);
+  }
+
+  /** Calls the stage's tasks and waits for their results: the verdict only; the engine moves the run. */
+  async run(run: RunRow, stageName: TaskStageName, { signal, origin, planId }: CheckContext): Promise<StageVerdict> {
     const stage = this.stagesOf(run.id).find((row) => row.stage === stageName);
     if (!stage) return 'proceed';
-    // After an apply the run has ended (`applied`); its post-apply stage runs without changing that.
-    if (stageName !== 'post_apply') this.engine.transition(run.id, `${stageName}_running`);
     this.setStage(stage.id, 'running');
-    const origin = this.engine.origins.get(run.id) ?? 'http://127.0.0.1';
-    const plan = this.engine.phase(run.id, 'plan');
     await Promise.all(
       this.resultsOf([stage.id]).map(async (result) => {
         const token = secretToken(24);
@@ -139,7 +139,7 @@ export class TaskStageRunner implements StageRunner, DueSource {
             configurationVersionId: run.configurationVersionId,
             taskResultId: result.id,
             accessToken: token,
-            planId: plan.id,
+            planId,
           });
           if (delivered['response-status'] !== 200) {
             const why = delivered.error ?? `the task answered ${delivered['response-status']}`;
@@ -158,9 +158,7 @@ export class TaskStageRunner implements StageRunner, DueSource {
     const results = this.resultsOf([stage.id]);
     const blocking = results.some((result) => result.enforcementLevel === 'mandatory' && result.status !== 'passed');
     this.setStage(stage.id, blocking ? 'failed' : 'passed');
-    if (blocking) return 'stop';
-    if (stageName !== 'post_apply') this.engine.transition(run.id, `${stageName}_completed`);
-    return 'proceed';
+    return blocking ? 'stop' : 'proceed';
   }
 
   /** Resolves once every result of the stage is final (callbacks and timeouts wake it), or on cancel. */

@@ -13,7 +13,7 @@ import { findProject } from '../projects/repo.js';
 import { checkVariableShape, type VariableInput } from '../variables/service.js';
 import { findWorkspace } from '../workspaces/repo.js';
 import type { WorkspaceService } from '../workspaces/service.js';
-import { setsReaching, type VariableSetRow } from './precedence.js';
+import { effectiveVariables, setsReaching, type EffectiveVariable, type VariableSetRow } from './precedence.js';
 import * as repo from './repo.js';
 import type { SetVariableRow } from './repo.js';
 
@@ -65,6 +65,11 @@ export class VariableSetService {
   forWorkspace(principal: Principal, workspaceId: string): VariableSetRow[] {
     this.workspaces.require(this.workspaces.locate(principal, workspaceId), 'can-read-variable');
     return setsReaching(this.db, workspaceId).map(({ set }) => set);
+  }
+
+  /** The variables a run of the workspace uses, after precedence (precedence.ts); no permission check. */
+  effectiveVariables(workspaceId: string): EffectiveVariable[] {
+    return effectiveVariables(this.db, workspaceId);
   }
 
   create(principal: Principal, organizationName: string, input: VariableSetInput, members: { workspaces?: string[]; projects?: string[] }) {

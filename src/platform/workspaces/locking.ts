@@ -71,6 +71,29 @@ export class WorkspaceLocks {
     return unlocked;
   }
 
+  // ---- The run queue's lock: a workspace's active run holds it while it works ----------
+
+  /** Who holds the workspace's lock, if anyone. */
+  holder(db: DbOrTx, workspaceId: string): WorkspaceLocker | null {
+    return repo.findWorkspace(db, workspaceId)?.lockedBy ?? null;
+  }
+
+  /** The run the queue starts takes the lock (the queue checked that nobody holds it). */
+  takeForRun(tx: DbOrTx, workspaceId: string, runId: string): void {
+    repo.updateWorkspace(tx, workspaceId, { lockedBy: { kind: 'run', id: runId } });
+  }
+
+  /** An ending run gives the lock back if it holds it; a lock taken from it meanwhile stays. */
+  releaseRun(tx: DbOrTx, workspaceId: string, runId: string): void {
+    const holder = this.holder(tx, workspaceId);
+    if (holder?.kind === 'run' && holder.id === runId) repo.updateWorkspace(tx, workspaceId, { lockedBy: null });
+  }
+
+  /** Force-execute takes the workspace from whichever run holds it; a user's or team's lock stays. */
+  dropRunLock(workspaceId: string): void {
+    if (this.holder(this.db, workspaceId)?.kind === 'run') repo.updateWorkspace(this.db, workspaceId, { lockedBy: null });
+  }
+
   forceUnlock(located: Located): Located {
     this.workspaces.require(located, 'can-force-unlock');
     if (!located.workspace.lockedBy) throw conflict('Unable to force-unlock workspace: the workspace is not locked');

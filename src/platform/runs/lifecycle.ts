@@ -1,0 +1,95 @@
+/**
+ * The run lifecycle as a table: every status the engine moves a run through, and where it may go
+ * next. The engine writes no status this table does not allow; a move it refuses is a programming
+ * error (`TransitionRefused`), while the API's actions answer their own 409s (states.ts) before
+ * they reach the engine. A new step between two statuses (policy checks, between the post-plan
+ * stage and `planned`) is new members of `RunStatus`, their rows here, and a `RunCheck` (checks.ts).
+ */
+
+import { isFinal } from './states.js';
+
+/** Statuses a run ends in. */
+export type FinalRunStatus = 'applied' | 'planned_and_finished' | 'discarded' | 'canceled' | 'force_canceled' | 'errored';
+
+export type RunStatus =
+  | 'pending'
+  | 'pre_plan_running'
+  | 'pre_plan_completed'
+  | 'plan_queued'
+  | 'planning'
+  | 'post_plan_running'
+  | 'post_plan_completed'
+  | 'planned'
+  | 'confirmed'
+  | 'pre_apply_running'
+  | 'pre_apply_completed'
+  | 'apply_queued'
+  | 'applying'
+  | FinalRunStatus;
+
+/** How any unfinished run may end early: an error, a cancel, a force-cancel. */
+const INTERRUPTED: readonly FinalRunStatus[] = ['errored', 'canceled', 'force_canceled'];
+
+/** Where the plan ends: waiting for a confirmation, or done (speculative, or nothing to apply). */
+const PLAN_DONE: readonly RunStatus[] = ['planned', 'planned_and_finished'];
+
+/** Status → the statuses the engine may move it to (besides `INTERRUPTED`, open to every unfinished one). */
+const NEXT: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
+  pending: ['pre_plan_running', 'plan_queued', 'discarded'],
+  pre_plan_running: ['pre_plan_completed'],
+  pre_plan_completed: ['plan_queued'],
+  plan_queued: ['planning'],
+  planning: ['post_plan_running', ...PLAN_DONE],
+  post_plan_running: ['post_plan_completed'],
+  post_plan_completed: PLAN_DONE,
+  planned: ['confirmed', 'discarded'],
+  confirmed: ['pre_apply_running', 'apply_queued'],
+  pre_apply_running: ['pre_apply_completed'],
+  pre_apply_completed: ['apply_queued'],
+  apply_queued: ['applying'],
+  applying: ['applied'],
+  applied: [],
+  planned_and_finished: [],
+  discarded: [],
+  canceled: [],
+  force_canceled: [],
+  errored: [],
+};
+
+export function isRunStatus(status: string): status is RunStatus {
+  return Object.hasOwn(NEXT, status);
+}
+
+export function isFinalRunStatus(status: RunStatus): status is FinalRunStatus {
+  return NEXT[status].length === 0;
+}
+
+const interrupts = (to: RunStatus) => (INTERRUPTED as readonly string[]).includes(to);
+
+/**
+ * Whether the table lets a run in `from` (as stored, so any text) move to `to`. A status the
+ * engine never writes (a store from elsewhere) can still end, so a restart can clear it.
+ */
+export function canMove(from: string, to: RunStatus): boolean {
+  if (!isRunStatus(from)) return !isFinal(from) && interrupts(to);
+  if (isFinalRunStatus(from)) return false;
+  return NEXT[from].includes(to) || interrupts(to);
+}
+
+/** A move the table does not allow: a bug in the engine, never an answer to a request. */
+export class TransitionRefused extends Error {
+  constructor(
+    readonly from: string,
+    readonly to: RunStatus,
+  ) {
+    super(`a run cannot move from ${from} to ${to}`);
+    this.name = 'TransitionRefused';
+  }
+}
+
+export function assertMove(from: string, to: RunStatus): void {
+  if (!canMove(from, to)) throw new TransitionRefused(from, to);
+}
+
+/** The `status-timestamps` key a status is stamped under (`plan_queued` → `plan-queued-at`). */
+export const timestampKey = (status: RunStatus) => `${status.replace(/_/g, '-')}-at`;
