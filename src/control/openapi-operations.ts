@@ -124,6 +124,8 @@ export function secretsTagOf(path: string, engine: string): ReadmeTag {
     pki: 'PKI',
     userpass: 'Auth methods',
     approle: 'Auth methods',
+    jwt: 'Auth methods',
+    oidc: 'Auth methods',
   };
   return byEngine[engine] ?? 'Secrets API';
 }

@@ -1,0 +1,52 @@
+import { authTypeOf, parsePublicKeyPem, type JwtConfig } from './config.js';
+import { fetchDiscovery, RemoteKeySet, StaticKeySet, type KeySet } from './key-sets.js';
+
+export class ValidatorConfigError extends Error {}
+
+interface Cached {
+  /** The stored configuration the key set was built from; any other one builds a new set. */
+  fingerprint: string;
+  keySet: KeySet;
+}
+
+/**
+ * Each mount's key set, built on the first login after a configuration write and kept until the
+ * next one (or until the mount goes), as the real method keeps its validator: a remote JWKS is
+ * fetched once and again only for a token no cached key verifies. An OIDC discovery configuration
+ * fetches its discovery document when the set is built; a failure is not cached.
+ */
+export class Validators {
+  private readonly byMount = new Map<string, Cached>();
+
+  async keySet(mountUuid: string, config: JwtConfig): Promise<KeySet> {
+    const fingerprint = JSON.stringify(config);
+    const cached = this.byMount.get(mountUuid);
+    if (cached?.fingerprint === fingerprint) return cached.keySet;
+    const keySet = await build(config);
+    this.byMount.set(mountUuid, { fingerprint, keySet });
+    return keySet;
+  }
+
+  forget(mountUuid: string): void {
+    this.byMount.delete(mountUuid);
+  }
+}
+
+async function build(config: JwtConfig): Promise<KeySet> {
+  switch (authTypeOf(config)) {
+    case 'static':
+      return new StaticKeySet(config.jwt_validation_pubkeys.map(parsePublicKeyPem));
+    case 'jwks':
+      return new RemoteKeySet(config.jwks_url, config.jwks_ca_pem);
+    case 'discovery':
+      try {
+        const discovery = await fetchDiscovery(config.oidc_discovery_url, config.oidc_discovery_ca_pem);
+        return new RemoteKeySet(discovery.jwks_uri, config.oidc_discovery_ca_pem);
+      } catch (error) {
+        throw new ValidatorConfigError(`keyset configuration error: ${(error as Error).message}`);
+      }
+    default:
+      // The OIDC browser flow's configuration (client ID and secret) verifies no direct logins.
+      throw new ValidatorConfigError('unsupported config type');
+  }
+}
