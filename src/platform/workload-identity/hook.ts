@@ -68,11 +68,13 @@ export class WorkloadIdentityHook implements PhaseHook {
       if (settings.vault.length > 0) await removeRunCredentialsDir(phase.run.id);
     };
 
+    let current: VaultLogin | undefined;
     try {
       const tagged = settings.vault.some((login) => login.tag !== null);
       const directory = settings.vault.length > 0 ? await openRunCredentialsDir(phase.run.id) : '';
       const files = new Map<string | null, ConfigurationFiles>();
       for (const login of settings.vault) {
+        current = login;
         const jwt = await mint(login.audience);
         secrets.push(jwt);
         const session = await loginWithJwt(login, jwt, phase.signal);
@@ -97,14 +99,15 @@ export class WorkloadIdentityHook implements PhaseHook {
       }
       const variables: RunVariable[] = [];
       if (tagged) {
-        const aliases = Object.fromEntries([...files].filter(([tag]) => tag !== null));
+        const aliases: Record<string, ConfigurationFiles> = {};
+        for (const [tag, described] of files) if (tag !== null) aliases[tag] = described;
         const value = { default: files.get(null) ?? NO_CONFIGURATION, aliases };
         variables.push({ key: 'tfc_vault_dynamic_credentials', value: hclValue(value), hcl: true, sensitive: false });
       }
       return { kind: 'proceed', environment, variables, secrets, finish };
     } catch (error) {
       await finish();
-      if (error instanceof LoginFailed) return { kind: 'error', message: `${describeFailure(settings.vault, sessions.length)}: ${error.message}` };
+      if (error instanceof LoginFailed && current) return { kind: 'error', message: `${describe(current)}: ${error.message}` };
       throw error;
     }
   }
@@ -112,10 +115,4 @@ export class WorkloadIdentityHook implements PhaseHook {
 
 function describe(login: VaultLogin): string {
   return login.tag === null ? 'Vault dynamic credentials' : `Vault dynamic credentials (${login.tag})`;
-}
-
-/** Names the configuration whose login failed: the one after the last that succeeded. */
-function describeFailure(logins: readonly VaultLogin[], succeeded: number): string {
-  const login = logins[succeeded];
-  return login ? `${describe(login)}` : 'Vault dynamic credentials';
 }

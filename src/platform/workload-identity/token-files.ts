@@ -21,7 +21,7 @@ export async function openRunCredentialsDir(runId: string): Promise<string> {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     const stat = await lstat(directory);
     const ours = stat.isDirectory() && (process.getuid === undefined || stat.uid === process.getuid()) && (stat.mode & 0o077) === 0;
-    if (!ours) throw new Error(`${directory} exists and is not a private directory of this server`);
+    if (!ours) throw new Error(`${directory} exists and is not a private directory of this server`, { cause: error });
   }
   return directory;
 }

@@ -101,7 +101,9 @@ export async function loginWithJwt(login: VaultLogin, jwt: string, signal?: Abor
     revoke: async () => {
       try {
         const revoked = await call(login, 'POST', 'auth/token/revoke-self', { 'X-Vault-Token': token }, undefined);
-        return revoked.status === 204 || revoked.status === 200 ? null : `revoking the token failed (${revoked.status}): ${errorText(revoked)}`;
+        return revoked.status === 204 || revoked.status === 200
+          ? null
+          : `revoking the token failed (${revoked.status}): ${errorText(revoked)}`;
       } catch (error) {
         return `revoking the token failed: ${(error as Error).message}`;
       }
