@@ -14,13 +14,14 @@ import { registerOpenApi, type RegisteredRoute } from './control/openapi.js';
 import { Scheduler } from './core/scheduler.js';
 import { platformRouterError } from './platform/jsonapi/errors.js';
 import { platformPlugin } from './platform/plugin.js';
-import { buildPlatformContext } from './platform/services.js';
+import { buildPlatformContext, type PlatformContext } from './platform/services.js';
 import { forgetLimitPolicy, forgetRateLimitWindows } from './platform/admin/rate-limit.js';
 import { createHarness, type Harness } from './control/harness/harness.js';
 import { installHarness } from './control/harness/hooks.js';
 import { isStoreFile } from './control/harness/snapshots.js';
 import { signingKeyDiscoveryRoutes } from './platform/admin/well-known.js';
 import { registryProtocolPlugin } from './platform/registry/protocol-routes.js';
+import { providerRegistryPlugin } from './platform/registry-providers/registry-routes.js';
 import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
 import { applySeed, readSeedFile, SeedError } from './seed/seed.js';
@@ -36,6 +37,8 @@ import { CLOSE_STEP_MS, SHUTDOWN_GRACE_MS, settleWithin } from './core/shutdown.
 export interface App {
   readonly fastify: FastifyInstance;
   readonly runtime: Runtime;
+  /** The platform's services, as the platform tree uses them (tests reach the run engine's seams here). */
+  readonly platform: PlatformContext;
   /** Back to the seed state; returns the time it took in milliseconds. */
   reset(): number;
   /** Every route registered, as Fastify saw it (the OpenAPI document must describe each). */
@@ -192,6 +195,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const routes = await registerOpenApi(fastify, runtime);
   await fastify.register(async (scoped) => platformPlugin(scoped, platform), { prefix: '/api/v2' });
   await fastify.register(async (scoped) => registryProtocolPlugin(scoped, platform));
+  await fastify.register(async (scoped) => providerRegistryPlugin(scoped, platform));
   await fastify.register(async (scoped) => stateObjectPlugin(scoped, platform), { prefix: OBJECT_PREFIX });
   await fastify.register(async (scoped) => runObjectPlugin(scoped, platform), { prefix: RUN_OBJECT_PREFIX });
   await fastify.register(async (scoped) => secretsPlugin(scoped, runtime));
@@ -223,5 +227,5 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     harness.snapshots.close();
   });
   await fastify.ready();
-  return { fastify, runtime, reset, routes, harness, tls };
+  return { fastify, runtime, platform, reset, routes, harness, tls };
 }

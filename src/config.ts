@@ -37,6 +37,7 @@ export const ConfigSchema = Type.Object({
   ]),
   smsApiUrl: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()]),
   mailTimeoutMs: Type.Integer({ minimum: 1, maximum: 600000 }),
+  notificationTimeoutMs: Type.Integer({ minimum: 1, maximum: 600000 }),
   kmsLibraries: Type.String({ pattern: KMS_LIBRARIES_PATTERN }),
   pkiKeyPool: Type.Integer({ minimum: 0, maximum: 1000 }),
   publicRegistryUrl: Type.Union([Type.String({ pattern: '^https?://' }), Type.Null()]),
@@ -47,6 +48,10 @@ export const ConfigSchema = Type.Object({
   terraformBin: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   tfPluginDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   runConcurrency: Type.Integer({ minimum: 1, maximum: 64 }),
+  /** A user name or `uid[:gid]` runs execute as when the server is root; null: `nobody`. */
+  runUser: Type.Union([Type.String({ pattern: '^(?:[A-Za-z_][A-Za-z0-9_.-]{0,31}|\\d+(?::\\d+)?)$' }), Type.Null()]),
+  runAsRoot: Type.Union([Type.Literal('true'), Type.Literal('false')]),
+  allowInsecureBind: Type.Union([Type.Literal('true'), Type.Literal('false')]),
   runProgression: Type.Union(RUN_PROGRESSIONS.map((mode) => Type.Literal(mode))),
   tls: Type.Union(TLS_MODES.map((mode) => Type.Literal(mode))),
   /** Comma-separated names and addresses the auto certificate covers besides loopback. */
@@ -167,6 +172,13 @@ export const VARIABLES: readonly Variable[] = [
     meaning: 'longest wait for the SMTP server (or SMS API) on an admin test message; past it, 504',
   },
   {
+    name: 'UNDERSTUDY_NOTIFICATION_TIMEOUT_MS',
+    key: 'notificationTimeoutMs',
+    default: '10000',
+    expects: 'an integer from 1 to 600000',
+    meaning: 'longest wait for a notification destination (URL or SMTP server); past it, the delivery counts as failed',
+  },
+  {
     name: 'UNDERSTUDY_KMS_LIBRARIES',
     key: 'kmsLibraries',
     default: 'softhsm=/usr/lib/softhsm/libsofthsm2.so',
@@ -237,6 +249,27 @@ export const VARIABLES: readonly Variable[] = [
     meaning: 'plans and applies executing at once; later runs wait in plan_queued / apply_queued',
   },
   {
+    name: 'UNDERSTUDY_RUN_USER',
+    key: 'runUser',
+    default: null,
+    expects: 'a user name or uid[:gid]',
+    meaning: 'who the terraform executor runs as when the server runs as root (unset: nobody)',
+  },
+  {
+    name: 'UNDERSTUDY_RUN_AS_ROOT',
+    key: 'runAsRoot',
+    default: 'false',
+    expects: 'true | false',
+    meaning: 'true: a server running as root may run terraform (and what a configuration runs) as root',
+  },
+  {
+    name: 'UNDERSTUDY_ALLOW_INSECURE_BIND',
+    key: 'allowInsecureBind',
+    default: 'false',
+    expects: 'true | false',
+    meaning: 'true: bind beyond loopback even with the well-known default admin or root token',
+  },
+  {
     name: 'UNDERSTUDY_RUN_PROGRESSION',
     key: 'runProgression',
     default: 'immediate',
@@ -288,7 +321,14 @@ export const VARIABLES: readonly Variable[] = [
 ];
 
 /** Variables whose value is a number. */
-const NUMERIC: ReadonlySet<keyof Config> = new Set(['port', 'mailTimeoutMs', 'pkiKeyPool', 'journalSize', 'runConcurrency']);
+const NUMERIC: ReadonlySet<keyof Config> = new Set([
+  'port',
+  'mailTimeoutMs',
+  'notificationTimeoutMs',
+  'pkiKeyPool',
+  'journalSize',
+  'runConcurrency',
+]);
 
 /** `UNDERSTUDY_KMS_LIBRARIES` as a map from library name to path. */
 export function kmsLibraryMap(text: string): Map<string, string> {
@@ -323,5 +363,33 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
       throw new ConfigError(`${variable.name} must be ${variable.expects} (got ${JSON.stringify(given)})`);
     }
   }
-  return raw as Config;
+  const config = raw as Config;
+  refuseExposedDefaults(config);
+  return config;
 }
+
+/** Host names and addresses only this machine reaches. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^(?:::ffff:)?127(?:\.\d{1,3}){3}$/.test(bare);
+}
+
+/**
+ * The default tokens are printed in the README: anyone who reaches the port with them is the
+ * site administrator and the secrets root. Beyond loopback that takes a choice (own tokens, or
+ * UNDERSTUDY_ALLOW_INSECURE_BIND=true where the network is the boundary, as in the container).
+ */
+function refuseExposedDefaults(config: Config): void {
+  if (isLoopback(config.host) || config.allowInsecureBind === 'true') return;
+  const wellKnown = [
+    ...(config.adminToken === defaultOf('adminToken') ? ['UNDERSTUDY_ADMIN_TOKEN'] : []),
+    ...(config.rootToken === defaultOf('rootToken') ? ['UNDERSTUDY_ROOT_TOKEN'] : []),
+  ];
+  if (wellKnown.length === 0) return;
+  throw new ConfigError(
+    `UNDERSTUDY_HOST=${config.host} reaches beyond this machine while ${wellKnown.join(' and ')} ${wellKnown.length > 1 ? 'are' : 'is'} ` +
+      'the well-known default: set your own, or UNDERSTUDY_ALLOW_INSECURE_BIND=true to accept that anyone who reaches the port is administrator',
+  );
+}
+
+const defaultOf = (key: keyof Config) => VARIABLES.find((variable) => variable.key === key)?.default;

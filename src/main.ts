@@ -1,3 +1,4 @@
+import { resolveRunUser, RunUserError } from './adapters/executor/run-user.js';
 import { buildApp } from './app.js';
 import { cliAction } from './cli.js';
 import { logDestination, routeProcessWarnings } from './logging.js';
@@ -51,6 +52,15 @@ async function main(): Promise<boolean> {
   } catch (error) {
     if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
     throw error;
+  }
+  // The terraform executor asked for by name must not start as root by accident (run-user.ts).
+  if (config.executor === 'terraform') {
+    try {
+      resolveRunUser(config);
+    } catch (error) {
+      if (error instanceof RunUserError) fail(error.message);
+      throw error;
+    }
   }
 
   let app;

@@ -27,6 +27,7 @@ export const README_TAGS = [
   { name: 'Database credentials', description: 'the database engine' },
   { name: 'Transit', description: 'the transit engine' },
   { name: 'PKI', description: 'the PKI engine' },
+  { name: 'Identity', description: 'identity/: entities, groups, aliases and identity tokens' },
 ] as const;
 
 export type ReadmeTag = (typeof README_TAGS)[number]['name'];
@@ -77,7 +78,9 @@ const RESOURCE_TAGS: Record<string, ReadmeTag> = {
   'task-stages': RUNS,
   'task-results': RUNS,
   capacity: RUNS,
+  'notification-configurations': RUNS,
   'registry-modules': 'Module registry',
+  'registry-providers': 'Module registry',
   'oauth-clients': 'Module registry',
   'oauth-tokens': 'Module registry',
   admin: 'Administrator settings',
@@ -126,6 +129,7 @@ export function secretsTagOf(path: string, engine: string): ReadmeTag {
     approle: 'Auth methods',
     jwt: 'Auth methods',
     oidc: 'Auth methods',
+    identity: 'Identity',
   };
   return byEngine[engine] ?? 'Secrets API';
 }

@@ -6,6 +6,7 @@ import { README_TAGS, responsesOf, secretsTagOf, summaryOf, tagsOf } from './ope
 import { buildSecretsContext, ENGINES } from '../secrets/plugin.js';
 import type { Backend, FieldSpec, FieldType, Operation, PathSpec } from '../secrets/framework/types.js';
 import { systemBackend } from '../secrets/sys/backend.js';
+import { identityBackend } from '../secrets/identity/backend.js';
 import { tokenBackend } from '../secrets/tokens/backend.js';
 
 /** A route as Fastify registered it (collected with an onRoute hook). */
@@ -204,6 +205,7 @@ function secretsPaths(runtime: Runtime): Record<string, Record<string, Json>> {
   const paths: Record<string, Record<string, Json>> = {};
   describeBackend(paths, 'sys/', systemBackend(context));
   describeBackend(paths, 'auth/token/', tokenBackend(context));
+  describeBackend(paths, 'identity/', identityBackend(context));
   const mounts = context.mounts.all();
   for (const [type, factory] of ENGINES) {
     const backend = factory(context);

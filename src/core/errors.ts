@@ -12,6 +12,8 @@ export interface ApiErrorOptions {
   parameter?: string;
   /** Exact messages for the secrets API's `errors` array; `[]` is meaningful there. */
   messages?: string[];
+  /** Further errors of the same answer (the platform lists them after this one, as the real service does for one attribute). */
+  also?: ApiError[];
 }
 
 export class ApiError extends Error {

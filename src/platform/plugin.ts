@@ -29,6 +29,7 @@ import { workspaceRoutes } from './workspaces/routes.js';
 import { oauthClientRoutes } from './oauth-clients/routes.js';
 import { noCodeRoutes } from './registry/no-code-routes.js';
 import { registryRoutes } from './registry/routes.js';
+import { registryProviderRoutes } from './registry-providers/routes.js';
 import { projectRoutes } from './projects/routes.js';
 import { stateVersionRoutes } from './state-versions/routes.js';
 import { variableRoutes } from './variables/routes.js';
@@ -38,6 +39,7 @@ import { runRoutes } from './runs/routes.js';
 import { runEventRoutes } from './runs/event-routes.js';
 import { taskStageRoutes } from './task-stages/routes.js';
 import { runTriggerRoutes } from './runs/trigger-routes.js';
+import { notificationRoutes } from './notifications/routes.js';
 
 /** The `/api/v2` tree: JSON:API conventions, bearer auth, one permissions module. */
 export async function platformPlugin(app: FastifyInstance, context: PlatformContext): Promise<void> {
@@ -62,6 +64,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => runEventRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => taskStageRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runTriggerRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => notificationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableSetRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceActionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
@@ -85,5 +88,6 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   }
   await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => registryRoutes(scoped, context));
+  await app.register(async (scoped) => registryProviderRoutes(scoped, context));
   await app.register(async (scoped) => noCodeRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
 }

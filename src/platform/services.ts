@@ -13,6 +13,9 @@ import { RegistryProtocol } from './registry/protocol.js';
 import { NoCodeService } from './registry/no-code.js';
 import { RegistryService } from './registry/service.js';
 import { VcsPublisher } from './registry/vcs.js';
+import { GpgKeyService } from './registry-providers/gpg-keys.js';
+import { ProviderProtocol } from './registry-providers/protocol.js';
+import { RegistryProviderService } from './registry-providers/service.js';
 import { RemoteStateService } from './remote-state/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
@@ -57,6 +60,8 @@ import { requireAgentPoolOf } from './agent-pools/rules.js';
 import { IncludeRegistry } from './jsonapi/include.js';
 import type { OrganizationPage } from './organizations/resource.js';
 import { WorkloadIdentityHook } from './workload-identity/hook.js';
+import { NotificationDispatcher } from './notifications/delivery.js';
+import { NotificationService } from './notifications/service.js';
 
 /** Every platform service, made once per server; routes, the control plane and the seed all use these. */
 export interface PlatformServices {
@@ -73,6 +78,9 @@ export interface PlatformServices {
   readonly registryProtocol: RegistryProtocol;
   readonly registryDownloads: DownloadLinks;
   readonly vcs: VcsPublisher;
+  readonly registryProviders: RegistryProviderService;
+  readonly gpgKeys: GpgKeyService;
+  readonly providerProtocol: ProviderProtocol;
   readonly remoteState: RemoteStateService;
   readonly runTasks: RunTaskService;
   readonly sshKeys: SshKeyService;
@@ -104,6 +112,8 @@ export interface PlatformServices {
   readonly workspaceLocks: WorkspaceLocks;
   /** Workspaces as wire objects, with the parts and includes other domains own. */
   readonly workspaceViews: WorkspaceViews;
+  /** Notification configurations and the dispatcher that delivers run notifications. */
+  readonly notifications: NotificationService;
 }
 
 /** What platform routes, the control plane and the seed are built from: the runtime and its services. */
@@ -128,6 +138,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const oauthClients = new OAuthClientService(db, clock, organizations);
   const atRest = new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY));
   const registry = new RegistryService(db, clock, edition, organizations, atRest);
+  const gpgKeys = new GpgKeyService(db, clock);
   const stateVersions = new StateVersionService(db, clock, workspaces);
   const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
   const runLogs = new LogBook(db);
@@ -161,6 +172,17 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
       effective_tag_bindings: effectiveTagBindingsInclude(tagBindings),
     },
   });
+  const notifications = new NotificationService(
+    db,
+    clock,
+    atRest,
+    workspaces,
+    new NotificationDispatcher(db, clock, atRest, runtime.log, {
+      timeoutMs: runtime.config.notificationTimeoutMs,
+      originOf: (runId) => engine.origins.get(runId),
+      fallbackOrigin: `http://${runtime.config.host}:${runtime.config.port}`,
+    }),
+  );
   const services: PlatformServices = {
     admin: new AdminService(runtime),
     agentPools: new AgentPoolService(db, clock, organizations),
@@ -175,6 +197,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     registryProtocol: new RegistryProtocol(db, organizations),
     registryDownloads: new DownloadLinks(clock),
     vcs: new VcsPublisher(db, clock, registry, oauthClients),
+    registryProviders: new RegistryProviderService(db, clock, organizations, atRest),
+    gpgKeys,
+    providerProtocol: new ProviderProtocol(db, organizations, gpgKeys, new DownloadLinks(clock)),
     remoteState: new RemoteStateService(db, workspaces),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
@@ -204,7 +229,10 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaceViews,
     auditTrail: new AuditTrailService(db, clock),
     variableSetViews: new VariableSetViews(db),
+    notifications,
   };
   workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
+  // Every committed status change reaches the notification deliveries (they never hold the run).
+  engine.onTransition((transition) => notifications.dispatcher.runTransition(transition));
   return { ...runtime, services };
 }

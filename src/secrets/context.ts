@@ -3,6 +3,7 @@ import type { Authorizer } from './acl/authorizer.js';
 import type { AuditBroker } from './audit/broker.js';
 import type { PolicyStore } from './acl/policy-store.js';
 import type { Backend } from './framework/types.js';
+import type { IdentityStore } from './identity/identity-store.js';
 import type { LeaseManager } from './leases/lease-manager.js';
 import type { ManagedKeys } from './managed-keys/service.js';
 import type { MountTable } from './mounts/mount-table.js';
@@ -33,4 +34,6 @@ export interface SecretsContext extends Runtime {
   readonly audit: AuditBroker;
   /** Response wrapping: answers kept in single-use tokens' cubbyholes. */
   readonly wrapping: ResponseWrapper;
+  /** The identity store (`identity/`): entities, aliases, groups; logins link to it. */
+  readonly identity: IdentityStore;
 }

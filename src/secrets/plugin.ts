@@ -17,6 +17,7 @@ import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
+import { IdentityStore } from './identity/identity-store.js';
 import { LeaseManager } from './leases/lease-manager.js';
 import { managedKeyService } from './managed-keys/types.js';
 import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
@@ -103,6 +104,7 @@ export function buildSecretsContext(
     managedKeys,
     audit: new AuditBroker(db, runtime.clock, runtime.log),
     wrapping: new ResponseWrapper({ store: runtime.store, clock: runtime.clock, scheduler: runtime.scheduler, tokens, mounts }),
+    identity: new IdentityStore(runtime.store, runtime.clock, mounts, authMounts),
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
   function backend(type: string): Backend | undefined {

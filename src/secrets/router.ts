@@ -7,6 +7,7 @@ import { FieldData } from './framework/fields.js';
 import { PathTable, type PathMatch } from './framework/paths.js';
 import type { HandlerRequest, LogicalResponse, MountInfo, Operation } from './framework/types.js';
 import { MountStorage } from './storage/mount-storage.js';
+import { identityBackend } from './identity/backend.js';
 import { isEmptyResponse } from './http/respond.js';
 import { systemBackend } from './sys/backend.js';
 import { tokenBackend } from './tokens/backend.js';
@@ -53,6 +54,7 @@ export class SecretsRouter {
     this.builtIns = [
       builtIn('sys/', 'system', new PathTable(systemBackend(context))),
       builtIn('auth/token/', 'token', new PathTable(tokenBackend(context))),
+      builtIn('identity/', 'identity', new PathTable(identityBackend(context))),
     ];
   }
 

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
@@ -36,7 +36,22 @@ function ensureParentDirectories(file: string): void {
     missing.unshift(dir);
     if (dirname(dir) === dir) break;
   }
-  for (const dir of missing) mkdirSync(dir);
+  for (const dir of missing) mkdirSync(dir, { mode: 0o700 });
+}
+
+/**
+ * The store holds tokens, sealed secrets and the key that seals them: readable by the server's
+ * user only (a run's terraform, as another user, must not read it). SQLite gives later -wal and
+ * -shm files the database file's mode. A file the server does not own keeps its mode.
+ */
+function keepPrivate(location: string): void {
+  for (const file of [location, `${location}-wal`, `${location}-shm`]) {
+    try {
+      chmodSync(file, 0o600);
+    } catch {
+      // Missing (no WAL yet) or not ours: nothing to tighten.
+    }
+  }
 }
 
 function openDatabase(location: string, ephemeral: boolean): Database.Database {
@@ -45,6 +60,7 @@ function openDatabase(location: string, ephemeral: boolean): Database.Database {
     const sqlite = new Database(location);
     // Opening is lazy: the first statement is what finds out a file is not a database or not writable.
     sqlite.pragma('journal_mode = WAL');
+    if (!ephemeral) keepPrivate(location);
     return sqlite;
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;

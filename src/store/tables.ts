@@ -11,3 +11,5 @@ export * from './schema/state.js';
 export * from './schema/runs.js';
 export * from './schema/variable-sets.js';
 export * from './schema/tag-bindings.js';
+export * from './schema/registry-providers.js';
+export * from './schema/notifications.js';

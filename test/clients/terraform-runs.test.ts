@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform, startServer, type TestServer } from '../helpers/app.js';
 import { requireTerraform, startTerraform, terraform } from '../helpers/terraform.js';
+import { createRun, newWorkspace, uploadConfiguration, waitFor } from '../platform/runs/helpers.js';
 import { KEY, startTaskService } from '../platform/runs/task-service.js';
 
 const version = requireTerraform('the remote-execution tests (terraform plan and apply run by understudy)');
@@ -112,6 +113,53 @@ describe.skipIf(version === null)('terraform plan and apply in remote execution 
     const text = await log.text();
     expect(text.startsWith('\u0002Terraform v')).toBe(true);
     expect(text.endsWith('\u0003')).toBe(true);
+  });
+});
+
+describe.skipIf(version === null)('phase hooks with the terraform executor', () => {
+  it("give terraform each phase's own environment: the plan's in the plan, the apply's in the apply", async () => {
+    const server = await startServer({ UNDERSTUDY_EXECUTOR: 'terraform' });
+    try {
+      server.app.platform.services.runs.engine.addPhaseHook({
+        name: 'phase environment',
+        start: async (start) => ({
+          kind: 'proceed',
+          environment: [
+            // TF_VAR_ shows the plan's environment in the plan; the provisioner echoes the apply's.
+            { key: 'TF_VAR_planned_in', value: `${start.phase}-phase`, hcl: false, sensitive: false },
+            { key: 'PHASE_VALUE', value: `${start.phase}-phase`, hcl: false, sensitive: false },
+          ],
+        }),
+      });
+      const ws = await newWorkspace(server, 'remote-hooks', { 'auto-apply': true });
+      await uploadConfiguration(
+        server,
+        ws,
+        `variable "planned_in" {
+  default = "nowhere"
+}
+output "planned_in" { value = var.planned_in }
+resource "terraform_data" "echo" {
+  provisioner "local-exec" {
+    command = "echo applied_in=$PHASE_VALUE"
+  }
+}
+`,
+      );
+      const id = (await createRun(server, ws)).body.data.id as string;
+      await waitFor(server, id, 'applied');
+      const shown = await platform(server, 'GET', `/runs/${id}?include=plan,apply`);
+      const logOf = async (type: string) => {
+        const phase = shown.body.included.find((item: { type: string }) => item.type === type);
+        return (await fetch(phase.attributes['log-read-url'])).text();
+      };
+      expect(await logOf('plans')).toContain('+ planned_in = "plan-phase"');
+      expect(await logOf('applies')).toContain('applied_in=apply-phase');
+      const outputs = await platform(server, 'GET', `/workspaces/${ws}/current-state-version?include=outputs`);
+      expect(outputs.body.included[0].attributes).toMatchObject({ name: 'planned_in', value: 'plan-phase' });
+    } finally {
+      await server.close();
+    }
   });
 });
 

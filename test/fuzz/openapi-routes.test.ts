@@ -164,4 +164,17 @@ describe('every OpenAPI operation, fuzzed', () => {
     }
     expect(failures, `FUZZ_SEED=${SEED}`).toEqual([]);
   }, 120_000);
+
+  it('leaves the store whole: SQLite integrity check and every full-text index check pass', () => {
+    const { sqlite } = server.app.runtime.store;
+    const indexes = sqlite
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'")
+      .all() as {
+      name: string;
+    }[];
+    expect(indexes.map((index) => index.name).sort()).toEqual(['team_names', 'user_names', 'workspace_names']);
+    for (const { name } of indexes)
+      expect(() => sqlite.exec(`INSERT INTO ${name} (${name}) VALUES ('integrity-check')`), name).not.toThrow();
+    expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+  });
 });

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { DCLinter } from 'dclint';
 import { validate } from 'dockerfile-utils';
+import { build as esbuild } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { VARIABLES } from '../../src/config.js';
 import { cleanEnv, ROOT } from './process.js';
@@ -44,9 +45,9 @@ describe('Dockerfile', () => {
     expect(validate('FROM node:20-bookworm-slim\nEXPOS 8200\n').length).toBeGreaterThan(0);
   });
 
-  it('builds in one Node 20 slim stage and runs in another', () => {
-    expect(args(build, 'FROM')).toEqual(['node:20-bookworm-slim AS build']);
-    expect(args(runtime, 'FROM')[0]).toMatch(/^node:20-bookworm-slim\b/);
+  it('builds in one Node 22 slim stage (the README recommends 22) and runs in another', () => {
+    expect(args(build, 'FROM')).toEqual(['node:22-bookworm-slim AS build']);
+    expect(args(runtime, 'FROM')[0]).toMatch(/^node:22-bookworm-slim\b/);
     expect(stages(dockerfile)).toHaveLength(2);
     const buildSteps = args(build, 'RUN').join(' && ');
     expect(buildSteps).toMatch(/npm ci\b/);
@@ -96,6 +97,73 @@ describe('Dockerfile', () => {
       );
     expect(fromContext.length).toBeGreaterThan(0);
     for (const source of fromContext) expect(allowed, source).toContain(source);
+  });
+});
+
+/**
+ * What `npm run build` reads from the project: scripts/build.mjs itself, every project file its
+ * esbuild entry points bundle (found by esbuild, packages left out), the files it reads directly,
+ * package.json and its lock (npm), and tsconfig.json (esbuild reads it when present).
+ */
+async function filesTheBuildReads(): Promise<string[]> {
+  const script = readFileSync(join(ROOT, 'scripts/build.mjs'), 'utf8');
+  const entryPoints = [...script.matchAll(/entryPoints: \['([^']+)'\]/g)].map((match) => match[1] as string);
+  const readDirectly = [...script.matchAll(/readFileSync\('([^']+)'/g)].map((match) => match[1] as string);
+  const result = await esbuild({
+    absWorkingDir: ROOT,
+    entryPoints,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outdir: 'unwritten',
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const bundled = Object.keys(result.metafile.inputs);
+  return [...new Set(['scripts/build.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', ...readDirectly, ...bundled])].filter(
+    (file) => !file.startsWith('dist/'),
+  );
+}
+
+/** Where a build-stage `COPY` from the context puts each context path under WORKDIR /app. */
+function copiedPaths(stage: Instruction[]): Map<string, string> {
+  const placed = new Map<string, string>();
+  for (const copy of args(stage, 'COPY').filter((line) => !line.startsWith('--from'))) {
+    const words = copy.split(' ').filter((word) => !word.startsWith('--'));
+    const destination = words.at(-1) as string;
+    const sources = words.slice(0, -1);
+    for (const source of sources) {
+      const target = sources.length > 1 || destination.endsWith('/') ? posix.join(destination, posix.basename(source)) : destination;
+      placed.set(source, posix.normalize(target));
+    }
+  }
+  return placed;
+}
+
+describe('the image build', () => {
+  it('copies every file npm run build reads into the build stage, and .dockerignore lets each through', async () => {
+    const needed = await filesTheBuildReads();
+    expect(needed).toEqual(expect.arrayContaining(['scripts/launcher.mjs', 'src/main.ts', 'src/index.ts']));
+    const placed = copiedPaths(build);
+    const allowed = readFileSync(join(ROOT, '.dockerignore'), 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('!'))
+      .map((line) => line.slice(1).trim());
+    const within = (file: string, path: string) => file === path || file.startsWith(`${path}/`);
+    const missing = needed.filter((file) => {
+      const source = [...placed.keys()].find((path) => within(file, path));
+      const lands = source === undefined ? undefined : posix.normalize(`${placed.get(source)}${file.slice(source.length)}`);
+      return lands !== posix.normalize(file) || !allowed.some((path) => within(file, path));
+    });
+    expect(missing).toEqual([]);
+  });
+
+  it('is checked against a build that leaves a file out', () => {
+    const without = stages(dockerfile.replace('scripts/launcher.mjs ', ''))[0] ?? [];
+    expect([...copiedPaths(without).keys()]).not.toContain('scripts/launcher.mjs');
+    expect([...copiedPaths(build).keys()]).toContain('scripts/launcher.mjs');
   });
 });
 

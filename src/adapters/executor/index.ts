@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Executor } from './executor.js';
 import { SimulatedExecutor } from './simulated.js';
+import { resolveRunUser, RunUserError, type RunUser } from './run-user.js';
 import { TerraformExecutor } from './terraform.js';
 
 export * from './executor.js';
@@ -37,6 +38,17 @@ export async function createExecutor(config: Config, log: FastifyBaseLogger): Pr
     log.info({ binary }, 'no terraform CLI found: runs use the simulated executor (set UNDERSTUDY_TERRAFORM_BIN to use a real one)');
     return new SimulatedExecutor({ version: SIMULATED_VERSION });
   }
+  let runUser: RunUser | null;
+  try {
+    runUser = resolveRunUser(config);
+  } catch (error) {
+    // main.ts refuses to start with UNDERSTUDY_EXECUTOR=terraform; auto falls back, saying why.
+    if (!(error instanceof RunUserError) || config.executor !== 'auto') throw error;
+    log.warn(`runs use the simulated executor: ${error.message}`);
+    return new SimulatedExecutor({ version: SIMULATED_VERSION });
+  }
+  if (runUser === null && process.getuid?.() === 0)
+    log.warn('UNDERSTUDY_RUN_AS_ROOT=true: runs (and what a configuration runs) act as root');
   if (version === null) log.warn({ binary }, 'UNDERSTUDY_EXECUTOR=terraform but the CLI does not answer: runs will error');
-  return new TerraformExecutor({ binary, pluginDir: config.tfPluginDir, version: version ?? 'unknown' });
+  return new TerraformExecutor({ binary, pluginDir: config.tfPluginDir, version: version ?? 'unknown', runUser });
 }

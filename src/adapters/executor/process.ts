@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { LogSink } from './executor.js';
+import type { RunUser } from './run-user.js';
 
 export interface ProcessResult {
   /** Exit code; null when the process could not start or died of a signal. */
@@ -19,6 +20,8 @@ export interface ProcessOptions {
   graceMs: number;
   /** Streams stdout and stderr here, whole lines at a time; when absent stdout is captured. */
   log?: LogSink;
+  /** Runs the command as this user (its own groups only); absent or null: the server's user. */
+  user?: RunUser | null;
 }
 
 /**
@@ -28,7 +31,9 @@ export interface ProcessOptions {
 export function runProcess(binary: string, args: string[], options: ProcessOptions): Promise<ProcessResult> {
   return new Promise((resolve) => {
     if (options.signal.aborted) return resolve({ code: null, canceled: true, stdout: '' });
-    const child = spawn(binary, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const identity = options.user ? { uid: options.user.uid, gid: options.user.gid } : {};
+    // With a uid, Node (libuv) also drops the supplementary groups root had.
+    const child = spawn(binary, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'], ...identity });
     let stdout = '';
     let canceled = false;
     let killTimer: NodeJS.Timeout | undefined;

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   NO_CHANGES,
@@ -17,6 +16,7 @@ import {
   type RunVariable,
 } from './executor.js';
 import { runProcess, type ProcessResult } from './process.js';
+import { handOver, makeRunDirectory, type RunUser } from './run-user.js';
 import { SlugRejected, unpackSlug } from './slug.js';
 import { summarisePlan } from './plan-json.js';
 
@@ -29,6 +29,8 @@ export interface TerraformExecutorOptions {
   version: string;
   /** Milliseconds between the interrupt and the kill on cancel. */
   graceMs?: number;
+  /** Who the CLI runs as (run-user.ts); absent or null: the server's own user. */
+  runUser?: RunUser | null;
 }
 
 /** Environment variables passed through from the server's own: the CLI's settings, never the server's secrets. */
@@ -94,7 +96,8 @@ export class TerraformExecutor implements Executor {
     for (const variable of withExtras(job.environment, extras.environment)) env[variable.key] = variable.value;
     return {
       ...env,
-      HOME: env.HOME ?? directory,
+      // Another user's home is not the run's to read; the run's own directory is its home.
+      HOME: this.options.runUser ? directory : (env.HOME ?? directory),
       TF_IN_AUTOMATION: '1',
       TF_INPUT: '0',
       CHECKPOINT_DISABLE: '1',
@@ -109,7 +112,7 @@ export class TerraformExecutor implements Executor {
 
   async plan(job: PlanJob, rawLog: LogSink, signal: AbortSignal, extras: PhaseExtras = NO_EXTRAS): Promise<PlanOutcome> {
     const log = redactingSink(rawLog, secretsOf(job, extras));
-    const directory = await mkdtemp(join(tmpdir(), 'understudy-run-'));
+    const directory = await makeRunDirectory();
     this.directories.add(directory);
     const failed = async (status: 'errored' | 'canceled', line?: string): Promise<PlanOutcome> => {
       if (line) log(line);
@@ -127,6 +130,7 @@ export class TerraformExecutor implements Executor {
     const variables = withExtras(job.variables, extras.variables);
     if (variables.length > 0) await writeFile(join(directory, VARIABLES_FILE), variablesFile(variables));
     if (job.state !== null) await writeFile(join(directory, 'terraform.tfstate'), job.state);
+    await handOver(directory, this.options.runUser ?? null);
     const env = this.environment(job, extras, directory);
     const run = (args: string[], streamed: LogSink | undefined) =>
       runProcess(this.options.binary, [...args], {
@@ -134,6 +138,7 @@ export class TerraformExecutor implements Executor {
         env,
         signal,
         graceMs: this.graceMs,
+        user: this.options.runUser ?? null,
         ...(streamed ? { log: streamed } : {}),
       });
     const problem = (result: ProcessResult, step: string) => {
@@ -194,6 +199,7 @@ export class TerraformExecutor implements Executor {
             env: this.environment(job, applyExtras, directory),
             signal: applySignal,
             graceMs: this.graceMs,
+            user: this.options.runUser ?? null,
             log: (chunk) => {
               text += chunk;
               applyLog(chunk);

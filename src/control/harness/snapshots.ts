@@ -1,4 +1,5 @@
 import {
+  chmodSync,
   closeSync,
   existsSync,
   mkdirSync,
@@ -12,6 +13,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -45,15 +47,38 @@ function schemaOf(sqlite: Database.Database, schema: 'main' | 'snapshot'): strin
 }
 
 /**
- * Every table whose rows make up the world, full-text shadow tables included (they are copied as
- * they are, rather than rebuilt, which is what keeps a restore fast). Virtual tables hold no rows.
+ * Every table whose rows make up the world. Full-text indexes and their shadow tables are left
+ * out: they are rebuilt from the copied rows (`fullTextIndexes`). Copying the shadow tables as
+ * they are corrupted the index: FTS5 keeps the index's structure record in memory between
+ * transactions and rereads it only when another connection commits, so the next write through
+ * the same connection built on the structure of the world before the restore.
  */
 function copiedTables(sqlite: Database.Database): string[] {
   const rows = sqlite
     .prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'")
     .all() as { name: string; sql: string | null }[];
-  return rows.filter((row) => !/^CREATE VIRTUAL TABLE/i.test(row.sql ?? '')).map((row) => row.name);
+  const virtual = fullTextIndexes(sqlite);
+  return rows
+    .filter((row) => !/^CREATE VIRTUAL TABLE/i.test(row.sql ?? ''))
+    .map((row) => row.name)
+    .filter((name) => !virtual.some((table) => name.startsWith(`${table}_`)));
 }
+
+/** The FTS5 tables (external-content indexes over tables that are copied), rebuilt after a copy. */
+function fullTextIndexes(sqlite: Database.Database): string[] {
+  const rows = sqlite.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
+    name: string;
+    sql: string | null;
+  }[];
+  return rows.filter((row) => /^CREATE VIRTUAL TABLE.*USING\s+fts5/is.test(row.sql ?? '')).map((row) => row.name);
+}
+
+/**
+ * A file of its own for a snapshot being written: two takes of one name at once (each an online
+ * backup that yields between steps) once shared a pid-and-millisecond name, and one's cleanup
+ * removed the file under the other's backup (a disk I/O error, answered with a 500).
+ */
+const partialFileOf = (file: string) => `${file}.${process.pid}.${randomUUID()}.partial`;
 
 const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
@@ -87,7 +112,7 @@ export class Snapshots {
 
   get directory(): string {
     if (this.configured !== null) {
-      if (!existsSync(this.configured)) mkdirSync(this.configured, { recursive: true });
+      if (!existsSync(this.configured)) mkdirSync(this.configured, { recursive: true, mode: 0o700 });
       return this.configured;
     }
     this.made ??= mkdtempSync(join(tmpdir(), 'understudy-snapshots-'));
@@ -112,9 +137,11 @@ export class Snapshots {
     if (!replace && existsSync(file))
       throw new HarnessError(409, `a snapshot named ${JSON.stringify(name)} exists; send "replace": true to overwrite it`);
     const sidecar: Sidecar = { 'created-at': new Date().toISOString(), clock: this.clock.now().toISOString() };
-    const partial = `${file}.${process.pid}.${Date.now()}.partial`;
+    const partial = partialFileOf(file);
     try {
       await this.store.sqlite.backup(partial);
+      // A copy of the store: as private as the store (store.ts).
+      chmodSync(partial, 0o600);
       asSingleFile(partial);
       writeFileSync(`${file}.json`, JSON.stringify(sidecar));
       renameSync(partial, file);
@@ -152,8 +179,8 @@ export class Snapshots {
 
   /**
    * Replaces the world with the snapshot's, in one transaction. Triggers (list counts, full-text
-   * indexes) are dropped for the copy and put back before it commits, so the copied counts and
-   * index tables are neither counted twice nor rebuilt. The emulated clock stays where it is
+   * indexes) are dropped for the copy and put back before it commits, so the copied counts are not
+   * counted twice; the full-text indexes are rebuilt from the copied rows. The emulated clock stays where it is
    * unless `restoreClock` asks for the snapshot's time.
    */
   restore(name: string, restoreClock: boolean): { 'duration-ms': number; clock: string } {
@@ -193,9 +220,8 @@ export class Snapshots {
         name: string;
         sql: string;
       }[];
+      const indexes = fullTextIndexes(sqlite);
       sqlite.pragma('foreign_keys = OFF');
-      // Full-text shadow tables are writable only outside SQLite's defensive mode.
-      sqlite.unsafeMode(true);
       try {
         sqlite.transaction(() => {
           for (const trigger of triggers) sqlite.exec(`DROP TRIGGER main.${quoted(trigger.name)}`);
@@ -203,11 +229,12 @@ export class Snapshots {
             sqlite.exec(`DELETE FROM main.${quoted(table)}`);
             sqlite.exec(`INSERT INTO main.${quoted(table)} SELECT * FROM snapshot.${quoted(table)}`);
           }
+          // Through FTS5 itself, so what it keeps in memory matches what the tables hold.
+          for (const index of indexes) sqlite.exec(`INSERT INTO main.${quoted(index)} (${quoted(index)}) VALUES ('rebuild')`);
           for (const trigger of triggers) sqlite.exec(trigger.sql);
         })();
         markStoreReplaced(sqlite);
       } finally {
-        sqlite.unsafeMode(false);
         sqlite.pragma('foreign_keys = ON');
       }
     } finally {
@@ -223,9 +250,9 @@ export class Snapshots {
     const file = this.fileOf(name);
     if (!replace && existsSync(file))
       throw new HarnessError(409, `a snapshot named ${JSON.stringify(name)} exists; add ?replace=true to overwrite it`);
-    const partial = `${file}.${process.pid}.${Date.now()}.partial`;
+    const partial = partialFileOf(file);
     try {
-      writeFileSync(partial, content);
+      writeFileSync(partial, content, { mode: 0o600 });
       let imported: Store | undefined;
       try {
         imported = openStore(partial);

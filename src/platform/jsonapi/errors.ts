@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
+import { isForeignKeyViolation } from '../db-errors.js';
 import { MEDIA_TYPE } from './types.js';
 
 const TITLES: Record<number, string> = {
@@ -65,6 +66,11 @@ export function toApiError(error: unknown): ApiError {
   if (typeof fastifyError.statusCode === 'number' && fastifyError.statusCode >= 400 && fastifyError.statusCode < 500) {
     return new ApiError(422, `malformed request body: ${fastifyError.message}`, { title: 'invalid body', pointer: '' });
   }
+  if (isForeignKeyViolation(error))
+    return new ApiError(
+      409,
+      'a resource this request refers to was removed while it ran (a reset or snapshot restore?); nothing was changed',
+    );
   return new ApiError(500, 'internal error');
 }
 
@@ -72,7 +78,7 @@ export function sendError(reply: FastifyReply, error: ApiError): FastifyReply {
   return reply
     .code(error.status)
     .header('content-type', MEDIA_TYPE)
-    .send(Buffer.from(JSON.stringify({ errors: [errorObject(error)] })));
+    .send(Buffer.from(JSON.stringify({ errors: [error, ...(error.options.also ?? [])].map(errorObject) })));
 }
 
 /**

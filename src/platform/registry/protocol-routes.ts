@@ -52,6 +52,7 @@ export async function registryProtocolPlugin(app: FastifyInstance, runtime: Plat
   app.get('/.well-known/terraform.json', open, async (_request, reply) => {
     return reply.code(200).type('application/json').send({
       'modules.v1': MODULES_V1,
+      'providers.v1': '/api/registry/v1/providers/',
       'motd.v1': '/api/terraform/motd',
       'state.v2': '/api/v2/',
       'tfe.v2': '/api/v2/',

@@ -382,7 +382,7 @@ export class RunEngine implements DueSource {
     const opened = await this.hooks.open({
       run,
       phase,
-      names: runNames(this.db, run),
+      names: () => runNames(this.db, run),
       job,
       log: (text) => this.logs.append(phaseId, text),
       signal,

@@ -21,7 +21,8 @@ export interface OpenedPhase {
 export interface PhaseOpening {
   run: RunRow;
   phase: RunPhase;
-  names: RunNames;
+  /** Read only when there is a hook to show them to. */
+  names: () => RunNames;
   job: PlanJob;
   log: LogSink;
   signal: AbortSignal;
@@ -45,8 +46,16 @@ export class PhaseHooks {
 
   async open(opening: PhaseOpening): Promise<OpenedPhase> {
     const secrets: string[] = [];
-    // The hidden values grow as hooks answer; every line is written through the current list.
-    const log: LogSink = (text) => redactingSink(opening.log, secrets)(text);
+    // What hooks log while they start is held until all have answered: a line may show a value
+    // whose hook names it secret only in its verdict. Afterwards lines go out at once, hidden alike.
+    let held: string[] | null = [];
+    const log: LogSink = (text) => (held ? held.push(text) : redactingSink(opening.log, secrets)(text));
+    const opened = (refused: string | null): OpenedPhase => {
+      const lines = held ?? [];
+      held = null;
+      if (lines.length) log(lines.join(''));
+      return { refused, extras, log, close };
+    };
     const extras: PhaseExtras = { environment: [], variables: [], secrets };
     const finishers: (() => Promise<void>)[] = [];
     let directory: Promise<string> | undefined;
@@ -63,14 +72,14 @@ export class PhaseHooks {
       }
       if (directory) await rm(await directory.catch(() => ''), { recursive: true, force: true }).catch(() => undefined);
     };
-    if (this.hooks.length === 0) return { refused: null, extras, log, close };
+    if (this.hooks.length === 0) return opened(null);
 
     const environment = byKey(opening.job.environment);
     const variables = byKey(opening.job.variables);
     const start: PhaseStart = {
       run: opening.run,
       phase: opening.phase,
-      names: opening.names,
+      names: opening.names(),
       environment,
       variables,
       log,
@@ -85,7 +94,7 @@ export class PhaseHooks {
       } catch (error) {
         verdict = { kind: 'error' as const, message: `${hook.name}: ${(error as Error).message}` };
       }
-      if (verdict.kind === 'error') return { refused: verdict.message, extras, log, close };
+      if (verdict.kind === 'error') return opened(verdict.message);
       if (verdict.finish) finishers.push(verdict.finish);
       secrets.push(...(verdict.secrets ?? []));
       for (const variable of verdict.environment ?? []) environment.set(variable.key, variable);
@@ -93,7 +102,7 @@ export class PhaseHooks {
       extras.environment = merge(extras.environment, verdict.environment);
       extras.variables = merge(extras.variables, verdict.variables);
     }
-    return { refused: null, extras, log, close };
+    return opened(null);
   }
 }
 

@@ -1,4 +1,4 @@
-import { ApiError } from '../../core/errors.js';
+import { ApiError, badRequest } from '../../core/errors.js';
 import { VERSION } from '../../core/version.js';
 import { textOf } from '../../core/json.js';
 import { parseBool } from '../framework/fields.js';
@@ -7,6 +7,7 @@ import { auditPaths } from './audit.js';
 import { authMountPaths } from './auth.js';
 import { capabilityPaths } from './capabilities.js';
 import { internalUiPaths } from './internal-ui.js';
+import { keyringPaths } from './keyring.js';
 import { leasePaths } from './leases.js';
 import { managedKeyPaths } from './managed-keys.js';
 import { mountPaths } from './mounts.js';
@@ -84,6 +85,7 @@ export function systemBackend(context: SecretsContext): Backend {
       ...managedKeyPaths(context),
       ...internalUiPaths(context),
       ...wrappingPaths(context),
+      ...keyringPaths(context),
     ],
   };
 }
@@ -121,10 +123,15 @@ function statusPaths(context: SecretsContext): PathSpec[] {
     },
     {
       pattern: 'init',
-      summary: 'Whether the server is initialized; it always is.',
-      unauthenticated: ['read'],
+      summary: 'Whether the server is initialized; it always is, so initializing it again is refused as the real server refuses it.',
+      unauthenticated: ['read', 'update'],
       neverWrapped: true,
-      operations: { read: () => ({ raw: { status: 200, contentType: 'application/json', body: '{"initialized":true}\n' } }) },
+      operations: {
+        read: () => ({ raw: { status: 200, contentType: 'application/json', body: '{"initialized":true}\n' } }),
+        update: () => {
+          throw badRequest('Vault is already initialized');
+        },
+      },
     },
     {
       pattern: 'seal-status',

@@ -91,6 +91,55 @@ describe.skipIf(version === null)('the terraform executor', () => {
     await again.prepared!.dispose();
   });
 
+  it("gives each phase its own extras: the plan's environment and variables, then the apply's, secrets hidden", async () => {
+    const config = `${CONFIG}
+variable "where" {
+  type    = string
+  default = "nowhere"
+}
+output "where" { value = var.where }
+resource "terraform_data" "echo" {
+  provisioner "local-exec" {
+    command = "echo phase=$PHASE_VALUE plan_only=[$PLAN_ONLY] token=$PHASE_TOKEN"
+  }
+}
+`;
+    const planLog: string[] = [];
+    const plan = await executor.plan(
+      await job({ slug: await tarball([{ name: 'main.tf', content: config }]) }),
+      (text) => planLog.push(text),
+      live,
+      {
+        // TF_VAR_ makes the plan's environment visible in its plan (a provisioner only runs at apply).
+        environment: [
+          { key: 'TF_VAR_where', value: 'plan-env', hcl: false, sensitive: false },
+          { key: 'PLAN_ONLY', value: 'yes', hcl: false, sensitive: false },
+        ],
+        variables: [{ key: 'who', value: 'hook', hcl: false, sensitive: false }],
+        secrets: [],
+      },
+    );
+    expect(plan.status).toBe('finished');
+    expect(planLog.join('')).toContain('+ where    = "plan-env"');
+    expect(planLog.join('')).toContain('hello hook');
+
+    const applyLog: string[] = [];
+    const applied = await plan.prepared!.apply((chunk) => applyLog.push(chunk), live, {
+      environment: [
+        { key: 'PHASE_VALUE', value: 'apply-env', hcl: false, sensitive: false },
+        { key: 'PHASE_TOKEN', value: 'apply-t0ken-value', hcl: false, sensitive: false },
+      ],
+      variables: [],
+      secrets: ['apply-t0ken-value'],
+    });
+    expect(applied.status).toBe('finished');
+    const text = applyLog.join('');
+    // The apply phase's environment, not the plan's (its credentials ended with the plan).
+    expect(text).toContain('phase=apply-env plan_only=[] token=(sensitive value)');
+    expect(text).not.toContain('apply-t0ken-value');
+    expect(JSON.parse(applied.state!).outputs.where.value).toBe('plan-env');
+  });
+
   it('errors the plan with a readable log line when the configuration is wrong', async () => {
     const log: string[] = [];
     const plan = await executor.plan(await job({ variables: [] }), (text) => log.push(text), live);

@@ -29,6 +29,7 @@ describe('service discovery', () => {
     expect(response.headers.get('content-type')).toMatch(/^application\/json/);
     expect(response.body).toEqual({
       'modules.v1': '/api/registry/v1/modules/',
+      'providers.v1': '/api/registry/v1/providers/',
       'motd.v1': '/api/terraform/motd',
       'state.v2': '/api/v2/',
       'tfe.v2': '/api/v2/',

@@ -38,10 +38,10 @@ describe('PKI endpoints', () => {
     expect(listed).toContain(root.serial_number);
   });
 
-  it('a second root is a second issuer; the default (and every single-issuer path) stays on the first', async () => {
+  it('a second root (issuers/generate/root) is another issuer; the default and single-issuer paths stay on the first', async () => {
     await mountPki(server, 'pki-two');
     const first = await generateRoot(server, 'pki-two', { common_name: 'First', key_type: 'ec' });
-    const again = (await ok(server, 'POST', 'pki-two/root/generate/internal', { common_name: 'Other', key_type: 'ec' })).body.data;
+    const again = (await ok(server, 'POST', 'pki-two/issuers/generate/root/internal', { common_name: 'Other', key_type: 'ec' })).body.data;
     expect(again.issuer_id).not.toBe(first.issuer_id);
     expect(again.key_id).not.toBe(first.key_id);
     expect((await ok(server, 'GET', 'pki-two/config/issuers')).body.data).toEqual({

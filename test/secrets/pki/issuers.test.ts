@@ -41,7 +41,12 @@ describe.skipIf(!hasOpenssl && !process.env.CI)('PKI issuers and keys', () => {
       key_type: 'ec',
       ttl: '8760h',
     });
-    rootB = await post('multi/root/generate/internal', { common_name: 'Root B', issuer_name: 'root-b', key_type: 'ec', ttl: '8760h' });
+    rootB = await post('multi/issuers/generate/root/internal', {
+      common_name: 'Root B',
+      issuer_name: 'root-b',
+      key_type: 'ec',
+      ttl: '8760h',
+    });
     await post('multi/roles/web', { allowed_domains: 'example.com', allow_subdomains: true, key_type: 'ec', ttl: '1h' });
   });
   afterAll(async () => {

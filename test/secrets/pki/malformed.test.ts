@@ -31,7 +31,10 @@ const BODIES: [string, unknown][] = [
   ['revoke', { serial_number: ['x'] }],
   ['tidy', { safety_buffer: 'never' }],
   ['intermediate/generate/internal', { common_name: 'x', key_type: 'ec', key_bits: 1 }],
-  ['root/generate/internal', { common_name: 'many', alt_names: Array.from({ length: 20_000 }, (_, index) => `h${index}.test`).join(',') }],
+  [
+    'issuers/generate/root/internal',
+    { common_name: 'many', alt_names: Array.from({ length: 20_000 }, (_, index) => `h${index}.test`).join(',') },
+  ],
   ['issue/web', { common_name: 'a.example.com', alt_names: Array.from({ length: 1001 }, (_, index) => `h${index}.example.com`).join(',') }],
   ['issue/web', { common_name: '\ud800.example.com' }],
   ['issuer/default', { leaf_not_after_behavior: 'sometimes' }],

@@ -37,11 +37,28 @@ const MAX_PATH_ZERO =
   'Max path length of the generated certificate is zero. This certificate cannot be used to issue intermediate CA certificates.';
 
 /**
+ * The spec's `root/generate` refuses to overwrite a mount's CA (the pre-issuer service answered
+ * 200 with this warning and no data, before looking at the request); only the `upstream` dialect
+ * (the multi-issuer service) adds another issuer there. `issuers/generate/root` and `root/rotate`
+ * are multi-issuer paths and always add one.
+ */
+function refusesOverwrite(engine: PkiEngine, request: HandlerRequest): LogicalResponse | undefined {
+  if (engine.context.config.dialect === 'upstream' || !request.path.startsWith('root/generate/')) return undefined;
+  if (pkiStore(request).issuerIds().length === 0) return undefined;
+  const warning =
+    'Refusing to generate a root certificate over an existing root certificate. If you really want to destroy the ' +
+    `original root certificate, please issue a delete against ${request.mount.path} root.`;
+  return { data: null, warnings: [warning] };
+}
+
+/**
  * A new self-signed root, as a new issuer (the default one when there is none or the mount's
  * default follows the latest issuer). `root/rotate` names it `next` unless told otherwise and
  * that name is taken.
  */
 async function generateRoot(engine: PkiEngine, request: HandlerRequest): Promise<LogicalResponse> {
+  const refused = refusesOverwrite(engine, request);
+  if (refused) return refused;
   const type = generationType(request);
   checkFormat(request.fields);
   const store = pkiStore(request);
