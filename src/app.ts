@@ -22,6 +22,7 @@ import { isStoreFile } from './control/harness/snapshots.js';
 import { signingKeyDiscoveryRoutes } from './platform/admin/well-known.js';
 import { registryProtocolPlugin } from './platform/registry/protocol-routes.js';
 import { providerRegistryPlugin } from './platform/registry-providers/registry-routes.js';
+import { agentApiPlugin } from './platform/agents/agent-api-routes.js';
 import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
 import { applySeed, readSeedFile, SeedError } from './seed/seed.js';
@@ -196,6 +197,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await fastify.register(async (scoped) => platformPlugin(scoped, platform), { prefix: '/api/v2' });
   await fastify.register(async (scoped) => registryProtocolPlugin(scoped, platform));
   await fastify.register(async (scoped) => providerRegistryPlugin(scoped, platform));
+  await fastify.register(async (scoped) => agentApiPlugin(scoped, platform));
   await fastify.register(async (scoped) => stateObjectPlugin(scoped, platform), { prefix: OBJECT_PREFIX });
   await fastify.register(async (scoped) => runObjectPlugin(scoped, platform), { prefix: RUN_OBJECT_PREFIX });
   await fastify.register(async (scoped) => secretsPlugin(scoped, runtime));

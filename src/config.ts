@@ -386,9 +386,10 @@ function refuseExposedDefaults(config: Config): void {
     ...(config.rootToken === defaultOf('rootToken') ? ['UNDERSTUDY_ROOT_TOKEN'] : []),
   ];
   if (wellKnown.length === 0) return;
+  const verb = wellKnown.length > 1 ? 'are' : 'is';
   throw new ConfigError(
-    `UNDERSTUDY_HOST=${config.host} reaches beyond this machine while ${wellKnown.join(' and ')} ${wellKnown.length > 1 ? 'are' : 'is'} ` +
-      'the well-known default: set your own, or UNDERSTUDY_ALLOW_INSECURE_BIND=true to accept that anyone who reaches the port is administrator',
+    `UNDERSTUDY_HOST=${config.host} reaches beyond this machine while ${wellKnown.join(' and ')} ${verb} the well-known default: ` +
+      'set your own, or UNDERSTUDY_ALLOW_INSECURE_BIND=true to accept that anyone who reaches the port is administrator',
   );
 }
 

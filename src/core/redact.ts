@@ -2,7 +2,7 @@
  * Query parameters and body members whose values are secrets (tokens, passwords, keys, PINs) by
  * the shape of their names: the one rule the logs and the request journal share.
  */
-const SECRET_NAME = /token|secret|password|passwd|credential|signature|hmac|api[-_]?key|private[-_]?key|^key$|^sig$|^pin$/i;
+const SECRET_NAME = /token|secret|password|passwd|credential|signature|hmac|api[-_]?key|private[-_]?key|^key$|^sig$|^pin$|^jwt$/i;
 
 /** Whether a query parameter or body member with this name carries a secret. */
 export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);

@@ -1,6 +1,7 @@
 import type { Runtime } from '../runtime.js';
 import { AdminService } from './admin/service.js';
 import { AgentPoolService } from './agent-pools/service.js';
+import { AgentService } from './agents/service.js';
 import { MembershipService } from './memberships/service.js';
 import { MembershipViews } from './memberships/view.js';
 import { OAuthClientService } from './oauth-clients/service.js';
@@ -17,6 +18,7 @@ import { GpgKeyService } from './registry-providers/gpg-keys.js';
 import { ProviderProtocol } from './registry-providers/protocol.js';
 import { RegistryProviderService } from './registry-providers/service.js';
 import { RemoteStateService } from './remote-state/service.js';
+import { ReservedTagKeyService } from './reserved-tag-keys/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
 import { StateVersionService } from './state-versions/service.js';
@@ -67,6 +69,8 @@ import { NotificationService } from './notifications/service.js';
 export interface PlatformServices {
   readonly admin: AdminService;
   readonly agentPools: AgentPoolService;
+  /** Agent tokens and the agents registered with them. */
+  readonly agents: AgentService;
   readonly memberships: MembershipService;
   readonly membershipViews: MembershipViews;
   readonly oauthClients: OAuthClientService;
@@ -82,6 +86,7 @@ export interface PlatformServices {
   readonly gpgKeys: GpgKeyService;
   readonly providerProtocol: ProviderProtocol;
   readonly remoteState: RemoteStateService;
+  readonly reservedTagKeys: ReservedTagKeyService;
   readonly runTasks: RunTaskService;
   readonly sshKeys: SshKeyService;
   readonly stateVersions: StateVersionService;
@@ -139,6 +144,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const atRest = new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY));
   const registry = new RegistryService(db, clock, edition, organizations, atRest);
   const gpgKeys = new GpgKeyService(db, clock);
+  const agentPools = new AgentPoolService(db, clock, organizations);
   const stateVersions = new StateVersionService(db, clock, workspaces);
   const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
   const runLogs = new LogBook(db);
@@ -185,7 +191,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   );
   const services: PlatformServices = {
     admin: new AdminService(runtime),
-    agentPools: new AgentPoolService(db, clock, organizations),
+    agentPools,
+    agents: new AgentService(db, clock, agentPools),
     memberships: new MembershipService(db, clock, dialect, users),
     membershipViews: new MembershipViews(db, teams),
     oauthClients,
@@ -201,6 +208,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     gpgKeys,
     providerProtocol: new ProviderProtocol(db, organizations, gpgKeys, new DownloadLinks(clock)),
     remoteState: new RemoteStateService(db, workspaces),
+    reservedTagKeys: new ReservedTagKeyService(db, clock, organizations),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
     stateVersions,

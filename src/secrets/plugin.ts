@@ -90,6 +90,7 @@ export function buildSecretsContext(
     policyExists: (name) => policies.exists(name),
   });
   const managedKeys = managedKeyService(runtime, mounts, localBaseUrl);
+  const identity = new IdentityStore(runtime.store, runtime.clock, mounts, authMounts);
   const context: SecretsContext = {
     ...runtime,
     mounts,
@@ -98,15 +99,16 @@ export function buildSecretsContext(
     engines,
     backend,
     policies,
-    acl: new Authorizer(policies),
+    acl: new Authorizer(policies, identity),
     tokens,
     leases,
     managedKeys,
     audit: new AuditBroker(db, runtime.clock, runtime.log),
     wrapping: new ResponseWrapper({ store: runtime.store, clock: runtime.clock, scheduler: runtime.scheduler, tokens, mounts }),
-    identity: new IdentityStore(runtime.store, runtime.clock, mounts, authMounts),
+    identity,
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
+  tokens.entityOfAlias = (alias) => identity.linkLogin(identity.tokenMountAccessor(), { name: alias, metadata: {} }).entityId;
   function backend(type: string): Backend | undefined {
     let found = built.get(type);
     if (!found) {

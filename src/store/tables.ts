@@ -13,3 +13,5 @@ export * from './schema/variable-sets.js';
 export * from './schema/tag-bindings.js';
 export * from './schema/registry-providers.js';
 export * from './schema/notifications.js';
+export * from './schema/agents.js';
+export * from './schema/reserved-tag-keys.js';

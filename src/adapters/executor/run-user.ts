@@ -59,7 +59,8 @@ export function resolveRunUser(settings: RunUserSettings, serverUid: number = pr
     const wanted = lookUp(settings.runUser);
     if (wanted !== null && wanted.uid === serverUid) return null;
     throw new RunUserError(
-      `UNDERSTUDY_RUN_USER=${settings.runUser} needs the server to run as root (it runs as uid ${serverUid}, and runs use that user); unset it`,
+      `UNDERSTUDY_RUN_USER=${settings.runUser} needs the server to run as root ` +
+        `(it runs as uid ${serverUid}, and runs use that user); unset it`,
     );
   }
   if (settings.runUser === null && asRoot) return null;

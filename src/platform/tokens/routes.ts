@@ -57,12 +57,16 @@ export async function tokenRoutes(app: PlatformApp, context: PlatformContext): P
     return sendDocument(reply, 200, listDocument(request, { items: rows.map((row) => tokenResource(row)), total, page }));
   });
 
+  // Agent tokens share these two paths (go-tfe reads and deletes them here); the agents domain owns them.
+  const agents = context.services.agents;
   app.get('/authentication-tokens/:id', { schema: { params: params('id') } }, async (request, reply) => {
+    const agentToken = agents.findToken(request.principal, request.params.id);
+    if (agentToken) return sendDocument(reply, 200, singleDocument(agents.tokenDocument(agentToken)));
     return sendDocument(reply, 200, singleDocument(tokenResource(service.manageable(request.principal, request.params.id))));
   });
 
   app.delete('/authentication-tokens/:id', { schema: { params: params('id') } }, async (request, reply) => {
-    service.revoke(request.principal, request.params.id);
+    if (!agents.revokeToken(request.principal, request.params.id)) service.revoke(request.principal, request.params.id);
     return sendNoContent(reply);
   });
 

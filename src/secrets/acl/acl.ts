@@ -1,5 +1,6 @@
 import type { Operation } from '../framework/types.js';
-import { CAPABILITY_BITS, type ParsedPolicy, type PathRule } from './policy.js';
+import { CAPABILITY_BITS, shapePath, type ParsedPolicy, type PathRule } from './policy.js';
+import { renderTemplate, type TemplateLookup } from './template.js';
 
 /** The capability each logical operation needs (lease renew/revoke are updates on `sys/`). */
 const REQUIRED: Record<Operation, number> = {
@@ -61,11 +62,25 @@ export class Acl {
   private readonly prefix = new Map<string, PathPermissions>();
   private readonly segment = new Map<string, PathPermissions>();
 
+  /** `identity` renders templated rules for the token's entity; without one (no entity) they match nothing. */
   constructor(
     policies: readonly ParsedPolicy[],
     readonly isRoot = false,
+    identity?: TemplateLookup,
   ) {
-    for (const policy of policies) for (const rule of policy.rules) this.add(rule);
+    for (const policy of policies) {
+      for (const rule of policy.rules) this.add(rule);
+      if (!identity) continue;
+      for (const { template, ...grant } of policy.templated) {
+        const rendered = renderTemplate(template, identity);
+        if (rendered === undefined) continue;
+        try {
+          this.add({ ...shapePath(rendered), ...grant });
+        } catch {
+          // A rendered path the parser would refuse (a value that made `+*`) grants nothing.
+        }
+      }
+    }
   }
 
   private add(rule: PathRule): void {

@@ -4,6 +4,19 @@ import type { TokenEntry } from '../tokens/token-store.js';
 import { Acl } from './acl.js';
 import type { PolicyStore } from './policy-store.js';
 import { parsePolicy, type ParsedPolicy } from './policy.js';
+import type { TemplateLookup } from './template.js';
+
+/** What the ACL needs from the identity store: a token's entity's policies, templates and state. */
+export interface IdentitySource {
+  /** The entity's own policies and its groups' (direct and inherited); none for no or an unknown entity. */
+  identityPolicies(entityId: string | null | undefined): string[];
+  /** Whether the entity exists and is disabled (its tokens may do nothing). */
+  isDisabled(entityId: string): boolean;
+  /** Values of identity templates for the entity. */
+  templateLookup(entityId: string): TemplateLookup;
+  /** Changes with every identity write (and store replacement): rendered ACLs are compiled again then. */
+  version(): string;
+}
 
 /** The built-in policy of wrapping tokens: read their own cubbyhole's answer, and unwrap it. */
 export const RESPONSE_WRAPPING_POLICY = 'response-wrapping';
@@ -30,17 +43,29 @@ export class Authorizer {
    */
   private readonly compiled = new Map<string, { parsed: readonly ParsedPolicy[]; acl: Acl }>();
 
-  constructor(private readonly policies: PolicyStore) {}
+  constructor(
+    private readonly policies: PolicyStore,
+    private readonly identity?: IdentitySource,
+  ) {}
 
-  aclFor(token: Pick<TokenEntry, 'policies'>): Acl {
+  /**
+   * The token's ACL: its own policies and, evaluated on every request as in the real service,
+   * those its entity and the entity's groups give. Templated rules are rendered for the entity;
+   * such an ACL is kept per entity and identity version, so a request does not render again.
+   */
+  aclFor(token: Pick<TokenEntry, 'policies' | 'entityId'>): Acl {
     if (token.policies.includes('root')) return this.rootAcl;
-    const parsed = token.policies
+    const entityId = token.entityId ?? undefined;
+    const fromIdentity = this.identity?.identityPolicies(entityId) ?? [];
+    const names = fromIdentity.length > 0 ? [...new Set([...token.policies, ...fromIdentity])] : token.policies;
+    const parsed = names
       .map((name) => (name === RESPONSE_WRAPPING_POLICY ? RESPONSE_WRAPPING_RULES : this.policies.parsed(name)))
       .filter((policy): policy is ParsedPolicy => policy !== undefined);
-    const key = token.policies.join('\n');
+    const templated = entityId !== undefined && this.identity !== undefined && parsed.some((policy) => policy.templated.length > 0);
+    const key = templated ? `${names.join('\n')}\n#${entityId}@${this.identity?.version() ?? ''}` : names.join('\n');
     const known = this.compiled.get(key);
     if (known && sameItems(known.parsed, parsed)) return known.acl;
-    const acl = new Acl(parsed);
+    const acl = new Acl(parsed, false, templated && entityId !== undefined ? this.identity?.templateLookup(entityId) : undefined);
     if (this.compiled.size >= COMPILED_LIMIT) this.compiled.clear();
     this.compiled.set(key, { parsed, acl });
     return acl;
@@ -51,6 +76,8 @@ export class Authorizer {
    * `/v1/`) with the wrapping TTL asked for (0: none).
    */
   authorize(token: TokenEntry, path: string, operation: Operation, needsSudo: boolean, wrapTtl = 0): void {
+    // A disabled entity's tokens may do nothing, root or not.
+    if (token.entityId && this.identity?.isDisabled(token.entityId)) throw POLICY_DENIED;
     if (!this.aclFor(token).allows(path, operation, needsSudo, wrapTtl)) throw POLICY_DENIED;
   }
 

@@ -54,8 +54,39 @@ export interface PathRule {
   maxWrappingTtl: number;
 }
 
+/**
+ * A rule whose path holds identity templates (`{{identity.entity.id}}`): its path is known only
+ * for a token's entity, so it is rendered and shaped when that token's ACL is built.
+ */
+export interface TemplatedRule {
+  /** The path as written, templates included. */
+  template: string;
+  capabilities: number;
+  minWrappingTtl: number;
+  maxWrappingTtl: number;
+}
+
 export interface ParsedPolicy {
   rules: PathRule[];
+  /** Rules with templated paths; empty for most policies. */
+  templated: TemplatedRule[];
+}
+
+/** Whether a policy path holds an identity template. */
+export const isTemplated = (path: string): boolean => path.includes('{{');
+
+/** A rule's path as matched: leading `/` dropped, a trailing `*` made a prefix unless `+` segments are present. */
+export function shapePath(key: string): Pick<PathRule, 'path' | 'isPrefix' | 'hasSegmentWildcards'> {
+  let path = key.replace(/^\//, '');
+  if (path.includes('+*')) throw new PolicyParseError(`path ${JSON.stringify(path)}: invalid use of wildcards ('+*' is forbidden)`);
+  const hasSegmentWildcards = path === '+' || path.includes('/+') || path.startsWith('+/');
+  let isPrefix = false;
+  // With `+` segments the trailing `*` stays part of the pattern; the matcher handles it.
+  if (path.endsWith('*') && !hasSegmentWildcards) {
+    path = path.slice(0, -1);
+    isPrefix = true;
+  }
+  return { path, isPrefix, hasSegmentWildcards };
 }
 
 export class PolicyParseError extends Error {}
@@ -103,7 +134,8 @@ function wrappingTtl(item: HclItem | undefined, name: string): number {
   }
 }
 
-function parseRule(key: string, body: HclValue): PathRule {
+/** What a path block grants (capabilities, wrapping bounds); `key` names the path in error texts. */
+function parseGrant(key: string, body: HclValue): Omit<PathRule, 'path' | 'isPrefix' | 'hasSegmentWildcards'> {
   if (body.kind !== 'object') throw new PolicyParseError(`path ${JSON.stringify(key)}: expected an object`);
   checkKeys(body.items, PATH_KEYS, `path ${JSON.stringify(key)}: `);
   const names: string[] = [];
@@ -116,16 +148,6 @@ function parseRule(key: string, body: HclValue): PathRule {
       if (!expanded) throw new PolicyParseError(`path ${JSON.stringify(key)}: invalid policy ${JSON.stringify(item.value.value)}`);
       names.push(...expanded);
     }
-  }
-
-  let path = key.replace(/^\//, '');
-  if (path.includes('+*')) throw new PolicyParseError(`path ${JSON.stringify(path)}: invalid use of wildcards ('+*' is forbidden)`);
-  const hasSegmentWildcards = path === '+' || path.includes('/+') || path.startsWith('+/');
-  let isPrefix = false;
-  // With `+` segments the trailing `*` stays part of the pattern; the matcher handles it.
-  if (path.endsWith('*') && !hasSegmentWildcards) {
-    path = path.slice(0, -1);
-    isPrefix = true;
   }
 
   let capabilities = 0;
@@ -146,7 +168,12 @@ function parseRule(key: string, body: HclValue): PathRule {
   if (minWrappingTtl !== 0 && maxWrappingTtl !== 0 && maxWrappingTtl < minWrappingTtl) {
     throw new PolicyParseError('max_wrapping_ttl cannot be less than min_wrapping_ttl');
   }
-  return { path, isPrefix, hasSegmentWildcards, capabilities, minWrappingTtl, maxWrappingTtl };
+  return { capabilities, minWrappingTtl, maxWrappingTtl };
+}
+
+function parseRule(key: string, body: HclValue): PathRule {
+  const grant = parseGrant(key, body);
+  return { ...shapePath(key), ...grant };
 }
 
 /**
@@ -170,7 +197,17 @@ export function parsePolicy(raw: string): ParsedPolicy {
       items = parseHcl(raw);
     }
     checkKeys(items, TOP_LEVEL_KEYS);
-    return { rules: pathEntries(items).map(({ key, body }) => parseRule(key, body)) };
+    const rules: PathRule[] = [];
+    const templated: TemplatedRule[] = [];
+    for (const { key, body } of pathEntries(items)) {
+      if (!isTemplated(key)) {
+        rules.push(parseRule(key, body));
+        continue;
+      }
+      // The capabilities are checked now; the path is shaped once a token's entity renders it.
+      templated.push({ template: key, ...parseGrant(key, body) });
+    }
+    return { rules, templated };
   } catch (error) {
     if (error instanceof PolicyParseError || error instanceof HclSyntaxError) {
       throw new PolicyParseError(`failed to parse policy: ${error.message}`);

@@ -286,5 +286,10 @@ export function approleLogin(context: SecretsContext, request: HandlerRequest): 
     checkAddress(request, role.secretIdBoundCidrs, 'role');
   }
   metadata['role_name'] = role.name;
-  return loginResponse(context, request, { settings: { ...role.settings, boundCidrs: tokenBoundCidrs }, meta: metadata });
+  // The alias is the role id, with the token's metadata, as the real method reports it.
+  return loginResponse(context, request, {
+    settings: { ...role.settings, boundCidrs: tokenBoundCidrs },
+    meta: metadata,
+    alias: { name: role.roleId, metadata: { ...metadata } },
+  });
 }

@@ -16,6 +16,11 @@ import type { TokenSettings } from './token-settings.js';
 export interface LoginAlias {
   name: string;
   metadata: Record<string, string>;
+  /**
+   * Group names the method reports (a JWT role's `groups_claim` values): the entity joins the
+   * external groups whose alias on this mount has one of these names, and leaves the others.
+   */
+  groups?: string[];
 }
 
 /**
@@ -31,14 +36,17 @@ export function loginResponse(
     .replace(/^auth\//, '')
     .replace(/\/$/, '')
     .replace(/\//g, '-');
+  // Linked first: a disabled entity refuses the login before any token exists.
+  const linked = login.alias ? context.identity.linkLogin(request.mount.accessor, login.alias) : undefined;
   const { token, ttl, warnings } = context.tokens.issueLogin({
     requestPath: `${request.mount.path}${request.path}`,
     mountConfig: request.mount.config,
     displayName: login.displayName ? `${mountName}-${login.displayName}` : mountName,
     meta: login.meta,
     settings: login.settings,
+    entityId: linked?.entityId,
   });
-  return { data: null, auth: context.tokens.authBlock(token, ttl), warnings };
+  return { data: null, auth: context.tokens.authBlock(token, ttl, linked?.identityPolicies), warnings };
 }
 
 /**

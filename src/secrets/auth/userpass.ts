@@ -158,7 +158,12 @@ export const userpassMethod: EngineFactory = (context) => ({
           if (user.settings.boundCidrs.length > 0 && !addressInCidrs(request.clientAddress, user.settings.boundCidrs)) {
             throw new ApiError(403, 'permission denied', { messages: ['permission denied'] });
           }
-          return loginResponse(context, request, { settings: user.settings, meta: { username }, displayName: username });
+          return loginResponse(context, request, {
+            settings: user.settings,
+            meta: { username },
+            displayName: username,
+            alias: { name: username, metadata: {} },
+          });
         },
       },
     },

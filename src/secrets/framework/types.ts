@@ -64,6 +64,8 @@ export interface AuthBlock {
   accessor: string;
   policies: string[];
   token_policies: string[];
+  /** The policies the token's entity and its groups give (logins only, when there are some). */
+  identity_policies?: string[];
   metadata: Record<string, string> | null;
   lease_duration: number;
   renewable: boolean;

@@ -15,6 +15,8 @@ import {
   type MountOfAccessor,
 } from './records.js';
 import { IdentityState } from './state.js';
+import { identityTemplateLookup } from './template-values.js';
+import type { TemplateLookup } from '../acl/template.js';
 
 /** The built-in `identity/` mount's storage key (as `sys/mounts` lists it). */
 export const IDENTITY_MOUNT_UUID = 'builtin-identity';
@@ -191,6 +193,18 @@ export class IdentityStore {
         changed.push({ ...group, memberEntityIds: group.memberEntityIds.filter((id) => id !== entityId) });
     }
     return changed;
+  }
+
+  version(): string {
+    return this.state().version;
+  }
+
+  isDisabled(entityId: string): boolean {
+    return this.state().entityOrMerged(entityId)?.disabled ?? false;
+  }
+
+  templateLookup(entityId: string): TemplateLookup {
+    return identityTemplateLookup(this.state(), entityId);
   }
 
   /** The policies a token of this entity holds through the identity store (the entity's and its groups'). */

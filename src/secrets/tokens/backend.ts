@@ -9,13 +9,13 @@ import { readRole, roleOfPath, tokenRolePaths } from './roles.js';
 const BAD_TOKEN = new ApiError(403, 'bad token', { messages: ['bad token'] });
 
 /** `lookup-self`'s `data`, shaped as the real service answers it. */
-export function tokenLookupData(token: TokenEntry, store: TokenStore): Record<string, unknown> {
+export function tokenLookupData(token: TokenEntry, store: TokenStore, identityPolicies: readonly string[] = []): Record<string, unknown> {
   const data: Record<string, unknown> = {
     accessor: token.accessor,
     creation_time: Math.floor(token.createdAt.getTime() / 1000),
     creation_ttl: token.ttlSeconds,
     display_name: token.displayName,
-    entity_id: '',
+    entity_id: token.entityId ?? '',
     expire_time: token.expiresAt ? token.expiresAt.toISOString() : null,
     explicit_max_ttl: token.explicitMaxTtlSeconds,
     id: token.secret ?? '',
@@ -41,6 +41,8 @@ export function tokenLookupData(token: TokenEntry, store: TokenStore): Record<st
   const role = roleOfPath(token.path);
   if (role) data.role = role;
   if (token.boundCidrs?.length) data.bound_cidrs = token.boundCidrs;
+  // The policies the token's entity and its groups give it, evaluated now (shown only when there are some).
+  if (identityPolicies.length > 0) data.identity_policies = identityPolicies;
   return data;
 }
 
@@ -57,7 +59,10 @@ const CREATE_FIELDS: Record<string, FieldSpec> = {
   display_name: { type: 'string', description: 'Shown as `token-<name>`.' },
   num_uses: { type: 'int', description: 'Requests the token may make; 0 is unlimited.' },
   type: { type: 'string', description: '`service` (the only type understudy issues).' },
-  entity_alias: { type: 'string', description: 'With a role only: one of its allowed_entity_aliases (no identity store, so no entity).' },
+  entity_alias: {
+    type: 'string',
+    description: "With a role only: one of its allowed_entity_aliases; the token belongs to that alias's entity.",
+  },
 };
 
 const TOKEN_FIELD: Record<string, FieldSpec> = { token: { type: 'string', description: 'The token to act on.' } };
@@ -98,7 +103,8 @@ function namedToken(request: HandlerRequest): string {
 
 /** `auth/token/…`: creation, lookup, renewal and revocation of tokens. */
 export function tokenBackend(context: SecretsContext): Backend {
-  const { tokens, acl } = context;
+  const { tokens, acl, identity } = context;
+  const lookupData = (token: TokenEntry) => tokenLookupData(token, tokens.store, identity.identityPolicies(token.entityId));
 
   const create =
     (orphanPath: boolean) =>
@@ -141,7 +147,7 @@ export function tokenBackend(context: SecretsContext): Backend {
     return { data: null, auth: tokens.authBlock(renewed.token, renewed.ttl), warnings: renewed.warnings };
   };
 
-  const lookupSelf = (request: HandlerRequest): LogicalResponse => ({ data: tokenLookupData(caller(request), tokens.store) });
+  const lookupSelf = (request: HandlerRequest): LogicalResponse => ({ data: lookupData(caller(request)) });
 
   const paths: PathSpec[] = [
     {
@@ -166,7 +172,7 @@ export function tokenBackend(context: SecretsContext): Backend {
       operations: {
         update: (request) => {
           const value = request.fields.get<string | undefined>('token') || caller(request).secret;
-          return { data: tokenLookupData(liveToken(value, BAD_TOKEN), tokens.store) };
+          return { data: lookupData(liveToken(value, BAD_TOKEN)) };
         },
       },
     },
@@ -178,7 +184,7 @@ export function tokenBackend(context: SecretsContext): Backend {
         update: (request) => {
           const found = tokens.store.byAccessor(request.fields.get<string | undefined>('accessor') ?? '');
           if (!found || !tokens.store.isLive(found)) throw badRequest('invalid accessor');
-          return { data: tokenLookupData(found, tokens.store) };
+          return { data: lookupData(found) };
         },
       },
     },

@@ -27,7 +27,7 @@ export interface CreateTokenInput {
   displayName?: string;
   numUses?: number;
   type?: string;
-  /** Only with a role that allows it (there is no identity store: the token's entity stays empty). */
+  /** Only with a role that allows it: the token belongs to the entity of this alias on the token auth method. */
   entityAlias?: string;
 }
 
@@ -41,6 +41,8 @@ export interface LoginTokenInput {
   displayName: string;
   meta: Record<string, string>;
   settings: TokenSettings;
+  /** The identity store's entity the login was linked to. */
+  entityId?: string;
 }
 
 export interface CreateContext {
@@ -116,6 +118,8 @@ export class TokenService {
    * the real service does; throws when the method refuses (the role is gone). Set by the plugin.
    */
   loginLimits?: (token: TokenEntry) => { ttl: number; maxTtl: number; period: number } | undefined;
+  /** The entity of an `entity_alias` on the token auth method (found or made by the identity store). Set by the plugin. */
+  entityOfAlias?: (alias: string) => string;
 
   constructor(private readonly deps: TokenDependencies) {
     this.store = new TokenStore(deps.db, deps.clock);
@@ -160,6 +164,8 @@ export class TokenService {
     const { ttl, explicitMaxTtl } = this.initialTtl({ ...input, ...limits }, policies, warnings);
     const now = this.deps.clock.nowMs();
     const orphan = role ? role.orphan : context.orphanPath || input.noParent;
+    // A child belongs to its parent's entity, unless it names an alias of its own.
+    const entityId = input.entityAlias && this.entityOfAlias ? this.entityOfAlias(input.entityAlias) : (parent.entityId ?? null);
     const secret = input.id || `hvs.${base62(24)}`;
     const token: TokenEntry = {
       id: tokenKey(secret),
@@ -181,6 +187,7 @@ export class TokenService {
       periodSeconds: limits.period,
       maxTtlSeconds: 0,
       boundCidrs: role?.token_bound_cidrs.length ? role.token_bound_cidrs : null,
+      entityId,
     };
     this.store.insert(token);
     if (token.expiresAt) this.deps.scheduler.poke(token.expiresAt.getTime());
@@ -226,6 +233,7 @@ export class TokenService {
       periodSeconds: settings.period,
       maxTtlSeconds: settings.period > 0 ? 0 : maxTtl,
       boundCidrs: settings.boundCidrs.length > 0 ? settings.boundCidrs : null,
+      entityId: input.entityId ?? null,
     };
     this.store.insert(token);
     this.deps.scheduler.poke(token.expiresAt?.getTime());
@@ -363,18 +371,24 @@ export class TokenService {
     for (const accessor of accessors) for (const storage of cubbyholes) storage.deletePrefix(`${accessor}/`);
   }
 
-  /** The `auth` block of create and renew responses; `leaseDuration` is the TTL just granted. */
-  authBlock(token: TokenEntry, leaseDuration: number): AuthBlock {
+  /**
+   * The `auth` block of create and renew responses; `leaseDuration` is the TTL just granted. A
+   * login's block also names the policies its entity gives (`identity_policies`), which join
+   * `policies` as in the real service.
+   */
+  authBlock(token: TokenEntry, leaseDuration: number, identityPolicies: readonly string[] = []): AuthBlock {
+    const all = identityPolicies.length > 0 ? [...new Set([...token.policies, ...identityPolicies])].sort() : token.policies;
     return {
       // Every path that answers an auth block was handed the token value or just made it.
       client_token: token.secret ?? '',
       accessor: token.accessor,
-      policies: token.policies,
+      policies: all,
       token_policies: token.policies,
+      ...(identityPolicies.length > 0 ? { identity_policies: [...identityPolicies] } : {}),
       metadata: token.meta,
       lease_duration: leaseDuration,
       renewable: token.renewable,
-      entity_id: '',
+      entity_id: token.entityId ?? '',
       token_type: 'service',
       orphan: token.orphan,
       mfa_requirement: null,

@@ -12,7 +12,11 @@ import { prepared } from '../../store/prepared.js';
  * away no usable token; `secret` is the value itself, known only when the caller just presented
  * or created it (lookups by accessor or by parent never know it).
  */
-export type TokenEntry = typeof secretTokens.$inferSelect & { secret?: string };
+export type TokenEntry = Omit<typeof secretTokens.$inferSelect, 'entityId'> & {
+  secret?: string;
+  /** The identity store's entity (absent or null: none); optional so tokens made without one need not say so. */
+  entityId?: string | null;
+};
 
 /** The stored key of a token value. */
 export const tokenKey = (secret: string): string => sha256Hex(secret);
@@ -79,6 +83,7 @@ const insertRow = prepared((db) =>
       periodSeconds: sql.placeholder('periodSeconds'),
       maxTtlSeconds: sql.placeholder('maxTtlSeconds'),
       boundCidrs: sql`${sql.placeholder('boundCidrs')}`,
+      entityId: sql`${sql.placeholder('entityId')}`,
     })
     .prepare(),
 );
@@ -170,6 +175,7 @@ export class TokenStore {
       expiresAt: timeOrNull(row.expiresAt),
       lastRenewalAt: timeOrNull(row.lastRenewalAt),
       boundCidrs: jsonOrNull(row.boundCidrs),
+      entityId: row.entityId ?? null,
     });
   }
 

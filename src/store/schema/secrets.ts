@@ -31,6 +31,8 @@ export const secretTokens = sqliteTable(
     maxTtlSeconds: integer('max_ttl_seconds').notNull().default(0),
     /** Addresses the token may be used from (`token_bound_cidrs` of a login); null: anywhere. */
     boundCidrs: text('bound_cidrs', { mode: 'json' }).$type<string[] | null>(),
+    /** The identity store's entity the token belongs to (a login's, or its parent's); null: none. */
+    entityId: text('entity_id'),
   },
   (t) => [index('secret_tokens_parent').on(t.parentId), index('secret_tokens_expiry').on(t.expiresAt)],
 );

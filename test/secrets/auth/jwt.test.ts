@@ -223,7 +223,8 @@ describe('the jwt auth method', () => {
       const token = answer.body.auth.client_token as string;
       const me = await v1(server, 'GET', 'auth/token/lookup-self', { token });
       expect(me.body.data).toMatchObject({ path: 'auth/jwt/login', meta: { role: 'run', workspace: 'web' }, renewable: true });
-      expect(me.body.data.display_name).toMatch(/^jwt-organization-acme-project-Default-Project-workspace-web$/);
+      // Named after the mount and the user claim (understudy's token store turns other characters into `-`).
+      expect(me.body.data.display_name).toMatch(/^jwt-organization.acme.project.Default.Project.workspace.web$/);
       expect((await v1(server, 'POST', 'auth/token/renew-self', { token, body: { increment: '10m' } })).status).toBe(200);
       // The default role answers when the login names none.
       expect((await login({ jwt: signJwt(primary, claims()) })).status).toBe(200);
@@ -315,6 +316,17 @@ describe('the jwt auth method', () => {
         'error validating token: invalid algorithm (alg) header parameter: token signed with unexpected algorithm',
       ]);
       await config({ jwks_url: `${idp.baseUrl}/keys`, bound_issuer: idp.baseUrl, default_role: 'run' });
+    });
+
+    it('keeps the JWT and the issued token out of the request journal', async () => {
+      const jwt = signJwt(primary, claims());
+      const answer = await login({ role: 'run', jwt });
+      expect(answer.status).toBe(200);
+      const journal = await fetch(`${server.baseUrl}/_emulator/requests?path=/v1/auth/jwt/login`);
+      const text = await journal.text();
+      expect(text).toContain('[redacted]');
+      expect(text).not.toContain(jwt.split('.')[2]);
+      expect(text).not.toContain(answer.body.auth.client_token);
     });
 
     it('refuses a login from outside token_bound_cidrs with 403', async () => {

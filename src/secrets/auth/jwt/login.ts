@@ -40,20 +40,14 @@ export function aliasOf(claims: Record<string, unknown>, roleName: string, role:
   return { name: rawUser, metadata };
 }
 
-/** After the token is valid: the audience rule, the alias, the bound claims, then the token. */
-export function finishLogin(
+/** A valid token's claims to a login: the alias, the bound claims, then the token (both login paths end here). */
+export function issueForClaims(
   context: SecretsContext,
   request: HandlerRequest,
   claims: Record<string, unknown>,
   roleName: string,
   role: JwtRole,
 ): LogicalResponse {
-  if (role.bound_audiences.length === 0) {
-    const aud = claims['aud'];
-    if ((Array.isArray(aud) && aud.length > 0) || (typeof aud === 'string' && aud !== '')) {
-      throw badRequest('audience claim found in JWT but no audiences bound to the role');
-    }
-  }
   let alias: LoginAlias;
   try {
     alias = aliasOf(claims, roleName, role);
@@ -68,6 +62,22 @@ export function finishLogin(
   return loginResponse(context, request, { settings: role.settings, meta: alias.metadata, displayName: alias.name, alias });
 }
 
+/** A token with an audience needs a role that binds audiences (direct logins only). */
+function checkUnboundAudience(claims: Record<string, unknown>, role: JwtRole): void {
+  if (role.bound_audiences.length > 0) return;
+  const aud = claims['aud'];
+  if ((Array.isArray(aud) && aud.length > 0) || (typeof aud === 'string' && aud !== '')) {
+    throw badRequest('audience claim found in JWT but no audiences bound to the role');
+  }
+}
+
+/** Refused with 403 from outside the role's `token_bound_cidrs`. */
+export function checkBoundCidrs(request: HandlerRequest, role: JwtRole): void {
+  if (role.settings.boundCidrs.length > 0 && !addressInCidrs(request.clientAddress, role.settings.boundCidrs)) {
+    throw new ApiError(403, 'permission denied', { messages: ['permission denied'] });
+  }
+}
+
 /** `auth/<mount>/login`: the real method's checks, in its order, with its texts. */
 export async function jwtLogin(context: SecretsContext, validators: Validators, request: HandlerRequest): Promise<LogicalResponse> {
   const config = request.storage.get<JwtConfig>(CONFIG_KEY);
@@ -76,9 +86,7 @@ export async function jwtLogin(context: SecretsContext, validators: Validators, 
   if (role.role_type === 'oidc') throw badRequest('role with oidc role_type is not allowed');
   const token = request.fields.get<string | undefined>('jwt') ?? '';
   if (token === '') throw badRequest('missing token');
-  if (role.settings.boundCidrs.length > 0 && !addressInCidrs(request.clientAddress, role.settings.boundCidrs)) {
-    throw new ApiError(403, 'permission denied', { messages: ['permission denied'] });
-  }
+  checkBoundCidrs(request, role);
   let keySet;
   try {
     keySet = await validators.keySet(request.mount.uuid, config);
@@ -101,5 +109,6 @@ export async function jwtLogin(context: SecretsContext, validators: Validators, 
     if (!(error instanceof ValidationError)) throw error;
     throw badRequest(`error validating token: ${error.message}`);
   }
-  return finishLogin(context, request, claims, name, role);
+  checkUnboundAudience(claims, role);
+  return issueForClaims(context, request, claims, name, role);
 }

@@ -38,7 +38,14 @@ export function parseCaPem(caPem: string): string[] {
   return blocks;
 }
 
-export function fetchRemote(url: string, caPem: string): Promise<RemoteResponse> {
+/** A request other than a plain GET (the OIDC flow's token exchange posts a form). */
+export interface RemoteRequest {
+  method: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+export function fetchRemote(url: string, caPem: string, options: RemoteRequest = { method: 'GET' }): Promise<RemoteResponse> {
   let target: URL;
   try {
     target = new URL(url);
@@ -58,39 +65,37 @@ export function fetchRemote(url: string, caPem: string): Promise<RemoteResponse>
   }
   const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {
-    const fail = (message: string) => reject(new RemoteError(`Get ${JSON.stringify(url)}: ${message}`));
-    const request = send(
-      target,
-      { method: 'GET', headers: { accept: 'application/json' }, timeout: TIMEOUT_MS, ...(ca ? { ca } : {}) },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_BODY_BYTES) {
-            request.destroy();
-            fail('response body too large');
-            return;
-          }
-          chunks.push(chunk);
+    const verb = options.method === 'GET' ? 'Get' : 'Post';
+    const fail = (message: string) => reject(new RemoteError(`${verb} ${JSON.stringify(url)}: ${message}`));
+    const headers = { accept: 'application/json', ...options.headers };
+    const request = send(target, { method: options.method, headers, timeout: TIMEOUT_MS, ...(ca ? { ca } : {}) }, (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_BODY_BYTES) {
+          request.destroy();
+          fail('response body too large');
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on('error', (error) => fail(error.message));
+      response.on('end', () => {
+        const status = response.statusCode ?? 0;
+        resolve({
+          status,
+          statusLine: `${status} ${STATUS_CODES[status] ?? ''}`.trim(),
+          contentType: String(response.headers['content-type'] ?? ''),
+          body: Buffer.concat(chunks).toString('utf8'),
         });
-        response.on('error', (error) => fail(error.message));
-        response.on('end', () => {
-          const status = response.statusCode ?? 0;
-          resolve({
-            status,
-            statusLine: `${status} ${STATUS_CODES[status] ?? ''}`.trim(),
-            contentType: String(response.headers['content-type'] ?? ''),
-            body: Buffer.concat(chunks).toString('utf8'),
-          });
-        });
-      },
-    );
+      });
+    });
     request.on('timeout', () => {
       request.destroy();
       fail('context deadline exceeded (Client.Timeout exceeded while awaiting headers)');
     });
     request.on('error', (error) => fail(error.message));
-    request.end();
+    request.end(options.body);
   });
 }

@@ -1,7 +1,12 @@
 import { authTypeOf, parsePublicKeyPem, type JwtConfig } from './config.js';
-import { fetchDiscovery, RemoteKeySet, StaticKeySet, type KeySet } from './key-sets.js';
+import { fetchDiscovery, RemoteKeySet, StaticKeySet, type DiscoveryDocument, type KeySet } from './key-sets.js';
 
 export class ValidatorConfigError extends Error {}
+
+export interface OidcProvider {
+  discovery: DiscoveryDocument;
+  keySet: KeySet;
+}
 
 interface Cached {
   /** The stored configuration the key set was built from; any other one builds a new set. */
@@ -17,6 +22,7 @@ interface Cached {
  */
 export class Validators {
   private readonly byMount = new Map<string, Cached>();
+  private readonly providers = new Map<string, { fingerprint: string; provider: OidcProvider }>();
 
   async keySet(mountUuid: string, config: JwtConfig): Promise<KeySet> {
     const fingerprint = JSON.stringify(config);
@@ -27,8 +33,23 @@ export class Validators {
     return keySet;
   }
 
+  /**
+   * The OIDC provider of a browser-flow configuration: its discovery document and the key set of
+   * its `jwks_uri`, kept like the login's key set.
+   */
+  async provider(mountUuid: string, config: JwtConfig): Promise<OidcProvider> {
+    const fingerprint = JSON.stringify(config);
+    const cached = this.providers.get(mountUuid);
+    if (cached?.fingerprint === fingerprint) return cached.provider;
+    const discovery = await fetchDiscovery(config.oidc_discovery_url, config.oidc_discovery_ca_pem);
+    const provider = { discovery, keySet: new RemoteKeySet(discovery.jwks_uri, config.oidc_discovery_ca_pem) };
+    this.providers.set(mountUuid, { fingerprint, provider });
+    return provider;
+  }
+
   forget(mountUuid: string): void {
     this.byMount.delete(mountUuid);
+    this.providers.delete(mountUuid);
   }
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE `secret_tokens` ADD `entity_id` text;
