@@ -59,6 +59,8 @@ export const ConfigSchema = Type.Object({
   tlsCert: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   tlsKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   tlsDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** scheme://host[:port], no path or trailing slash: the OIDC issuer verifiers compare byte for byte. */
+  publicUrl: Type.Union([Type.String({ pattern: '^https?://[^/?#\\s]+$' }), Type.Null()]),
 });
 
 export type Config = Static<typeof ConfigSchema> & { dialect: Dialect; edition: Edition };
@@ -308,6 +310,13 @@ export const VARIABLES: readonly Variable[] = [
     default: null,
     expects: 'a directory path',
     meaning: 'where auto mode keeps its CA and certificates; unset: tls/ beside the store file (~/.understudy/tls for :memory:)',
+  },
+  {
+    name: 'UNDERSTUDY_PUBLIC_URL',
+    key: 'publicUrl',
+    default: null,
+    expects: 'an http(s) URL of scheme and host[:port] only, with no path or trailing slash',
+    meaning: 'OIDC issuer of workload identity tokens (discovery and iss); unset: the banner address (https://localhost:PORT under TLS)',
   },
 ];
 

@@ -7,7 +7,7 @@ import { SHUTDOWN_DEADLINE_MS } from './core/shutdown.js';
 import { VERSION } from './core/version.js';
 import { SeedError } from './seed/seed.js';
 import { StoreError } from './store/store.js';
-import { clientEnvironment, clientUrl } from './server/address.js';
+import { clientEnvironment, clientUrl, publicUrl } from './server/address.js';
 import { TlsError, type TlsMaterial } from './server/tls/material.js';
 
 const startedAt = performance.now();
@@ -26,6 +26,11 @@ function tlsLines(tls: TlsMaterial | null): string[] {
     "# VAULT_CACERT makes the secrets CLI and hvac trust it; SSL_CERT_FILE (the system's roots plus that CA)",
     '# makes terraform and other Go or OpenSSL programs trust it, e.g. hostname = "localhost:<port>" with no host block',
   ];
+}
+
+/** The workload identity issuer, when it is not the address above (HTTPS, or UNDERSTUDY_PUBLIC_URL). */
+function issuerLines(issuer: string, address: string): string[] {
+  return issuer === address ? [] : [`# Workload identity issuer (OIDC discovery at ${issuer}/.well-known/openid-configuration): ${issuer}`];
 }
 
 /** Resolves to true once the server listens, to false when the command only printed (--help, --version). */
@@ -90,6 +95,7 @@ async function main(): Promise<boolean> {
       // A comment line: scripts that read only the export lines (or `eval` them) are unaffected.
       `# API reference: ${address}/_emulator/docs`,
       ...tlsLines(app.tls),
+      ...issuerLines(publicUrl(config, port, app.tls), address),
       ...Object.entries(env).map(([name, value]) => `export ${name}=${value}`),
       '',
     ].join('\n'),

@@ -62,6 +62,7 @@ import { insertDefaultProject } from './projects/repo.js';
 import { requireAgentPoolOf } from './agent-pools/rules.js';
 import { IncludeRegistry } from './jsonapi/include.js';
 import type { OrganizationPage } from './organizations/resource.js';
+import { WorkloadIdentityHook } from './workload-identity/hook.js';
 import { NotificationDispatcher } from './notifications/delivery.js';
 import { NotificationService } from './notifications/service.js';
 
@@ -162,6 +163,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
   const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, runtime.log);
   engine.useStages(taskStageRunner);
+  engine.addPhaseHook(new WorkloadIdentityHook(runtime));
   engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),

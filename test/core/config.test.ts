@@ -32,6 +32,7 @@ describe('configuration', () => {
       tls: 'off',
       tlsCert: null,
       tlsDir: null,
+      publicUrl: null,
       tlsHosts: null,
       tlsKey: null,
       runConcurrency: 2,
