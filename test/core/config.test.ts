@@ -37,6 +37,10 @@ describe('configuration', () => {
       tlsKey: null,
       runConcurrency: 2,
       runProgression: 'immediate',
+      runUser: null,
+      runAsRoot: 'false',
+      allowInsecureBind: 'false',
+      notificationTimeoutMs: 10000,
     });
   });
 
