@@ -10,7 +10,6 @@ import type { Runtime } from '../../runtime.js';
 import type { PhaseHook, PhaseStart, PhaseVerdict } from '../runs/phase-hooks.js';
 import { mintWorkloadToken } from './mint.js';
 import { readSettings, SettingsError, type VaultLogin } from './settings.js';
-import { openRunCredentialsDir, removeRunCredentialsDir, writePrivateFile } from './token-files.js';
 import { LoginFailed, loginWithJwt, type VaultSession } from './vault-login.js';
 
 const suffix = (tag: string | null) => (tag === null ? '' : `_${tag}`);
@@ -65,13 +64,11 @@ export class WorkloadIdentityHook implements PhaseHook {
         const problem = await session.revoke();
         if (problem) this.runtime.log.warn({ run: phase.run.id, phase: phase.phase }, `dynamic credentials: ${problem}`);
       }
-      if (settings.vault.length > 0) await removeRunCredentialsDir(phase.run.id);
     };
 
     let current: VaultLogin | undefined;
     try {
       const tagged = settings.vault.some((login) => login.tag !== null);
-      const directory = settings.vault.length > 0 ? await openRunCredentialsDir(phase.run.id) : '';
       const files = new Map<string | null, ConfigurationFiles>();
       for (const login of settings.vault) {
         current = login;
@@ -82,7 +79,7 @@ export class WorkloadIdentityHook implements PhaseHook {
         secrets.push(session.token);
         phase.log(`${describe(login)}: logged in to ${login.address} with role "${login.role}" for the ${phase.phase} phase\n`);
         const name = login.tag ?? 'default';
-        const caFile = login.caCert === null ? '' : await writePrivateFile(directory, `${name}.ca.pem`, login.caCert);
+        const caFile = login.caCert === null ? '' : await phase.writeCredentialFile(`${name}.ca.pem`, login.caCert);
         if (login.tag === null) {
           environment.push(plain('VAULT_ADDR', login.address), hidden('VAULT_TOKEN', session.token));
           if (login.namespace) environment.push(plain('VAULT_NAMESPACE', login.namespace));
@@ -90,7 +87,7 @@ export class WorkloadIdentityHook implements PhaseHook {
         }
         if (tagged) {
           files.set(login.tag, {
-            token_filename: await writePrivateFile(directory, `${name}.token`, session.token),
+            token_filename: await phase.writeCredentialFile(`${name}.token`, session.token),
             address: login.address,
             namespace: login.namespace ?? '',
             ca_cert_file: caFile,

@@ -1,7 +1,8 @@
-import { readFileSync, statSync, existsSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunVariable } from '../../../src/adapters/executor/index.js';
 import type { PhaseStart, PhaseVerdict, RunPhase } from '../../../src/platform/runs/phase-hooks.js';
+import { CredentialFiles } from '../../../src/platform/runs/credential-files.js';
 import type { RunRow } from '../../../src/platform/runs/repo.js';
 import { WorkloadIdentityHook } from '../../../src/platform/workload-identity/hook.js';
 import { namesOfWorkspace } from '../../../src/platform/workload-identity/names.js';
@@ -47,6 +48,10 @@ describe('the dynamic credentials phase hook, called directly', () => {
   const env = (values: Record<string, string>) =>
     new Map<string, RunVariable>(Object.entries(values).map(([key, value]) => [key, { key, value, hcl: false, sensitive: false }]));
 
+  // The engine removes a phase's credential files when the phase ends (engine-seams.test.ts).
+  const credentials = new CredentialFiles(runId, null);
+  afterAll(() => credentials.remove());
+
   function phaseStart(phase: RunPhase, environment: Record<string, string>): PhaseStart & { lines: string[] } {
     const lines: string[] = [];
     const names = namesOfWorkspace(server.app.runtime.store.db, workspaceId);
@@ -59,7 +64,7 @@ describe('the dynamic credentials phase hook, called directly', () => {
       environment: env(environment),
       variables: new Map(),
       log: (text) => lines.push(text),
-      credentialsDir: () => Promise.reject(new Error('not used')),
+      writeCredentialFile: (name, text) => credentials.write(name, text),
       signal: new AbortController().signal,
     };
   }
@@ -219,8 +224,10 @@ describe('the dynamic credentials phase hook, called directly', () => {
       }
       expect(valueOf(verdict, 'VAULT_TOKEN')).toBe(readFileSync(value.default.token_filename as string, 'utf8'));
       paths.push(variable?.value as string);
+      const fileToken = readFileSync(value.default.token_filename as string, 'utf8');
       await verdict.finish?.();
-      expect(existsSync(value.default.token_filename as string)).toBe(false);
+      // The phase's end revokes what its files hold.
+      expect((await v1(server.baseUrl, 'GET', 'auth/token/lookup-self', { token: fileToken })).status).toBe(403);
     }
     // The variable is saved in the plan: the apply must see the very same value.
     expect(paths[1]).toBe(paths[0]);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunVariable } from '../../../src/adapters/executor/index.js';
 import type { PhaseStart } from '../../../src/platform/runs/phase-hooks.js';
+import { CredentialFiles } from '../../../src/platform/runs/credential-files.js';
 import type { RunRow } from '../../../src/platform/runs/repo.js';
 import { WorkloadIdentityHook } from '../../../src/platform/workload-identity/hook.js';
 import { namesOfWorkspace } from '../../../src/platform/workload-identity/names.js';
@@ -107,6 +108,7 @@ describe('a login over HTTPS with TFC_VAULT_ENCODED_CACERT (UNDERSTUDY_TLS=auto)
       TFC_VAULT_RUN_ROLE: 'secure',
       TFC_VAULT_ENCODED_CACERT: Buffer.from(ca).toString('base64'),
     };
+    const credentials = new CredentialFiles('run-tlsTest0000001', null);
     const start = (environment: Record<string, string>): PhaseStart => ({
       run: { id: 'run-tlsTest0000001' } as RunRow,
       phase: 'plan',
@@ -116,7 +118,7 @@ describe('a login over HTTPS with TFC_VAULT_ENCODED_CACERT (UNDERSTUDY_TLS=auto)
       ),
       variables: new Map(),
       log: () => undefined,
-      credentialsDir: () => Promise.reject(new Error('not used')),
+      writeCredentialFile: (name, text) => credentials.write(name, text),
       signal: new AbortController().signal,
     });
     const verdict = await hook.start(start(variables));
@@ -131,6 +133,7 @@ describe('a login over HTTPS with TFC_VAULT_ENCODED_CACERT (UNDERSTUDY_TLS=auto)
     });
     expect(JSON.parse(self.body).data.meta.role).toBe('secure');
     await verdict.finish?.();
+    await credentials.remove();
 
     // Without the CA, the certificate is not trusted and the phase is refused saying so.
     const { TFC_VAULT_ENCODED_CACERT: _ca, ...untrusted } = variables;
