@@ -32,6 +32,7 @@ import { sendSecretsError } from './secrets/http/respond.js';
 import { createServerWithListMethod, destroyAllConnections } from './server/server.js';
 import { lazyValidation } from './server/lazy-validation.js';
 import { prepareTls, type TlsMaterial } from './server/tls/material.js';
+import { publicUrl } from './server/address.js';
 import { CLOSE_STEP_MS, SHUTDOWN_GRACE_MS, settleWithin } from './core/shutdown.js';
 
 export interface App {
@@ -133,7 +134,16 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     frameworkErrors: routerError,
     schemaController: lazyValidation,
   });
-  const runtime: Runtime = { config, store, clock, log: fastify.log, scheduler: new Scheduler(clock, fastify.log) };
+  // The port is known once the server listens (UNDERSTUDY_PORT=0 picks one); before, the configured one.
+  const listeningPort = () => (fastify.server.address() as { port: number } | null)?.port ?? config.port;
+  const runtime: Runtime = {
+    config,
+    store,
+    clock,
+    log: fastify.log,
+    scheduler: new Scheduler(clock, fastify.log),
+    publicUrl: () => publicUrl(config, listeningPort(), tls),
+  };
   const platform = buildPlatformContext(runtime);
   const seedTokens = { adminToken: config.adminToken, rootToken: config.rootToken, edition: config.edition };
 

@@ -59,6 +59,8 @@ export const ConfigSchema = Type.Object({
   tlsCert: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   tlsKey: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   tlsDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  /** scheme://host[:port], no path or trailing slash: the OIDC issuer verifiers compare byte for byte. */
+  publicUrl: Type.Union([Type.String({ pattern: '^https?://[^/?#\\s]+$' }), Type.Null()]),
 });
 
 export type Config = Static<typeof ConfigSchema> & { dialect: Dialect; edition: Edition };
@@ -309,6 +311,13 @@ export const VARIABLES: readonly Variable[] = [
     expects: 'a directory path',
     meaning: 'where auto mode keeps its CA and certificates; unset: tls/ beside the store file (~/.understudy/tls for :memory:)',
   },
+  {
+    name: 'UNDERSTUDY_PUBLIC_URL',
+    key: 'publicUrl',
+    default: null,
+    expects: 'an http(s) URL of scheme and host[:port] only, with no path or trailing slash',
+    meaning: 'OIDC issuer of workload identity tokens (discovery and iss); unset: the banner address (https://localhost:PORT under TLS)',
+  },
 ];
 
 /** Variables whose value is a number. */
@@ -340,6 +349,17 @@ export class ConfigError extends Error {}
 export function readEnvironment(env: NodeJS.ProcessEnv = process.env, dotenvPath = '.env'): Record<string, string | undefined> {
   const fromFile = existsSync(dotenvPath) ? parseEnv(readFileSync(dotenvPath, 'utf8')) : {};
   return { ...fromFile, ...env };
+}
+
+/**
+ * `UNDERSTUDY_*` names in the environment that no setting reads (a typo such as `UNDERSTUDY_PROT`
+ * would otherwise leave the default in place without a word), sorted; start-up warns once about them.
+ */
+export function unknownVariables(env: Record<string, string | undefined>): string[] {
+  const known = new Set(VARIABLES.flatMap((variable) => [variable.name, ...(variable.aliases ?? [])]));
+  return Object.keys(env)
+    .filter((name) => name.startsWith('UNDERSTUDY_') && !known.has(name))
+    .sort();
 }
 
 /** Turns the environment into a typed config, or throws one ConfigError naming the variable. */

@@ -2,12 +2,12 @@ import { resolveRunUser, RunUserError } from './adapters/executor/run-user.js';
 import { buildApp } from './app.js';
 import { cliAction } from './cli.js';
 import { logDestination, routeProcessWarnings } from './logging.js';
-import { ConfigError, loadConfig, readEnvironment, type Config } from './config.js';
+import { ConfigError, loadConfig, readEnvironment, unknownVariables, type Config } from './config.js';
 import { SHUTDOWN_DEADLINE_MS } from './core/shutdown.js';
 import { VERSION } from './core/version.js';
 import { SeedError } from './seed/seed.js';
 import { StoreError } from './store/store.js';
-import { clientEnvironment, clientUrl } from './server/address.js';
+import { clientEnvironment, clientUrl, publicUrl } from './server/address.js';
 import { TlsError, type TlsMaterial } from './server/tls/material.js';
 
 const startedAt = performance.now();
@@ -28,6 +28,11 @@ function tlsLines(tls: TlsMaterial | null): string[] {
   ];
 }
 
+/** The workload identity issuer, when it is not the address above (HTTPS, or UNDERSTUDY_PUBLIC_URL). */
+function issuerLines(issuer: string, address: string): string[] {
+  return issuer === address ? [] : [`# Workload identity issuer (OIDC discovery at ${issuer}/.well-known/openid-configuration): ${issuer}`];
+}
+
 /** Resolves to true once the server listens, to false when the command only printed (--help, --version). */
 async function main(): Promise<boolean> {
   // --help and --version answer before anything opens the store or a port.
@@ -42,8 +47,9 @@ async function main(): Promise<boolean> {
   }
 
   let config: Config;
+  const environment = readEnvironment();
   try {
-    config = loadConfig(readEnvironment());
+    config = loadConfig(environment);
   } catch (error) {
     if (error instanceof ConfigError) fail(`invalid configuration: ${error.message}`);
     throw error;
@@ -68,6 +74,8 @@ async function main(): Promise<boolean> {
   }
 
   routeProcessWarnings(app.fastify.log);
+  const unknown = unknownVariables(environment);
+  if (unknown.length > 0) app.fastify.log.warn(`ignoring unknown variables (a typo?): ${unknown.join(', ')}`);
 
   try {
     await app.fastify.listen({ host: config.host, port: config.port });
@@ -87,6 +95,7 @@ async function main(): Promise<boolean> {
       // A comment line: scripts that read only the export lines (or `eval` them) are unaffected.
       `# API reference: ${address}/_emulator/docs`,
       ...tlsLines(app.tls),
+      ...issuerLines(publicUrl(config, port, app.tls), address),
       ...Object.entries(env).map(([name, value]) => `export ${name}=${value}`),
       '',
     ].join('\n'),

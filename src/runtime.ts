@@ -12,4 +12,6 @@ export interface Runtime {
   readonly log: FastifyBaseLogger;
   /** Timed work (lease and token expiry, rotations); the clock endpoint advances through it. */
   readonly scheduler: Scheduler;
+  /** The OIDC issuer of workload identity tokens (server/address.ts `publicUrl`), once the port is known. */
+  readonly publicUrl: () => string;
 }

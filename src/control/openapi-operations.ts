@@ -228,6 +228,7 @@ const SUMMARIES: Record<string, string> = {
   'POST /_emulator/runs/:id/advance': 'Advance a manually paced run to its next stop',
   'GET /_emulator/runs/:id': 'Show where a run is waiting',
   'PUT /_emulator/runs/progression': 'Set how runs progress (immediate, clock, manual)',
+  'POST /_emulator/workload-identity-tokens': 'Mint a workload identity token for a workspace, without a run',
   'POST /_emulator/cloud-a-kms': 'Cloud provider A’s key service (stand-in)',
   'POST /_emulator/cloud-c-keyvault/:tenant/oauth2/v2.0/token': 'Cloud provider C’s token service (stand-in)',
 };

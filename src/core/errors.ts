@@ -14,6 +14,11 @@ export interface ApiErrorOptions {
   messages?: string[];
   /** Further errors of the same answer (the platform lists them after this one, as the real service does for one attribute). */
   also?: ApiError[];
+  /**
+   * The status the real service answers this failure with when it differs (a 500 for a client's
+   * mistake): used in the `upstream` dialect only; the default dialect keeps `status`.
+   */
+  upstreamStatus?: number;
 }
 
 export class ApiError extends Error {

@@ -41,6 +41,7 @@ import { VariableSetService } from './variable-sets/service.js';
 import { WorkspaceTaskService } from './workspace-tasks/service.js';
 import { WorkspaceService } from './workspaces/service.js';
 import { AuditTrailService } from './audit-trail/service.js';
+import { AuditConfigurationService } from './audit-configuration/service.js';
 import { VariableSetViews } from './variable-sets/view.js';
 import { ConfigurationVersionService } from './configuration-versions/service.js';
 import { LogBook } from './runs/logs.js';
@@ -61,6 +62,7 @@ import { insertDefaultProject } from './projects/repo.js';
 import { requireAgentPoolOf } from './agent-pools/rules.js';
 import { IncludeRegistry } from './jsonapi/include.js';
 import type { OrganizationPage } from './organizations/resource.js';
+import { WorkloadIdentityHook } from './workload-identity/hook.js';
 import { NotificationDispatcher } from './notifications/delivery.js';
 import { NotificationService } from './notifications/service.js';
 
@@ -104,6 +106,8 @@ export interface PlatformServices {
   readonly workspaceTasks: WorkspaceTaskService;
   readonly workspaces: WorkspaceService;
   readonly auditTrail: AuditTrailService;
+  /** An organization's audit configuration (hosted edition). */
+  readonly auditConfiguration: AuditConfigurationService;
   readonly variableSetViews: VariableSetViews;
   readonly configurationVersions: ConfigurationVersionService;
   readonly runs: RunService;
@@ -159,6 +163,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
   const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, runtime.log);
   engine.useStages(taskStageRunner);
+  engine.addPhaseHook(new WorkloadIdentityHook(runtime));
   engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
@@ -234,6 +239,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaceLocks,
     workspaceViews,
     auditTrail: new AuditTrailService(db, clock),
+    auditConfiguration: new AuditConfigurationService(db, clock, organizations),
     variableSetViews: new VariableSetViews(db),
     notifications,
   };

@@ -1,6 +1,7 @@
 import { identityBackend } from './identity/backend.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
+import { markSecretBodies } from '../core/redact.js';
 import { CLOSE_STEP_MS, settleWithin } from '../core/shutdown.js';
 import type { Runtime } from '../runtime.js';
 import { Authorizer } from './acl/authorizer.js';
@@ -13,7 +14,8 @@ import { cubbyholeEngine } from './engines/cubbyhole/backend.js';
 import { databaseEngine } from './engines/database/backend.js';
 import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
-import { internalError } from './framework/errors.js';
+import { inDialect, internalError } from './framework/errors.js';
+import type { Dialect } from '../core/dialect.js';
 import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
@@ -38,8 +40,8 @@ export const ENGINES = new Map<string, EngineFactory>([
   ['transit', transitEngine],
 ]);
 
-function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof ApiError) return sendSecretsError(reply, error);
+function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply, dialect: Dialect): FastifyReply {
+  if (error instanceof ApiError) return sendSecretsError(reply, inDialect(error, dialect));
   const status = (error as { statusCode?: number }).statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return sendSecretsError(reply, new ApiError(status, (error as Error).message));
@@ -145,13 +147,23 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
   // Bodies are parsed by the logical layer, which must produce the real service's exact errors.
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (_request, body, done) => done(null, body));
-  app.setErrorHandler(secretsErrorHandler);
+  app.setErrorHandler((error, request, reply) => secretsErrorHandler(error, request, reply, runtime.config.dialect));
 
   app.route({
     method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
     url: '/v1/*',
     exposeHeadRoute: false,
-    handler: async (request, reply) => sendLogical(reply, await router.handle(toLogicalRequest(request))),
+    handler: async (request, reply) => {
+      const logical = toLogicalRequest(request);
+      let response;
+      try {
+        response = await router.handle(logical);
+      } finally {
+        // Before anything is sent: the journal records the request once the answer has gone.
+        if (logical.secretBodies) markSecretBodies(request);
+      }
+      return sendLogical(reply, response);
+    },
   });
   app.all('/v1', async (_request, reply) => sendSecretsError(reply, new ApiError(404, 'not found', { messages: [] })));
 }

@@ -20,3 +20,17 @@ export function clientEnvironment(config: Pick<Config, 'adminToken' | 'rootToken
   env['VAULT_TOKEN'] = config.rootToken;
   return env;
 }
+
+const LOOPBACK_OR_ANY = new Set(['127.0.0.1', 'localhost', '::1', '0.0.0.0', '::']);
+
+/**
+ * The address the platform publishes as its OIDC issuer and puts in every workload identity
+ * token's `iss`: `UNDERSTUDY_PUBLIC_URL`, else the banner's address. Under HTTPS a local bind is
+ * named `localhost` (the name terraform's `hostname` and most verifiers are given) rather than an
+ * IP literal. One string for both, because verifiers compare them byte for byte.
+ */
+export function publicUrl(config: Pick<Config, 'host' | 'publicUrl'>, port: number, tls: TlsMaterial | null): string {
+  if (config.publicUrl !== null) return config.publicUrl;
+  if (tls && LOOPBACK_OR_ANY.has(config.host)) return `https://localhost:${port}`;
+  return clientUrl(config, port, tls);
+}

@@ -32,10 +32,15 @@ describe('configuration', () => {
       tls: 'off',
       tlsCert: null,
       tlsDir: null,
+      publicUrl: null,
       tlsHosts: null,
       tlsKey: null,
       runConcurrency: 2,
       runProgression: 'immediate',
+      runUser: null,
+      runAsRoot: 'false',
+      allowInsecureBind: 'false',
+      notificationTimeoutMs: 10000,
     });
   });
 

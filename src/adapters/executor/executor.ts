@@ -3,6 +3,7 @@
  * throwaway directory (terraform.ts) and a simulated one that plans from the parsed configuration
  * (simulated.ts). The run state machine, queue, logs and state versions see only this interface.
  */
+import type { RunUser } from './run-user.js';
 
 export type ExecutorKind = 'terraform' | 'simulated';
 
@@ -88,6 +89,8 @@ export interface PreparedApply {
 
 export interface Executor {
   readonly kind: ExecutorKind;
+  /** The user Terraform runs as when that is not the server's own user (files handed to a run must be theirs). */
+  readonly runUser: RunUser | null;
   /** Plans `job`; never throws for a failing configuration (that is an `errored` outcome with a log). */
   plan(job: PlanJob, log: LogSink, signal: AbortSignal, extras?: PhaseExtras): Promise<PlanOutcome>;
   /** Removes whatever is left on disk (working directories); called on reset and shutdown. */

@@ -7,6 +7,7 @@ import { resolveRunUser, RunUserError, type RunUser } from './run-user.js';
 import { TerraformExecutor } from './terraform.js';
 
 export * from './executor.js';
+export type { RunUser } from './run-user.js';
 
 /** The version a simulated run reports when no CLI is there to ask. */
 export const SIMULATED_VERSION = '1.11.4';

@@ -115,6 +115,7 @@ export interface SimulatedExecutorOptions {
  */
 export class SimulatedExecutor implements Executor {
   readonly kind = 'simulated' as const;
+  readonly runUser = null;
 
   constructor(private readonly options: SimulatedExecutorOptions) {}
 

@@ -75,6 +75,9 @@ function applySummary(log: string, fallback: ChangeSummary): ChangeSummary {
  */
 export class TerraformExecutor implements Executor {
   readonly kind = 'terraform' as const;
+  get runUser(): RunUser | null {
+    return this.options.runUser ?? null;
+  }
   private readonly directories = new Set<string>();
   private readonly graceMs: number;
 

@@ -1,7 +1,27 @@
 import type { FastifyInstance } from 'fastify';
 import type { Runtime } from '../../runtime.js';
-import { requestUrl } from '../jsonapi/documents.js';
 import { jwksDocument, signingKeysOf } from './signing-keys.js';
+
+/** The claims a workload identity token carries (workload-identity/claims.ts), as the hosted platform lists them. */
+const CLAIMS_SUPPORTED = [
+  'sub',
+  'aud',
+  'exp',
+  'iat',
+  'iss',
+  'jti',
+  'nbf',
+  'ref',
+  'terraform_run_phase',
+  'terraform_workspace_id',
+  'terraform_workspace_name',
+  'terraform_organization_id',
+  'terraform_organization_name',
+  'terraform_project_id',
+  'terraform_project_name',
+  'terraform_run_id',
+  'terraform_full_workspace',
+];
 
 /**
  * `/.well-known/jwks` and `/.well-known/openid-configuration`: the public half of the signing keys
@@ -15,8 +35,10 @@ export async function signingKeyDiscoveryRoutes(app: FastifyInstance, runtime: R
     reply.header('cache-control', 'no-store').send(jwksDocument(await keys.published())),
   );
 
-  app.get('/.well-known/openid-configuration', async (request, reply) => {
-    const issuer = requestUrl(request).origin;
+  // The issuer is one configured string, not the request's origin: verifiers compare it byte for
+  // byte with the URL they were given and with each token's `iss`, and 127.0.0.1 is not localhost.
+  app.get('/.well-known/openid-configuration', async (_request, reply) => {
+    const issuer = runtime.publicUrl();
     return reply.header('cache-control', 'no-store').send({
       issuer,
       jwks_uri: `${issuer}/.well-known/jwks`,
@@ -24,7 +46,7 @@ export async function signingKeyDiscoveryRoutes(app: FastifyInstance, runtime: R
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: ['RS256'],
       scopes_supported: ['openid'],
-      claims_supported: ['sub', 'aud', 'exp', 'iat', 'iss', 'jti', 'nbf'],
+      claims_supported: CLAIMS_SUPPORTED,
     });
   });
 }

@@ -386,6 +386,7 @@ export class RunEngine implements DueSource {
       job,
       log: (text) => this.logs.append(phaseId, text),
       signal,
+      runUser: (await this.executor()).runUser,
     });
     try {
       if (signal.aborted) throw new Canceled();

@@ -28,10 +28,12 @@ export interface PhaseStart {
   /** Appends lines to the phase's log (the platform's log, as the run shows it). */
   log(text: string): void;
   /**
-   * A private directory (mode 0700) for files this phase hands to Terraform, such as token files;
-   * made on the first call and removed with everything in it when the phase ends.
+   * Writes a file this phase hands to Terraform (a token file, a CA file): mode 0600, owned by the
+   * user Terraform runs as, in the run's private credentials directory. The path is the same in
+   * the plan and the apply, since a saved plan keeps the variables that name such files. Returns
+   * the file's absolute path; the directory and its files are removed when the phase ends.
    */
-  credentialsDir(): Promise<string>;
+  writeCredentialFile(name: string, text: string): Promise<string>;
   signal: AbortSignal;
 }
 

@@ -1,8 +1,13 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { FastifyBaseLogger } from 'fastify';
-import { redactingSink, type LogSink, type PhaseExtras, type PlanJob, type RunVariable } from '../../adapters/executor/index.js';
+import {
+  redactingSink,
+  type LogSink,
+  type PhaseExtras,
+  type PlanJob,
+  type RunUser,
+  type RunVariable,
+} from '../../adapters/executor/index.js';
+import { CredentialFiles } from './credential-files.js';
 import type { PhaseHook, PhaseStart, RunNames, RunPhase } from './phase-hooks.js';
 import type { RunRow } from './repo.js';
 
@@ -14,7 +19,7 @@ export interface OpenedPhase {
   extras: PhaseExtras;
   /** The phase's log with every value a hook named secret hidden. */
   log: LogSink;
-  /** Awaits each proceeding hook's `finish`, then removes the credentials directory. Call once, when the phase ends. */
+  /** Awaits each proceeding hook's `finish`, then removes the credential files. Call once, when the phase ends. */
   close(): Promise<void>;
 }
 
@@ -26,6 +31,8 @@ export interface PhaseOpening {
   job: PlanJob;
   log: LogSink;
   signal: AbortSignal;
+  /** Who Terraform runs as, when not the server's user: credential files are made theirs. */
+  runUser: RunUser | null;
 }
 
 const byKey = (variables: readonly RunVariable[]) => new Map(variables.map((variable) => [variable.key, variable]));
@@ -58,7 +65,7 @@ export class PhaseHooks {
     };
     const extras: PhaseExtras = { environment: [], variables: [], secrets };
     const finishers: (() => Promise<void>)[] = [];
-    let directory: Promise<string> | undefined;
+    const credentials = new CredentialFiles(opening.run.id, opening.runUser);
     let closed = false;
     const close = async () => {
       if (closed) return;
@@ -70,7 +77,9 @@ export class PhaseHooks {
           this.log.error({ err: error, run: opening.run.id, phase: opening.phase }, 'a phase hook could not finish');
         }
       }
-      if (directory) await rm(await directory.catch(() => ''), { recursive: true, force: true }).catch(() => undefined);
+      await credentials
+        .remove()
+        .catch((error: unknown) => this.log.error({ err: error, run: opening.run.id }, 'credential files could not be removed'));
     };
     if (this.hooks.length === 0) return opened(null);
 
@@ -83,8 +92,7 @@ export class PhaseHooks {
       environment,
       variables,
       log,
-      // mkdtemp makes the directory 0700: only the server's user reads what a hook writes there.
-      credentialsDir: () => (directory ??= mkdtemp(join(tmpdir(), 'understudy-credentials-'))),
+      writeCredentialFile: (name, text) => credentials.write(name, text),
       signal: opening.signal,
     };
     for (const hook of this.hooks) {

@@ -6,6 +6,7 @@ import { existingRole, ROLE_NAME, ROLE_NAME_FIELD, roleKey, type RoleEntry } fro
 import { parseCidrs } from './cidr.js';
 import { approleLogin, secretIdPaths } from './approle-secret-ids.js';
 import { DEFAULT_TOKEN_SETTINGS, parseTokenSettings, TOKEN_FIELDS, tokenSettingsWire } from './token-settings.js';
+import { upstream500 } from '../framework/errors.js';
 
 const ROLE_FIELDS: Record<string, FieldSpec> = {
   ...ROLE_NAME_FIELD,
@@ -147,7 +148,7 @@ export const approleMethod: EngineFactory = (context) => {
     renewLogin: (token, storage) => {
       const name = token.meta?.['role_name'] ?? '';
       const role = storage.get<RoleEntry>(`role/${name}`);
-      if (!role) throw badRequest(`role "${name}" does not exist during renewal`);
+      if (!role) throw upstream500(badRequest(`role "${name}" does not exist during renewal`));
       return role.settings;
     },
   };

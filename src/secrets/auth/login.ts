@@ -6,6 +6,7 @@ import type { TokenEntry } from '../tokens/token-store.js';
 import { readRole, roleOfPath, tokenBackendStorage } from '../tokens/roles.js';
 import { badRequest } from '../../core/errors.js';
 import type { TokenSettings } from './token-settings.js';
+import { upstream500 } from '../framework/errors.js';
 
 /**
  * Who a login says the caller is, for the identity store: the method's name for the caller (the
@@ -59,7 +60,7 @@ export function loginLimits(context: SecretsContext, token: TokenEntry): { ttl: 
   if (roleName !== undefined) {
     // A role's tokens renew with the role's current period and explicit maximum, as for real.
     const role = readRole(tokenBackendStorage(context.store.db), roleName);
-    if (!role) throw badRequest(`original token role ${JSON.stringify(roleName)} could not be found, not renewing`);
+    if (!role) throw upstream500(badRequest(`original token role ${JSON.stringify(roleName)} could not be found, not renewing`));
     return { ttl: token.ttlSeconds, maxTtl: role.token_explicit_max_ttl, period: role.token_period };
   }
   if (!token.path.startsWith('auth/') || token.path.startsWith('auth/token/')) return undefined;

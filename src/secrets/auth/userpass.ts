@@ -7,6 +7,7 @@ import { addressInCidrs } from './cidr.js';
 import { loginResponse } from './login.js';
 import { hashPassword, verifyPassword } from './password-hash.js';
 import { DEFAULT_TOKEN_SETTINGS, parseTokenSettings, TOKEN_FIELDS, tokenSettingsWire, type TokenSettings } from './token-settings.js';
+import { upstream500 } from '../framework/errors.js';
 
 /** A user as stored: the password only as a scrypt hash. */
 interface UserEntry {
@@ -78,9 +79,9 @@ export const userpassMethod: EngineFactory = (context) => ({
   // As the real method: a deleted user's tokens stop renewing, and so do they when its policies change.
   renewLogin: (token, storage) => {
     const user = storage.get<UserEntry>(`user/${token.meta?.['username'] ?? ''}`);
-    if (!user) throw badRequest('user no longer exists, not renewing');
+    if (!user) throw upstream500(badRequest('user no longer exists, not renewing'));
     if (sanitizePolicies(user.settings.policies, !user.settings.noDefaultPolicy).join() !== token.policies.join()) {
-      throw badRequest('policies have changed, not renewing');
+      throw upstream500(badRequest('policies have changed, not renewing'));
     }
     return user.settings;
   },

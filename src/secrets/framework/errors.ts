@@ -1,3 +1,4 @@
+import type { Dialect } from '../../core/dialect.js';
 import { ApiError } from '../../core/errors.js';
 
 /**
@@ -32,3 +33,24 @@ export const missingDataFields = (): ApiError => multierror(500, 'missing data f
 
 /** A failure the real service reports as an internal error (a 500 with the message as a multierror). */
 export const internalError = (message: string): ApiError => multierror(500, message);
+
+/**
+ * A client's mistake that the real service answers with a 500 (its handler returned a Go error
+ * instead of a user error): a 400 with the same text here, and that 500 in the `upstream` dialect,
+ * where the real clients' own tests expect it. The README lists every such failure.
+ */
+export const upstream500 = (error: ApiError): ApiError =>
+  new ApiError(error.status, error.detail, { ...error.options, upstreamStatus: 500 });
+
+/** The error as the dialect shows it: the real service's status in `upstream`, when it differs. */
+export function inDialect(error: ApiError, dialect: Dialect): ApiError {
+  const status = error.options.upstreamStatus;
+  return dialect === 'upstream' && status !== undefined && status !== error.status
+    ? new ApiError(status, error.detail, error.options)
+    : error;
+}
+
+/** For a catch block around work whose every client mistake is a real 500: rethrows 400s marked `upstream500`. */
+export function rethrowAsUpstream500(error: unknown): never {
+  throw error instanceof ApiError && error.status === 400 ? upstream500(error) : error;
+}

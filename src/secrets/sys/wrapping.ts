@@ -4,6 +4,7 @@ import type { SecretsContext } from '../context.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../framework/types.js';
 import type { TokenEntry } from '../tokens/token-store.js';
 import { answerOf } from '../wrapping/response-wrapper.js';
+import { upstream500 } from '../framework/errors.js';
 
 const TOKEN_FIELD: Record<string, FieldSpec> = {
   token: { type: 'string', description: 'The wrapping token, when it is not the calling token.' },
@@ -63,7 +64,7 @@ export function wrappingPaths(context: SecretsContext): PathSpec[] {
 
   const storedAnswer = (token: TokenEntry): string => {
     const stored = wrapping.storedAnswer(token);
-    if (stored === undefined) throw badRequest('no information found; wrapping token may be from a previous Vault version');
+    if (stored === undefined) throw upstream500(badRequest('no information found; wrapping token may be from a previous Vault version'));
     return stored;
   };
 
@@ -106,7 +107,7 @@ export function wrappingPaths(context: SecretsContext): PathSpec[] {
         update: (request) =>
           consume(request, (token): LogicalResponse => {
             const record = wrapping.record(token);
-            if (!record) throw badRequest('no information found; wrapping token may be from a previous Vault version');
+            if (!record) throw upstream500(badRequest('no information found; wrapping token may be from a previous Vault version'));
             return { rewrap: { ttl: record.creation_ttl, creationPath: record.creation_path, storedResponse: storedAnswer(token) } };
           }),
       },

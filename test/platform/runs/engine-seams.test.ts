@@ -1,4 +1,5 @@
-import { statSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunTransition } from '../../../src/platform/runs/events.js';
 import type { PhaseHook, PhaseStart, PhaseVerdict } from '../../../src/platform/runs/phase-hooks.js';
@@ -35,18 +36,28 @@ const phaseLog = async (runId: string, kind: 'plan' | 'apply') => {
 
 describe('phase hooks', () => {
   it("sees the run's names and job; its environment and variables reach that phase's job; finish runs at each phase's end", async () => {
-    const seen: { phase: string; names: PhaseStart['names']; environment: string[]; dir: string; mode: number }[] = [];
+    const seen: {
+      phase: string;
+      names: PhaseStart['names'];
+      environment: string[];
+      file: string;
+      mode: number;
+      dirMode: number;
+      text: string;
+    }[] = [];
     const finished: string[] = [];
-    const dirs: string[] = [];
+    const files: string[] = [];
     behaviours.set('hooked', async (start) => {
-      const dir = await start.credentialsDir();
-      dirs.push(dir);
+      const file = await start.writeCredentialFile('token', `file-for-${start.phase}`);
+      files.push(file);
       seen.push({
         phase: start.phase,
         names: start.names,
         environment: [...start.environment.keys()],
-        dir,
-        mode: statSync(dir).mode & 0o777,
+        file,
+        mode: statSync(file).mode & 0o777,
+        dirMode: statSync(dirname(file)).mode & 0o777,
+        text: readFileSync(file, 'utf8'),
       });
       const token = `t0ken-for-${start.phase}`;
       start.log(`hook says: ${token}\n`);
@@ -77,10 +88,15 @@ describe('phase hooks', () => {
       workspace: { id: ws, name: 'hooked' },
     });
     expect(seen[0]!.environment).toEqual(['WORKSPACE_ENV']);
-    expect(seen.every((entry) => entry.mode === 0o700)).toBe(true);
+    expect(seen.map((entry) => [entry.mode, entry.dirMode, entry.text])).toEqual([
+      [0o600, 0o700, 'file-for-plan'],
+      [0o600, 0o700, 'file-for-apply'],
+    ]);
+    // One path for the run: a saved plan's variables name the files the apply gets.
+    expect(files[1]).toBe(files[0]);
     expect(finished).toEqual(['plan', 'apply']);
-    // The directories went with their phases.
-    expect(dirs.map((dir) => statSync(dir, { throwIfNoEntry: false }))).toEqual([undefined, undefined]);
+    // The files and their directory went with each phase.
+    expect(statSync(dirname(files[0]!), { throwIfNoEntry: false })).toBeUndefined();
 
     const plan = await phaseLog(id, 'plan');
     expect(plan.log).toContain('Environment added for this phase: HOOK_PLAN\n');

@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import { constants, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 
 /** Test keys and tokens for the JWT auth method, made here with node:crypto, independently of the server. */
@@ -58,15 +59,17 @@ export class KeyServer {
   private server: Server | undefined;
   baseUrl = '';
 
-  async start(): Promise<this> {
-    this.server = createServer((request, response) => {
+  /** Listens on a loopback port; with `tls` (PEM key and certificate), over HTTPS. */
+  async start(tls?: { key: string; cert: string }): Promise<this> {
+    const handler = (request: IncomingMessage, response: ServerResponse) => {
       let body = '';
       request.on('data', (chunk: Buffer) => (body += chunk.toString()));
       request.on('end', () => this.answer(request, body, response));
-    });
+    };
+    this.server = tls ? createTlsServer(tls, handler) : createServer(handler);
     await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
     const address = this.server.address() as { port: number };
-    this.baseUrl = `http://127.0.0.1:${address.port}`;
+    this.baseUrl = `${tls ? 'https' : 'http'}://127.0.0.1:${address.port}`;
     return this;
   }
 

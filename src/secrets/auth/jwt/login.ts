@@ -21,8 +21,7 @@ export function loginRole(request: HandlerRequest, config: JwtConfig): { name: s
 
 /**
  * The alias a verified token makes: its user claim's value, with the `claim_mappings` and the role
- * as metadata. Groups are read (and refused when malformed) as for real; group aliases wait for the
- * identity store.
+ * as metadata, and the `groups_claim` values the identity store matches against external groups.
  */
 export function aliasOf(claims: Record<string, unknown>, roleName: string, role: JwtRole): LoginAlias {
   const rawUser = role.user_claim_json_pointer ? getClaim(claims, role.user_claim) : (claims[role.user_claim] ?? undefined);
@@ -36,6 +35,8 @@ export function aliasOf(claims: Record<string, unknown>, roleName: string, role:
     if (!list) throw new ClaimError(`${JSON.stringify(role.groups_claim)} claim could not be converted to string list`);
     const bad = list.find((group) => typeof group !== 'string');
     if (bad !== undefined) throw new ClaimError(`value ${goValue(bad)} in groups claim could not be parsed as string`);
+    // Empty names make no group alias, as for real.
+    return { name: rawUser, metadata, groups: (list as string[]).filter((group) => group !== '') };
   }
   return { name: rawUser, metadata };
 }

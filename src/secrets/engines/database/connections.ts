@@ -1,4 +1,5 @@
 import { badRequest, notFound } from '../../../core/errors.js';
+import { upstream500 } from '../../framework/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
 import type { PasswordPolicyStore } from '../../passwords/policy-store.js';
 import { ConnectionPools, pluginFor, pluginType } from './pools.js';
@@ -162,13 +163,13 @@ export function connectionPaths(pools: ConnectionPools, passwords: PasswordPolic
           const config = existing(request);
           const username = config.connection_details['username'];
           if (typeof username !== 'string' || username === '')
-            throw badRequest('unable to rotate root credentials: no username in configuration');
+            throw upstream500(badRequest('unable to rotate root credentials: no username in configuration'));
           const password = passwords.generate(config.password_policy);
           try {
             const plugin = await pools.get(request.mount.uuid, name, config);
             await plugin.changePassword({ statements: config.root_rotation_statements, username, password });
           } catch (error) {
-            throw driverError('failed to update user: ', error);
+            throw upstream500(driverError('failed to update user: ', error));
           }
           // Re-read: the stored connection may have been written while the database was busy.
           const current = readConnection(request.storage, name) ?? config;

@@ -1,4 +1,5 @@
 import { badRequest, notFound } from '../../../core/errors.js';
+import { rethrowAsUpstream500, upstream500 } from '../../framework/errors.js';
 import type { Clock } from '../../../core/clock.js';
 import type { LeaseManager } from '../../leases/lease-manager.js';
 import { effectiveTtls } from '../../leases/ttl.js';
@@ -114,8 +115,14 @@ export function rolePaths(deps: RoleDependencies): PathSpec[] {
     const name = nameOf(request);
     const role = readRole(storage, name);
     if (!role) throw badRequest(`unknown role: ${name}`);
-    const config = connectionOf(storage, role.db_name);
-    if (!roleAllowed(config.allowed_roles, name)) throw badRequest(`${JSON.stringify(name)} is not an allowed role`);
+    // From here the real engine returns Go errors (500s): upstream500 keeps that for the `upstream` dialect.
+    let config: ConnectionConfig;
+    try {
+      config = connectionOf(storage, role.db_name);
+    } catch (error) {
+      rethrowAsUpstream500(error);
+    }
+    if (!roleAllowed(config.allowed_roles, name)) throw upstream500(badRequest(`${JSON.stringify(name)} is not an allowed role`));
     checkCredentialType(role.credential_type, config);
 
     const mountTtls = effectiveTtls(request.mount.config);
@@ -129,12 +136,12 @@ export function rolePaths(deps: RoleDependencies): PathSpec[] {
     const expiration = formatExpiration(new Date(now + (ttl + 5) * 1000));
 
     const plugin = await pools.get(request.mount.uuid, role.db_name, config).catch((error: unknown) => {
-      throw driverError('error creating database object: ', error);
+      throw upstream500(driverError('error creating database object: ', error));
     });
     try {
       await plugin.newUser({ statements: role.creation_statements, username, password, expiration });
     } catch (error) {
-      throw driverError('failed to create user: ', error);
+      throw upstream500(driverError('failed to create user: ', error));
     }
     try {
       const { lease, warnings } = leases.create({

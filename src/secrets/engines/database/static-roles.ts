@@ -2,6 +2,7 @@ import type { Clock } from '../../../core/clock.js';
 import type { Dialect } from '../../../core/dialect.js';
 import { spellKeys } from '../../../core/dialect.js';
 import { ApiError, badRequest, notFound } from '../../../core/errors.js';
+import { upstream500 } from '../../framework/errors.js';
 import type { EarliestDue, Pending } from '../../../core/earliest-due.js';
 import type { DueSource, RanWork, Scheduler } from '../../../core/scheduler.js';
 import type { DbOrTx } from '../../../store/store.js';
@@ -88,7 +89,7 @@ export class StaticRoles {
       const current = readStaticRole(storage, name);
       if (current) storage.put(keys.staticRole(name), { ...current, retry_at: this.deps.clock.nowMs() + RETRY_MS });
       this.changed();
-      throw error instanceof ApiError ? error : driverError('failed to rotate credentials: ', error);
+      throw error instanceof ApiError ? error : upstream500(driverError('failed to rotate credentials: ', error));
     }
     const current = readStaticRole(storage, name) ?? role;
     const { retry_at: _done, ...rest } = current;
@@ -155,7 +156,7 @@ export class StaticRoles {
       const plugin = await this.deps.pools.get(request.mount.uuid, dbName, config);
       await plugin.changePassword({ statements: settings.rotation_statements, username, password });
     } catch (error) {
-      throw driverError('failed to rotate credentials: ', error);
+      throw upstream500(driverError('failed to rotate credentials: ', error));
     }
     storage.put(keys.staticRole(name), { ...settings, password, last_rotation: this.deps.clock.nowMs() } satisfies StaticRoleEntry);
     this.changed();

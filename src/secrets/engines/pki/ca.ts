@@ -2,6 +2,7 @@ import { AsnConvert } from '@peculiar/asn1-schema';
 import * as asn from '@peculiar/asn1-x509';
 import { badRequest } from '../../../core/errors.js';
 import { parseDurationSeconds } from '../../../core/duration.js';
+import { upstream500 } from '../../framework/errors.js';
 import type { PkiEngine } from './engine.js';
 import { loadKey } from './keys.js';
 import { ManagedCaSigner } from './managed-signer.js';
@@ -116,7 +117,7 @@ export type IssuerUsage = 'issuing-certificates' | 'crl-signing';
 /**
  * The CA an operation signs with: the issuer `ref` names (the default one unless a path or role
  * names another), holding `usage`; otherwise the real service's error (a 400: no expected failure
- * is a 5xx).
+ * is a 5xx, except the real 500s in the `upstream` dialect).
  */
 export function loadCa(
   engine: PkiEngine,
@@ -126,9 +127,10 @@ export function loadCa(
   message = NO_CA_MESSAGE,
 ): LoadedCa {
   const issuer = where.store.findIssuer(ref);
+  // The real service answers a missing CA with a 500 (upstream500: only in the `upstream` dialect).
   if (!issuer) {
-    if (ref.trim().toLowerCase() === 'default') throw badRequest(message);
-    throw badRequest(`could not fetch the CA certificate (was one set?): unable to find PKI issuer for reference: ${ref}`);
+    if (ref.trim().toLowerCase() === 'default') throw upstream500(badRequest(message));
+    throw upstream500(badRequest(`could not fetch the CA certificate (was one set?): unable to find PKI issuer for reference: ${ref}`));
   }
   if (!issuer.usage.includes(usage)) {
     throw badRequest(
@@ -137,7 +139,7 @@ export function loadCa(
     );
   }
   const ca = issuerCa(engine, where.store, where.mountUuid, issuer);
-  if (!ca) throw badRequest(message);
+  if (!ca) throw upstream500(badRequest(message));
   return ca;
 }
 

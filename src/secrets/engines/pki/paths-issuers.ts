@@ -1,4 +1,5 @@
 import { badRequest, notFound } from '../../../core/errors.js';
+import { rethrowAsUpstream500 } from '../../framework/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
 import { hasCrlSign, issuerData } from './authority.js';
 import { buildAllCrls } from './ca.js';
@@ -34,9 +35,14 @@ const listIssuers = (request: HandlerRequest): LogicalResponse => {
   return { data: { keys: issuers.map((issuer) => issuer.id), key_info: info } };
 };
 
-const readIssuer = (request: HandlerRequest): LogicalResponse => ({
-  data: issuerData(pkiStore(request).resolveIssuer(request.params.issuer_ref as string)),
-});
+/** Reading an issuer that does not exist is a 500 at the real service (upstream500: the `upstream` dialect only). */
+const readIssuer = (request: HandlerRequest): LogicalResponse => {
+  try {
+    return { data: issuerData(pkiStore(request).resolveIssuer(request.params.issuer_ref as string)) };
+  } catch (error) {
+    rethrowAsUpstream500(error);
+  }
+};
 
 /**
  * POST replaces every setting (absent fields take their defaults); PATCH changes only the fields

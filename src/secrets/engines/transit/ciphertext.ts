@@ -10,6 +10,7 @@ import {
   type CipherGCMTypes,
 } from 'node:crypto';
 import { badRequest } from '../../../core/errors.js';
+import { upstream500 } from '../../framework/errors.js';
 import { decodeStdBase64 } from './encoding.js';
 import { KEY_TYPES, supportsDerivation, supportsEncryption, type KeyTypeName } from './key-types.js';
 import { privateKeyOf, publicKeyOf, rawBytes, versionEntry, type KeyPolicy } from './policy.js';
@@ -31,7 +32,7 @@ export const MISSING_CONTEXT =
  */
 export function deriveKey(policy: KeyPolicy, version: number, context: Buffer, length: number): Buffer {
   if (!policy.derived) return rawBytes(versionEntry(policy, version));
-  if (!supportsDerivation(policy.type)) throw badRequest(`derivation not supported for key type ${policy.type}`);
+  if (!supportsDerivation(policy.type)) throw upstream500(badRequest(`derivation not supported for key type ${policy.type}`));
   if (version <= 0 || version > policy.latest_version) throw badRequest('invalid key version');
   if (context.length === 0) throw badRequest(MISSING_CONTEXT);
   return Buffer.from(hkdfSync('sha256', rawBytes(versionEntry(policy, version)), Buffer.alloc(0), context, length));
@@ -111,7 +112,7 @@ function rsaEncrypt(policy: KeyPolicy, version: number, plaintext: Buffer): Buff
     );
   } catch (error) {
     if ((error as { status?: number }).status === 400) throw error;
-    throw badRequest('failed to RSA encrypt the plaintext: crypto/rsa: message too long for RSA key size');
+    throw upstream500(badRequest('failed to RSA encrypt the plaintext: crypto/rsa: message too long for RSA key size'));
   }
 }
 

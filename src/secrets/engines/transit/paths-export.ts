@@ -1,5 +1,6 @@
 import { createPrivateKey } from 'node:crypto';
 import { badRequest, notFound } from '../../../core/errors.js';
+import { rethrowAsUpstream500, upstream500 } from '../../framework/errors.js';
 import type { HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
 import { decodeBackup, encodeBackup } from './backup-format.js';
 import { KEY_TYPES, supportsEncryption, supportsSigning } from './key-types.js';
@@ -50,9 +51,9 @@ function exportPath(request: HandlerRequest): LogicalResponse {
 function backupPath(request: HandlerRequest, deps: KeyDependencies): LogicalResponse {
   const name = nameOf(request);
   const policy = readPolicy(request.storage, name);
-  if (!policy) throw badRequest(`key "${name}" not found`);
-  if (!policy.exportable) throw badRequest('exporting is disallowed on the policy');
-  if (!policy.allow_plaintext_backup) throw badRequest('plaintext backup is disallowed on the policy');
+  if (!policy) throw upstream500(badRequest(`key "${name}" not found`));
+  if (!policy.exportable) throw upstream500(badRequest('exporting is disallowed on the policy'));
+  if (!policy.allow_plaintext_backup) throw upstream500(badRequest('plaintext backup is disallowed on the policy'));
   policy.backup_info = { time: deps.clock.now().toISOString(), version: policy.latest_version };
   writePolicy(request.storage, policy);
   return { data: { backup: encodeBackup(policy) } };
@@ -61,9 +62,16 @@ function backupPath(request: HandlerRequest, deps: KeyDependencies): LogicalResp
 function restorePath(request: HandlerRequest, deps: KeyDependencies): LogicalResponse | undefined {
   const backup = request.fields.get<string>('backup');
   if (backup === '') throw badRequest("'backup' must be supplied");
-  const policy = decodeBackup(backup);
+  let policy: KeyPolicy;
+  try {
+    policy = decodeBackup(backup);
+  } catch (error) {
+    // The real engine returns restore failures as Go errors: 500s in the `upstream` dialect.
+    rethrowAsUpstream500(error);
+  }
   const name = request.params['name'] ?? policy.name;
-  if (readPolicy(request.storage, name) && !request.fields.get<boolean>('force')) throw badRequest(`key "${name}" already exists`);
+  if (readPolicy(request.storage, name) && !request.fields.get<boolean>('force'))
+    throw upstream500(badRequest(`key "${name}" already exists`));
   writePolicy(request.storage, {
     ...policy,
     name,

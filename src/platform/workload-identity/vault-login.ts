@@ -1,0 +1,112 @@
+/**
+ * The platform's side of a secrets API login, over HTTP(S) like any remote client: the platform
+ * and the secrets API talk as strangers (its own `/v1` is reached through the network, exactly as
+ * a real server at `TFC_VAULT_ADDR` would be).
+ */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { VaultLogin } from './settings.js';
+
+/** The agent's default for `TFC_VAULT_CLIENT_TIMEOUT`. */
+const TIMEOUT_MS = 60_000;
+const MAX_BODY = 1024 * 1024;
+
+interface Answer {
+  status: number;
+  body: unknown;
+}
+
+export class LoginFailed extends Error {}
+
+function call(
+  login: Pick<VaultLogin, 'address' | 'namespace' | 'caCert'>,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  body: unknown,
+  signal?: AbortSignal,
+): Promise<Answer> {
+  const url = new URL(`${login.address}/v1/${path}`);
+  const payload = body === undefined ? undefined : JSON.stringify(body);
+  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  return new Promise((resolve, reject) => {
+    const req = send(
+      url,
+      {
+        method,
+        headers: {
+          accept: 'application/json',
+          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
+          ...(login.namespace ? { 'X-Vault-Namespace': login.namespace } : {}),
+          ...headers,
+        },
+        timeout: TIMEOUT_MS,
+        ...(signal ? { signal } : {}),
+        ...(url.protocol === 'https:' && login.caCert ? { ca: login.caCert } : {}),
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_BODY) return void req.destroy(new Error('the answer is too large'));
+          chunks.push(chunk);
+        });
+        response.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          let parsed: unknown = text;
+          try {
+            parsed = text === '' ? null : JSON.parse(text);
+          } catch {
+            // Not JSON (a proxy's page): kept as text for the error line.
+          }
+          resolve({ status: response.statusCode ?? 0, body: parsed });
+        });
+        response.on('error', reject);
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000}s`)));
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** The secrets API's own words for a failure: its `errors` array, else the body as text. */
+function errorText(answer: Answer): string {
+  const errors = (answer.body as { errors?: unknown } | null)?.errors;
+  if (Array.isArray(errors) && errors.length > 0) return errors.map(String).join('; ');
+  return typeof answer.body === 'string' && answer.body !== '' ? answer.body.slice(0, 500) : `HTTP ${answer.status}`;
+}
+
+export interface VaultSession {
+  token: string;
+  /** Revokes the token (`auth/token/revoke-self`); a failure is reported, never thrown. */
+  revoke(): Promise<string | null>;
+}
+
+/** `POST <addr>/v1/auth/<path>/login` with `{role, jwt}`; the token, or LoginFailed with the API's text. */
+export async function loginWithJwt(login: VaultLogin, jwt: string, signal?: AbortSignal): Promise<VaultSession> {
+  const where = `${login.address}/v1/auth/${login.authPath}/login`;
+  let answer: Answer;
+  try {
+    answer = await call(login, 'POST', `auth/${login.authPath}/login`, {}, { role: login.role, jwt }, signal);
+  } catch (error) {
+    throw new LoginFailed(`could not reach ${where}: ${(error as Error).message}`);
+  }
+  const token = (answer.body as { auth?: { client_token?: unknown } } | null)?.auth?.client_token;
+  if (answer.status !== 200 || typeof token !== 'string' || token === '')
+    throw new LoginFailed(`login to ${where} with role "${login.role}" failed (${answer.status}): ${errorText(answer)}`);
+  return {
+    token,
+    revoke: async () => {
+      try {
+        const revoked = await call(login, 'POST', 'auth/token/revoke-self', { 'X-Vault-Token': token }, undefined);
+        return revoked.status === 204 || revoked.status === 200
+          ? null
+          : `revoking the token failed (${revoked.status}): ${errorText(revoked)}`;
+      } catch (error) {
+        return `revoking the token failed: ${(error as Error).message}`;
+      }
+    },
+  };
+}
