@@ -48,6 +48,26 @@ describe('run events', () => {
     expect(back.body.data.relationships['run-event'].data).toEqual({ id: event!.id, type: 'run-events' });
   });
 
+  it('run lists include their workspace, plan, apply, creator and configuration version', async () => {
+    const ws = await newWorkspace(server, 'run-list-includes');
+    const cv = await uploadConfiguration(server, ws, simpleConfig('hi'));
+    const created = await createRun(server, ws);
+    const listed = await platform(
+      server,
+      'GET',
+      `/workspaces/${ws}/runs?include=workspace%2Cplan%2Capply%2Ccreated_by%2Cconfiguration_version`,
+    );
+    expect(listed.status).toBe(200);
+    const run = (listed.body.data as Resource[]).find((item) => item.id === created.body.data.id)!;
+    const included = listed.body.included as Resource[];
+    const has = (type: string, id: string | undefined) => included.some((item) => item.type === type && item.id === id);
+    expect(has('workspaces', ws)).toBe(true);
+    expect(has('configuration-versions', cv)).toBe(true);
+    expect(has('plans', run.relationships.plan!.data?.id)).toBe(true);
+    expect(has('applies', run.relationships.apply!.data?.id)).toBe(true);
+    expect(has('users', run.relationships['created-by']!.data?.id)).toBe(true);
+  });
+
   it('refuses an unknown include with the 400 clients match on', async () => {
     const ws = await newWorkspace(server, 'run-events-include');
     await uploadConfiguration(server, ws, simpleConfig('hi'));
