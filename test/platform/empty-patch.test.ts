@@ -145,9 +145,19 @@ describe('a PATCH that sets nothing', () => {
           continue;
         }
         if (before.status === 200 && response.body?.data && !Array.isArray(response.body.data)) {
-          // A PATCH counts as a change (as on the real service): only its timestamps may move.
-          const { 'updated-at': _after, 'latest-change-at': _changedAfter, ...after } = response.body.data.attributes;
-          const { 'updated-at': _before, 'latest-change-at': _changedBefore, ...unchanged } = before.body.data.attributes;
+          // A PATCH counts as a change (as on the real service): only its timestamps and a variable's version may move.
+          const {
+            'updated-at': _after,
+            'latest-change-at': _changedAfter,
+            'version-id': _versionAfter,
+            ...after
+          } = response.body.data.attributes;
+          const {
+            'updated-at': _before,
+            'latest-change-at': _changedBefore,
+            'version-id': _versionBefore,
+            ...unchanged
+          } = before.body.data.attributes;
           expect(after, label).toEqual(unchanged);
         }
       }

@@ -205,16 +205,39 @@ export class SimulatedExecutor implements Executor {
             `Plan: ${summary.additions} to add, ${summary.changes} to change, ${summary.destructions} to destroy.\n`
         : '\nNo changes. Your infrastructure matches the configuration.\n',
     );
+    const resourceJson = (instance: (typeof resourceChanges)[number]['instance']) => ({
+      address: instance.address,
+      mode: 'managed',
+      type: instance.type,
+      name: instance.name,
+      ...(instance.indexKey === undefined ? {} : { index: instance.indexKey }),
+      provider_name: providerOf(instance.type).replace(/^provider\["|"\]$/g, ''),
+    });
+    const planned = resourceChanges.filter((change) => change.actions[0] !== 'delete');
+    // The top-level keys `terraform show -json` gives for a saved plan, but `timestamp` (which
+    // would need the run's clock here) and those it leaves out when empty (drift, checks).
     const json = {
       format_version: '1.2',
       terraform_version: this.options.version,
+      variables: Object.fromEntries([...variables].map(([name, value]) => [name, { value }])),
+      planned_values: {
+        outputs: Object.fromEntries(
+          Object.entries(outputs).map(([name, output]) => [
+            name,
+            output.sensitive ? { sensitive: true } : { sensitive: false, value: output.value },
+          ]),
+        ),
+        root_module: {
+          resources: planned.map(({ instance }) => ({
+            ...resourceJson(instance),
+            schema_version: 0,
+            values: { digest: instance.digest },
+            sensitive_values: {},
+          })),
+        },
+      },
       resource_changes: resourceChanges.map(({ instance, actions }) => ({
-        address: instance.address,
-        mode: 'managed',
-        type: instance.type,
-        name: instance.name,
-        ...(instance.indexKey === undefined ? {} : { index: instance.indexKey }),
-        provider_name: providerOf(instance.type).replace(/^provider\["|"\]$/g, ''),
+        ...resourceJson(instance),
         change: {
           actions,
           before: existing.get(instance.address)?.instance.attributes ?? null,
@@ -232,6 +255,26 @@ export class SimulatedExecutor implements Executor {
           },
         ]),
       ),
+      prior_state: priorState(previous, this.options.version),
+      configuration: {
+        provider_config: {},
+        root_module: {
+          resources: wanted.map((instance) => ({
+            address: instance.address.replace(/\[[^\]]*\]$/, ''),
+            mode: 'managed',
+            type: instance.type,
+            name: instance.name,
+            provider_config_key: instance.type.split('_')[0],
+            expressions: {},
+            schema_version: 0,
+          })),
+          outputs: Object.fromEntries(
+            Object.entries(outputs).map(([name, output]) => [name, { expression: {}, sensitive: output.sensitive }]),
+          ),
+        },
+      },
+      applyable: hasChanges,
+      complete: true,
       errored: false,
     };
 
@@ -366,6 +409,35 @@ function outputValues(parsed: Parsed[], variables: Map<string, Json>, locals: Ma
       outputs[name] = { value: evaluate(block.value ?? null, variables, locals), sensitive: block.sensitive === true };
     }
   return outputs;
+}
+
+/** The state a plan started from, as `prior_state` in the plan's JSON (the `terraform show -json` form). */
+function priorState(state: StateFile | null, version: string) {
+  if (!state) return { format_version: '1.0', terraform_version: version, values: { outputs: {}, root_module: {} } };
+  return {
+    format_version: '1.0',
+    terraform_version: state.terraform_version,
+    values: {
+      outputs: Object.fromEntries(
+        Object.entries(state.outputs).map(([name, output]) => [name, { sensitive: output.sensitive ?? false, value: output.value }]),
+      ),
+      root_module: {
+        resources: state.resources.flatMap((resource) =>
+          resource.instances.map((instance) => ({
+            address: addressOf(resource.type, resource.name, instance.index_key),
+            mode: resource.mode,
+            type: resource.type,
+            name: resource.name,
+            ...(instance.index_key === undefined ? {} : { index: instance.index_key }),
+            provider_name: resource.provider.replace(/^provider\["|"\]$/g, ''),
+            schema_version: instance.schema_version,
+            values: instance.attributes,
+            sensitive_values: {},
+          })),
+        ),
+      },
+    },
+  };
 }
 
 function readState(text: string | null): StateFile | null {

@@ -33,7 +33,7 @@ function eventJson(row: AuditEventRow) {
 
 /**
  * `GET /api/v2/organization/audit-trail` (hosted edition): read with the organization's
- * audit-trail token, which opens nothing else; any other token is a 401 here.
+ * audit-trail token (which opens nothing else) or its organization token; any other is a 401 here.
  */
 export async function auditTrailRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const { db } = context.store;

@@ -101,14 +101,17 @@ function principalOf(db: Db, row: TokenRow, user: UserRow | null): Principal | u
 }
 
 /**
- * The organization an audit-trail token reads, or undefined for any other, unknown or expired
- * token. Audit-trail tokens authenticate nowhere else (`authenticate` refuses them).
+ * The organization whose audit trail a token reads: its audit-trail token or its organization
+ * token (the real service takes both; the Go client's own test reads the feed with the latter);
+ * undefined for any other, unknown or expired token. Audit-trail tokens authenticate nowhere else
+ * (`authenticate` refuses them).
  */
 export function auditTrailOrganization(db: Db, clock: Clock, token: string | undefined): string | undefined {
   if (!token) return undefined;
   const row = tokenByHash(db).get({ hash: sha256Hex(token) });
   const now = clock.nowMs();
-  if (!row || row.kind !== 'audit-trails' || !row.organizationId || (row.expiredAt && row.expiredAt.getTime() <= now)) return undefined;
+  const readsTheTrail = row?.kind === 'audit-trails' || row?.kind === 'organization';
+  if (!row || !readsTheTrail || !row.organizationId || (row.expiredAt && row.expiredAt.getTime() <= now)) return undefined;
   recordUse(db, row, now);
   return row.organizationId;
 }

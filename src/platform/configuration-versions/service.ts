@@ -32,8 +32,10 @@ export type AutoQueue = (configurationVersion: ConfigurationVersionMeta, origin:
 /**
  * Configuration versions: created on a workspace with a one-use, short-lived upload link; the
  * slug that arrives is checked under the hostile-archive rules (a refusal is a 422 and errors the
- * version) and kept for runs and downloads. An uploaded version that is neither speculative nor
- * provisional becomes the workspace's current one.
+ * version) and kept for runs and downloads. A version that is neither speculative nor provisional
+ * becomes the workspace's current one when it is created (as the real service does; a run queued
+ * without a version before the upload then meets a pending one). The link takes further uploads
+ * until it expires (the Go client's own test uploads twice); the last one wins.
  */
 export class ConfigurationVersionService {
   /** Set by the run service: queues a run for `auto-queue-runs` versions. */
@@ -67,7 +69,12 @@ export class ConfigurationVersionService {
       statusTimestamps: {},
       createdAt: now,
     };
-    repo.insertConfigurationVersion(this.db, row);
+    this.db.transaction((tx) => {
+      repo.insertConfigurationVersion(tx, row);
+      if (!input.speculative && !input.provisional) {
+        workspacesRepo.updateWorkspace(tx, located.workspace.id, { currentConfigurationVersionId: row.id });
+      }
+    });
     const { archive: _archive, ...version } = row;
     return { version, secret: upload.secret };
   }
@@ -104,8 +111,9 @@ export class ConfigurationVersionService {
   }
 
   /**
-   * An upload through the link. The secret must match, be unused and unexpired. A slug the
-   * archive rules refuse errors the version (the link is spent) and answers 422 with the reason.
+   * An upload through the link. The secret must match and be unexpired; a second upload replaces
+   * the first. A slug the archive rules refuse errors the version (the link is spent) and answers
+   * 422 with the reason.
    */
   async upload(id: string, secret: string, body: Readable | Buffer, origin: string): Promise<void> {
     const version = repo.findConfigurationVersion(this.db, id);
@@ -117,12 +125,16 @@ export class ConfigurationVersionService {
     // Spooled to a file and checked from there (core/upload-spool.ts); a body over the limit is a
     // 413 that changes nothing, as when the limit was the route's.
     const tooLarge = () => new ApiError(413, `the configuration archive is larger than ${SLUG_UPLOAD_LIMIT} bytes`);
+    let first = false;
     await withSpooledUpload(body, SLUG_UPLOAD_LIMIT, tooLarge, async (spooled) => {
       const at = isoTimestamp(this.clock.now());
       try {
         await checkSlug(spooled.stream());
       } catch (error) {
         if (!(error instanceof SlugRejected)) throw error;
+        const invalid = new ApiError(422, error.message, { title: 'invalid archive' });
+        // A refused replacement leaves the version's uploaded slug as it was.
+        if (repo.findConfigurationVersion(this.db, id)?.status !== 'pending') throw invalid;
         repo.updateConfigurationVersion(this.db, id, {
           status: 'errored',
           uploadSecret: null,
@@ -130,27 +142,23 @@ export class ConfigurationVersionService {
           errorMessage: error.message,
           statusTimestamps: { ...version.statusTimestamps, 'errored-at': at },
         });
-        throw new ApiError(422, error.message, { title: 'invalid archive' });
+        throw invalid;
       }
       await this.storing.run(async () => {
         const archive = await spooled.read();
-        // Another upload through the same link may have finished while this one was read.
+        // A refused upload through the same link may have spent it while this one was read.
         const current = repo.findConfigurationVersion(this.db, id);
         if (!current?.uploadSecret) throw notFound('the upload link is unknown, expired or was already used');
-        this.db.transaction((tx) => {
-          repo.updateConfigurationVersion(tx, id, {
-            status: 'uploaded',
-            uploadSecret: null,
-            archive,
-            statusTimestamps: { ...version.statusTimestamps, 'uploaded-at': at },
-          });
-          if (!version.speculative && !version.provisional) {
-            workspacesRepo.updateWorkspace(tx, version.workspaceId, { currentConfigurationVersionId: id });
-          }
+        first = current.status === 'pending';
+        repo.updateConfigurationVersion(this.db, id, {
+          status: 'uploaded',
+          archive,
+          statusTimestamps: { ...current.statusTimestamps, 'uploaded-at': at },
         });
       });
     });
-    if (version.autoQueueRuns) {
+    // Only the first upload queues a run; a later one through the same link replaces the slug.
+    if (version.autoQueueRuns && first) {
       const uploaded = repo.findConfigurationVersion(this.db, id);
       if (uploaded) this.autoQueue(uploaded, origin);
     }

@@ -14,6 +14,9 @@ export const DEFAULT_ENTITLEMENTS: Record<string, boolean | number | null> = {
   'cost-estimation': true,
   'global-run-tasks': true,
   'module-tests-generation': false,
+  // No-code provisioning (a paid plan's feature on the real service; the organization's
+  // `can-deploy-`/`can-manage-no-code-modules` permissions follow it).
+  'no-code-modules': true,
   operations: true,
   'private-module-registry': true,
   'private-run-tasks': true,
@@ -38,6 +41,7 @@ export function entitlements(organization: OrganizationRow): Record<string, bool
 }
 
 export function organizationResource(organization: OrganizationRow, granted: ReadonlySet<OrganizationPermission>): ResourceObject {
+  const noCode = entitlements(organization)['no-code-modules'] === true;
   const self = `/api/v2/organizations/${encodeURIComponent(organization.name)}`;
   const { [DEFAULT_AGENT_POOL_ID]: defaultAgentPoolId, ...settings } = organization.attributes;
   return {
@@ -65,6 +69,8 @@ export function organizationResource(organization: OrganizationRow, granted: Rea
         'can-manage-run-tasks': granted.has('manage-run-tasks'),
         'can-update-api-token': granted.has('manage-organization-token'),
         'can-read-run-tasks': granted.has('manage-run-tasks'),
+        'can-deploy-no-code-modules': noCode && granted.has('manage-workspaces'),
+        'can-manage-no-code-modules': noCode && granted.has('manage-modules'),
       },
     },
     relationships: {

@@ -1,5 +1,5 @@
 import type { Clock } from '../../core/clock.js';
-import { conflict, unprocessable } from '../../core/errors.js';
+import { ApiError, conflict, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import { Permissions, type OrganizationPermission } from '../auth/permissions.js';
@@ -95,30 +95,39 @@ export class ProjectService {
     return { organization, grants, ...repo.listProjects(this.db, organization.id, filter, offset, limit) };
   }
 
-  private checkName(organizationId: string, name: string, except?: string): void {
+  private nameError(organizationId: string, name: string, except?: string): ApiError | null {
     if (!NAME_PATTERN.test(name)) {
-      throw unprocessable(
+      return unprocessable(
         'Name may only contain letters, numbers, spaces, hyphens and underscores, ' +
           'and must be 3 to 40 characters without leading or trailing spaces',
         '/data/attributes/name',
       );
     }
     const existing = repo.findProjectByName(this.db, organizationId, name);
-    if (existing && existing.id !== except) throw unprocessable('name has already been taken', '/data/attributes/name');
+    return existing && existing.id !== except ? unprocessable('name has already been taken', '/data/attributes/name') : null;
   }
 
-  private checkDuration(duration: string | null | undefined): void {
-    if (typeof duration === 'string' && !ACTIVITY_DURATION.test(duration)) {
-      throw unprocessable(ACTIVITY_DURATION_TEXT, '/data/attributes/auto-destroy-activity-duration');
-    }
+  /**
+   * Every invalid attribute of a body, reported together (the real service lists them all: a
+   * duplicate name does not hide a malformed duration).
+   */
+  private checkAttributes(organizationId: string, input: ProjectInput, except?: string): void {
+    const duration = input.autoDestroyActivityDuration;
+    const errors = [
+      input.name !== undefined ? this.nameError(organizationId, input.name, except) : null,
+      typeof duration === 'string' && !ACTIVITY_DURATION.test(duration)
+        ? unprocessable(ACTIVITY_DURATION_TEXT, '/data/attributes/auto-destroy-activity-duration')
+        : null,
+    ].filter((error): error is ApiError => error !== null);
+    const [first, ...also] = errors;
+    if (first) throw also.length > 0 ? new ApiError(422, first.detail, { ...first.options, also }) : first;
   }
 
   create(principal: Principal, organizationName: string, input: ProjectInput): LocatedProject {
     const { organization, grants } = this.organization(principal, organizationName);
     if (!grants.has('manage-projects')) throw NOT_FOUND;
     if (input.name === undefined) throw unprocessable('name is required', '/data/attributes/name');
-    this.checkName(organization.id, input.name);
-    this.checkDuration(input.autoDestroyActivityDuration);
+    this.checkAttributes(organization.id, input);
     const at = this.clock.now();
     const project: ProjectRow = {
       id: newId('prj'),
@@ -145,8 +154,7 @@ export class ProjectService {
 
   update(located: LocatedProject, input: ProjectInput): LocatedProject {
     this.requireManage(located);
-    if (input.name !== undefined) this.checkName(located.organization.id, input.name, located.project.id);
-    this.checkDuration(input.autoDestroyActivityDuration);
+    this.checkAttributes(located.organization.id, input, located.project.id);
     const changes: Partial<ProjectRow> = {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),

@@ -3,6 +3,7 @@ import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { runComments, runEvents, runPhases, runs, runTriggers } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
+import { commentEventId } from './includes.js';
 import { FINAL_STATUSES } from './states.js';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -136,8 +137,15 @@ export function eventsOf(db: DbOrTx, runId: string): RunEventRow[] {
 
 export const findEvent = (db: DbOrTx, id: string) => db.select().from(runEvents).where(eq(runEvents.id, id)).get();
 
+/** A comment, and the `commented` run event by the same actor that shows it among the run's events. */
 export function insertComment(db: DbOrTx, row: RunCommentRow): void {
-  db.insert(runComments).values(row).run();
+  db.transaction((tx) => {
+    tx.insert(runComments).values(row).run();
+    const event = { id: commentEventId(row.id), runId: row.runId, action: 'commented', description: null, actor: row.createdBy };
+    tx.insert(runEvents)
+      .values({ ...event, createdAt: row.createdAt })
+      .run();
+  });
 }
 
 export function commentsOf(db: DbOrTx, runId: string): RunCommentRow[] {

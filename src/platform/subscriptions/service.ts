@@ -24,6 +24,7 @@ export const PAID = [
   'sso',
   'teams',
   'cost-estimation',
+  'no-code-modules',
 ];
 
 const off = (names: readonly string[]) => Object.fromEntries(names.map((name) => [name, false]));
@@ -40,7 +41,7 @@ export const FEATURE_SETS: readonly FeatureSet[] = [
   {
     id: 'fs-standard',
     name: 'Standard',
-    entitlements: { ...off(['audit-logging', 'sentinel', 'global-run-tasks']), 'waypoint-actions': false },
+    entitlements: { ...off(['audit-logging', 'sentinel', 'global-run-tasks', 'no-code-modules']), 'waypoint-actions': false },
   },
   {
     id: 'fs-standard-entitlement',

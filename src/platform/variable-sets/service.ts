@@ -194,7 +194,7 @@ export class VariableSetService {
       throw unprocessable('a sensitive variable cannot be made non-sensitive', `${POINTER}/sensitive`);
     }
     const changes = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined)) as Partial<SetVariableRow>;
-    if (Object.keys(changes).length === 0) return current;
+    // Every PATCH is a new version, one that sets nothing too (as on workspace variables).
     const updated: SetVariableRow = { ...current, ...changes, versionId: randomBytes(20).toString('hex') };
     if (updated.key === '') throw unprocessable("key can't be blank", `${POINTER}/key`);
     checkVariableShape(updated);

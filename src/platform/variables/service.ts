@@ -29,7 +29,13 @@ const KEY_PATTERNS: Record<VariableCategory, RegExp> = {
 };
 
 /** The rules a variable's key and `hcl` follow wherever it lives (a workspace or a variable set). */
-export function checkVariableShape(variable: Pick<VariableRow, 'key' | 'category' | 'hcl'>): void {
+/** The longest description the real service keeps. */
+export const DESCRIPTION_LIMIT = 512;
+
+export function checkVariableShape(variable: Pick<VariableRow, 'key' | 'category' | 'hcl' | 'description'>): void {
+  if ((variable.description?.length ?? 0) > DESCRIPTION_LIMIT) {
+    throw unprocessable(`Description is too long (maximum is ${DESCRIPTION_LIMIT} characters)`, `${POINTER}/description`);
+  }
   if (!KEY_PATTERNS[variable.category].test(variable.key)) {
     throw unprocessable(
       `key "${variable.key}" is not a valid ${variable.category === 'env' ? 'environment' : 'terraform'} variable name`,
@@ -66,7 +72,7 @@ export class VariableService {
     return variable;
   }
 
-  private check(located: Located, variable: Pick<VariableRow, 'key' | 'category' | 'hcl'>, except?: string): void {
+  private check(located: Located, variable: Pick<VariableRow, 'key' | 'category' | 'hcl' | 'description'>, except?: string): void {
     checkVariableShape(variable);
     const existing = repo.findVariableByKey(this.db, located.workspace.id, variable.category, variable.key);
     if (existing && existing.id !== except) throw unprocessable('key has already been taken', `${POINTER}/key`);
@@ -109,8 +115,8 @@ export class VariableService {
         sensitive: input.sensitive,
       }).filter(([, value]) => value !== undefined),
     );
-    // A PATCH that sets nothing changes nothing, not even the version id.
-    if (Object.keys(changes).length === 0) return current;
+    // Every PATCH is a new version, one that sets nothing too (as the real service and its Go
+    // client's test have it).
     const updated: VariableRow = { ...current, ...changes, versionId: newVersionId() };
     if (updated.key === '') throw unprocessable("key can't be blank", `${POINTER}/key`);
     this.check(located, updated, current.id);

@@ -66,6 +66,37 @@ describe('the simulated executor', () => {
       ['many', 3],
       ['one', 1],
     ]);
+    // The plan's JSON has the top-level keys `terraform show -json` gives (the Go client reads planned_values).
+    const json = plan.json as Record<string, unknown> & {
+      planned_values: { root_module: { resources: { address: string }[] }; outputs: object };
+    };
+    expect(Object.keys(json)).toEqual(
+      expect.arrayContaining([
+        'format_version',
+        'terraform_version',
+        'variables',
+        'planned_values',
+        'resource_changes',
+        'output_changes',
+        'prior_state',
+        'configuration',
+        'applyable',
+        'complete',
+        'errored',
+      ]),
+    );
+    expect(json.planned_values.root_module.resources.map((resource) => resource.address).sort()).toEqual([
+      'terraform_data.many[0]',
+      'terraform_data.many[1]',
+      'terraform_data.many[2]',
+      'terraform_data.one',
+    ]);
+    expect(json.planned_values.outputs).toEqual({
+      greeting: { sensitive: false, value: 'hello' },
+      who: { sensitive: false, value: 'world' },
+    });
+    expect(json.variables).toEqual({ who: { value: 'world' } });
+    expect(json.applyable).toBe(true);
     // Same run, same configuration: the same ids and lineage.
     const again = await planAndApply(await job(CONFIG));
     expect(again.applied.state).toBe(applied.state);

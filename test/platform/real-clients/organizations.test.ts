@@ -109,6 +109,11 @@ describe("plans and subscriptions the Go client's helpers set up", () => {
 
     expect((await subscribe(free.body.data[0].id)).status).toBe(201);
     expect(await entitlementSet()).toMatchObject({ 'global-run-tasks': false, 'private-run-tasks': false, 'run-tasks': false });
+    const noCodePermissions = async () => {
+      const { permissions } = (await platform(world.server, 'GET', `/organizations/${ORG}`)).body.data.attributes;
+      return { deploy: permissions['can-deploy-no-code-modules'], manage: permissions['can-manage-no-code-modules'] };
+    };
+    expect(await noCodePermissions()).toEqual({ deploy: false, manage: false });
 
     const business = (await featureSets('Business')).body.data[0];
     const subscribed = await subscribe(business.id);
@@ -119,6 +124,8 @@ describe("plans and subscriptions the Go client's helpers set up", () => {
       relationships: { 'feature-set': { data: { id: business.id, type: 'feature-sets' } } },
     });
     expect(await entitlementSet()).toMatchObject({ 'global-run-tasks': true, 'private-run-tasks': true, 'run-tasks': true });
+    // TestOrganizationsReadWithBusiness reads both no-code permissions as true.
+    expect(await noCodePermissions()).toEqual({ deploy: true, manage: true });
     const read = await platform(world.server, 'GET', `/organizations/${ORG}/subscription`, { token: world.principals.owner });
     expect(read.body.data.relationships['feature-set'].data.id).toBe(business.id);
   });

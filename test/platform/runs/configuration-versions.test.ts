@@ -21,15 +21,18 @@ async function create(attributes: Record<string, unknown> = {}) {
 }
 
 describe('configuration versions', () => {
-  it('creates a pending version with a one-use upload link, then uploaded; the workspace points at it', async () => {
+  it('creates a pending version that the workspace points at at once, then uploaded through its link', async () => {
     const version = await create();
     expect(version.attributes.status).toBe('pending');
+    const pointed = await platform(server, 'GET', `/workspaces/${workspaceId}`);
+    expect(pointed.body.data.relationships['current-configuration-version'].data.id).toBe(version.id);
     expect(version.attributes.speculative).toBe(false);
     expect(version.attributes['upload-url']).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/_archivist\/v1\/runs\/upload\//);
     const archive = await slug([{ name: 'main.tf', content: simpleConfig('hi') }]);
     expect((await upload(version.attributes['upload-url'], archive)).status).toBe(200);
-    // One use: the same link again is unknown.
-    expect((await upload(version.attributes['upload-url'], archive)).status).toBe(404);
+    // The link takes a second upload while it lives (go-tfe's own test uploads twice); the last wins.
+    const second = await slug([{ name: 'main.tf', content: simpleConfig('second') }]);
+    expect((await upload(version.attributes['upload-url'], second)).status).toBe(200);
 
     const shown = await platform(server, 'GET', `/configuration-versions/${version.id}`);
     expect(shown.body.data.attributes.status).toBe('uploaded');
@@ -42,7 +45,8 @@ describe('configuration versions', () => {
       headers: { authorization: 'Bearer test-admin-token' },
     });
     expect(download.status).toBe(200);
-    expect(gunzipSync(Buffer.from(await download.arrayBuffer())).toString('latin1')).toContain('terraform_data');
+    const downloaded = gunzipSync(Buffer.from(await download.arrayBuffer())).toString('latin1');
+    expect(downloaded).toContain('second');
 
     const list = await platform(server, 'GET', `/workspaces/${workspaceId}/configuration-versions`);
     expect(list.body.data.map((item: { id: string }) => item.id)).toContain(version.id);
@@ -78,6 +82,22 @@ describe('configuration versions', () => {
     const after = (await platform(server, 'GET', `/workspaces/${workspaceId}`)).body.data.relationships['current-configuration-version']
       .data.id;
     expect(after).toBe(before);
+  });
+
+  it('does not make a provisional version current, and a refused replacement keeps the uploaded slug', async () => {
+    const current = await create();
+    const provisional = await create({ provisional: true });
+    const workspace = await platform(server, 'GET', `/workspaces/${workspaceId}`);
+    expect(workspace.body.data.relationships['current-configuration-version'].data.id).toBe(current.id);
+    expect(provisional.id).not.toBe(current.id);
+
+    expect((await upload(current.attributes['upload-url'], await slug([{ name: 'main.tf', content: simpleConfig('kept') }]))).status).toBe(
+      200,
+    );
+    const hostile = await slug([{ name: '../escape.tf', content: 'x' }]);
+    expect((await upload(current.attributes['upload-url'], hostile)).status).toBe(422);
+    const shown = await platform(server, 'GET', `/configuration-versions/${current.id}`);
+    expect(shown.body.data.attributes.status).toBe('uploaded');
   });
 
   it('answers 404 for unknown versions, links and workspaces, and 422 for a bad body', async () => {

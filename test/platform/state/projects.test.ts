@@ -64,6 +64,26 @@ describe('projects', () => {
     expect((await platform(world.server, 'DELETE', `/projects/${id}`)).status).toBe(404);
   });
 
+  it('reports every invalid attribute together: a duplicate name does not hide a malformed duration', async () => {
+    const first = await create('foo-twice');
+    expect(first.status).toBe(201);
+    const both = await platform(world.server, 'POST', `/organizations/${ORG}/projects`, {
+      body: projectBody({ name: 'foo-twice', 'auto-destroy-activity-duration': '20m' }),
+    });
+    expect(both.status).toBe(422);
+    expect(both.body.errors.map((error: { source: { pointer: string } }) => error.source.pointer)).toEqual([
+      '/data/attributes/name',
+      '/data/attributes/auto-destroy-activity-duration',
+    ]);
+    expect(both.body.errors[1]).toMatchObject({
+      title: 'invalid attribute',
+      detail: "Auto destroy activity duration has an incorrect format, we expect up to 4 numeric digits and 1 unit ('d' or 'h')",
+    });
+    const listed = await platform(world.server, 'GET', `/organizations/${ORG}/projects?q=foo-twice`);
+    expect(listed.body.data).toHaveLength(1);
+    expect((await platform(world.server, 'DELETE', `/projects/${first.body.data.id}`)).status).toBe(204);
+  });
+
   it('lists by name with q, filter[names] and pagination', async () => {
     for (const name of ['alpha-one', 'alpha-two', 'beta-one']) expect((await create(name)).status).toBe(201);
     const names = (body: { data: { attributes: { name: string } }[] }) => body.data.map((item) => item.attributes.name);

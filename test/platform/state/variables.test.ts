@@ -24,6 +24,30 @@ describe('workspace variables', () => {
     workspace = (await workspaceWithLevels(world, name)).id;
   });
 
+  it('refuses a description over 512 characters with the real text, and versions a PATCH that sets nothing', async () => {
+    const long = await create({ key: 'long', value: 'v', category: 'terraform', description: 'd'.repeat(513) });
+    expect(long.status).toBe(422);
+    expect(long.body.errors[0]).toMatchObject({
+      title: 'invalid attribute',
+      detail: 'Description is too long (maximum is 512 characters)',
+      source: { pointer: '/data/attributes/description' },
+    });
+    expect((await platform(world.server, 'GET', path())).body.data).toEqual([]);
+
+    const created = await create({ key: 'edge', value: 'v', category: 'terraform', description: 'd'.repeat(512) });
+    expect(created.status).toBe(201);
+    const id = created.body.data.id as string;
+    const tooLong = await platform(world.server, 'PATCH', path(`/${id}`), { body: varBody({ description: 'e'.repeat(600) }, { id }) });
+    expect(tooLong.status).toBe(422);
+    const empty = await platform(world.server, 'PATCH', path(`/${id}`), { body: varBody({}, { id }) });
+    expect(empty.status).toBe(200);
+    const { 'version-id': version, ...rest } = created.body.data.attributes;
+    expect(empty.body.data.attributes['version-id']).not.toBe(version);
+    expect(empty.body.data.attributes).toMatchObject(rest);
+    const shown = await platform(world.server, 'GET', path(`/${id}`));
+    expect(shown.body.data.attributes['version-id']).toBe(empty.body.data.attributes['version-id']);
+  });
+
   it('creates, lists, shows, updates and deletes a variable', async () => {
     const created = await create({ key: 'region', value: 'eu-west-1', category: 'terraform', description: 'where' });
     expect(created.status).toBe(201);
