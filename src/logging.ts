@@ -9,6 +9,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Path parameters that are credentials (self-authorizing links, webhook secrets): never logged. */
     secretParams?: readonly string[];
+    /** The request and response bodies are secrets (state): the request journal keeps neither. */
+    secretBodies?: boolean;
   }
 }
 

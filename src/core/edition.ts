@@ -53,6 +53,11 @@ export const EDITION_RULES: readonly EditionRule[] = [
     'self-hosted': 'absent (the token parameter is a 400, the feed a 404)',
     hosted: 'present',
   },
+  {
+    what: 'Organization audit configuration (`/api/v2/organizations/:org/audit-configuration`)',
+    'self-hosted': 'absent (404)',
+    hosted: 'present: the switches and their timestamps are kept; nothing is streamed',
+  },
   { what: 'API rate limit and the other admin settings', 'self-hosted': 'the seed, then `PATCH /api/v2/admin/…`', hosted: 'the seed only' },
 ];
 

@@ -87,12 +87,12 @@ export function redactUrl(url: string, route?: RouteSecrets): string {
 }
 
 /**
- * Members of secrets-API bodies that describe a secret rather than carry one. Everything else a
- * secrets body holds as text (values written to a store, generated credentials, key material) is
- * a secret until shown otherwise, so the journal keeps only these as sent.
+ * Members of a secrets-API body that describe a secret rather than carry one, at the one place
+ * they are looked for: the top level of a request body, and the top level of a response's `data`.
+ * Deeper down a name says nothing (`{"data":{"name":"S3CRET"}}` is a KV write of a secret named
+ * `name`), so nothing below those levels is kept as text.
  */
-const SECRETS_API_PLAIN = new Set([
-  'request_id',
+const SECRETS_DESCRIPTIVE = new Set([
   'lease_id',
   'lease_duration',
   'renewable',
@@ -118,9 +118,6 @@ const SECRETS_API_PLAIN = new Set([
   'destroyed',
   'keys',
   'key_info',
-  'warnings',
-  'errors',
-  'mount_type',
   'plugin_name',
   'allowed_roles',
   'db_name',
@@ -147,27 +144,103 @@ const SECRETS_API_PLAIN = new Set([
   'expire_time',
 ]);
 
+/** The response envelope's own members; `data`, `auth` and `wrap_info` have rules of their own. */
+const ENVELOPE = new Set(['request_id', 'lease_id', 'lease_duration', 'renewable', 'warnings', 'errors', 'mount_type']);
+/** What `auth` shows of a token: everything but the token (`client_token`). */
+const AUTH = new Set([
+  'accessor',
+  'policies',
+  'token_policies',
+  'identity_policies',
+  'lease_duration',
+  'renewable',
+  'entity_id',
+  'token_type',
+  'orphan',
+  'num_uses',
+]);
+/** What `wrap_info` shows: everything but the wrapping token. */
+const WRAP_INFO = new Set(['ttl', 'creation_time', 'creation_path', 'wrapped_accessor']);
+
 /**
  * Which rules a body is redacted by: `platform` bodies keep everything but members named like a
- * secret and the `value` of anything marked `sensitive`; `secrets` bodies keep only the plain
- * members above and what is not text.
+ * secret and the `value` of anything marked `sensitive`; `secrets` bodies keep only descriptive
+ * members where they are looked for (see {@link SECRETS_DESCRIPTIVE}) and no other text.
  */
 export type BodyRules = 'platform' | 'secrets';
 
 /** Deeper than this, a body is not walked further (nothing real nests so deep). */
 const MAX_DEPTH = 32;
 
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isScalar = (value: unknown) => value === null || typeof value !== 'object';
+
+/** Every string replaced, the shape and other values kept (numbers, booleans: counts, times, flags). */
+function withoutText(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return REDACTED;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > MAX_DEPTH) return REDACTED;
+  if (Array.isArray(value)) return value.map((item) => withoutText(item, depth + 1));
+  return Object.fromEntries(Object.entries(value).map(([name, member]) => [name, withoutText(member, depth + 1)]));
+}
+
+/** A descriptive member's value: kept when it is a scalar or a list of scalars (a name, a list of keys); else its text goes. */
+const keptValue = (value: unknown): unknown =>
+  isScalar(value) || (Array.isArray(value) && value.every(isScalar)) ? value : withoutText(value);
+
+/** The members of `record` named in `plain` kept (see {@link keptValue}); every other member's text redacted. */
+function keepOnly(record: Record<string, unknown>, plain: ReadonlySet<string>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(record).map(([name, member]) => [name, plain.has(name) ? keptValue(member) : withoutText(member)]),
+  );
+}
+
+/**
+ * A secrets-API body as it may be shown: descriptive members only where they are looked for. A
+ * response (it has `request_id`) keeps its envelope, `auth` and `wrap_info` but their tokens, and
+ * the top level of `data`; a request keeps the top level of its own members.
+ */
+function redactSecretsBody(value: unknown): unknown {
+  if (!isRecord(value)) return withoutText(value);
+  if (!('request_id' in value)) return keepOnly(value, SECRETS_DESCRIPTIVE);
+  const copy: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(value)) {
+    if (name === 'data' && isRecord(member)) copy[name] = keepOnly(member, SECRETS_DESCRIPTIVE);
+    else if (name === 'auth' && isRecord(member)) copy[name] = keepOnly(member, AUTH);
+    else if (name === 'wrap_info' && isRecord(member)) copy[name] = keepOnly(member, WRAP_INFO);
+    else copy[name] = ENVELOPE.has(name) ? keptValue(member) : withoutText(member);
+  }
+  return copy;
+}
+
 /** A copy of a parsed JSON body with every secret replaced by `[redacted]`, by the same name rules as URLs. */
 export function redactBody(value: unknown, rules: BodyRules, depth = 0): unknown {
-  if (value === null || typeof value !== 'object') return rules === 'secrets' && typeof value === 'string' ? REDACTED : value;
+  if (rules === 'secrets') return redactSecretsBody(value);
+  if (value === null || typeof value !== 'object') return value;
   if (depth > MAX_DEPTH) return REDACTED;
   if (Array.isArray(value)) return value.map((item) => redactBody(item, rules, depth + 1));
   const record = value as Record<string, unknown>;
   const copy: Record<string, unknown> = {};
   for (const [name, member] of Object.entries(record)) {
-    if (rules === 'secrets' && SECRETS_API_PLAIN.has(name)) copy[name] = member;
-    else if (member !== null && (isSecretName(name) || (name === 'value' && record['sensitive'] === true))) copy[name] = REDACTED;
+    if (member !== null && (isSecretName(name) || (name === 'value' && record['sensitive'] === true))) copy[name] = REDACTED;
     else copy[name] = redactBody(member, rules, depth + 1);
   }
   return copy;
+}
+
+/**
+ * What the journal shows for a body of a route that carries secrets in its bodies (KV, cubbyhole,
+ * transit key export, wrapping, state): nothing of it, not even its redacted shape.
+ */
+export const SECRET_BODY = '[not kept: this route carries secrets]';
+
+const SECRET_BODIES = Symbol('understudy.secretBodies');
+
+/** Marks a request (its Fastify request object) as one whose bodies the journal never keeps. */
+export function markSecretBodies(request: object): void {
+  (request as { [SECRET_BODIES]?: true })[SECRET_BODIES] = true;
+}
+
+export function hasSecretBodies(request: object): boolean {
+  return (request as { [SECRET_BODIES]?: true })[SECRET_BODIES] === true;
 }

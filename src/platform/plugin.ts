@@ -14,6 +14,7 @@ import { siteAdminRoutes } from './site-admin/routes.js';
 import { variableSetRoutes } from './variable-sets/routes.js';
 import { auditRecorder } from './audit-trail/recorder.js';
 import { auditTrailRoutes } from './audit-trail/routes.js';
+import { auditConfigurationRoutes } from './audit-configuration/routes.js';
 import { toolVersionRoutes } from './tool-versions/routes.js';
 import { editionAllows } from '../core/edition.js';
 import { membershipRoutes } from './memberships/routes.js';
@@ -84,6 +85,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => subscriptionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   if (editionAllows.auditTrails(context.config.edition)) {
     await app.register(async (scoped) => auditTrailRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+    await app.register(async (scoped) => auditConfigurationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   }
   if (editionAllows.adminApi(context.config.edition)) {
     await app.register(async (scoped) => adminRoutes(scoped, context));

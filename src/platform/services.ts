@@ -41,6 +41,7 @@ import { VariableSetService } from './variable-sets/service.js';
 import { WorkspaceTaskService } from './workspace-tasks/service.js';
 import { WorkspaceService } from './workspaces/service.js';
 import { AuditTrailService } from './audit-trail/service.js';
+import { AuditConfigurationService } from './audit-configuration/service.js';
 import { VariableSetViews } from './variable-sets/view.js';
 import { ConfigurationVersionService } from './configuration-versions/service.js';
 import { LogBook } from './runs/logs.js';
@@ -104,6 +105,8 @@ export interface PlatformServices {
   readonly workspaceTasks: WorkspaceTaskService;
   readonly workspaces: WorkspaceService;
   readonly auditTrail: AuditTrailService;
+  /** An organization's audit configuration (hosted edition). */
+  readonly auditConfiguration: AuditConfigurationService;
   readonly variableSetViews: VariableSetViews;
   readonly configurationVersions: ConfigurationVersionService;
   readonly runs: RunService;
@@ -234,6 +237,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaceLocks,
     workspaceViews,
     auditTrail: new AuditTrailService(db, clock),
+    auditConfiguration: new AuditConfigurationService(db, clock, organizations),
     variableSetViews: new VariableSetViews(db),
     notifications,
   };

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../core/errors.js';
+import { markSecretBodies } from '../core/redact.js';
 import { CLOSE_STEP_MS, settleWithin } from '../core/shutdown.js';
 import type { Runtime } from '../runtime.js';
 import { Authorizer } from './acl/authorizer.js';
@@ -148,7 +149,17 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
     method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
     url: '/v1/*',
     exposeHeadRoute: false,
-    handler: async (request, reply) => sendLogical(reply, await router.handle(toLogicalRequest(request))),
+    handler: async (request, reply) => {
+      const logical = toLogicalRequest(request);
+      let response;
+      try {
+        response = await router.handle(logical);
+      } finally {
+        // Before anything is sent: the journal records the request once the answer has gone.
+        if (logical.secretBodies) markSecretBodies(request);
+      }
+      return sendLogical(reply, response);
+    },
   });
   app.all('/v1', async (_request, reply) => sendSecretsError(reply, new ApiError(404, 'not found', { messages: [] })));
 }

@@ -9,6 +9,7 @@ import type { HandlerRequest, LogicalResponse, MountInfo, Operation } from './fr
 import { MountStorage } from './storage/mount-storage.js';
 import { identityBackend } from './identity/backend.js';
 import { isEmptyResponse } from './http/respond.js';
+import { carriesSecretBodies } from './http/secret-bodies.js';
 import { systemBackend } from './sys/backend.js';
 import { tokenBackend } from './tokens/backend.js';
 
@@ -25,6 +26,8 @@ export interface LogicalRequest {
   clientAddress?: string;
   /** Seconds of wrapped answer asked for with `X-Vault-Wrap-TTL`; absent or 0 for none. */
   wrapTtl?: number;
+  /** Set once routed: whether the bodies carry secrets the journal must not keep (secret-bodies.ts). */
+  secretBodies?: boolean;
 }
 
 /** The path the ACL sees: list requests end in `/`, so `secret/` matches `secret/*` rules. */
@@ -104,6 +107,7 @@ export class SecretsRouter {
     const route = this.resolve(request.path);
     const relative = route ? `${request.path}/`.slice(route.mount.path.length).replace(/\/+$/, '') : request.path;
     const listPath = request.operation === 'list' && relative !== '' ? `${relative}/` : relative;
+    request.secretBodies = carriesSecretBodies(route?.mount.type ?? '', relative, request.wrapTtl ?? 0);
     const match = route?.table.match(listPath);
 
     let token = tokens.store.lookup(request.clientToken) ?? null;

@@ -1,4 +1,4 @@
-import { REDACTED, redactBody, type BodyRules } from '../../core/redact.js';
+import { REDACTED, redactBody, SECRET_BODY, type BodyRules } from '../../core/redact.js';
 
 /** Stands for a streamed body, which the journal does not keep. */
 export const STREAMED = Symbol('streamed body');
@@ -65,6 +65,9 @@ export function captureBody(body: unknown, json: boolean, rules: BodyRules): unk
   }
   return isStream(body) ? new Shown(journalBody(body, rules, json)) : body;
 }
+
+/** What a body of a route that carries secrets is captured as: a marker, never the body. */
+export const secretBody = (): unknown => new Shown(SECRET_BODY);
 
 /** A captured body (see {@link captureBody}) as its entry shows it, redacted. */
 export function shownBody(kept: unknown, json: boolean, rules: BodyRules): unknown {

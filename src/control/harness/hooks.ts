@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { ApiError } from '../../core/errors.js';
+import { hasSecretBodies } from '../../core/redact.js';
 import { sendError } from '../../platform/jsonapi/errors.js';
 import type { Runtime } from '../../runtime.js';
 import { clientMethod } from '../../server/list-method.js';
@@ -64,6 +65,7 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
     watched.status = status;
     watched.durationMs = Math.round(durationMs * 100) / 100;
     watched.subject = subjects.of(request, watched.rawPath);
+    watched.secretBodies = hasSecretBodies(request) || request.routeOptions?.config?.secretBodies === true;
     watched.captureRequest(
       request.body,
       watched.carriesJson && isJsonText(request.headers['content-type'], request.body),

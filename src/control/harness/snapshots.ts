@@ -19,6 +19,7 @@ import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { ControllableClock } from '../../core/clock.js';
 import { markStoreReplaced } from '../../store/generation.js';
+import { unreadableRow } from '../../store/row-check.js';
 import { openStore, type Store } from '../../store/store.js';
 import { HarnessError } from './errors.js';
 
@@ -201,7 +202,7 @@ export class Snapshots {
    */
   load(file: string, what: string): void {
     try {
-      this.copyIn(file);
+      this.copyIn(file, what);
     } catch (error) {
       if (error instanceof HarnessError || !(error instanceof Database.SqliteError)) throw error;
       // The transaction rolled back: the world is as it was.
@@ -209,12 +210,16 @@ export class Snapshots {
     }
   }
 
-  private copyIn(file: string): void {
+  private copyIn(file: string, what: string): void {
     const { sqlite } = this.store;
     sqlite.prepare('ATTACH DATABASE ? AS snapshot').run(file);
     try {
       if (schemaOf(sqlite, 'snapshot') !== schemaOf(sqlite, 'main'))
         throw new HarnessError(409, 'the snapshot was made with a different schema; import it to bring it up to date');
+      // Checked before anything is replaced: a bad row would be derived state's 500 after the restore.
+      const unreadable = unreadableRow(sqlite, 'snapshot');
+      if (unreadable !== null)
+        throw new HarnessError(409, `the snapshot ${what} holds a row this server cannot read (${unreadable}); nothing was changed`);
       const tables = copiedTables(sqlite);
       const triggers = sqlite.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger'").all() as {
         name: string;
@@ -258,6 +263,8 @@ export class Snapshots {
         imported = openStore(partial);
         const matches = schemaOf(imported.sqlite, 'main') === schemaOf(this.store.sqlite, 'main');
         if (!matches) throw new HarnessError(400, 'the file is a store of a different (newer?) schema than this server');
+        const unreadable = unreadableRow(imported.sqlite, 'main');
+        if (unreadable !== null) throw new HarnessError(400, `the file holds a row this server cannot read: ${unreadable}`);
       } catch (error) {
         if (error instanceof HarnessError) throw error;
         throw new HarnessError(400, `the file is not an understudy store: ${(error as Error).message}`);

@@ -1,5 +1,5 @@
 import { redactUrl } from '../../core/redact.js';
-import { captureBody, heldBytes, shownBody } from './capture.js';
+import { captureBody, heldBytes, secretBody, shownBody } from './capture.js';
 import type { FaultMark, JournalRecord } from './journal.js';
 
 const isSecrets = (path: string) => path === '/v1' || path.startsWith('/v1/');
@@ -21,6 +21,8 @@ export class WatchedRequest implements JournalRecord {
   fault: FaultMark | null = null;
   /** Recorded already (a dropped or held connection has no onResponse). */
   done = false;
+  /** A route whose bodies are secrets (KV, transit export, wrapping, state): neither body is kept. */
+  secretBodies = false;
   /** The response body as sent (see `captureBody`), and whether it is to be read as JSON. */
   responseBody: unknown = null;
   responseJson = false;
@@ -67,6 +69,10 @@ export class WatchedRequest implements JournalRecord {
 
   /** Keeps the request body (parsed by now) by reference; `wireBytes` is its `Content-Length`. */
   captureRequest(body: unknown, json: boolean, wireBytes: number): void {
+    if (this.secretBodies) {
+      this.requestBody = this.responseBody = secretBody();
+      return;
+    }
     this.requestJson = json;
     this.requestBody = captureBody(body, json, this.rules);
     this.responseBody = captureBody(this.responseBody, this.responseJson, this.rules);

@@ -27,6 +27,9 @@ const CREATE_BODY = resourceBody(['state-versions'], {
   },
   relationships: ['run'],
 });
+/** A state upload (base64, sensitive outputs inside) and output values: the request journal keeps neither body. */
+const SECRET_BODIES = { config: { secretBodies: true } };
+
 const ROLLBACK_BODY = resourceBody(['state-versions'], { relationships: ['rollback-state-version'] });
 
 type ById = { Params: { id: string } };
@@ -70,31 +73,35 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
     return singleDocument(items[0] as ResourceObject, included);
   };
 
-  app.post<ById>('/workspaces/:id/state-versions', { schema: { params: params('id'), body: CREATE_BODY } }, async (request, reply) => {
-    // A bad include is refused before anything changes.
-    readInclude(request.query as Record<string, unknown>, STATE_VERSION_INCLUDES);
-    const located = byId(request);
-    service.workspaces.require(located, 'can-create-state-versions');
-    const input = readResource(request.body, ['state-versions']);
-    const attributes = new Attributes(input.attributes);
-    const serial = attributes.integer('serial', { minimum: 0 });
-    if (serial === undefined) throw unprocessable('serial is required', '/data/attributes/serial');
-    const md5 = attributes.string('md5', { required: true }) as string;
-    const lineage = attributes.string('lineage') ?? undefined;
-    const state = base64Attribute(attributes, 'state');
-    const jsonState = base64Attribute(attributes, 'json-state');
-    base64Attribute(attributes, 'json-state-outputs');
-    const force = attributes.boolean('force') ?? false;
-    const created = service.create(located, request.principal, {
-      serial,
-      md5,
-      force,
-      ...(lineage !== undefined ? { lineage } : {}),
-      ...(state ? { state } : {}),
-      ...(jsonState ? { jsonState } : {}),
-    });
-    return sendDocument(reply, 201, one(request, created.version, located, created.secrets));
-  });
+  app.post<ById>(
+    '/workspaces/:id/state-versions',
+    { ...SECRET_BODIES, schema: { params: params('id'), body: CREATE_BODY } },
+    async (request, reply) => {
+      // A bad include is refused before anything changes.
+      readInclude(request.query as Record<string, unknown>, STATE_VERSION_INCLUDES);
+      const located = byId(request);
+      service.workspaces.require(located, 'can-create-state-versions');
+      const input = readResource(request.body, ['state-versions']);
+      const attributes = new Attributes(input.attributes);
+      const serial = attributes.integer('serial', { minimum: 0 });
+      if (serial === undefined) throw unprocessable('serial is required', '/data/attributes/serial');
+      const md5 = attributes.string('md5', { required: true }) as string;
+      const lineage = attributes.string('lineage') ?? undefined;
+      const state = base64Attribute(attributes, 'state');
+      const jsonState = base64Attribute(attributes, 'json-state');
+      base64Attribute(attributes, 'json-state-outputs');
+      const force = attributes.boolean('force') ?? false;
+      const created = service.create(located, request.principal, {
+        serial,
+        md5,
+        force,
+        ...(lineage !== undefined ? { lineage } : {}),
+        ...(state ? { state } : {}),
+        ...(jsonState ? { jsonState } : {}),
+      });
+      return sendDocument(reply, 201, one(request, created.version, located, created.secrets));
+    },
+  );
 
   app.patch<ById>('/workspaces/:id/state-versions', { schema: { params: params('id'), body: ROLLBACK_BODY } }, async (request, reply) => {
     // A bad include is refused before anything changes.
@@ -135,19 +142,23 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
   });
 
   const outputList = listQuery();
-  app.get<ById>('/state-versions/:id/outputs', { schema: { params: params('id'), querystring: outputList } }, async (request, reply) => {
-    const page = readPage(request.query as Record<string, unknown>);
-    const { version } = service.locate(request.principal, request.params.id);
-    const all = service.outputs(version.id);
-    // The version's own output list carries sensitive values (the Go client reads them there);
-    // the workspace's current outputs below keep them hidden.
-    const items = all.slice(page.offset, page.offset + page.size).map((output) => stateVersionOutputResource(output, true));
-    return sendDocument(reply, 200, listDocument(request, { items, total: all.length, page }));
-  });
+  app.get<ById>(
+    '/state-versions/:id/outputs',
+    { ...SECRET_BODIES, schema: { params: params('id'), querystring: outputList } },
+    async (request, reply) => {
+      const page = readPage(request.query as Record<string, unknown>);
+      const { version } = service.locate(request.principal, request.params.id);
+      const all = service.outputs(version.id);
+      // The version's own output list carries sensitive values (the Go client reads them there);
+      // the workspace's current outputs below keep them hidden.
+      const items = all.slice(page.offset, page.offset + page.size).map((output) => stateVersionOutputResource(output, true));
+      return sendDocument(reply, 200, listDocument(request, { items, total: all.length, page }));
+    },
+  );
 
   app.get<ById>(
     '/workspaces/:id/current-state-version-outputs',
-    { schema: { params: params('id'), querystring: outputList } },
+    { ...SECRET_BODIES, schema: { params: params('id'), querystring: outputList } },
     async (request, reply) => {
       const page = readPage(request.query as Record<string, unknown>);
       const version = service.current(byId(request));
@@ -172,7 +183,7 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
     return sendDocument(reply, 200, listDocument(request, { items, total: resources.length, page }));
   });
 
-  app.get<ById>('/state-version-outputs/:id', { schema: { params: params('id') } }, async (request, reply) => {
+  app.get<ById>('/state-version-outputs/:id', { ...SECRET_BODIES, schema: { params: params('id') } }, async (request, reply) => {
     const output = service.output(request.principal, request.params.id);
     if (!output) throw NOT_FOUND;
     return sendDocument(reply, 200, singleDocument(stateVersionOutputResource(output, true)));
