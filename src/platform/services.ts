@@ -21,6 +21,7 @@ import { RemoteStateService } from './remote-state/service.js';
 import { ReservedTagKeyService } from './reserved-tag-keys/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
+import { PolicyService } from './policies/service.js';
 import { StateVersionService } from './state-versions/service.js';
 import { SubscriptionService } from './subscriptions/service.js';
 import { TagService } from './tags/service.js';
@@ -89,6 +90,8 @@ export interface PlatformServices {
   readonly reservedTagKeys: ReservedTagKeyService;
   readonly runTasks: RunTaskService;
   readonly sshKeys: SshKeyService;
+  /** Policies and policy sets (issue 29). */
+  readonly policies: PolicyService;
   readonly stateVersions: StateVersionService;
   readonly subscriptions: SubscriptionService;
   readonly tags: TagService;
@@ -212,6 +215,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     reservedTagKeys: new ReservedTagKeyService(db, clock, organizations),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
+    policies: new PolicyService(db, clock, organizations),
     stateVersions,
     subscriptions: new SubscriptionService(db, clock),
     tags,

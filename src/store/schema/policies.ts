@@ -3,7 +3,7 @@ import { organizations } from './platform.js';
 import { projects, workspaces } from './workspaces.js';
 
 export type PolicyKind = 'sentinel' | 'opa';
-export type EnforcementLevel = 'advisory' | 'soft-mandatory' | 'hard-mandatory' | 'mandatory';
+export type PolicyEnforcementLevel = 'advisory' | 'soft-mandatory' | 'hard-mandatory' | 'mandatory';
 
 /**
  * Policies of an organization. `source` is the uploaded policy text (null until an upload);
