@@ -22,6 +22,7 @@ import { ReservedTagKeyService } from './reserved-tag-keys/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
 import { PolicyService } from './policies/service.js';
+import { PolicyCheckService } from './policies/checks.js';
 import { StateVersionService } from './state-versions/service.js';
 import { SubscriptionService } from './subscriptions/service.js';
 import { TagService } from './tags/service.js';
@@ -92,6 +93,7 @@ export interface PlatformServices {
   readonly sshKeys: SshKeyService;
   /** Policies and policy sets (issue 29). */
   readonly policies: PolicyService;
+  readonly policyChecks: PolicyCheckService;
   readonly stateVersions: StateVersionService;
   readonly subscriptions: SubscriptionService;
   readonly tags: TagService;
@@ -165,6 +167,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
   const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, runtime.log);
   engine.useStages(taskStageRunner);
+  // Policy checks come after the post-plan task stage (the order checks are added in).
+  const policyChecks = new PolicyCheckService(db, clock, runs);
+  engine.addCheck(policyChecks.runCheck());
   engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
@@ -216,6 +221,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
     policies: new PolicyService(db, clock, organizations),
+    policyChecks,
     stateVersions,
     subscriptions: new SubscriptionService(db, clock),
     tags,

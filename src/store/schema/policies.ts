@@ -1,5 +1,6 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { organizations } from './platform.js';
+import { runs } from './runs.js';
 import { projects, workspaces } from './workspaces.js';
 
 export type PolicyKind = 'sentinel' | 'opa';
@@ -89,4 +90,35 @@ export const policySetProjects = sqliteTable(
       .references(() => projects.id, { onDelete: 'cascade' }),
   },
   (t) => [primaryKey({ columns: [t.policySetId, t.projectId] }), index('policy_set_projects_project').on(t.projectId)],
+);
+
+/** What a policy check counted, as the wire's `result` shows it. */
+export interface PolicyCheckResult {
+  result: boolean;
+  passed: number;
+  'total-failed': number;
+  'hard-failed': number;
+  'soft-failed': number;
+  'advisory-failed': number;
+  duration: number;
+  /** One line per policy evaluated: the check's output. */
+  lines: string[];
+}
+
+export type PolicyCheckStatus = 'queued' | 'passed' | 'soft_failed' | 'hard_failed' | 'overridden' | 'canceled' | 'errored';
+
+/** A run's sentinel policy check (one per run with sentinel policies that apply to its workspace). */
+export const policyChecks = sqliteTable(
+  'policy_checks',
+  {
+    id: text('id').primaryKey(),
+    runId: text('run_id')
+      .notNull()
+      .references(() => runs.id, { onDelete: 'cascade' }),
+    status: text('status').$type<PolicyCheckStatus>().notNull(),
+    result: text('result', { mode: 'json' }).$type<PolicyCheckResult>().notNull(),
+    statusTimestamps: text('status_timestamps', { mode: 'json' }).$type<Record<string, string>>().notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [index('policy_checks_run').on(t.runId, t.createdAt)],
 );
