@@ -94,6 +94,7 @@ describe('policy checks in a run', () => {
     const id = (await createRun(server, ws)).body.data.id as string;
     const waiting = await waitFor(server, id, 'policy_override');
     expect(waiting.attributes.actions).toMatchObject({ 'is-discardable': true, 'is-confirmable': false });
+    expect(waiting.attributes.permissions).toMatchObject({ 'can-override-policy-check': true });
     const [check] = await checksOf(id);
     expect(check?.attributes).toMatchObject({ status: 'soft_failed', actions: { 'is-overridable': true } });
     const overridden = await platform(server, 'POST', `/policy-checks/${check?.id}/actions/override`);
