@@ -43,6 +43,8 @@ import { runEventRoutes } from './runs/event-routes.js';
 import { taskStageRoutes } from './task-stages/routes.js';
 import { runTriggerRoutes } from './runs/trigger-routes.js';
 import { notificationRoutes } from './notifications/routes.js';
+import { policyRoutes } from './policies/routes.js';
+import { policyCheckRoutes } from './policies/check-routes.js';
 
 /** The `/api/v2` tree: JSON:API conventions, bearer auth, one permissions module. */
 export async function platformPlugin(app: FastifyInstance, context: PlatformContext): Promise<void> {
@@ -68,6 +70,8 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => taskStageRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runTriggerRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => notificationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => policyRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => policyCheckRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableSetRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceActionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));

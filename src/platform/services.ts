@@ -21,6 +21,8 @@ import { RemoteStateService } from './remote-state/service.js';
 import { ReservedTagKeyService } from './reserved-tag-keys/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
+import { PolicyService } from './policies/service.js';
+import { PolicyCheckService } from './policies/checks.js';
 import { StateVersionService } from './state-versions/service.js';
 import { SubscriptionService } from './subscriptions/service.js';
 import { TagService } from './tags/service.js';
@@ -90,6 +92,9 @@ export interface PlatformServices {
   readonly reservedTagKeys: ReservedTagKeyService;
   readonly runTasks: RunTaskService;
   readonly sshKeys: SshKeyService;
+  /** Policies and policy sets (issue 29). */
+  readonly policies: PolicyService;
+  readonly policyChecks: PolicyCheckService;
   readonly stateVersions: StateVersionService;
   readonly subscriptions: SubscriptionService;
   readonly tags: TagService;
@@ -164,6 +169,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, runtime.log);
   engine.useStages(taskStageRunner);
   engine.addPhaseHook(new WorkloadIdentityHook(runtime));
+  // Policy checks come after the post-plan task stage (the order checks are added in).
+  const policyChecks = new PolicyCheckService(db, clock, runs);
+  engine.addCheck(policyChecks.runCheck());
   engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
@@ -214,6 +222,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     reservedTagKeys: new ReservedTagKeyService(db, clock, organizations),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
+    policies: new PolicyService(db, clock, organizations),
+    policyChecks,
     stateVersions,
     subscriptions: new SubscriptionService(db, clock),
     tags,

@@ -15,3 +15,4 @@ export * from './schema/registry-providers.js';
 export * from './schema/notifications.js';
 export * from './schema/agents.js';
 export * from './schema/reserved-tag-keys.js';
+export * from './schema/policies.js';

@@ -12,6 +12,12 @@ export type TaskStageName = 'pre_plan' | 'post_plan' | 'pre_apply' | 'post_apply
 /** What a check decided: go on, or stop the run (a mandatory task failed and was not overridden). */
 export type StageVerdict = 'proceed' | 'stop';
 
+/**
+ * A check's verdict: also `hold`, when the run must wait for someone (a soft-failed policy check):
+ * the engine moves it to the check's `held` status and asks `decision` what was decided.
+ */
+export type CheckVerdict = StageVerdict | 'hold';
+
 export interface CheckContext {
   signal: AbortSignal;
   /** `scheme://host` the API was reached at when the run was created: where callbacks go. */
@@ -31,7 +37,10 @@ export interface RunCheck {
   readonly completed: RunStatus;
   /** Whether this run has anything to check here; a run without passes with no status change. */
   applies(run: RunRow): boolean;
-  check(run: RunRow, context: CheckContext): Promise<StageVerdict>;
+  check(run: RunRow, context: CheckContext): Promise<CheckVerdict>;
+  /** The status a held run waits in, and the wait for its decision (`stop` discards it). */
+  readonly held?: RunStatus;
+  decision?(run: RunRow, signal: AbortSignal): Promise<StageVerdict>;
 }
 
 /** Runs a run's task stages (task-stages/runner.ts): verdicts only, never a status change. */

@@ -203,7 +203,7 @@ export class RunEngine implements DueSource {
     const entry = this.active.get(runId);
     if (!entry || entry.gate) return;
     const run = repo.findRun(this.db, runId);
-    if (!run || isFinal(run.status) || (run.status === 'planned' && entry.prepared)) return;
+    if (!run || isFinal(run.status) || run.status === 'policy_override' || (run.status === 'planned' && entry.prepared)) return;
     await this.active.settled(entry);
   }
 
@@ -407,8 +407,18 @@ export class RunEngine implements DueSource {
       if (!check.applies(run)) continue;
       this.records.transition(runId, check.running);
       const context = { signal: entry.controller.signal, origin: this.originOf(runId), planId: this.records.phase(runId, 'plan').id };
-      const verdict = await check.check(run, context);
+      let verdict = await check.check(run, context);
       if (entry.controller.signal.aborted) throw new Canceled();
+      if (verdict === 'hold' && check.held && check.decision) {
+        this.records.transition(runId, check.held);
+        this.active.notify(entry); // Waiting for someone is standing still.
+        verdict = await check.decision(run, entry.controller.signal);
+        if (entry.controller.signal.aborted) throw new Canceled();
+        if (verdict === 'stop') {
+          this.end(runId, 'discarded');
+          return false;
+        }
+      }
       if (verdict === 'stop') {
         this.end(runId, 'errored');
         return false;

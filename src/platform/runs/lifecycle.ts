@@ -19,6 +19,9 @@ export type RunStatus =
   | 'planning'
   | 'post_plan_running'
   | 'post_plan_completed'
+  | 'policy_checking'
+  | 'policy_override'
+  | 'policy_checked'
   | 'planned'
   | 'confirmed'
   | 'pre_apply_running'
@@ -39,9 +42,13 @@ const NEXT: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   pre_plan_running: ['pre_plan_completed'],
   pre_plan_completed: ['plan_queued'],
   plan_queued: ['planning'],
-  planning: ['post_plan_running', ...PLAN_DONE],
+  planning: ['post_plan_running', 'policy_checking', ...PLAN_DONE],
   post_plan_running: ['post_plan_completed'],
-  post_plan_completed: PLAN_DONE,
+  post_plan_completed: ['policy_checking', ...PLAN_DONE],
+  // A soft-failed policy check waits in `policy_override` for an override or a discard.
+  policy_checking: ['policy_checked', 'policy_override'],
+  policy_override: ['policy_checked', 'discarded'],
+  policy_checked: PLAN_DONE,
   planned: ['confirmed', 'discarded'],
   confirmed: ['pre_apply_running', 'apply_queued'],
   pre_apply_running: ['pre_apply_completed'],

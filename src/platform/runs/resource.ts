@@ -18,6 +18,8 @@ export interface RunRenderContext {
   taskStageIds: string[];
   commentIds: string[];
   positionInQueue: number;
+  /** Whether the caller holds Manage Policy Overrides in the run's organization. */
+  canOverridePolicyCheck?: boolean;
 }
 
 /** A principal as a `users` relationship: teams have none; an organization token acts as its service account. */
@@ -51,7 +53,7 @@ export function runResource(run: RunRow, context: RunRenderContext): ResourceObj
         'can-discard': can('can-queue-run'),
         'can-force-cancel': can('can-queue-run'),
         'can-force-execute': can('can-queue-run'),
-        'can-override-policy-check': false,
+        'can-override-policy-check': context.canOverridePolicyCheck ?? false,
       },
       'plan-only': run.planOnly,
       'position-in-queue': context.positionInQueue,

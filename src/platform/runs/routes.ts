@@ -159,6 +159,7 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
         taskStageIds: stages.get(run.id) ?? [],
         commentIds: context.services.runActivity.commentIdsOf(run.id),
         positionInQueue: 0,
+        canOverridePolicyCheck: context.services.policyChecks.canOverrideFor(request.principal, located.organization.id),
       });
     });
     if (include.has('workspace')) {

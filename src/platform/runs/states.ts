@@ -12,7 +12,14 @@ export const FINAL_STATUSES = new Set([
 ]);
 
 /** Statuses in which the run is paused, waiting for someone: a confirmation or a task-stage override. */
-const AWAITING = new Set(['planned', 'cost_estimated', 'policy_checked', 'post_plan_awaiting_decision', 'pre_apply_awaiting_decision']);
+const AWAITING = new Set([
+  'planned',
+  'cost_estimated',
+  'policy_checked',
+  'policy_override',
+  'post_plan_awaiting_decision',
+  'pre_apply_awaiting_decision',
+]);
 
 /** Statuses in which work is going on (or queued for it), so a cancel has something to stop. */
 const WORKING = new Set([
@@ -26,6 +33,7 @@ const WORKING = new Set([
   'planning',
   'post_plan_running',
   'post_plan_completed',
+  'policy_checking',
   'confirmed',
   'queuing_apply',
   'pre_apply_running',
@@ -52,6 +60,7 @@ export function actionFlags(
     !run.planOnly &&
     AWAITING.has(run.status) &&
     run.status !== 'post_plan_awaiting_decision' &&
+    run.status !== 'policy_override' &&
     run.status !== 'pre_apply_awaiting_decision';
   return {
     'is-cancelable': WORKING.has(run.status),
