@@ -13,6 +13,7 @@ import { databaseEngine } from './engines/database/backend.js';
 import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
 import { internalError } from './framework/errors.js';
+import { sshEngine } from './engines/ssh/backend.js';
 import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
@@ -35,6 +36,7 @@ export const ENGINES = new Map<string, EngineFactory>([
   // `generic` in listings and, without a `version` option, behaves as version 1.
   ['generic', kvEngine],
   ['transit', transitEngine],
+  ['ssh', sshEngine],
 ]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
