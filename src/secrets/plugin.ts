@@ -25,6 +25,7 @@ import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
 import { SecretsRouter } from './router.js';
 import { TokenService } from './tokens/token-service.js';
 import { ResponseWrapper } from './wrapping/response-wrapper.js';
+import { RateLimiter } from './quotas/rate-limiter.js';
 
 /** Engines that can be mounted, by type. Tests may register extra engines before building an app. */
 export const ENGINES = new Map<string, EngineFactory>([
@@ -108,6 +109,7 @@ export function buildSecretsContext(
     audit: new AuditBroker(db, runtime.clock, runtime.log),
     wrapping: new ResponseWrapper({ store: runtime.store, clock: runtime.clock, scheduler: runtime.scheduler, tokens, mounts }),
     identity,
+    quotas: new RateLimiter(db, runtime.clock),
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
   tokens.entityOfAlias = (alias) => identity.linkLogin(identity.tokenMountAccessor(), { name: alias, metadata: {} }).entityId;
@@ -150,7 +152,15 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
     method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'],
     url: '/v1/*',
     exposeHeadRoute: false,
-    handler: async (request, reply) => sendLogical(reply, await router.handle(toLogicalRequest(request))),
+    handler: async (request, reply) => {
+      const logical = toLogicalRequest(request);
+      const verdict = context.quotas.check(logical.path, request.ip);
+      if (verdict) reply.headers(verdict.headers);
+      if (verdict && !verdict.allowed) {
+        return sendSecretsError(reply, new ApiError(429, `request path "${logical.path}": rate limit quota exceeded`));
+      }
+      return sendLogical(reply, await router.handle(logical));
+    },
   });
   app.all('/v1', async (_request, reply) => sendSecretsError(reply, new ApiError(404, 'not found', { messages: [] })));
 }
