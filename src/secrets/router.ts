@@ -25,6 +25,8 @@ export interface LogicalRequest {
   clientAddress?: string;
   /** Seconds of wrapped answer asked for with `X-Vault-Wrap-TTL`; absent or 0 for none. */
   wrapTtl?: number;
+  /** The TLS client certificate (DER) the connection presented, if any (`auth/cert` logins). */
+  clientCertificate?: Buffer;
 }
 
 /** The path the ACL sees: list requests end in `/`, so `secret/` matches `secret/*` rules. */
@@ -122,6 +124,7 @@ export class SecretsRouter {
       data: request.data,
       token,
       clientAddress: request.clientAddress,
+      clientCertificate: request.clientCertificate,
       wrapTtl: request.wrapTtl ?? 0,
       mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },
       storage: new MountStorage(db, route?.mount.uuid ?? ''),
