@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
+import { hvacInterpreter, runPython } from '../../helpers/python.js';
 
 /**
  * `auth/cert` over HTTPS: a client certificate issued by understudy's own PKI engine logs in with
@@ -81,6 +82,19 @@ describe('auth/cert', () => {
     expect(self.body.data.display_name).toBe('cert-web');
     const read = await curl('GET', 'auth/cert/certs/web', { token: ROOT_TOKEN });
     expect(read.body.data).toMatchObject({ allowed_common_names: ['*.example.com', '!x'], token_policies: ['default', 'web'] });
+  });
+
+  it.skipIf(!hvacInterpreter && !process.env.CI)("logs in with hvac's Cert login", async () => {
+    const script = `
+import os, hvac
+d = os.environ["CERT_DIR"]
+client = hvac.Client(url=os.environ["VAULT_ADDR"], verify=os.path.join(d, "tls", "ca.pem"))
+auth = client.auth.cert.login(name="web", cert_pem=os.path.join(d, "alice.pem"), key_pem=os.path.join(d, "alice-key.pem"))
+print(",".join(auth["auth"]["policies"]))
+`;
+    const result = await runPython(hvacInterpreter ?? 'python3', script, { VAULT_ADDR: https, CERT_DIR: dir });
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('default,web');
   });
 
   it('refuses a login without a certificate, an untrusted one, a mismatched one and an expired one', async () => {
