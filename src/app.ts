@@ -127,7 +127,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     logger: loggerOptions(config, options.logTo),
     serverFactory: createServerWithListMethod,
     // Read by the server factory (and by Fastify for the address it logs).
-    ...(tls ? { https: { key: tls.key, cert: tls.cert } } : {}),
+    // A client certificate is asked for but not required: `auth/cert` logins read it, nothing else needs one.
+    ...(tls ? { https: { key: tls.key, cert: tls.cert, requestCert: true, rejectUnauthorized: false } } : {}),
     // Lists and paths carry brackets and percent-encoding that must reach the routes untouched.
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     bodyLimit: 10 * 1024 * 1024,

@@ -2,6 +2,7 @@ import type { Runtime } from '../runtime.js';
 import type { Authorizer } from './acl/authorizer.js';
 import type { AuditBroker } from './audit/broker.js';
 import type { PolicyStore } from './acl/policy-store.js';
+import type { RateLimiter } from './quotas/rate-limiter.js';
 import type { Backend } from './framework/types.js';
 import type { IdentityStore } from './identity/identity-store.js';
 import type { LeaseManager } from './leases/lease-manager.js';
@@ -36,4 +37,6 @@ export interface SecretsContext extends Runtime {
   readonly wrapping: ResponseWrapper;
   /** The identity store (`identity/`): entities, aliases, groups; logins link to it. */
   readonly identity: IdentityStore;
+  /** Rate-limit quotas (`sys/quotas`), checked where `/v1` requests enter. */
+  readonly quotas: RateLimiter;
 }

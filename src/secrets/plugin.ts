@@ -16,6 +16,7 @@ import { kvEngine } from './engines/kv/backend.js';
 import { pkiEngine } from './engines/pki/backend.js';
 import { inDialect, internalError } from './framework/errors.js';
 import type { Dialect } from '../core/dialect.js';
+import { sshEngine } from './engines/ssh/backend.js';
 import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
@@ -27,6 +28,7 @@ import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
 import { SecretsRouter } from './router.js';
 import { TokenService } from './tokens/token-service.js';
 import { ResponseWrapper } from './wrapping/response-wrapper.js';
+import { RateLimiter } from './quotas/rate-limiter.js';
 
 /** Engines that can be mounted, by type. Tests may register extra engines before building an app. */
 export const ENGINES = new Map<string, EngineFactory>([
@@ -38,6 +40,7 @@ export const ENGINES = new Map<string, EngineFactory>([
   // `generic` in listings and, without a `version` option, behaves as version 1.
   ['generic', kvEngine],
   ['transit', transitEngine],
+  ['ssh', sshEngine],
 ]);
 
 function secretsErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply, dialect: Dialect): FastifyReply {
@@ -109,6 +112,7 @@ export function buildSecretsContext(
     audit: new AuditBroker(db, runtime.clock, runtime.log),
     wrapping: new ResponseWrapper({ store: runtime.store, clock: runtime.clock, scheduler: runtime.scheduler, tokens, mounts }),
     identity,
+    quotas: new RateLimiter(db, runtime.clock),
   };
   tokens.loginLimits = (token) => loginLimits(context, token);
   tokens.entityOfAlias = (alias) => identity.linkLogin(identity.tokenMountAccessor(), { name: alias, metadata: {} }).entityId;
@@ -155,6 +159,11 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
     exposeHeadRoute: false,
     handler: async (request, reply) => {
       const logical = toLogicalRequest(request);
+      const verdict = context.quotas.check(logical.path, request.ip);
+      if (verdict) reply.headers(verdict.headers);
+      if (verdict && !verdict.allowed) {
+        return sendSecretsError(reply, new ApiError(429, `request path "${logical.path}": rate limit quota exceeded`));
+      }
       let response;
       try {
         response = await router.handle(logical);

@@ -30,6 +30,8 @@ export interface LogicalRequest {
   origin?: string;
   /** Set once routed: whether the bodies carry secrets the journal must not keep (secret-bodies.ts). */
   secretBodies?: boolean;
+  /** The TLS client certificate (DER) the connection presented, if any (`auth/cert` logins). */
+  clientCertificate?: Buffer;
 }
 
 /** The path the ACL sees: list requests end in `/`, so `secret/` matches `secret/*` rules. */
@@ -128,6 +130,7 @@ export class SecretsRouter {
       data: request.data,
       token,
       clientAddress: request.clientAddress,
+      clientCertificate: request.clientCertificate,
       wrapTtl: request.wrapTtl ?? 0,
       origin: request.origin,
       mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },

@@ -1,5 +1,6 @@
 import type { EngineFactory } from '../context.js';
 import { approleMethod } from './approle.js';
+import { certMethod } from './cert.js';
 import { jwtMethod } from './jwt/method.js';
 import { userpassMethod } from './userpass.js';
 
@@ -7,6 +8,7 @@ import { userpassMethod } from './userpass.js';
 export const AUTH_METHODS = new Map<string, EngineFactory>([
   ['userpass', userpassMethod],
   ['approle', approleMethod],
+  ['cert', certMethod],
   ['jwt', jwtMethod('jwt')],
   ['oidc', jwtMethod('oidc')],
 ]);

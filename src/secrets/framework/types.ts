@@ -47,6 +47,8 @@ export interface HandlerRequest {
   token: TokenEntry | null;
   /** The client's address, for CIDR bindings. */
   clientAddress?: string | undefined;
+  /** The TLS client certificate (DER) of the connection, if one was presented. */
+  clientCertificate?: Buffer | undefined;
   /** Seconds of the wrapped answer the caller asked for (`X-Vault-Wrap-TTL`); 0 for none. */
   wrapTtl: number;
   /** Scheme and host the request came to, e.g. `http://127.0.0.1:8200`. */

@@ -1,3 +1,4 @@
+import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import { ApiError } from '../../core/errors.js';
 import { parseDurationSeconds } from '../../core/duration.js';
@@ -147,5 +148,14 @@ export function toLogicalRequest(request: FastifyRequest): LogicalRequest {
     clientAddress: request.ip,
     wrapTtl: wrapTtlOf(request),
     origin: `${request.protocol}://${request.host}`,
+    clientCertificate: peerCertificate(request),
   };
+}
+
+/** The client certificate of a TLS connection (DER), when the client sent one. */
+function peerCertificate(request: FastifyRequest): Buffer | undefined {
+  const socket = request.raw.socket as Partial<TLSSocket>;
+  if (typeof socket.getPeerCertificate !== 'function') return undefined;
+  const certificate = socket.getPeerCertificate(false);
+  return certificate && certificate.raw ? certificate.raw : undefined;
 }

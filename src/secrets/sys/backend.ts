@@ -14,6 +14,7 @@ import { mountPaths } from './mounts.js';
 import { passwordPolicyPaths } from './password-policies.js';
 import { policyPaths } from './policies.js';
 import { wrappingPaths } from './wrapping.js';
+import { quotaPaths } from '../quotas/paths.js';
 import type { SecretsContext } from '../context.js';
 
 /** The version string reported by health: a secrets-API version real tools accept, tagged with ours. */
@@ -83,6 +84,7 @@ export function systemBackend(context: SecretsContext): Backend {
       ...leasePaths(context),
       ...auditPaths(context),
       ...managedKeyPaths(context),
+      ...quotaPaths(context),
       ...internalUiPaths(context),
       ...wrappingPaths(context),
       ...keyringPaths(context),

@@ -1,0 +1,217 @@
+import { X509Certificate } from 'node:crypto';
+import { badRequest, notFound } from '../../core/errors.js';
+import type { EngineFactory, SecretsContext } from '../context.js';
+import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../framework/types.js';
+import { sanitizePolicies } from '../tokens/token-service.js';
+import { loginResponse } from './login.js';
+import { DEFAULT_TOKEN_SETTINGS, parseTokenSettings, TOKEN_FIELDS, tokenSettingsWire, type TokenSettings } from './token-settings.js';
+
+/** A trusted certificate entry: PEM CA (or leaf) certificates and the constraints a login must meet. */
+interface CertEntry {
+  certificate: string;
+  display_name: string;
+  allowed_common_names: string[];
+  allowed_dns_sans: string[];
+  allowed_email_sans: string[];
+  allowed_uri_sans: string[];
+  allowed_organizational_units: string[];
+  required_extensions: string[];
+  settings: TokenSettings;
+}
+
+const LIST = (description: string): FieldSpec => ({ type: 'commaStringSlice', description, default: [] });
+const CONSTRAINTS = [
+  'allowed_common_names',
+  'allowed_dns_sans',
+  'allowed_email_sans',
+  'allowed_uri_sans',
+  'allowed_organizational_units',
+  'required_extensions',
+] as const;
+
+const CERT_FIELDS: Record<string, FieldSpec> = {
+  name: { type: 'string', description: 'Name of the trusted certificate entry.' },
+  certificate: { type: 'string', description: 'PEM CA certificates (or a leaf) a client certificate must chain to.', default: '' },
+  display_name: { type: 'string', description: 'Display name of tokens issued by this entry.', default: '' },
+  allowed_common_names: LIST('Globs the subject common name must match.'),
+  allowed_dns_sans: LIST('Globs a DNS SAN must match.'),
+  allowed_email_sans: LIST('Globs an email SAN must match.'),
+  allowed_uri_sans: LIST('Globs a URI SAN must match.'),
+  allowed_organizational_units: LIST('Organizational units the subject must have one of.'),
+  required_extensions: LIST('Extensions (`oid:value`) the certificate must carry (stored; not checked here).'),
+  ...TOKEN_FIELDS,
+};
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+function parseCertificates(pem: string): X509Certificate[] {
+  const blocks = pem.match(PEM_BLOCK) ?? [];
+  if (blocks.length === 0) throw badRequest('failed to parse certificate');
+  return blocks.map((block) => {
+    try {
+      return new X509Certificate(block);
+    } catch {
+      throw badRequest('failed to parse certificate');
+    }
+  });
+}
+
+const glob = (pattern: string, value: string) =>
+  new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i').test(value);
+const anyMatch = (patterns: string[], values: string[]) =>
+  patterns.length === 0 || values.some((value) => patterns.some((pattern) => glob(pattern, value)));
+
+/** The subject's attribute values (`CN`, `OU`) as Node prints the subject, one per line. */
+const subjectValues = (certificate: X509Certificate, attribute: string) =>
+  certificate.subject
+    .split('\n')
+    .filter((line) => line.startsWith(`${attribute}=`))
+    .map((line) => line.slice(attribute.length + 1));
+const sans = (certificate: X509Certificate, kind: string) =>
+  (certificate.subjectAltName ?? '')
+    .split(', ')
+    .filter((item) => item.startsWith(`${kind}:`))
+    .map((item) => item.slice(kind.length + 1));
+
+function meetsConstraints(entry: CertEntry, client: X509Certificate): boolean {
+  return (
+    anyMatch(entry.allowed_common_names, subjectValues(client, 'CN')) &&
+    anyMatch(entry.allowed_dns_sans, sans(client, 'DNS')) &&
+    anyMatch(entry.allowed_email_sans, sans(client, 'email')) &&
+    anyMatch(entry.allowed_uri_sans, sans(client, 'URI')) &&
+    (entry.allowed_organizational_units.length === 0 ||
+      subjectValues(client, 'OU').some((unit) => entry.allowed_organizational_units.includes(unit)))
+  );
+}
+
+/** Whether one of the entry's certificates issued (or is) the client certificate, at `now`. */
+function trusts(entry: CertEntry, client: X509Certificate): boolean {
+  return parseCertificates(entry.certificate).some(
+    (trusted) => trusted.raw.equals(client.raw) || (client.checkIssued(trusted) && client.verify(trusted.publicKey)),
+  );
+}
+
+function login(context: SecretsContext, request: HandlerRequest): LogicalResponse {
+  if (!request.clientCertificate) throw badRequest('client certificate must be supplied');
+  const client = new X509Certificate(request.clientCertificate);
+  const now = context.clock.nowMs();
+  const requested = request.fields.get<string>('name');
+  const names = requested !== '' ? [requested] : request.storage.list('cert/').filter((key) => !key.endsWith('/'));
+  const entries = names.flatMap((name) => {
+    const entry = request.storage.get<CertEntry>(`cert/${name}`);
+    return entry ? [{ name, entry }] : [];
+  });
+  const trusted = entries.filter(({ entry }) => trusts(entry, client));
+  const current = now >= Date.parse(client.validFrom) && now <= Date.parse(client.validTo);
+  if (trusted.length === 0 || !current) throw badRequest('invalid certificate or no client certificate supplied');
+  const matched = trusted.find(({ entry }) => meetsConstraints(entry, client));
+  if (!matched) throw badRequest('no chain matching all constraints could be found for this login certificate');
+  const commonName = subjectValues(client, 'CN')[0] ?? '';
+  return loginResponse(context, request, {
+    settings: matched.entry.settings,
+    meta: {
+      cert_name: matched.name,
+      common_name: commonName,
+      serial_number: client.serialNumber.toLowerCase(),
+      subject_key_id: '',
+      authority_key_id: '',
+    },
+    displayName: matched.entry.display_name || matched.name,
+    alias: { name: commonName, metadata: {} },
+  });
+}
+
+function writeCert(request: HandlerRequest): undefined {
+  const name = (request.params.name ?? '').toLowerCase();
+  const current = request.storage.get<CertEntry>(`cert/${name}`);
+  const pem = request.fields.has('certificate') ? request.fields.get<string>('certificate') : (current?.certificate ?? '');
+  if (pem === '') throw badRequest('missing certificate');
+  parseCertificates(pem);
+  const entry: CertEntry = {
+    certificate: pem,
+    display_name: request.fields.has('display_name') ? request.fields.get<string>('display_name') : (current?.display_name ?? ''),
+    allowed_common_names: [],
+    allowed_dns_sans: [],
+    allowed_email_sans: [],
+    allowed_uri_sans: [],
+    allowed_organizational_units: [],
+    required_extensions: [],
+    settings: parseTokenSettings(request, current?.settings ?? DEFAULT_TOKEN_SETTINGS),
+  };
+  for (const field of CONSTRAINTS)
+    entry[field] = request.fields.has(field) ? request.fields.get<string[]>(field) : (current?.[field] ?? []);
+  request.storage.put(`cert/${name}`, entry);
+  return undefined;
+}
+
+/** The `cert` auth method: logins by the TLS client certificate against trusted CA entries. */
+export const certMethod: EngineFactory = (context) => ({
+  type: 'cert',
+  renewLogin: (token, storage) => {
+    const entry = storage.get<CertEntry>(`cert/${token.meta?.['cert_name'] ?? ''}`);
+    if (!entry) throw badRequest('failed to match a certificate entry, not renewing');
+    if (sanitizePolicies(entry.settings.policies, !entry.settings.noDefaultPolicy).join() !== token.policies.join())
+      throw badRequest('policies have changed, not renewing');
+    return entry.settings;
+  },
+  paths: certPaths(context),
+});
+
+function certPaths(context: SecretsContext): PathSpec[] {
+  return [
+    {
+      pattern: 'certs',
+      summary: 'Names of the trusted certificate entries.',
+      operations: {
+        list: (request) => {
+          const keys = request.storage.list('cert/');
+          if (keys.length === 0) throw notFound();
+          return { data: { keys } };
+        },
+      },
+    },
+    {
+      pattern: 'certs/:name',
+      summary: 'Create, read and delete a trusted certificate entry.',
+      fields: CERT_FIELDS,
+      operations: {
+        update: writeCert,
+        read: (request) => {
+          const entry = request.storage.get<CertEntry>(`cert/${(request.params.name ?? '').toLowerCase()}`);
+          if (!entry) throw notFound();
+          const { settings, ...rest } = entry;
+          return { data: { ...rest, ...tokenSettingsWire(settings) } };
+        },
+        delete: (request) => {
+          request.storage.delete(`cert/${(request.params.name ?? '').toLowerCase()}`);
+          return undefined;
+        },
+      },
+    },
+    {
+      pattern: 'config',
+      summary: 'Method settings.',
+      fields: {
+        disable_binding: { type: 'bool', description: 'Do not bind renewals to the certificate.', default: false },
+        enable_identity_alias_metadata: { type: 'bool', description: 'Add certificate metadata to the alias.', default: false },
+      },
+      operations: {
+        read: (request) => ({ data: request.storage.get('config') ?? { disable_binding: false, enable_identity_alias_metadata: false } }),
+        update: (request) => {
+          request.storage.put('config', {
+            disable_binding: request.fields.get<boolean>('disable_binding'),
+            enable_identity_alias_metadata: request.fields.get<boolean>('enable_identity_alias_metadata'),
+          });
+          return undefined;
+        },
+      },
+    },
+    {
+      pattern: 'login',
+      summary: 'Log in with the TLS client certificate; `name` picks one entry.',
+      fields: { name: { type: 'string', description: 'The entry to check against (default: all).', default: '' } },
+      unauthenticated: ['update'],
+      operations: { update: (request) => login(context, request) },
+    },
+  ];
+}
