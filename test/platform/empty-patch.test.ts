@@ -21,6 +21,8 @@ function emptyBodies(schema: BodySchema | undefined): unknown[] {
   return [{ data: { type, attributes: {} } }, { data: { type, attributes: { 'not-an-attribute': 1 } } }, { data: { type } }];
 }
 
+const PROVIDER_ROUTE = '/api/v2/organizations/:org/registry-providers/:registry/:namespace/:name';
+
 describe('a PATCH that sets nothing', () => {
   let server: TestServer;
   let document: Document;
@@ -81,6 +83,24 @@ describe('a PATCH that sets nothing', () => {
     ids.noCode = await create(`/organizations/${ORG}/no-code-modules`, {
       data: { type: 'no-code-modules', relationships: { 'registry-module': relationship('registry-modules', await moduleId()) } },
     });
+    ids.notification = await create(`/workspaces/${ids.workspace}/notification-configurations`, {
+      data: {
+        type: 'notification-configurations',
+        attributes: { name: 'hook', 'destination-type': 'generic', url: 'http://127.0.0.1:9/hook', enabled: false },
+      },
+    });
+    ids.policy = await create(`/organizations/${ORG}/policies`, {
+      data: { type: 'policies', attributes: { name: 'patched-policy', kind: 'sentinel', 'enforcement-level': 'advisory' } },
+    });
+    ids.policySet = await create(`/organizations/${ORG}/policy-sets`, {
+      data: { type: 'policy-sets', attributes: { name: 'patched-set' } },
+    });
+    ids.reservedKey = await create(`/organizations/${ORG}/reserved-tag-keys`, {
+      data: { type: 'reserved-tag-keys', attributes: { key: 'patched' } },
+    });
+    await create(`/organizations/${ORG}/registry-providers`, {
+      data: { type: 'registry-providers', attributes: { name: 'patched', namespace: ORG, 'registry-name': 'private' } },
+    });
     ids.toolVersion = await create('/admin/terraform-versions', {
       data: { type: 'terraform-versions', attributes: { version: '1.0.4545', url: 'https://example.com/tf.zip', sha: 'a'.repeat(64) } },
     });
@@ -117,6 +137,11 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/admin/organizations/:org/relationships/module-consumers': `/admin/organizations/${ORG}/relationships/module-consumers`,
       [MODULE_ROUTE]: `/organizations/${ORG}/registry-modules/private/${ORG}/patched/aws`,
       '/api/v2/no-code-modules/:id': `/no-code-modules/${ids.noCode}`,
+      '/api/v2/notification-configurations/:id': `/notification-configurations/${ids.notification}`,
+      '/api/v2/policies/:id': `/policies/${ids.policy}`,
+      '/api/v2/policy-sets/:id': `/policy-sets/${ids.policySet}`,
+      '/api/v2/reserved-tag-keys/:id': `/reserved-tag-keys/${ids.reservedKey}`,
+      [PROVIDER_ROUTE]: `/organizations/${ORG}/registry-providers/private/${ORG}/patched`,
       // The task service's callback: an empty verdict is a 422 about the body, whatever the result id.
       '/api/v2/task-results/:id/callback': '/task-results/taskrs-none/callback',
     };
