@@ -2,6 +2,7 @@ import { badRequest, notFound } from '../../core/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../framework/types.js';
 import { deleteEntities, mergeEntities, upsertEntity, writeEntityAlias, type EntityInput } from './entities.js';
 import type { IdentityStore } from './identity-store.js';
+import { listed, listedAliases } from './listing.js';
 import type { EntityRecord, StringMap } from './records.js';
 import { aliasWire, entityWire } from './wire.js';
 
@@ -46,11 +47,6 @@ function written(result: { entity: EntityRecord; created: boolean }, identity: I
 
 /** The real service's text for an id that names no entity. */
 const notFoundFromId = () => badRequest('entity not found from id');
-
-function listed(keys: string[], info: Record<string, unknown>): LogicalResponse {
-  if (keys.length === 0) throw notFound();
-  return { data: { keys, key_info: info } };
-}
 
 function entityPaths(identity: IdentityStore): PathSpec[] {
   const byId = (request: HandlerRequest) => identity.state().entity(request.params['id'] ?? '');
@@ -182,18 +178,7 @@ function aliasPaths(identity: IdentityStore): PathSpec[] {
       pattern: 'entity-alias/id',
       summary: 'IDs of the entity aliases.',
       operations: {
-        list: () => {
-          const aliases = [...identity.state().aliases.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-          return listed(
-            aliases.map((alias) => alias.id),
-            Object.fromEntries(
-              aliases.map((alias) => [
-                alias.id,
-                { name: alias.name, canonical_id: alias.canonicalId, mount_accessor: alias.mountAccessor },
-              ]),
-            ),
-          );
-        },
+        list: () => listedAliases(identity.state().aliases.values()),
       },
     },
     {

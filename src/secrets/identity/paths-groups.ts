@@ -2,6 +2,7 @@ import { notFound } from '../../core/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../framework/types.js';
 import { deleteGroup, upsertGroup, writeGroupAlias, type GroupInput } from './groups.js';
 import type { IdentityStore } from './identity-store.js';
+import { listed, listedAliases } from './listing.js';
 import type { GroupRecord, StringMap } from './records.js';
 import { groupAliasWire, groupWire } from './wire.js';
 
@@ -38,11 +39,6 @@ function groupInput(request: HandlerRequest): GroupInput {
 
 const written = (result: { group: GroupRecord; created: boolean }): LogicalResponse | undefined =>
   result.created ? { data: { id: result.group.id, name: result.group.name } } : undefined;
-
-function listed(keys: string[], info: Record<string, unknown>): LogicalResponse {
-  if (keys.length === 0) throw notFound();
-  return { data: { keys, key_info: info } };
-}
 
 function groupPaths(identity: IdentityStore): PathSpec[] {
   const byId = (request: HandlerRequest) => identity.state().group(request.params['id'] ?? '');
@@ -156,18 +152,7 @@ function groupAliasPaths(identity: IdentityStore): PathSpec[] {
       pattern: 'group-alias/id',
       summary: 'IDs of the group aliases.',
       operations: {
-        list: () => {
-          const aliases = [...identity.state().groupAliases.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
-          return listed(
-            aliases.map((alias) => alias.id),
-            Object.fromEntries(
-              aliases.map((alias) => [
-                alias.id,
-                { name: alias.name, canonical_id: alias.canonicalId, mount_accessor: alias.mountAccessor },
-              ]),
-            ),
-          );
-        },
+        list: () => listedAliases(identity.state().groupAliases.values()),
       },
     },
     {
