@@ -28,6 +28,7 @@ import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
 import { SecretsRouter } from './router.js';
 import { TokenService } from './tokens/token-service.js';
 import { ResponseWrapper } from './wrapping/response-wrapper.js';
+import { quotaRequest } from './quotas/login-role.js';
 import { RateLimiter } from './quotas/rate-limiter.js';
 
 /** Engines that can be mounted, by type. Tests may register extra engines before building an app. */
@@ -159,7 +160,7 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
     exposeHeadRoute: false,
     handler: async (request, reply) => {
       const logical = toLogicalRequest(request);
-      const verdict = context.quotas.check(logical.path, request.ip);
+      const verdict = context.quotas.check(quotaRequest(context, logical));
       if (verdict) reply.headers(verdict.headers);
       if (verdict && !verdict.allowed) {
         return sendSecretsError(reply, new ApiError(429, `request path "${logical.path}": rate limit quota exceeded`));

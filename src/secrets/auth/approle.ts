@@ -145,6 +145,9 @@ export const approleMethod: EngineFactory = (context) => {
   return {
     type: 'approle',
     paths,
+    // The role whose role ID the login sends.
+    resolveRole: ({ data, storage }) =>
+      typeof data['role_id'] === 'string' && data['role_id'] !== '' ? storage.get<string>(`role_id/${data['role_id']}`) : undefined,
     renewLogin: (token, storage) => {
       const name = token.meta?.['role_name'] ?? '';
       const role = storage.get<RoleEntry>(`role/${name}`);

@@ -147,6 +147,13 @@ export interface PathSpec {
   neverWrapped?: boolean;
 }
 
+/** What an auth method sees of a request when asked which role it would log in to. */
+export interface RoleLookup {
+  data: Record<string, unknown>;
+  storage: MountStorage;
+  clientCertificate?: Buffer | undefined;
+}
+
 export interface Backend {
   type: string;
   paths: readonly PathSpec[];
@@ -162,6 +169,11 @@ export interface Backend {
    * renewal; throwing refuses the renewal (the user or role is gone or its policies changed).
    */
   renewLogin?: (token: TokenEntry, storage: MountStorage) => TokenSettings;
+  /**
+   * Auth methods with roles: the role a login body names (approle's role ID, the JWT `role`, the
+   * matched certificate entry), for role-based quotas; undefined when it names none that exists.
+   */
+  resolveRole?: (login: RoleLookup) => string | undefined;
   /** Timed work the engine owns (static-role rotations), registered with the scheduler at start. */
   dueSources?: readonly DueSource[];
   /** Releases what the engine holds open (connection pools) when the server closes. */

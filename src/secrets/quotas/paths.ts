@@ -1,21 +1,44 @@
 import { badRequest, notFound } from '../../core/errors.js';
 import type { SecretsContext } from '../context.js';
 import type { HandlerRequest, LogicalResponse, PathSpec } from '../framework/types.js';
+import { quotaMountOf } from './mounts.js';
 import type { RateLimitQuota } from './rate-limiter.js';
 
-/** A quota's path as stored: empty (global), a mount with its trailing slash, or a path under one. */
-function normalisedPath(context: SecretsContext, requested: string): string {
+/** Where a quota applies: its mount (empty for global) and the path suffix after it. */
+function placement(context: SecretsContext, requested: string): { mountPath: string; pathSuffix: string; authType?: string } {
   const path = requested.trim().replace(/^\/+/, '');
-  if (path === '') return '';
-  const isAuth = path.startsWith('auth/');
-  const table = isAuth ? context.authMounts : context.mounts;
-  const rest = isAuth ? path.slice('auth/'.length) : path;
-  const mount = table.longestPrefix(rest.replace(/\/$/, ''));
-  if (!mount) throw badRequest(`invalid mount path "${path}"`);
-  const mountPath = `${isAuth ? 'auth/' : ''}${mount.path}`;
-  return `${path}/` === mountPath ? mountPath : path;
+  if (path === '') return { mountPath: '', pathSuffix: '' };
+  const mount = quotaMountOf(context, path);
+  if (!mount) throw badRequest(`invalid mount path ${JSON.stringify(path)}`);
+  const pathSuffix = `${path}/`.startsWith(mount.path) ? path.slice(mount.path.length).replace(/\/$/, '') : '';
+  return { mountPath: mount.path, pathSuffix, ...(mount.authType ? { authType: mount.authType } : {}) };
 }
 
+/** The real checks on `role`: only on a whole auth mount whose method resolves login roles. */
+function checkRole(context: SecretsContext, role: string, where: ReturnType<typeof placement>): void {
+  if (role === '') return;
+  if (where.pathSuffix !== '')
+    throw badRequest(
+      'Quotas cannot contain both a path suffix and a role. If a role is provided, path must be a valid auth mount with a concept of roles',
+    );
+  if (where.authType === undefined)
+    throw badRequest(
+      `Mount path ${JSON.stringify(where.mountPath)} is not a valid auth method and therefore unsuitable for use with role-based quotas`,
+    );
+  if (!context.backend(where.authType)?.resolveRole)
+    throw badRequest(`Mount path ${JSON.stringify(where.mountPath)} does not support use with role-based quotas`);
+}
+
+/** Global quotas are inheritable and only they may be: the real rule, though there are no namespaces here. */
+function inheritableOf(request: HandlerRequest, global: boolean): boolean {
+  if (!request.fields.has('inheritable')) return global;
+  const inheritable = request.fields.get<boolean>('inheritable');
+  if (inheritable && !global) throw badRequest('only namespace quotas can be configured as inheritable');
+  if (!inheritable && global) throw badRequest('all global quotas must be inheritable');
+  return inheritable;
+}
+
+/** Creates or replaces a quota: like the real service, fields not sent take their defaults. */
 function writeRateLimit(context: SecretsContext, request: HandlerRequest): undefined {
   const name = request.params.name ?? '';
   const { fields } = request;
@@ -24,27 +47,42 @@ function writeRateLimit(context: SecretsContext, request: HandlerRequest): undef
   const interval = fields.get<number>('interval') || 1;
   const blockInterval = fields.get<number>('block_interval');
   if (blockInterval < 0) throw badRequest("'block' is invalid");
+  const where = placement(context, fields.get<string>('path'));
+  const role = fields.get<string>('role');
+  checkRole(context, role, where);
+  const inheritable = inheritableOf(request, where.mountPath === '' && where.pathSuffix === '' && role === '');
   const limiter = context.quotas;
   const state = limiter.state();
-  const existing = state.rateLimits[name];
-  const path = fields.has('path') ? normalisedPath(context, fields.get<string>('path')) : (existing?.path ?? '');
-  const role = fields.has('role') ? fields.get<string>('role') : (existing?.role ?? '');
-  if (role !== '' && !path.startsWith('auth/')) throw badRequest('role can only be set on auth mount paths');
-  const clash = Object.values(state.rateLimits).find((quota) => quota.name !== name && quota.path === path && quota.role === role);
-  if (clash) throw badRequest(`quota rule with similar properties exists under the name "${clash.name}"`);
+  const clash = Object.values(state.rateLimits).find(
+    (quota) => quota.name !== name && quota.mount_path === where.mountPath && quota.path_suffix === where.pathSuffix && quota.role === role,
+  );
+  if (clash) throw badRequest(`quota rule with similar properties exists under the name ${JSON.stringify(clash.name)}`);
   const quota: RateLimitQuota = {
     name,
-    path,
+    mount_path: where.mountPath,
+    path_suffix: where.pathSuffix,
     role,
     rate,
     interval,
     block_interval: blockInterval,
-    inheritable: fields.has('inheritable') ? fields.get<boolean>('inheritable') : (existing?.inheritable ?? false),
+    inheritable,
   };
   limiter.save({ ...state, rateLimits: { ...state.rateLimits, [name]: quota } });
   limiter.forget(name);
   return undefined;
 }
+
+/** A quota as the real service reads it back. */
+const quotaWire = (quota: RateLimitQuota) => ({
+  type: 'rate-limit',
+  name: quota.name,
+  path: quota.mount_path + quota.path_suffix,
+  role: quota.role,
+  rate: quota.rate,
+  inheritable: quota.inheritable,
+  interval: quota.interval,
+  block_interval: quota.block_interval,
+});
 
 /** `sys/quotas/config` and `sys/quotas/rate-limit/:name`. */
 export function quotaPaths(context: SecretsContext): PathSpec[] {
@@ -105,7 +143,7 @@ export function quotaPaths(context: SecretsContext): PathSpec[] {
         read: (request) => {
           const quota = limiter.state().rateLimits[request.params.name ?? ''];
           if (!quota) throw notFound();
-          return { data: { ...quota, type: 'rate-limit' } };
+          return { data: quotaWire(quota) };
         },
         delete: (request) => {
           const name = request.params.name ?? '';

@@ -2,10 +2,15 @@ import type { Clock } from '../../core/clock.js';
 import type { DbOrTx } from '../../store/store.js';
 import { MountStorage } from '../storage/mount-storage.js';
 
-/** A rate-limit quota as stored and read back (`interval`, `block_interval` in seconds). */
+/**
+ * A rate-limit quota as stored. `mount_path` (`kv/`, `auth/approle/`, empty for global) and
+ * `path_suffix` (what follows the mount, possibly ending in `*`) are what requests match on;
+ * `interval` and `block_interval` are seconds.
+ */
 export interface RateLimitQuota {
   name: string;
-  path: string;
+  mount_path: string;
+  path_suffix: string;
   role: string;
   rate: number;
   interval: number;
@@ -25,6 +30,15 @@ export interface QuotaState {
   rateLimits: Record<string, RateLimitQuota>;
 }
 
+/** What the limiter needs of a request: its path, the mount it falls in, the login role it names. */
+export interface QuotaRequest {
+  path: string;
+  mountPath: string;
+  /** The role a login body resolves to on an auth mount with role quotas; empty otherwise. */
+  role: string;
+  clientAddress: string;
+}
+
 /** Paths the real service never limits. */
 const ALWAYS_EXEMPT = ['sys/health', 'sys/seal-status', 'sys/unseal', 'sys/generate-root/attempt', 'sys/generate-root/update'];
 
@@ -40,23 +54,46 @@ export interface QuotaVerdict {
   headers: Record<string, string>;
 }
 
-interface Window {
+/** One client's bucket under one quota: windows are counted from `start`, as the real limiter does. */
+interface Bucket {
   start: number;
-  used: number;
-  blockedUntil: number;
+  tick: number;
+  available: number;
+  blockedAt?: number;
 }
 
-/** Go's RFC 1123 time as the real service writes `X-Ratelimit-Reset`. */
-const rfc1123 = (ms: number) => new Date(ms).toUTCString().replace('GMT', 'UTC');
+/** Whole seconds until `ms`, truncated as the real service prints them. */
+const secondsUntil = (ms: number, now: number) => String(Math.trunc((ms - now) / 1000));
+
+/** The quota that governs a request, most specific first: role, path suffix (exact, then `*` globs), mount, global. */
+export function governingQuota(quotas: RateLimitQuota[], request: QuotaRequest): RateLimitQuota | undefined {
+  const onMount = quotas.filter((quota) => quota.mount_path === request.mountPath);
+  if (request.role !== '') {
+    const byRole = onMount.find((quota) => quota.role === request.role && quota.path_suffix === '');
+    if (byRole) return byRole;
+  }
+  const suffix = request.path.slice(request.mountPath.length).replace(/\/$/, '');
+  const withSuffix = onMount.filter((quota) => quota.role === '' && quota.path_suffix !== '');
+  const exact = withSuffix.find((quota) => quota.path_suffix === suffix);
+  if (exact) return exact;
+  // Longest glob first, as the real service trims one character at a time from the end.
+  for (let end = suffix.length; end >= 0; end -= 1) {
+    const glob = withSuffix.find((quota) => quota.path_suffix === `${suffix.slice(0, end)}*`);
+    if (glob) return glob;
+  }
+  const mountWide = onMount.find((quota) => quota.role === '' && quota.path_suffix === '');
+  if (mountWide && request.mountPath !== '') return mountWide;
+  return quotas.find((quota) => quota.mount_path === '' && quota.path_suffix === '' && quota.role === '');
+}
 
 /**
- * Rate-limit quotas: per client address, `rate` requests per `interval` in fixed windows read
- * from the injectable clock (so advancing the clock opens the next window); past the limit a
- * client with a `block_interval` stays refused that long. The most specific quota applies:
- * a path prefix over a mount over the global one.
+ * Rate-limit quotas: per client address, `rate` requests per `interval`. Like the real limiter,
+ * a client's bucket starts at its first request and refills whole at each interval boundary
+ * counted from then (fixed windows, read from the injectable clock, so advancing the clock opens
+ * the next one). Past the limit, a quota with `block_interval` refuses the client that long.
  */
 export class RateLimiter {
-  private readonly windows = new Map<string, Window>();
+  private readonly buckets = new Map<string, Bucket>();
   private readonly storage: (db: DbOrTx) => MountStorage;
 
   constructor(
@@ -76,56 +113,66 @@ export class RateLimiter {
 
   /** Counters of a changed or deleted quota start again. */
   forget(name: string): void {
-    for (const key of this.windows.keys()) if (key.startsWith(`${name}\u0000`)) this.windows.delete(key);
+    for (const key of this.buckets.keys()) if (key.startsWith(`${name}\u0000`)) this.buckets.delete(key);
   }
 
-  /** The quota that governs `path`: the longest matching path, a mount-wide one, else the global one. */
-  private governing(quotas: RateLimitQuota[], path: string): RateLimitQuota | undefined {
-    let best: RateLimitQuota | undefined;
-    for (const quota of quotas) {
-      const prefix = quota.path;
-      if (prefix !== '' && !path.startsWith(prefix) && !`${path}/`.startsWith(prefix)) continue;
-      if (!best || prefix.length > best.path.length) best = quota;
-    }
-    return best;
+  /** Whether some quota names a role on this mount: only then is a login body read for its role. */
+  hasRoleQuota(mountPath: string): boolean {
+    return Object.values(this.state().rateLimits).some((quota) => quota.role !== '' && quota.mount_path === mountPath);
   }
 
-  check(path: string, clientAddress: string): QuotaVerdict | undefined {
+  private exempt(config: QuotaConfig, path: string): boolean {
+    return [...ALWAYS_EXEMPT, ...config.rate_limit_exempt_paths].some(
+      (prefix) => path === prefix.replace(/\/$/, '') || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`),
+    );
+  }
+
+  check(request: QuotaRequest): QuotaVerdict | undefined {
     const state = this.state();
     const quotas = Object.values(state.rateLimits);
-    if (quotas.length === 0) return undefined;
-    const exempt = [...ALWAYS_EXEMPT, ...state.config.rate_limit_exempt_paths];
-    if (exempt.some((prefix) => path === prefix.replace(/\/$/, '') || path.startsWith(prefix.endsWith('/') ? prefix : `${prefix}/`)))
-      return undefined;
-    const quota = this.governing(quotas, path);
+    if (quotas.length === 0 || this.exempt(state.config, request.path)) return undefined;
+    const quota = governingQuota(quotas, request);
     if (!quota) return undefined;
+    const verdict = this.take(quota, request.clientAddress);
+    return state.config.enable_rate_limit_response_headers ? verdict : { allowed: verdict.allowed, headers: {} };
+  }
+
+  private take(quota: RateLimitQuota, clientAddress: string): QuotaVerdict {
     const now = this.clock.nowMs();
-    const intervalMs = quota.interval * 1000;
-    const limit = Math.max(1, Math.floor(quota.rate));
+    const intervalMs = (quota.interval || 1) * 1000;
+    const blockMs = quota.block_interval * 1000;
+    const limit = Math.round(quota.rate);
     const key = `${quota.name}\u0000${clientAddress}`;
-    let window = this.windows.get(key);
-    if (!window || now >= window.start + intervalMs) {
-      window = { start: now, used: 0, blockedUntil: window?.blockedUntil ?? 0 };
-      this.windows.set(key, window);
+    let bucket = this.buckets.get(key);
+    if (!bucket) {
+      bucket = { start: now, tick: 0, available: limit };
+      this.buckets.set(key, bucket);
     }
-    const headersOn = state.config.enable_rate_limit_response_headers;
-    const headers = (remaining: number, resetMs: number, blocked: boolean): Record<string, string> => {
-      if (!headersOn) return {};
-      const reset = rfc1123(resetMs);
-      return {
-        'X-Ratelimit-Limit': String(limit),
-        'X-Ratelimit-Remaining': String(remaining),
-        'X-Ratelimit-Reset': reset,
-        ...(blocked ? { 'Retry-After': reset } : {}),
-      };
+    // A blocked client hears only when to come back.
+    if (bucket.blockedAt !== undefined) {
+      if (now - bucket.blockedAt < blockMs) {
+        return { allowed: false, headers: { 'Retry-After': secondsUntil(bucket.blockedAt + blockMs, now) } };
+      }
+      bucket.blockedAt = undefined;
+    }
+    const tick = Math.floor((now - bucket.start) / intervalMs);
+    if (tick > bucket.tick) {
+      bucket.tick = tick;
+      bucket.available = limit;
+    }
+    const reset = secondsUntil(bucket.start + (tick + 1) * intervalMs, now);
+    const allowed = bucket.available > 0;
+    if (allowed) bucket.available -= 1;
+    const headers: Record<string, string> = {
+      'X-Ratelimit-Limit': String(limit),
+      'X-Ratelimit-Remaining': String(allowed ? bucket.available : 0),
+      'X-Ratelimit-Reset': reset,
     };
-    if (now < window.blockedUntil) return { allowed: false, headers: headers(0, window.blockedUntil, true) };
-    if (window.used >= limit) {
-      if (quota.block_interval > 0) window.blockedUntil = now + quota.block_interval * 1000;
-      const reset = Math.max(window.blockedUntil, window.start + intervalMs);
-      return { allowed: false, headers: headers(0, reset, true) };
+    if (allowed) return { allowed, headers };
+    if (blockMs > 0) {
+      bucket.blockedAt = now;
+      return { allowed, headers: { ...headers, 'Retry-After': secondsUntil(now + blockMs, now) } };
     }
-    window.used += 1;
-    return { allowed: true, headers: headers(limit - window.used, window.start + intervalMs, false) };
+    return { allowed, headers: { ...headers, 'Retry-After': reset } };
   }
 }

@@ -104,5 +104,11 @@ export const jwtMethod =
         return role.settings;
       },
       unmounted: async (mountUuid) => validators.forget(mountUuid),
+      // The login's `role` (or the default role), when that role exists.
+      resolveRole: ({ data, storage }) => {
+        const named = typeof data['role'] === 'string' ? data['role'].toLowerCase() : '';
+        const name = named || (storage.get<JwtConfig>(CONFIG_KEY)?.default_role ?? '');
+        return name !== '' && storage.get<JwtRole>(`role/${name}`) ? name : undefined;
+      },
     };
   };
