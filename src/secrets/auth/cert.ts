@@ -2,7 +2,10 @@ import { X509Certificate } from 'node:crypto';
 import { badRequest, notFound } from '../../core/errors.js';
 import type { EngineFactory, SecretsContext } from '../context.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../framework/types.js';
+import { upstream500 } from '../framework/errors.js';
+import type { MountStorage } from '../storage/mount-storage.js';
 import { sanitizePolicies } from '../tokens/token-service.js';
+import { glob, meetsRequiredExtensions } from './cert-extensions.js';
 import { loginResponse } from './login.js';
 import { DEFAULT_TOKEN_SETTINGS, parseTokenSettings, TOKEN_FIELDS, tokenSettingsWire, type TokenSettings } from './token-settings.js';
 
@@ -37,8 +40,8 @@ const CERT_FIELDS: Record<string, FieldSpec> = {
   allowed_dns_sans: LIST('Globs a DNS SAN must match.'),
   allowed_email_sans: LIST('Globs an email SAN must match.'),
   allowed_uri_sans: LIST('Globs a URI SAN must match.'),
-  allowed_organizational_units: LIST('Organizational units the subject must have one of.'),
-  required_extensions: LIST('Extensions (`oid:value`) the certificate must carry (stored; not checked here).'),
+  allowed_organizational_units: LIST('Globs one of the subject organizational units must match.'),
+  required_extensions: LIST('Extensions (`oid:value`, the value a glob) the certificate must carry.'),
   ...TOKEN_FIELDS,
 };
 
@@ -56,8 +59,6 @@ function parseCertificates(pem: string): X509Certificate[] {
   });
 }
 
-const glob = (pattern: string, value: string) =>
-  new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`, 'i').test(value);
 const anyMatch = (patterns: string[], values: string[]) =>
   patterns.length === 0 || values.some((value) => patterns.some((pattern) => glob(pattern, value)));
 
@@ -73,14 +74,34 @@ const sans = (certificate: X509Certificate, kind: string) =>
     .filter((item) => item.startsWith(`${kind}:`))
     .map((item) => item.slice(kind.length + 1));
 
+/** Every constraint of the entry, each a case-sensitive glob as for real; all must hold. */
 function meetsConstraints(entry: CertEntry, client: X509Certificate): boolean {
   return (
     anyMatch(entry.allowed_common_names, subjectValues(client, 'CN')) &&
     anyMatch(entry.allowed_dns_sans, sans(client, 'DNS')) &&
     anyMatch(entry.allowed_email_sans, sans(client, 'email')) &&
     anyMatch(entry.allowed_uri_sans, sans(client, 'URI')) &&
-    (entry.allowed_organizational_units.length === 0 ||
-      subjectValues(client, 'OU').some((unit) => entry.allowed_organizational_units.includes(unit)))
+    anyMatch(entry.allowed_organizational_units, subjectValues(client, 'OU')) &&
+    meetsRequiredExtensions(entry.required_extensions, client.raw)
+  );
+}
+
+/** Go's RFC 3339 time, as its certificate verifier prints it. */
+const goTime = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+
+/**
+ * The real verifier checks the client certificate's validity before its chain; outside it, the
+ * method answers with the verifier's text (a 500 there: `upstream500` keeps it for that dialect).
+ */
+function checkValidity(client: X509Certificate, now: number): void {
+  const notBefore = Date.parse(client.validFrom);
+  const notAfter = Date.parse(client.validTo);
+  if (now >= notBefore && now <= notAfter) return;
+  const detail = now > notAfter ? `is after ${goTime(notAfter)}` : `is before ${goTime(notBefore)}`;
+  throw upstream500(
+    badRequest(
+      `failed to verify client's certificate: x509: certificate has expired or is not yet valid: current time ${goTime(now)} ${detail}`,
+    ),
   );
 }
 
@@ -91,28 +112,32 @@ function trusts(entry: CertEntry, client: X509Certificate): boolean {
   );
 }
 
-function login(context: SecretsContext, request: HandlerRequest): LogicalResponse {
-  if (!request.clientCertificate) throw badRequest('client certificate must be supplied');
-  const client = new X509Certificate(request.clientCertificate);
-  const now = context.clock.nowMs();
-  const requested = request.fields.get<string>('name');
-  const names = requested !== '' ? [requested] : request.storage.list('cert/').filter((key) => !key.endsWith('/'));
+/** The entry a client certificate logs in with (`name` narrows the search), or the real error. */
+function matchingEntry(context: SecretsContext, storage: MountStorage, der: Buffer | undefined, requested: string) {
+  if (!der) throw badRequest('client certificate must be supplied');
+  const client = new X509Certificate(der);
+  checkValidity(client, context.clock.nowMs());
+  const names = requested !== '' ? [requested] : storage.list('cert/').filter((key) => !key.endsWith('/'));
   const entries = names.flatMap((name) => {
-    const entry = request.storage.get<CertEntry>(`cert/${name}`);
+    const entry = storage.get<CertEntry>(`cert/${name}`);
     return entry ? [{ name, entry }] : [];
   });
   const trusted = entries.filter(({ entry }) => trusts(entry, client));
-  const current = now >= Date.parse(client.validFrom) && now <= Date.parse(client.validTo);
-  if (trusted.length === 0 || !current) throw badRequest('invalid certificate or no client certificate supplied');
+  if (trusted.length === 0) throw badRequest('invalid certificate or no client certificate supplied');
   const matched = trusted.find(({ entry }) => meetsConstraints(entry, client));
   if (!matched) throw badRequest('no chain matching all constraints could be found for this login certificate');
+  return { client, ...matched };
+}
+
+function login(context: SecretsContext, request: HandlerRequest): LogicalResponse {
+  const { client, ...matched } = matchingEntry(context, request.storage, request.clientCertificate, request.fields.get<string>('name'));
   const commonName = subjectValues(client, 'CN')[0] ?? '';
   return loginResponse(context, request, {
     settings: matched.entry.settings,
     meta: {
       cert_name: matched.name,
       common_name: commonName,
-      serial_number: client.serialNumber.toLowerCase(),
+      serial_number: BigInt(`0x${client.serialNumber}`).toString(),
       subject_key_id: '',
       authority_key_id: '',
     },
@@ -155,6 +180,15 @@ export const certMethod: EngineFactory = (context) => ({
     return entry.settings;
   },
   paths: certPaths(context),
+  // The entry the certificate would log in with, for role-based quotas.
+  resolveRole: ({ data, storage, clientCertificate }) => {
+    try {
+      const name = typeof data['name'] === 'string' ? data['name'] : '';
+      return matchingEntry(context, storage, clientCertificate, name).name;
+    } catch {
+      return undefined;
+    }
+  },
 });
 
 function certPaths(context: SecretsContext): PathSpec[] {

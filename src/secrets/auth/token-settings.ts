@@ -70,7 +70,8 @@ export function parseTokenSettings(request: HandlerRequest, current: TokenSettin
   if (fields.has('token_no_default_policy')) next.noDefaultPolicy = fields.get<boolean>('token_no_default_policy');
   if (fields.has('token_bound_cidrs')) next.boundCidrs = parseCidrs(fields.get<string[]>('token_bound_cidrs'), 'token_bound_cidrs');
   if (fields.has('token_type')) {
-    const type = fields.get<string>('token_type');
+    // An empty type is the default, as for real (hvac sends `token_type: ""` unless told otherwise).
+    const type = fields.get<string>('token_type') || 'default';
     if (!SERVICE_TYPES.has(type)) throw badRequest(`token_type "${type}" is not supported by understudy; only service tokens are issued`);
     next.type = type;
   }
