@@ -20,6 +20,7 @@ import { killAll, measureStartup, ROOT, startBaseline, startUnderstudy, type Sta
 import { BASELINE_TOKEN } from './baseline-token.js';
 import type { BenchRequest, BenchTarget, OwnServer, Scenario } from './scenario.js';
 import { rssMb, soak, SOAK_GROWTH_GOAL, soakServerEnvironment, type SoakResult } from './soak.js';
+import { preflightOverTls, tlsOptionsOf } from './tls-request.js';
 
 function positiveInteger(name: string, fallback: number): number {
   const text = process.env[name];
@@ -76,6 +77,7 @@ async function hammer(baseUrl: string, request: BenchRequest, seconds: number) {
     headers: request.headers ?? {},
     ...(request.body === undefined ? {} : { body: request.body }),
     ...(request.followUp ? { requests: followUpRequests(request, request.followUp) } : {}),
+    ...tlsOptionsOf(request),
     connections: settings.connections,
     ...length,
   });
@@ -124,6 +126,7 @@ async function measure(name: string, baseUrl: string, request: BenchRequest, bas
 
 /** One request first: a scenario that answers 4xx/5xx would otherwise post a flattering figure. */
 async function preflight(baseUrl: string, request: BenchRequest): Promise<string | null> {
+  if (request.tls) return preflightOverTls(baseUrl, request);
   const response = await fetch(baseUrl + request.path, {
     method: request.method ?? 'GET',
     headers: request.headers ?? {},

@@ -33,6 +33,11 @@ export interface BenchRequest {
    * they send: a timed run would fill the in-memory store with however many it managed.
    */
   amount?: number;
+  /**
+   * Sent over HTTPS with this client certificate (PEM), trusting `ca` (rows of `auth/cert` logins,
+   * on an `ownServer` started with UNDERSTUDY_TLS=auto). See bench/tls-request.ts.
+   */
+  tls?: { ca: string; cert: string; key: string };
 }
 
 export interface Scenario {
