@@ -1,13 +1,23 @@
+import { Agent, request as httpRequest } from 'node:http';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_TOKEN, ROOT_TOKEN, startServer, type TestServer } from '../helpers/app.js';
+import { ADMIN_TOKEN, ROOT_TOKEN, withoutRateLimit } from '../helpers/app.js';
+import { DEFAULT_SEED, startProcess, tempDir, type Running } from '../ops/process.js';
 
 /**
  * A seeded fuzz over every operation of the OpenAPI document (both APIs, the registry, the
  * control plane): each gets a few requests with generated path parameters, queries and bodies,
- * and none may answer 5xx, except the faithful ones the README documents. Small enough for CI;
+ * and none may answer 5xx, except the faithful ones the README documents. It runs against the
+ * built server as users run it (`dist/main.js`, a store file), so it also checks what the fuzz
+ * leaves behind: SIGTERM ends the process (exit 0) within 5 s, and the store file passes
+ * SQLite's integrity check and every full-text index check. Small enough for CI;
  * `FUZZ_SEED=<n>` replays a run, `FUZZ_ROUNDS=<n>` makes it longer.
  */
 
+const SHUTDOWN_DEADLINE_MS = 5_000;
+/** A request the server has not answered by then is a failure of its own (a wedged connection). */
+const REQUEST_TIMEOUT_MS = 30_000;
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
 const ROUNDS = Number(process.env.FUZZ_ROUNDS ?? 3);
 
@@ -112,12 +122,58 @@ function documented(operation: Operation, status: number, text: string): boolean
   return false;
 }
 
+interface Answer {
+  status: number;
+  body: string;
+}
+
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+/** One request, its path sent exactly as written (fetch would resolve `..` and `%2e%2e` first). */
+function send(base: URL, method: string, path: string, headers: Record<string, string>, payload?: string): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = httpRequest(
+      {
+        host: base.hostname,
+        port: Number(base.port),
+        method,
+        path,
+        agent,
+        timeout: REQUEST_TIMEOUT_MS,
+        headers: { ...headers, ...(payload === undefined ? {} : { 'content-length': String(Buffer.byteLength(payload)) }) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+        response.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error(`no answer within ${REQUEST_TIMEOUT_MS} ms`)));
+    request.on('error', reject);
+    request.end(payload);
+  });
+}
+
 describe('every OpenAPI operation, fuzzed', () => {
-  let server: TestServer;
+  const store = join(tempDir(), 'fuzz.db');
+  let running: Running | undefined;
+  let base: URL;
   const operations: Operation[] = [];
   beforeAll(async () => {
-    server = await startServer();
-    const document = (await (await fetch(`${server.baseUrl}/_emulator/openapi.json`)).json()) as {
+    running = await startProcess({
+      env: {
+        UNDERSTUDY_PORT: '0',
+        UNDERSTUDY_STORE: store,
+        UNDERSTUDY_ADMIN_TOKEN: ADMIN_TOKEN,
+        UNDERSTUDY_ROOT_TOKEN: ROOT_TOKEN,
+        UNDERSTUDY_SEED: withoutRateLimit(DEFAULT_SEED),
+        UNDERSTUDY_LOG_LEVEL: 'warn',
+        UNDERSTUDY_PKI_KEY_POOL: '2',
+      },
+    });
+    base = new URL(running.banner.exports.VAULT_ADDR as string);
+    const document = JSON.parse((await send(base, 'GET', '/_emulator/openapi.json', {})).body) as {
       paths: Record<string, Record<string, { requestBody?: { content?: Record<string, { schema?: unknown }> } }>>;
     };
     for (const [path, item] of Object.entries(document.paths)) {
@@ -131,8 +187,11 @@ describe('every OpenAPI operation, fuzzed', () => {
         operations.push({ method: method.toUpperCase(), path, names: [...names] });
       }
     }
+  }, 60_000);
+  afterAll(async () => {
+    agent.destroy();
+    await running?.stop('SIGKILL');
   });
-  afterAll(() => server.close());
 
   it(`answers no generated request with an undocumented 5xx (seed ${SEED}, ${ROUNDS} rounds)`, async () => {
     expect(operations.length).toBeGreaterThan(300);
@@ -147,34 +206,48 @@ describe('every OpenAPI operation, fuzzed', () => {
             .filter((part) => part && !part.startsWith('{'))
             .pop() ?? 'x';
         const payload = operation.method === 'GET' || operation.method === 'DELETE' ? undefined : body(random, operation.names, type);
-        const response = await server.app.fastify.inject({
-          method: operation.method as 'GET',
-          url: `${path}${operation.method === 'GET' ? pick(random, QUERIES) : ''}`,
-          headers: {
-            authorization: `Bearer ${ADMIN_TOKEN}`,
-            'x-vault-token': ROOT_TOKEN,
-            ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
-          },
-          ...(payload === undefined ? {} : { payload }),
-        });
-        if (response.statusCode >= 500 && !documented(operation, response.statusCode, response.body)) {
-          failures.push(`${operation.method} ${path} ${payload?.slice(0, 120)} -> ${response.statusCode} ${response.body.slice(0, 160)}`);
+        const url = `${path}${operation.method === 'GET' ? pick(random, QUERIES) : ''}`;
+        const headers = {
+          authorization: `Bearer ${ADMIN_TOKEN}`,
+          'x-vault-token': ROOT_TOKEN,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json' }),
+        };
+        let response: Answer;
+        try {
+          response = await send(base, operation.method, url, headers, payload);
+        } catch (error) {
+          failures.push(`${operation.method} ${url} ${payload?.slice(0, 120)} -> ${(error as Error).message}`);
+          continue;
+        }
+        if (response.status >= 500 && !documented(operation, response.status, response.body)) {
+          failures.push(`${operation.method} ${url} ${payload?.slice(0, 120)} -> ${response.status} ${response.body.slice(0, 160)}`);
         }
       }
     }
     expect(failures, `FUZZ_SEED=${SEED}`).toEqual([]);
-  }, 120_000);
+  }, 300_000);
+
+  it(`then exits 0 within ${SHUTDOWN_DEADLINE_MS} ms of SIGTERM`, async () => {
+    agent.destroy();
+    const started = performance.now();
+    const exit = await (running as Running).stop('SIGTERM');
+    const took = performance.now() - started;
+    expect(exit.code, exit.stderr.slice(-2000)).toBe(0);
+    expect(took).toBeLessThan(SHUTDOWN_DEADLINE_MS);
+  }, 30_000);
 
   it('leaves the store whole: SQLite integrity check and every full-text index check pass', () => {
-    const { sqlite } = server.app.runtime.store;
-    const indexes = sqlite
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'")
-      .all() as {
-      name: string;
-    }[];
-    expect(indexes.map((index) => index.name).sort()).toEqual(['team_names', 'user_names', 'workspace_names']);
-    for (const { name } of indexes)
-      expect(() => sqlite.exec(`INSERT INTO ${name} (${name}) VALUES ('integrity-check')`), name).not.toThrow();
-    expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+    const sqlite = new Database(store);
+    try {
+      const indexes = sqlite
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%fts5%'")
+        .all() as { name: string }[];
+      expect(indexes.map((index) => index.name).sort()).toEqual(['team_names', 'user_names', 'workspace_names']);
+      for (const { name } of indexes)
+        expect(() => sqlite.exec(`INSERT INTO ${name} (${name}) VALUES ('integrity-check')`), name).not.toThrow();
+      expect(sqlite.pragma('integrity_check', { simple: true })).toBe('ok');
+    } finally {
+      sqlite.close();
+    }
   });
 });

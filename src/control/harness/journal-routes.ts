@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HarnessError } from './errors.js';
-import { journalEntry, matchesFilter, parseFilter, type Journal } from './journal.js';
+import { Readable } from 'node:stream';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { journalEntry, matchesFilter, parseFilter, type Journal, type JournalRecord } from './journal.js';
 
 const FILTERS = {
   type: 'object',
@@ -18,6 +20,38 @@ const FILTERS = {
 
 /** Seconds between comment lines on an idle stream, so proxies and clients keep it open. */
 const KEEPALIVE_MS = 15_000;
+
+/**
+ * The most synchronous work (ms) a journal read does before letting other requests in: an
+ * entry's bodies are parsed and redacted when first read, and a first read over hundreds of
+ * large bodies would otherwise hold the event loop for seconds.
+ */
+const SLICE_MS = 8;
+
+async function inSlices(records: JournalRecord[], each: (record: JournalRecord, index: number) => void): Promise<void> {
+  let sliceStart = performance.now();
+  for (let index = 0; index < records.length; index++) {
+    each(records[index] as JournalRecord, index);
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await nextTurn();
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/** `{"requests":[…]}`, written entry by entry (never one string of every body) in bounded slices. */
+async function* journalDocument(records: JournalRecord[]): AsyncGenerator<string> {
+  yield '{"requests":[';
+  let sliceStart = performance.now();
+  for (let index = 0; index < records.length; index++) {
+    yield `${index === 0 ? '' : ','}${JSON.stringify(journalEntry(records[index] as JournalRecord))}`;
+    if (performance.now() - sliceStart > SLICE_MS) {
+      await nextTurn();
+      sliceStart = performance.now();
+    }
+  }
+  yield ']}';
+}
 
 /**
  * `/_emulator/requests`: the request journal. Entries come oldest first; every filter is a
@@ -38,7 +72,8 @@ export function journalRoutes(app: FastifyInstance, journal: Journal | null): vo
   app.get(
     '/requests',
     { schema: { summary: 'requests to /api/v2, the registry and /v1, oldest first, secrets redacted', querystring: FILTERS } },
-    async (request) => ({ requests: on().find(filterOf(request)).map(journalEntry) }),
+    async (request, reply) =>
+      reply.type('application/json; charset=utf-8').send(Readable.from(journalDocument(on().find(filterOf(request))))),
   );
   app.get(
     '/requests/count',
@@ -59,13 +94,19 @@ export function journalRoutes(app: FastifyInstance, journal: Journal | null): vo
       reply.hijack();
       const out = reply.raw;
       out.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-      const send = (record: Parameters<typeof journalEntry>[0]) =>
+      const send = (record: JournalRecord) =>
         out.write(`id: ${record.id}\nevent: request\ndata: ${JSON.stringify(journalEntry(record))}\n\n`);
-      for (const record of backlog) send(record);
-      out.write(': connected\n\n');
+      // Entries that arrive while the backlog is written wait, so none is lost or sent out of order.
+      let waiting: JournalRecord[] | null = [];
       const unsubscribe = journal.subscribe((record) => {
-        if (matchesFilter(record, { ...filter, limit: undefined })) send(record);
+        if (!matchesFilter(record, { ...filter, limit: undefined })) return;
+        if (waiting) waiting.push(record);
+        else send(record);
       });
+      await inSlices(backlog, send);
+      out.write(': connected\n\n');
+      for (const record of waiting) send(record);
+      waiting = null;
       const keepalive = setInterval(() => out.write(': keepalive\n\n'), KEEPALIVE_MS);
       keepalive.unref();
       const end = () => out.destroy();

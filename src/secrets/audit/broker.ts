@@ -11,6 +11,7 @@ import { AuditDeviceTable, devicePath, fileDeviceSettings, type AuditDevice, typ
 import { mountMembers, rememberedCallerAuth, requestMember, responseMember, type Hashers, type RequestFacts } from './entries.js';
 import { FileSink, openErrorText } from './file-sink.js';
 import { hashedJson, identifiedHmac, rawExceptTokens, rememberedHmac } from './hash.js';
+import { checkDeviceMode, checkNotStoreFile } from './target-check.js';
 
 /** An enabled device ready to write: its settings, its open file and its hashers. */
 interface ActiveDevice {
@@ -44,6 +45,8 @@ export class AuditBroker {
   private lastTable: { generation: number; devices: readonly ActiveDevice[] } | undefined;
   /** The store's connection: its generation says when its whole content was replaced. */
   private readonly connection: object;
+  /** The store's database file (`:memory:` for none): a device may not write into it. */
+  private readonly storeFile: string;
 
   constructor(
     db: Db,
@@ -52,6 +55,7 @@ export class AuditBroker {
   ) {
     this.table = new AuditDeviceTable(db);
     this.connection = sqliteOf(db);
+    this.storeFile = sqliteOf(db).name;
   }
 
   private activate(device: AuditDevice): ActiveDevice {
@@ -104,6 +108,9 @@ export class AuditBroker {
     this.lastTable = undefined;
     this.table.add(input, (device) => {
       const settings = fileDeviceSettings(device.options);
+      const modeText = device.options['mode'];
+      checkDeviceMode(modeText, modeText === undefined ? 0 : Number.parseInt(modeText, 8));
+      checkNotStoreFile(settings.filePath, this.storeFile);
       const sink = new FileSink({ filePath: settings.filePath, mode: settings.mode }, this.log, device.path);
       try {
         sink.check();

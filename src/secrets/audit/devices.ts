@@ -3,6 +3,7 @@ import { uuid } from '../../core/ids.js';
 import type { DbOrTx } from '../../store/store.js';
 import { parseBool } from '../framework/fields.js';
 import { MountStorage } from '../storage/mount-storage.js';
+import { safeMode } from './target-check.js';
 
 /** An enabled audit device as stored (the salt never leaves the server). */
 export interface AuditDevice {
@@ -52,7 +53,7 @@ export function fileDeviceSettings(options: Record<string, string>): FileDeviceS
   return {
     filePath,
     // Mode 0 keeps whatever mode an existing file has; a new file still gets the default.
-    mode: Number.parseInt(modeText, 8) || 0o600,
+    mode: safeMode(Number.parseInt(modeText, 8) || 0o600),
     logRaw: boolOption(options, 'log_raw', false),
     hmacAccessor: boolOption(options, 'hmac_accessor', true),
     prefix: options['prefix'] ?? '',

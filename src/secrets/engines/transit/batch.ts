@@ -1,6 +1,13 @@
 import { ApiError, badRequest } from '../../../core/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse } from '../../framework/types.js';
 
+/**
+ * The most `batch_input` items one request may carry: the real server's listener refuses a JSON
+ * array of more than 10,000 elements by default (`max_json_array_element_count`), so no real
+ * client sends a longer batch; a longer one here is a 400 before any item is worked on.
+ */
+export const MAX_BATCH_ITEMS = 10_000;
+
 /** One `batch_input` item, its string members as sent (a single request becomes one item). */
 export type BatchItem = Record<string, string | number | undefined>;
 
@@ -18,6 +25,9 @@ export function batchItems(request: HandlerRequest, required?: 'plaintext' | 'ci
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) throw badRequest(`failed to parse batch input: source data must be an array or slice, got ${goType(raw)}`);
   if (raw.length === 0) throw badRequest('missing batch input to process');
+  if (raw.length > MAX_BATCH_ITEMS) {
+    throw badRequest(`batch_input has ${raw.length} items; at most ${MAX_BATCH_ITEMS} are accepted in one request`);
+  }
   const problems: string[] = [];
   const items = raw.map((entry: unknown, index): BatchItem => {
     if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {

@@ -7,7 +7,9 @@ import {
   privateDecrypt,
   publicEncrypt,
   randomBytes,
+  webcrypto,
   type CipherGCMTypes,
+  type KeyObject,
 } from 'node:crypto';
 import { badRequest } from '../../../core/errors.js';
 import { upstream500 } from '../../framework/errors.js';
@@ -138,17 +140,50 @@ export function checkReadableVersion(policy: KeyPolicy, version: number, what: '
   return resolved;
 }
 
-/** Decrypts a `vault:vN:` ciphertext; returns the plaintext bytes. */
-export function decrypt(policy: KeyPolicy, ciphertext: string, input: CipherInput): Buffer {
+function openCiphertext(policy: KeyPolicy, ciphertext: string): { version: number; decoded: Buffer } {
   if (!supportsEncryption(policy.type)) throw badRequest(`message decryption not supported for key type ${policy.type}`);
   const parsed = parseVersioned(ciphertext, 'ciphertext');
   const version = checkReadableVersion(policy, parsed.version, 'ciphertext');
-  let decoded: Buffer;
   try {
-    decoded = decodeStdBase64(parsed.payload);
+    return { version, decoded: decodeStdBase64(parsed.payload) };
   } catch {
     throw badRequest('invalid ciphertext: could not decode base64');
   }
+}
+
+const RSA_DECRYPT_FAILED = 'failed to RSA decrypt the ciphertext: crypto/rsa: decryption error';
+
+/** The WebCrypto form of an RSA private key, made once per key (the key objects are cached by policy.ts). */
+const oaepKeys = new WeakMap<KeyObject, Promise<CryptoKey>>();
+function oaepKey(key: KeyObject): Promise<CryptoKey> {
+  let found = oaepKeys.get(key);
+  if (!found) {
+    const der = key.export({ format: 'der', type: 'pkcs8' });
+    found = webcrypto.subtle.importKey('pkcs8', der, { name: 'RSA-OAEP', hash: 'SHA-256' }, false, ['decrypt']);
+    oaepKeys.set(key, found);
+  }
+  return found;
+}
+
+/**
+ * {@link decrypt}, with RSA-OAEP on libuv's threads (WebCrypto's is asynchronous; Node's
+ * `privateDecrypt` is not): an RSA-4096 decryption costs milliseconds, so a batch of them must
+ * not run on the event loop. Same parameters: SHA-256 for OAEP and MGF1, no label.
+ */
+export async function decryptOffLoop(policy: KeyPolicy, ciphertext: string, input: CipherInput): Promise<Buffer> {
+  if (KEY_TYPES[policy.type].family !== 'rsa') return decrypt(policy, ciphertext, input);
+  const { version, decoded } = openCiphertext(policy, ciphertext);
+  try {
+    const key = await oaepKey(privateKeyOf(versionEntry(policy, version)));
+    return Buffer.from(await webcrypto.subtle.decrypt({ name: 'RSA-OAEP' }, key, decoded));
+  } catch {
+    throw badRequest(RSA_DECRYPT_FAILED);
+  }
+}
+
+/** Decrypts a `vault:vN:` ciphertext; returns the plaintext bytes. */
+export function decrypt(policy: KeyPolicy, ciphertext: string, input: CipherInput): Buffer {
+  const { version, decoded } = openCiphertext(policy, ciphertext);
   const info = KEY_TYPES[policy.type];
   if (info.family === 'rsa') {
     try {
@@ -158,7 +193,7 @@ export function decrypt(policy: KeyPolicy, ciphertext: string, input: CipherInpu
       );
     } catch (error) {
       if ((error as { status?: number }).status === 400) throw error;
-      throw badRequest('failed to RSA decrypt the ciphertext: crypto/rsa: decryption error');
+      throw badRequest(RSA_DECRYPT_FAILED);
     }
   }
   const key = deriveKey(policy, version, input.context, info.keyBytes ?? 32);

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { badRequest } from '../../../core/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
 import { attempt, batchItems, batchResponse, BATCH_FIELDS, single, stringOf, type BatchItem } from './batch.js';
-import { decrypt, encrypt, encryptionVersion, type CipherInput } from './ciphertext.js';
+import { decryptOffLoop, encrypt, encryptionVersion, type CipherInput } from './ciphertext.js';
 import { decodeStdBase64, decodeWithMessage } from './encoding.js';
 import { isKeyType, supportsAssociatedData } from './key-types.js';
 import { createKey, nameOf, upsertDisabled, type KeyDependencies } from './paths-keys.js';
 import { policyKey, readPolicy, type KeyPolicy } from './policy.js';
+import { attemptAsync, mapInSlices } from './slices.js';
 
 const CIPHER_FIELDS: Record<string, FieldSpec> = {
   context: { type: 'string', description: 'Base64 context for derived keys.', default: '' },
@@ -111,7 +112,7 @@ async function encryptPath(request: HandlerRequest, deps: KeyDependencies): Prom
     }
   }
   const policy = await keyForEncrypt(request, deps, contextSet, existing);
-  const results = items.map((item, index) => attempt(() => encryptItem(policy, item, index)));
+  const results = await mapInSlices(items, (item, index) => attempt(() => encryptItem(policy, item, index)));
   const warnings =
     request.operation === 'create' && existedBefore
       ? ['Attempted creation of the key during the encrypt operation, but it was created beforehand']
@@ -139,37 +140,37 @@ function withBatch(
   return { ...response, ...(allWarnings.length ? { warnings: allWarnings } : {}) };
 }
 
-function decryptItem(policy: KeyPolicy, item: BatchItem, index: number) {
+async function decryptItem(policy: KeyPolicy, item: BatchItem, index: number) {
   const ciphertext = stringOf(item, 'ciphertext');
   if (ciphertext === '') throw badRequest('missing ciphertext to decrypt');
-  return { plaintext: decrypt(policy, ciphertext, cipherInput(policy, item, index)).toString('base64') };
+  return { plaintext: (await decryptOffLoop(policy, ciphertext, cipherInput(policy, item, index))).toString('base64') };
 }
 
-function decryptPath(request: HandlerRequest): LogicalResponse {
+async function decryptPath(request: HandlerRequest): Promise<LogicalResponse> {
   const batch = batchItems(request, 'ciphertext');
   if (!batch && (request.fields.get<string>('ciphertext') ?? '') === '') throw badRequest('missing ciphertext to decrypt');
   const items = batch ?? [singleItem(request, ['ciphertext', 'context', 'nonce', 'associated_data'])];
   contextSetting(items);
   const policy = readPolicy(request.storage, nameOf(request));
   if (!policy) throw badRequest('encryption key not found');
-  const results = items.map((item, index) => attempt(() => decryptItem(policy, item, index)));
+  const results = await mapInSlices(items, (item, index) => attemptAsync(() => decryptItem(policy, item, index)));
   if (!batch) return { data: single(results[0] ?? { error: 'missing ciphertext to decrypt' }) };
   return withBatch(request, items, results, [], { plaintext: '' });
 }
 
-function rewrapPath(request: HandlerRequest): LogicalResponse {
+async function rewrapPath(request: HandlerRequest): Promise<LogicalResponse> {
   const batch = batchItems(request, 'ciphertext');
   if (!batch && (request.fields.get<string>('ciphertext') ?? '') === '') throw badRequest('missing ciphertext to decrypt');
   const items = batch ?? [singleItem(request, ['ciphertext', 'context', 'nonce', 'key_version'])];
   contextSetting(items);
   const policy = readPolicy(request.storage, nameOf(request));
   if (!policy) throw badRequest('encryption key not found');
-  const results = items.map((item, index) =>
-    attempt(() => {
+  const results = await mapInSlices(items, (item, index) =>
+    attemptAsync(async () => {
       const ciphertext = stringOf(item, 'ciphertext');
       if (ciphertext === '') throw badRequest('missing ciphertext to decrypt');
       const input = cipherInput(policy, item, index);
-      const plaintext = decrypt(policy, ciphertext, input);
+      const plaintext = await decryptOffLoop(policy, ciphertext, input);
       const version = encryptionVersion(policy, typeof item['key_version'] === 'number' ? item['key_version'] : 0);
       return { ciphertext: encrypt(policy, version, plaintext, input), key_version: version };
     }),

@@ -7,7 +7,8 @@ import { decodeStdBase64 } from './encoding.js';
 import { KEY_TYPES, supportsSigning } from './key-types.js';
 import { nameOf } from './paths-keys.js';
 import { readPolicy, versionEntry, type KeyPolicy } from './policy.js';
-import { HASHES, signInput, verifyInput, type SignOptions } from './signing.js';
+import { HASHES, signInputOffLoop, verifyInput, type SignOptions } from './signing.js';
+import { attemptAsync, mapInSlices } from './slices.js';
 
 const ALGORITHM_FIELDS: Record<string, FieldSpec> = {
   hash_algorithm: { type: 'string', description: 'sha1, sha2-224/256/384/512, sha3-224/256/384/512, or none.', default: '' },
@@ -89,17 +90,17 @@ function answer(
   return { data: { batch_results } };
 }
 
-function signPath(request: HandlerRequest): LogicalResponse {
+async function signPath(request: HandlerRequest): Promise<LogicalResponse> {
   const options = signOptions(request);
   const policy = signingKey(request, 'signing key not found', 'signing');
   const { items, batch } = inputsOf(request, ['context']);
   const version = request.fields.get<number>('key_version');
-  const results = items.map((item) =>
-    attempt(() => {
+  const results = await mapInSlices(items, (item) =>
+    attemptAsync(async () => {
       if (item['input'] === undefined) throw badRequest('missing input');
       const input = decodeInput(stringOf(item, 'input'), 'unable to decode input');
       const context = decodeInput(stringOf(item, 'context'), 'failed to base64-decode context', true);
-      return { ...signInput(policy, version, input, context, options) };
+      return { ...(await signInputOffLoop(policy, version, input, context, options)) };
     }),
   );
   return answer(batch, items, results);
@@ -113,7 +114,7 @@ function decodeInput(value: string, message: string, bare = false): Buffer {
   }
 }
 
-function verifyPath(request: HandlerRequest): LogicalResponse {
+async function verifyPath(request: HandlerRequest): Promise<LogicalResponse> {
   const { items, batch } = inputsOf(request, ['signature', 'hmac', 'context']);
   const hasSignature = items.some((item) => item['signature'] !== undefined);
   const hasHmac = items.some((item) => item['hmac'] !== undefined);
@@ -128,11 +129,11 @@ function verifyPath(request: HandlerRequest): LogicalResponse {
   if (hasHmac) return hmacVerify(request, items, batch);
   const options = signOptions(request);
   const policy = signingKey(request, 'signature verification key not found', 'signing');
-  const results = items.map((item) =>
-    attempt(() => {
+  const results = await mapInSlices(items, (item) =>
+    attemptAsync(async () => {
       const input = decodeInput(stringOf(item, 'input'), 'failed to parse item: unable to decode input');
       const context = decodeInput(stringOf(item, 'context'), 'failed to parse item: failed to base64-decode context', true);
-      return { valid: verifyInput(policy, stringOf(item, 'signature'), input, context, options) };
+      return { valid: await verifyInput(policy, stringOf(item, 'signature'), input, context, options) };
     }),
   );
   return answer(batch, items, results, { valid: false });
@@ -158,7 +159,7 @@ function hmacAlgorithm(request: HandlerRequest, verifying = false): string {
   return name;
 }
 
-function hmacPath(request: HandlerRequest): LogicalResponse {
+async function hmacPath(request: HandlerRequest): Promise<LogicalResponse> {
   const algorithm = hmacAlgorithm(request);
   const policy = readPolicy(request.storage, nameOf(request));
   if (!policy) throw badRequest('encryption key not found');
@@ -169,7 +170,7 @@ function hmacPath(request: HandlerRequest): LogicalResponse {
   }
   const key = hmacKey(policy, version);
   const { items, batch } = inputsOf(request, []);
-  const results = items.map((item) =>
+  const results = await mapInSlices(items, (item) =>
     attempt(() => {
       if (item['input'] === undefined) throw badRequest('missing input for HMAC');
       const input = decodeInput(stringOf(item, 'input'), 'unable to decode input as base64');
@@ -179,11 +180,11 @@ function hmacPath(request: HandlerRequest): LogicalResponse {
   return answer(batch, items, results);
 }
 
-function hmacVerify(request: HandlerRequest, items: BatchItem[], batch: boolean): LogicalResponse {
+async function hmacVerify(request: HandlerRequest, items: BatchItem[], batch: boolean): Promise<LogicalResponse> {
   const algorithm = hmacAlgorithm(request, true);
   const policy = readPolicy(request.storage, nameOf(request));
   if (!policy) throw badRequest('encryption key not found');
-  const results = items.map((item) =>
+  const results = await mapInSlices(items, (item) =>
     attempt(() => {
       const text = stringOf(item, 'hmac');
       if (!text.startsWith('vault:v')) throw badRequest('invalid HMAC to verify: no version prefix');

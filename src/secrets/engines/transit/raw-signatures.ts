@@ -8,6 +8,8 @@ import {
   sign,
   verify,
   type KeyObject,
+  type SignKeyObjectInput,
+  type VerifyKeyObjectInput,
 } from 'node:crypto';
 import { badRequest } from '../../../core/errors.js';
 import { ecdsaSignDigest, ecdsaVerifyDigest } from './ecdsa-digest.js';
@@ -152,32 +154,58 @@ export function verifyDigest(key: KeyObject, digest: Buffer, signature: Buffer, 
   return pssVerify(digest, opened, modulusBits(key), saltBytes(options, key, digest.length, false), nodeHash(options.hash));
 }
 
-/** Node's own signing of a message (hashing it itself), for the common, not-prehashed case. */
-export function signMessage(key: KeyObject, message: Buffer, options: DigestSignOptions): Buffer {
+/** How Node signs a message with `key` (the hash and the key's padding options). */
+function messageSigner(key: KeyObject, options: DigestSignOptions): { hash: string; key: SignKeyObjectInput } {
   const hash = nodeHash(options.hash);
-  if (options.algorithm === 'ecdsa') return sign(hash, message, { key, dsaEncoding: options.ieee ? 'ieee-p1363' : 'der' });
-  if (options.algorithm === 'pkcs1v15') return sign(hash, message, { key, padding: constants.RSA_PKCS1_PADDING });
+  if (options.algorithm === 'ecdsa') return { hash, key: { key, dsaEncoding: options.ieee ? 'ieee-p1363' : 'der' } };
+  if (options.algorithm === 'pkcs1v15') return { hash, key: { key, padding: constants.RSA_PKCS1_PADDING } };
   const digestLength = createHash(hash).digest().length;
   const length = saltBytes(options, key, digestLength, true);
   if (length < 0 || length > Math.ceil((modulusBits(key) - 1) / 8) - 2 - digestLength) {
     throw badRequest(`requested salt length ${String(options.saltLength)} is invalid`);
   }
-  return sign(hash, message, { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: length });
+  return { hash, key: { key, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: length } };
+}
+
+/** Node's own signing of a message (hashing it itself), for the common, not-prehashed case. */
+export function signMessage(key: KeyObject, message: Buffer, options: DigestSignOptions): Buffer {
+  const signer = messageSigner(key, options);
+  return sign(signer.hash, message, signer.key);
+}
+
+/**
+ * {@link signMessage} on libuv's threads: an RSA-4096 signature costs about 6 ms of CPU, so a
+ * batch of them must not run on the event loop.
+ */
+export function signMessageOffLoop(key: KeyObject, message: Buffer, options: DigestSignOptions): Promise<Buffer> {
+  const signer = messageSigner(key, options);
+  return new Promise((resolve, reject) =>
+    sign(signer.hash, message, signer.key, (error, signature) => (error ? reject(error) : resolve(signature))),
+  );
+}
+
+function messageVerifier(key: KeyObject, options: DigestSignOptions): { hash: string; key: VerifyKeyObjectInput } {
+  const hash = nodeHash(options.hash);
+  const publicKey = createPublicKey(key);
+  if (options.algorithm === 'ecdsa') return { hash, key: { key: publicKey, dsaEncoding: options.ieee ? 'ieee-p1363' : 'der' } };
+  if (options.algorithm === 'pkcs1v15') return { hash, key: { key: publicKey, padding: constants.RSA_PKCS1_PADDING } };
+  const digestLength = createHash(hash).digest().length;
+  const salt = saltBytes(options, key, digestLength, false);
+  return {
+    hash,
+    key: { key: publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: salt === -1 ? constants.RSA_PSS_SALTLEN_AUTO : salt },
+  };
 }
 
 export function verifyMessage(key: KeyObject, message: Buffer, signature: Buffer, options: DigestSignOptions): boolean {
-  const hash = nodeHash(options.hash);
-  const publicKey = createPublicKey(key);
-  if (options.algorithm === 'ecdsa') {
-    return verify(hash, message, { key: publicKey, dsaEncoding: options.ieee ? 'ieee-p1363' : 'der' }, signature);
-  }
-  if (options.algorithm === 'pkcs1v15') return verify(hash, message, { key: publicKey, padding: constants.RSA_PKCS1_PADDING }, signature);
-  const digestLength = createHash(hash).digest().length;
-  const salt = saltBytes(options, key, digestLength, false);
-  return verify(
-    hash,
-    message,
-    { key: publicKey, padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: salt === -1 ? constants.RSA_PSS_SALTLEN_AUTO : salt },
-    signature,
+  const verifier = messageVerifier(key, options);
+  return verify(verifier.hash, message, verifier.key, signature);
+}
+
+/** {@link verifyMessage} on libuv's threads. */
+export function verifyMessageOffLoop(key: KeyObject, message: Buffer, signature: Buffer, options: DigestSignOptions): Promise<boolean> {
+  const verifier = messageVerifier(key, options);
+  return new Promise((resolve, reject) =>
+    verify(verifier.hash, message, verifier.key, signature, (error, valid) => (error ? reject(error) : resolve(valid))),
   );
 }

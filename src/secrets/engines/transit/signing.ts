@@ -3,7 +3,15 @@ import { badRequest } from '../../../core/errors.js';
 import { checkReadableVersion, deriveKey, parseVersioned, versionPrefix } from './ciphertext.js';
 import { KEY_TYPES } from './key-types.js';
 import { ed25519FromSeed, privateKeyOf, rawBytes, versionEntry, type KeyPolicy, type KeyVersion } from './policy.js';
-import { NODE_HASH, signDigest, signMessage, verifyDigest, verifyMessage, type DigestSignOptions } from './raw-signatures.js';
+import {
+  NODE_HASH,
+  signDigest,
+  signMessage,
+  signMessageOffLoop,
+  verifyDigest,
+  verifyMessageOffLoop,
+  type DigestSignOptions,
+} from './raw-signatures.js';
 
 /** The hash names the API takes, as Node (OpenSSL) names them; `none` means "the input is the digest". */
 export const HASHES: Readonly<Record<string, string>> = { ...NODE_HASH, none: 'none' };
@@ -75,12 +83,43 @@ export function signInput(policy: KeyPolicy, requested: number, input: Buffer, c
     const key = privateKeyOf(entry);
     raw = signer.prehashed ? signDigest(key, input, signer.options) : signMessage(key, input, signer.options);
   }
+  return signature(raw, version, options, publicKey);
+}
+
+function signature(raw: Buffer, version: number, options: SignOptions, publicKey?: string): Signature {
   const encoded = options.marshaling === 'jws' ? raw.toString('base64url') : raw.toString('base64');
   return { signature: `${versionPrefix(version)}${encoded}`, key_version: version, ...(publicKey ? { public_key: publicKey } : {}) };
 }
 
-/** Verifies a `vault:vN:` signature of `input`. */
-export function verifyInput(policy: KeyPolicy, signature: string, input: Buffer, context: Buffer, options: SignOptions): boolean {
+/**
+ * {@link signInput}, with the RSA and ECDSA signing of a message on libuv's threads instead of
+ * the event loop (ed25519 and signatures of a given digest are cheap or hand-encoded: those stay
+ * here, bounded per item).
+ */
+export async function signInputOffLoop(
+  policy: KeyPolicy,
+  requested: number,
+  input: Buffer,
+  context: Buffer,
+  options: SignOptions,
+): Promise<Signature> {
+  const family = KEY_TYPES[policy.type].family;
+  if (family === 'ed25519') return signInput(policy, requested, input, context, options);
+  const signer = digestSigner(policy, options);
+  if (signer.prehashed) return signInput(policy, requested, input, context, options);
+  const version = signingVersion(policy, requested);
+  const raw = await signMessageOffLoop(privateKeyOf(versionEntry(policy, version)), input, signer.options);
+  return signature(raw, version, options);
+}
+
+/** Verifies a `vault:vN:` signature of `input`; RSA and ECDSA verification of a message run on libuv's threads. */
+export async function verifyInput(
+  policy: KeyPolicy,
+  signature: string,
+  input: Buffer,
+  context: Buffer,
+  options: SignOptions,
+): Promise<boolean> {
   const parsed = parseVersioned(signature, 'signature');
   if (parsed.version > policy.latest_version) throw badRequest('invalid signature: version is too new');
   const version = checkReadableVersion(policy, parsed.version, 'signature');
@@ -95,7 +134,8 @@ export function verifyInput(policy: KeyPolicy, signature: string, input: Buffer,
   const signer = digestSigner(policy, options);
   const key = privateKeyOf(entry);
   try {
-    return signer.prehashed ? verifyDigest(key, input, raw, signer.options) : verifyMessage(key, input, raw, signer.options);
+    if (signer.prehashed) return verifyDigest(key, input, raw, signer.options);
+    return await verifyMessageOffLoop(key, input, raw, signer.options);
   } catch {
     // OpenSSL refuses a malformed signature outright; to the caller it is simply not valid.
     return false;
