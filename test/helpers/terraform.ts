@@ -33,18 +33,24 @@ export interface Run {
  * Writes the CLI config pointing `understudy.test` at the server: plain http needs a `host`
  * block, because service discovery is always https.
  */
-function cliEnvironment(directory: string, baseUrl: string, token: string): NodeJS.ProcessEnv {
+function cliEnvironment(directory: string, baseUrl: string, token: string, extraConfig = ''): NodeJS.ProcessEnv {
   writeFileSync(
     join(directory, 'understudy.tfrc'),
     `host "understudy.test" {\n  services = { "tfe.v2" = "${baseUrl}/api/v2/", "state.v2" = "${baseUrl}/api/v2/" }\n}\n` +
-      `credentials "understudy.test" {\n  token = "${token}"\n}\n`,
+      `credentials "understudy.test" {\n  token = "${token}"\n}\n` +
+      extraConfig,
   );
   return { ...process.env, TF_CLI_CONFIG_FILE: join(directory, 'understudy.tfrc'), CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
 }
 
 /** Runs the CLI to completion. Asynchronous on purpose: the server runs in this process and must keep answering. */
 export function terraform(directory: string, baseUrl: string, ...args: string[]): Promise<Run> {
-  const env = cliEnvironment(directory, baseUrl, ADMIN_TOKEN);
+  return terraformWithConfig('', directory, baseUrl, ...args);
+}
+
+/** As `terraform`, with more CLI configuration (a `provider_installation` block, say) after the host and credentials. */
+export function terraformWithConfig(extraConfig: string, directory: string, baseUrl: string, ...args: string[]): Promise<Run> {
+  const env = cliEnvironment(directory, baseUrl, ADMIN_TOKEN, extraConfig);
   return new Promise((done) => {
     execFile('terraform', [...args, '-no-color'], { cwd: directory, env, timeout: 90_000 }, (error, stdout, stderr) => {
       done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
