@@ -191,6 +191,9 @@ describe.skipIf(version === null)('Ctrl-C during a remote run', () => {
       cli.kill('SIGINT');
       // The CLI asks for the cancel itself, then exits.
       await exited;
+      // The cancel is accepted (202); the run stops soon after.
+      const canceled = async () => (await runsOf(server, 'remote-cancel')).runs[0]!.attributes.status === 'canceled';
+      await untilTrue(canceled, 'the run to end canceled');
       const after = await runsOf(server, 'remote-cancel');
       expect(after.runs[0]!.attributes.status).toBe('canceled');
       expect(after.workspace.attributes.locked).toBe(false);
