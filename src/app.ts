@@ -9,6 +9,7 @@ import type { Config } from './config.js';
 import { ControllableClock } from './core/clock.js';
 import { ApiError } from './core/errors.js';
 import { controlPlugin } from './control/plugin.js';
+import { appLinkRoutes } from './control/app-links.js';
 import { standInsPlugin } from './control/stand-ins/plugin.js';
 import { registerOpenApi, type RegisteredRoute } from './control/openapi.js';
 import { Scheduler } from './core/scheduler.js';
@@ -205,6 +206,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
   await fastify.register(controlPlugin, { prefix: '/_emulator', runtime: platform, hooks: { isReady: () => ready, reset }, harness });
   await fastify.register(standInsPlugin, { runtime });
+  // The web UI's links the CLI prints (a run's, the tokens page) open the inspector or say what is here instead.
+  await fastify.register(async (scoped) => appLinkRoutes(scoped), { prefix: '/app' });
   // Someone who opens the bare address in a browser lands on the API reference.
   fastify.get('/', { schema: { summary: 'redirects to the API reference at /_emulator/docs' } }, async (_request, reply) =>
     reply.redirect('/_emulator/docs'),

@@ -9,6 +9,7 @@ import { docsRoutes } from './docs.js';
 import { platformFixtureRoutes } from './platform-fixtures.js';
 import { harnessRoutes, type Harness } from './harness/harness.js';
 import { runControlRoutes } from './runs.js';
+import { inspectorRunRoutes } from './harness/ui-runs.js';
 import { workloadIdentityControlRoutes } from './workload-identity.js';
 
 export interface ControlHooks {
@@ -89,5 +90,6 @@ export async function controlPlugin(
   await bulkRoutes(app, runtime);
   await harnessRoutes(app, harness, runtime);
   await runControlRoutes(app, runtime);
+  inspectorRunRoutes(app, runtime);
   await workloadIdentityControlRoutes(app, runtime);
 }

@@ -1,4 +1,4 @@
-import { execFile, execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, execFileSync, spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ADMIN_TOKEN } from './app.js';
@@ -64,5 +64,14 @@ export function startTerraform(directory: string, baseUrl: string, ...args: stri
     cwd: directory,
     env: cliEnvironment(directory, baseUrl, ADMIN_TOKEN),
     stdio: 'ignore',
+  });
+}
+
+/** Starts the CLI with its stdin and stdout as pipes: the test reads what it prints and answers its questions. */
+export function startTerraformPiped(directory: string, baseUrl: string, ...args: string[]): ChildProcessWithoutNullStreams {
+  return spawn('terraform', [...args, '-no-color'], {
+    cwd: directory,
+    env: cliEnvironment(directory, baseUrl, ADMIN_TOKEN),
+    stdio: 'pipe',
   });
 }

@@ -1,3 +1,5 @@
+import { RUNS_SCRIPT, RUNS_SECTIONS, RUNS_STYLE } from './ui-page-runs.js';
+
 /**
  * The inspector page: one HTML document with its script inline (no framework, no build step). It
  * reads only the control plane's own endpoints, and writes every value with textContent, so
@@ -142,7 +144,11 @@ async function watchJournal() {
   stream.addEventListener('request', (event) => addEntry(JSON.parse(event.data)));
 }
 
-function refreshAll() { return Promise.all([refreshWorld(), refreshClock(), refreshFaults(), refreshSnapshots()]).catch(() => undefined); }
+${RUNS_SCRIPT}
+function refreshAll() {
+  const parts = [refreshWorld(), refreshClock(), refreshFaults(), refreshSnapshots(), refreshRuns(), refreshRun()];
+  return Promise.all(parts).catch(() => undefined);
+}
 
 $('#advance').addEventListener('submit', async (event) => {
   event.preventDefault();
@@ -180,7 +186,7 @@ const table = (id: string, title: string, columns: string[], total = true) =>
 /** The inspector document; `nonce` admits its one inline script under the page's CSP. */
 export function inspectorPage(nonce: string): string {
   return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>understudy inspector</title><style>${STYLE}</style></head>
+<html lang="en"><head><meta charset="utf-8"><title>understudy inspector</title><style>${STYLE}${RUNS_STYLE}</style></head>
 <body>
 <header>
   <h1>understudy</h1>
@@ -190,6 +196,7 @@ export function inspectorPage(nonce: string): string {
   <span id="message" class="bad"></span>
 </header>
 <main>
+  ${RUNS_SECTIONS}
   <section class="wide" id="journal"><h2>Requests (live)</h2>
     <form id="journal-filter">
       <input id="journal-prefix" placeholder="prefix: /api/v2, /v1"><input id="journal-method" placeholder="method" size="6">

@@ -1,38 +1,15 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import type { Browser } from 'puppeteer-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../helpers/app.js';
+import { launch, skipWithoutChromium, text } from './chromium.js';
 import { control, secrets } from './control.js';
 
-/** Debian's chromium (`apt-get install chromium`; .ci/run installs it). */
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => existsSync(path));
-const missing = 'chromium is not installed (apt-get install -y chromium)';
-if (!CHROMIUM && !process.env.CI) console.warn(`skipping the inspector page tests: ${missing}`);
+const skip = skipWithoutChromium('the inspector page tests');
 
-async function launch(profile: string): Promise<Browser> {
-  if (!CHROMIUM) throw new Error(missing);
-  return puppeteer.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      `--user-data-dir=${profile}`,
-    ],
-  });
-}
-
-const text = (page: Page, selector: string) => page.$eval(selector, (element) => element.textContent ?? '');
-
-describe.skipIf(!CHROMIUM && !process.env.CI)('the inspector page in headless Chromium', () => {
+describe.skipIf(skip)('the inspector page in headless Chromium', () => {
   let server: TestServer;
   let browser: Browser;
   const profile = mkdtempSync(join(tmpdir(), 'understudy-chromium-'));
