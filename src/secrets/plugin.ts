@@ -160,7 +160,7 @@ export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Pro
     exposeHeadRoute: false,
     handler: async (request, reply) => {
       const logical = toLogicalRequest(request);
-      const verdict = context.quotas.check(quotaRequest(context, logical));
+      const verdict = context.quotas.check(logical.path, (state) => quotaRequest(context, logical, state));
       if (verdict) reply.headers(verdict.headers);
       if (verdict && !verdict.allowed) {
         return sendSecretsError(reply, new ApiError(429, `request path "${logical.path}": rate limit quota exceeded`));

@@ -14,6 +14,8 @@ const ENGINE_RULES: Record<string, (relative: string) => boolean> = {
     /(?:^|\/)(?:issue|sign|sign-verbatim|sign-intermediate|sign-self-issued|exported|import|bundle)(?:\/|$)|^config\/ca$/.test(relative),
   // Generated credentials, and connection settings with the root password.
   database: (relative) => /^(?:creds|static-creds|config|rotate-root|rotate-role)(?:\/|$)/.test(relative),
+  // Issued key pairs, an imported CA private key, one-time passwords and their checks.
+  ssh: (relative) => /^(?:issue|creds|verify|config\/ca)(?:\/|$)/.test(relative),
   // Minted identity tokens (bearer credentials), and those handed in to be checked.
   identity: (relative) => /^oidc\/(?:token|introspect)(?:\/|$)/.test(relative),
   // Wrapping, and random bytes.

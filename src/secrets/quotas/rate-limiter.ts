@@ -117,8 +117,8 @@ export class RateLimiter {
   }
 
   /** Whether some quota names a role on this mount: only then is a login body read for its role. */
-  hasRoleQuota(mountPath: string): boolean {
-    return Object.values(this.state().rateLimits).some((quota) => quota.role !== '' && quota.mount_path === mountPath);
+  static hasRoleQuota(state: QuotaState, mountPath: string): boolean {
+    return Object.values(state.rateLimits).some((quota) => quota.role !== '' && quota.mount_path === mountPath);
   }
 
   private exempt(config: QuotaConfig, path: string): boolean {
@@ -127,10 +127,15 @@ export class RateLimiter {
     );
   }
 
-  check(request: QuotaRequest): QuotaVerdict | undefined {
+  /**
+   * The verdict on a request to `path`; `describe` (its mount and login role: lookups) runs only
+   * when some quota exists and the path is not exempt, so a server without quotas pays one read.
+   */
+  check(path: string, describe: (state: QuotaState) => QuotaRequest): QuotaVerdict | undefined {
     const state = this.state();
     const quotas = Object.values(state.rateLimits);
-    if (quotas.length === 0 || this.exempt(state.config, request.path)) return undefined;
+    if (quotas.length === 0 || this.exempt(state.config, path)) return undefined;
+    const request = describe(state);
     const quota = governingQuota(quotas, request);
     if (!quota) return undefined;
     const verdict = this.take(quota, request.clientAddress);

@@ -96,6 +96,11 @@ describe('auth/cert constraints', () => {
     const agent = await login('agent', 'agents');
     expect(agent.status).toBe(200);
     expect(agent.body.auth.metadata).toMatchObject({ cert_name: 'agents', common_name: 'agent-1' });
+    // The issued token stays out of the request journal (curl resolves the `..` to /_emulator/requests).
+    const journal = await curl('GET', '../_emulator/requests?path=/v1/auth/cert/login');
+    expect(journal.status).toBe(200);
+    expect(JSON.stringify(journal.body)).toContain('/v1/auth/cert/login');
+    expect(JSON.stringify(journal.body)).not.toContain(agent.body.auth.client_token);
     expect((await login('agent', 'any-agent')).status).toBe(200);
     // Missing the second extension; globs are case-sensitive; no extension at all.
     expect((await login('agent', 'two')).body.errors).toEqual(NO_MATCH);
