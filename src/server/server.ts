@@ -3,6 +3,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import { Socket } from 'node:net';
 import { Duplex, finished } from 'node:stream';
 import { guardEarlyAnswer } from './early-answer.js';
+import { answerPlainHttp } from './plain-http-on-tls.js';
 import { DEFAULT_HOLD_LIMIT, ListMethodRewriter } from './list-method.js';
 
 /**
@@ -39,7 +40,14 @@ export function createServerWithListMethod(handler: RequestListener, fastifyOpti
   };
   // HTTPS (UNDERSTUDY_TLS): the same server on TLS; requests are read from the decrypted stream.
   const tlsOptions = fastifyOptions.https as { key: string; cert: string } | null | undefined;
-  const server: Server = tlsOptions ? createHttpsServer({ ...httpOptions, ...tlsOptions }, guarded) : createServer(httpOptions, guarded);
+  let server: Server;
+  if (tlsOptions) {
+    const httpsServer = createHttpsServer({ ...httpOptions, ...tlsOptions }, guarded);
+    answerPlainHttp(httpsServer);
+    server = httpsServer;
+  } else {
+    server = createServer(httpOptions, guarded);
+  }
   const number = (name: string) => (typeof fastifyOptions[name] === 'number' ? fastifyOptions[name] : undefined);
   server.keepAliveTimeout = number('keepAliveTimeout') ?? server.keepAliveTimeout;
   server.requestTimeout = number('requestTimeout') ?? server.requestTimeout;

@@ -3,6 +3,7 @@ import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { get as httpsGet } from 'node:https';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUnderstudy, type Understudy } from '../../src/index.js';
@@ -118,6 +119,27 @@ describe('UNDERSTUDY_TLS=auto', () => {
     expect(JSON.parse(created.stdout).data.attributes['upload-url']).toMatch(new RegExp(`^https://localhost:${port}/`));
     const discovery = await run('curl', ['-sS', '--fail', '--cacert', ca, `${base}/.well-known/terraform.json`]);
     expect(JSON.parse(discovery.stdout)['tfe.v2']).toBe('/api/v2/');
+  });
+
+  it('answers plain HTTP on the HTTPS port as the real server does: 400 and its sentence, then closes; TLS still works', async () => {
+    const port = Number(new URL(server.url).port);
+    const answer = await new Promise<string>((done, fail) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET /v1/sys/health HTTP/1.1\r\nHost: localhost\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => (text += chunk));
+      socket.on('error', fail);
+      socket.on('close', () => done(text));
+    });
+    // Go's net/http writes exactly these bytes: a status line, no headers, the sentence.
+    expect(answer).toBe('HTTP/1.0 400 Bad Request\r\n\r\nClient sent an HTTP request to an HTTPS server.\n');
+    const health = await new Promise<number>((done, fail) => {
+      httpsGet(`${server.url}/v1/sys/health`, { ca: readFileSync(join(tlsDir, 'ca.pem')) }, (response) => {
+        response.resume();
+        done(response.statusCode ?? 0);
+      }).on('error', fail);
+    });
+    expect(health).toBe(200);
   });
 
   async function workspaceId(base: string, ca: string): Promise<string> {
