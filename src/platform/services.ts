@@ -23,6 +23,7 @@ import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
 import { PolicyService } from './policies/service.js';
 import { PolicyCheckService } from './policies/checks.js';
+import { PolicySetParameterService } from './policies/parameters.js';
 import { StateVersionService } from './state-versions/service.js';
 import { SubscriptionService } from './subscriptions/service.js';
 import { TagService } from './tags/service.js';
@@ -95,6 +96,7 @@ export interface PlatformServices {
   /** Policies and policy sets (issue 29). */
   readonly policies: PolicyService;
   readonly policyChecks: PolicyCheckService;
+  readonly policySetParameters: PolicySetParameterService;
   readonly stateVersions: StateVersionService;
   readonly subscriptions: SubscriptionService;
   readonly tags: TagService;
@@ -171,6 +173,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   engine.addPhaseHook(new WorkloadIdentityHook(runtime));
   // Policy checks come after the post-plan task stage (the order checks are added in).
   const policyChecks = new PolicyCheckService(db, clock, runs);
+  const policies = new PolicyService(db, clock, organizations);
   engine.addCheck(policyChecks.runCheck());
   engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
@@ -222,7 +225,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     reservedTagKeys: new ReservedTagKeyService(db, clock, organizations),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
-    policies: new PolicyService(db, clock, organizations),
+    policies,
+    policySetParameters: new PolicySetParameterService(db, clock, atRest, policies),
     policyChecks,
     stateVersions,
     subscriptions: new SubscriptionService(db, clock),

@@ -95,6 +95,9 @@ describe('a PATCH that sets nothing', () => {
     ids.policySet = await create(`/organizations/${ORG}/policy-sets`, {
       data: { type: 'policy-sets', attributes: { name: 'patched-set' } },
     });
+    ids.parameter = await create(`/policy-sets/${ids.policySet}/parameters`, {
+      data: { type: 'vars', attributes: { key: 'patched', value: 'v', category: 'policy-set' } },
+    });
     ids.reservedKey = await create(`/organizations/${ORG}/reserved-tag-keys`, {
       data: { type: 'reserved-tag-keys', attributes: { key: 'patched' } },
     });
@@ -140,6 +143,7 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/notification-configurations/:id': `/notification-configurations/${ids.notification}`,
       '/api/v2/policies/:id': `/policies/${ids.policy}`,
       '/api/v2/policy-sets/:id': `/policy-sets/${ids.policySet}`,
+      '/api/v2/policy-sets/:id/parameters/:param': `/policy-sets/${ids.policySet}/parameters/${ids.parameter}`,
       '/api/v2/reserved-tag-keys/:id': `/reserved-tag-keys/${ids.reservedKey}`,
       [PROVIDER_ROUTE]: `/organizations/${ORG}/registry-providers/private/${ORG}/patched`,
       // The task service's callback: an empty verdict is a 422 about the body, whatever the result id.
