@@ -16,6 +16,7 @@ import { auditRecorder } from './audit-trail/recorder.js';
 import { auditTrailRoutes } from './audit-trail/routes.js';
 import { auditConfigurationRoutes } from './audit-configuration/routes.js';
 import { toolVersionRoutes } from './tool-versions/routes.js';
+import { policyToolVersionRoutes } from './tool-versions/policy-tool-routes.js';
 import { editionAllows } from '../core/edition.js';
 import { membershipRoutes } from './memberships/routes.js';
 import { remoteStateRoutes } from './remote-state/routes.js';
@@ -97,6 +98,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
     await app.register(async (scoped) => adminRoutes(scoped, context));
     await app.register(async (scoped) => siteAdminRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
     await app.register(async (scoped) => toolVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+    await app.register(async (scoped) => policyToolVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   }
   await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => registryRoutes(scoped, context));

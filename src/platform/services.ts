@@ -24,6 +24,7 @@ import { SshKeyService } from './ssh-keys/service.js';
 import { PolicyService } from './policies/service.js';
 import { PolicyCheckService } from './policies/checks.js';
 import { PolicySetParameterService } from './policies/parameters.js';
+import { PolicyToolVersionService } from './tool-versions/policy-tools.js';
 import { StateVersionService } from './state-versions/service.js';
 import { SubscriptionService } from './subscriptions/service.js';
 import { TagService } from './tags/service.js';
@@ -107,6 +108,9 @@ export interface PlatformServices {
   readonly teamIncludes: IncludeRegistry<TeamPage>;
   readonly tokens: TokenService;
   readonly toolVersions: ToolVersionService;
+  /** Admin OPA and Sentinel versions (issue 29). */
+  readonly opaVersions: PolicyToolVersionService;
+  readonly sentinelVersions: PolicyToolVersionService;
   readonly users: UserService;
   readonly variables: VariableService;
   readonly variableSets: VariableSetService;
@@ -238,6 +242,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     teamIncludes: new IncludeRegistry<TeamPage>({ users: teamUsersInclude, 'organization-memberships': teamMembershipsInclude(db) }),
     tokens: new TokenService(db, clock),
     toolVersions: new ToolVersionService(db, clock),
+    opaVersions: new PolicyToolVersionService(db, clock, 'opa'),
+    sentinelVersions: new PolicyToolVersionService(db, clock, 'sentinel'),
     users,
     variables: new VariableService(db, clock, workspaces),
     variableSets,

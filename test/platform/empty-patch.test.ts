@@ -107,6 +107,11 @@ describe('a PATCH that sets nothing', () => {
     ids.toolVersion = await create('/admin/terraform-versions', {
       data: { type: 'terraform-versions', attributes: { version: '1.0.4545', url: 'https://example.com/tf.zip', sha: 'a'.repeat(64) } },
     });
+    for (const tool of ['opa', 'sentinel']) {
+      ids[tool] = await create(`/admin/${tool}-versions`, {
+        data: { type: `${tool}-versions`, attributes: { version: '9.0.4545', url: 'https://example.com/tool', sha: 'a'.repeat(64) } },
+      });
+    }
   });
   afterAll(() => server.close());
 
@@ -136,6 +141,8 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/varsets/:id': `/varsets/${ids.varset}`,
       '/api/v2/varsets/:id/relationships/vars/:var': `/varsets/${ids.varset}/relationships/vars/${ids.setVariable}`,
       '/api/v2/admin/terraform-versions/:id': `/admin/terraform-versions/${ids.toolVersion}`,
+      '/api/v2/admin/opa-versions/:id': `/admin/opa-versions/${ids.opa}`,
+      '/api/v2/admin/sentinel-versions/:id': `/admin/sentinel-versions/${ids.sentinel}`,
       '/api/v2/admin/organizations/:org': `/admin/organizations/${ORG}`,
       '/api/v2/admin/organizations/:org/relationships/module-consumers': `/admin/organizations/${ORG}/relationships/module-consumers`,
       [MODULE_ROUTE]: `/organizations/${ORG}/registry-modules/private/${ORG}/patched/aws`,
