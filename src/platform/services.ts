@@ -24,6 +24,7 @@ import { SshKeyService } from './ssh-keys/service.js';
 import { PolicyService } from './policies/service.js';
 import { PolicyCheckService } from './policies/checks.js';
 import { PolicySetParameterService } from './policies/parameters.js';
+import { PolicySetVersionService } from './policies/versions.js';
 import { PolicyToolVersionService } from './tool-versions/policy-tools.js';
 import { StateVersionService } from './state-versions/service.js';
 import { SubscriptionService } from './subscriptions/service.js';
@@ -98,6 +99,7 @@ export interface PlatformServices {
   readonly policies: PolicyService;
   readonly policyChecks: PolicyCheckService;
   readonly policySetParameters: PolicySetParameterService;
+  readonly policySetVersions: PolicySetVersionService;
   readonly stateVersions: StateVersionService;
   readonly subscriptions: SubscriptionService;
   readonly tags: TagService;
@@ -231,6 +233,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     sshKeys: new SshKeyService(db, clock, organizations),
     policies,
     policySetParameters: new PolicySetParameterService(db, clock, atRest, policies),
+    policySetVersions: new PolicySetVersionService(db, clock, policies),
     policyChecks,
     stateVersions,
     subscriptions: new SubscriptionService(db, clock),
