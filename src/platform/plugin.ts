@@ -47,6 +47,7 @@ import { notificationRoutes } from './notifications/routes.js';
 import { policyRoutes } from './policies/routes.js';
 import { policyCheckRoutes } from './policies/check-routes.js';
 import { policySetParameterRoutes } from './policies/parameter-routes.js';
+import { planExportRoutes } from './policies/plan-export-routes.js';
 
 /** The `/api/v2` tree: JSON:API conventions, bearer auth, one permissions module. */
 export async function platformPlugin(app: FastifyInstance, context: PlatformContext): Promise<void> {
@@ -75,6 +76,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => policyRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => policyCheckRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => policySetParameterRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => planExportRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableSetRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceActionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));

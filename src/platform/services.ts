@@ -25,6 +25,7 @@ import { PolicyService } from './policies/service.js';
 import { PolicyCheckService } from './policies/checks.js';
 import { PolicySetParameterService } from './policies/parameters.js';
 import { PolicySetVersionService } from './policies/versions.js';
+import { PlanExportService } from './policies/plan-exports.js';
 import { PolicyToolVersionService } from './tool-versions/policy-tools.js';
 import { StateVersionService } from './state-versions/service.js';
 import { SubscriptionService } from './subscriptions/service.js';
@@ -100,6 +101,7 @@ export interface PlatformServices {
   readonly policyChecks: PolicyCheckService;
   readonly policySetParameters: PolicySetParameterService;
   readonly policySetVersions: PolicySetVersionService;
+  readonly planExports: PlanExportService;
   readonly stateVersions: StateVersionService;
   readonly subscriptions: SubscriptionService;
   readonly tags: TagService;
@@ -234,6 +236,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     policies,
     policySetParameters: new PolicySetParameterService(db, clock, atRest, policies),
     policySetVersions: new PolicySetVersionService(db, clock, policies),
+    planExports: new PlanExportService(db, clock, runs, workspaces),
     policyChecks,
     stateVersions,
     subscriptions: new SubscriptionService(db, clock),
