@@ -16,6 +16,7 @@ import { auditRecorder } from './audit-trail/recorder.js';
 import { auditTrailRoutes } from './audit-trail/routes.js';
 import { auditConfigurationRoutes } from './audit-configuration/routes.js';
 import { toolVersionRoutes } from './tool-versions/routes.js';
+import { policyToolVersionRoutes } from './tool-versions/policy-tool-routes.js';
 import { editionAllows } from '../core/edition.js';
 import { membershipRoutes } from './memberships/routes.js';
 import { remoteStateRoutes } from './remote-state/routes.js';
@@ -45,6 +46,8 @@ import { runTriggerRoutes } from './runs/trigger-routes.js';
 import { notificationRoutes } from './notifications/routes.js';
 import { policyRoutes } from './policies/routes.js';
 import { policyCheckRoutes } from './policies/check-routes.js';
+import { policySetParameterRoutes } from './policies/parameter-routes.js';
+import { planExportRoutes } from './policies/plan-export-routes.js';
 
 /** The `/api/v2` tree: JSON:API conventions, bearer auth, one permissions module. */
 export async function platformPlugin(app: FastifyInstance, context: PlatformContext): Promise<void> {
@@ -72,6 +75,8 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => notificationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => policyRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => policyCheckRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => policySetParameterRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => planExportRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableSetRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => workspaceActionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
@@ -95,6 +100,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
     await app.register(async (scoped) => adminRoutes(scoped, context));
     await app.register(async (scoped) => siteAdminRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
     await app.register(async (scoped) => toolVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+    await app.register(async (scoped) => policyToolVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   }
   await app.register(async (scoped) => oauthClientRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => registryRoutes(scoped, context));

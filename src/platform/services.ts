@@ -23,6 +23,10 @@ import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
 import { PolicyService } from './policies/service.js';
 import { PolicyCheckService } from './policies/checks.js';
+import { PolicySetParameterService } from './policies/parameters.js';
+import { PolicySetVersionService } from './policies/versions.js';
+import { PlanExportService } from './policies/plan-exports.js';
+import { PolicyToolVersionService } from './tool-versions/policy-tools.js';
 import { StateVersionService } from './state-versions/service.js';
 import { SubscriptionService } from './subscriptions/service.js';
 import { TagService } from './tags/service.js';
@@ -95,6 +99,9 @@ export interface PlatformServices {
   /** Policies and policy sets (issue 29). */
   readonly policies: PolicyService;
   readonly policyChecks: PolicyCheckService;
+  readonly policySetParameters: PolicySetParameterService;
+  readonly policySetVersions: PolicySetVersionService;
+  readonly planExports: PlanExportService;
   readonly stateVersions: StateVersionService;
   readonly subscriptions: SubscriptionService;
   readonly tags: TagService;
@@ -105,6 +112,9 @@ export interface PlatformServices {
   readonly teamIncludes: IncludeRegistry<TeamPage>;
   readonly tokens: TokenService;
   readonly toolVersions: ToolVersionService;
+  /** Admin OPA and Sentinel versions (issue 29). */
+  readonly opaVersions: PolicyToolVersionService;
+  readonly sentinelVersions: PolicyToolVersionService;
   readonly users: UserService;
   readonly variables: VariableService;
   readonly variableSets: VariableSetService;
@@ -171,6 +181,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   engine.addPhaseHook(new WorkloadIdentityHook(runtime));
   // Policy checks come after the post-plan task stage (the order checks are added in).
   const policyChecks = new PolicyCheckService(db, clock, runs);
+  const policies = new PolicyService(db, clock, organizations);
   engine.addCheck(policyChecks.runCheck());
   engine.onApplied = (run) => runs.triggered(run);
   const teams = new TeamService(db, clock, {
@@ -222,7 +233,10 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     reservedTagKeys: new ReservedTagKeyService(db, clock, organizations),
     runTasks: new RunTaskService(db, clock, dialect),
     sshKeys: new SshKeyService(db, clock, organizations),
-    policies: new PolicyService(db, clock, organizations),
+    policies,
+    policySetParameters: new PolicySetParameterService(db, clock, atRest, policies),
+    policySetVersions: new PolicySetVersionService(db, clock, policies),
+    planExports: new PlanExportService(db, clock, runs, workspaces),
     policyChecks,
     stateVersions,
     subscriptions: new SubscriptionService(db, clock),
@@ -234,6 +248,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     teamIncludes: new IncludeRegistry<TeamPage>({ users: teamUsersInclude, 'organization-memberships': teamMembershipsInclude(db) }),
     tokens: new TokenService(db, clock),
     toolVersions: new ToolVersionService(db, clock),
+    opaVersions: new PolicyToolVersionService(db, clock, 'opa'),
+    sentinelVersions: new PolicyToolVersionService(db, clock, 'sentinel'),
     users,
     variables: new VariableService(db, clock, workspaces),
     variableSets,

@@ -16,3 +16,5 @@ export * from './schema/notifications.js';
 export * from './schema/agents.js';
 export * from './schema/reserved-tag-keys.js';
 export * from './schema/policies.js';
+export * from './schema/policy-set-contents.js';
+export * from './schema/policy-evaluations.js';

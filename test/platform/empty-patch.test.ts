@@ -95,6 +95,9 @@ describe('a PATCH that sets nothing', () => {
     ids.policySet = await create(`/organizations/${ORG}/policy-sets`, {
       data: { type: 'policy-sets', attributes: { name: 'patched-set' } },
     });
+    ids.parameter = await create(`/policy-sets/${ids.policySet}/parameters`, {
+      data: { type: 'vars', attributes: { key: 'patched', value: 'v', category: 'policy-set' } },
+    });
     ids.reservedKey = await create(`/organizations/${ORG}/reserved-tag-keys`, {
       data: { type: 'reserved-tag-keys', attributes: { key: 'patched' } },
     });
@@ -104,6 +107,11 @@ describe('a PATCH that sets nothing', () => {
     ids.toolVersion = await create('/admin/terraform-versions', {
       data: { type: 'terraform-versions', attributes: { version: '1.0.4545', url: 'https://example.com/tf.zip', sha: 'a'.repeat(64) } },
     });
+    for (const tool of ['opa', 'sentinel']) {
+      ids[tool] = await create(`/admin/${tool}-versions`, {
+        data: { type: `${tool}-versions`, attributes: { version: '9.0.4545', url: 'https://example.com/tool', sha: 'a'.repeat(64) } },
+      });
+    }
   });
   afterAll(() => server.close());
 
@@ -133,6 +141,8 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/varsets/:id': `/varsets/${ids.varset}`,
       '/api/v2/varsets/:id/relationships/vars/:var': `/varsets/${ids.varset}/relationships/vars/${ids.setVariable}`,
       '/api/v2/admin/terraform-versions/:id': `/admin/terraform-versions/${ids.toolVersion}`,
+      '/api/v2/admin/opa-versions/:id': `/admin/opa-versions/${ids.opa}`,
+      '/api/v2/admin/sentinel-versions/:id': `/admin/sentinel-versions/${ids.sentinel}`,
       '/api/v2/admin/organizations/:org': `/admin/organizations/${ORG}`,
       '/api/v2/admin/organizations/:org/relationships/module-consumers': `/admin/organizations/${ORG}/relationships/module-consumers`,
       [MODULE_ROUTE]: `/organizations/${ORG}/registry-modules/private/${ORG}/patched/aws`,
@@ -140,6 +150,7 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/notification-configurations/:id': `/notification-configurations/${ids.notification}`,
       '/api/v2/policies/:id': `/policies/${ids.policy}`,
       '/api/v2/policy-sets/:id': `/policy-sets/${ids.policySet}`,
+      '/api/v2/policy-sets/:id/parameters/:param': `/policy-sets/${ids.policySet}/parameters/${ids.parameter}`,
       '/api/v2/reserved-tag-keys/:id': `/reserved-tag-keys/${ids.reservedKey}`,
       [PROVIDER_ROUTE]: `/organizations/${ORG}/registry-providers/private/${ORG}/patched`,
       // The task service's callback: an empty verdict is a 422 about the body, whatever the result id.

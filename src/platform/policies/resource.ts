@@ -34,7 +34,20 @@ export function policyResource(row: PolicyRow, organizationName: string, setIds:
   };
 }
 
-export function policySetResource(row: PolicySetRow, organizationName: string, members: PolicySetMembers): ResourceObject {
+/** A set's newest version and its newest ready one (null when it has none). */
+export interface SetVersions {
+  newest: string | null;
+  current: string | null;
+}
+
+const version = (id: string | null) => ({ data: id === null ? null : { id, type: 'policy-set-versions' } });
+
+export function policySetResource(
+  row: PolicySetRow,
+  organizationName: string,
+  members: PolicySetMembers,
+  versions: SetVersions = { newest: null, current: null },
+): ResourceObject {
   return {
     id: row.id,
     type: 'policy-sets',
@@ -60,6 +73,8 @@ export function policySetResource(row: PolicySetRow, organizationName: string, m
       workspaces: identifiers('workspaces', members.workspaces),
       projects: identifiers('projects', members.projects),
       'workspace-exclusions': identifiers('workspaces', members['workspace-exclusions']),
+      'newest-version': version(versions.newest),
+      'current-version': version(versions.current),
     },
     links: { self: `/api/v2/policy-sets/${row.id}` },
   };

@@ -2,7 +2,7 @@ import type { PlatformApp, PlatformContext } from '../context.js';
 import { unprocessable } from '../../core/errors.js';
 import type { PolicyKind } from '../../store/tables.js';
 import { readIdentifierList, readResource } from '../jsonapi/body.js';
-import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
+import { listDocument, requestUrl, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { identifierListBody, listQuery, params } from '../jsonapi/schemas.js';
 import {
@@ -17,6 +17,7 @@ import {
 } from './input.js';
 import type { ListFilter, MemberKind } from './repo.js';
 import { policyResource, policySetResource } from './resource.js';
+import { policySetVersionResource } from './versions.js';
 
 /** The largest policy source an upload takes. */
 const UPLOAD_LIMIT = 1024 * 1024;
@@ -94,6 +95,7 @@ export async function policyRoutes(app: PlatformApp, context: PlatformContext): 
 
 function policySetRoutes(app: PlatformApp, context: PlatformContext): void {
   const service = context.services.policies;
+  const versions = context.services.policySetVersions;
 
   app.get(
     '/organizations/:org/policy-sets',
@@ -102,7 +104,7 @@ function policySetRoutes(app: PlatformApp, context: PlatformContext): void {
       const page = readPage(request.query);
       const filter = listFilter(request.query);
       const { organization, rows, total } = service.listPolicySets(request.principal, request.params.org, filter, page.offset, page.size);
-      const items = rows.map((row) => policySetResource(row, organization.name, service.membersOf(row.id)));
+      const items = rows.map((row) => policySetResource(row, organization.name, service.membersOf(row.id), versions.versionsOf(row.id)));
       return sendDocument(reply, 200, listDocument(request, { items, total, page }));
     },
   );
@@ -111,24 +113,33 @@ function policySetRoutes(app: PlatformApp, context: PlatformContext): void {
     const body = readResource(request.body, POLICY_SET_TYPES);
     const input = readPolicySetInput(body.attributes, body.relationships, true);
     const { row, organization, members } = service.createPolicySet(request.principal, request.params.org, input);
-    return sendDocument(reply, 201, singleDocument(policySetResource(row, organization.name, members)));
+    return sendDocument(reply, 201, singleDocument(policySetResource(row, organization.name, members, versions.versionsOf(row.id))));
   });
 
   app.get('/policy-sets/:id', { schema: { params: params('id') } }, async (request, reply) => {
     const { row, organization, members } = service.policySet(request.principal, request.params.id);
-    return sendDocument(reply, 200, singleDocument(policySetResource(row, organization.name, members)));
+    return sendDocument(reply, 200, singleDocument(policySetResource(row, organization.name, members, versions.versionsOf(row.id))));
   });
 
   app.patch('/policy-sets/:id', { schema: { params: params('id'), body: POLICY_SET_BODY } }, async (request, reply) => {
     const body = readResource(request.body, POLICY_SET_TYPES);
     const input = readPolicySetInput(body.attributes, body.relationships, false);
     const { row, organization, members } = service.updatePolicySet(request.principal, request.params.id, input);
-    return sendDocument(reply, 200, singleDocument(policySetResource(row, organization.name, members)));
+    return sendDocument(reply, 200, singleDocument(policySetResource(row, organization.name, members, versions.versionsOf(row.id))));
   });
 
   app.delete('/policy-sets/:id', { schema: { params: params('id') } }, async (request, reply) => {
     service.deletePolicySet(request.principal, request.params.id);
     return sendNoContent(reply);
+  });
+
+  app.post('/policy-sets/:id/versions', { schema: { params: params('id') } }, async (request, reply) => {
+    const { row, uploadPath } = versions.create(request.principal, request.params.id);
+    return sendDocument(reply, 201, singleDocument(policySetVersionResource(row, `${requestUrl(request).origin}${uploadPath}`)));
+  });
+
+  app.get('/policy-set-versions/:id', { schema: { params: params('id') } }, async (request, reply) => {
+    return sendDocument(reply, 200, singleDocument(policySetVersionResource(versions.show(request.principal, request.params.id))));
   });
 
   for (const kind of Object.keys(MEMBER_TYPES) as MemberKind[]) {

@@ -29,6 +29,14 @@ export async function runObjectPlugin(app: FastifyInstance, context: PlatformCon
     return reply.code(200).send();
   });
 
+  // A policy set version's archive (policies/versions.ts): the same kind of one-use link.
+  app.put<{ Params: { token: string } }>('/policy-set-upload/:token', open, async (request, reply) => {
+    const token = readUploadToken(request.params.token);
+    if (!token) throw notFound('the upload link is unknown or was already used');
+    await context.services.policySetVersions.upload(token.id, token.secret, (request.body as Readable | undefined) ?? Buffer.alloc(0));
+    return reply.code(200).send();
+  });
+
   /** `offset` and `limit` are byte positions in the stream (STX, the log, ETX at the end), as the Go client asks. */
   app.get<{ Params: { token: string }; Querystring: Record<string, string | undefined> }>('/logs/:token', open, async (request, reply) => {
     const phaseId = runLogs.verify(request.params.token);

@@ -57,6 +57,9 @@ export function selectableReleases(db: DbOrTx): string[] {
     .map((row) => row.version);
 }
 
+/** The attributes every tool version resource shares (terraform, OPA, Sentinel). */
+export type ToolVersionFields = Omit<ToolVersionRow, 'id' | 'removed' | 'createdAt'>;
+
 export interface ToolVersionFilter {
   /** `filter[version]`: exactly this version. */
   version?: string;
@@ -116,14 +119,14 @@ export class ToolVersionService {
       removed: false,
       createdAt: this.clock.now(),
     };
-    const row = this.apply(base, attributes);
+    const row = applyToolAttributes(base, attributes);
     this.checkUnique(row);
     repo.saveToolVersion(this.db, row);
     return row;
   }
 
   update(id: string, attributes: Attributes): ToolVersionRow {
-    const row = this.apply(this.show(id), attributes);
+    const row = applyToolAttributes(this.show(id), attributes);
     this.checkUnique(row);
     repo.saveToolVersion(this.db, row);
     return row;
@@ -144,45 +147,6 @@ export class ToolVersionService {
     const clash = allToolVersions(this.db).find((other) => other.version === row.version && other.id !== row.id);
     if (clash) throw unprocessable('version has already been taken', `${POINTER}/version`);
   }
-
-  /**
-   * The body's attributes over `row`. A top-level `url` and `sha` stand for the linux/amd64 build
-   * (and replace the `archs`); given `archs` set the top-level pair from their linux/amd64 entry.
-   */
-  private apply(row: ToolVersionRow, attributes: Attributes): ToolVersionRow {
-    const next = { ...row };
-    const version = attributes.string('version');
-    if (version !== undefined && version !== null) {
-      if (!VERSION.test(version)) throw unprocessable('version must be a semantic version such as 1.14.0', `${POINTER}/version`);
-      next.version = version;
-    }
-    for (const name of ['official', 'enabled', 'beta', 'deprecated'] as const) {
-      const value = attributes.boolean(name);
-      if (value !== undefined) next[name] = value;
-    }
-    const reason = attributes.string('deprecated-reason', { nullable: true });
-    if (reason !== undefined) next.deprecatedReason = reason;
-    if (!next.deprecated) next.deprecatedReason = null;
-    const archs = readArchs(attributes);
-    const url = attributes.string('url');
-    const sha = attributes.string('sha');
-    if (archs) {
-      next.archs = archs;
-      const amd64 = archs.find((entry) => entry.os === 'linux' && entry.arch === 'amd64') ?? archs[0];
-      next.url = amd64?.url ?? '';
-      next.sha = amd64?.sha ?? '';
-    }
-    if (typeof url === 'string' || typeof sha === 'string') {
-      if (typeof sha === 'string' && !SHA256.test(sha)) throw unprocessable('sha must be a SHA-256 checksum in hex', `${POINTER}/sha`);
-      next.url = typeof url === 'string' ? url : next.url;
-      next.sha = typeof sha === 'string' ? sha : next.sha;
-      if (!archs) next.archs = [{ url: next.url, sha: next.sha, os: 'linux', arch: 'amd64' }];
-    }
-    if (next.archs.length === 0) {
-      throw unprocessable('a version needs url and sha, or archs', `${POINTER}/url`);
-    }
-    return next;
-  }
 }
 
 function readArchs(attributes: Attributes): StoredToolArch[] | undefined {
@@ -200,4 +164,43 @@ function readArchs(attributes: Attributes): StoredToolArch[] | undefined {
     if (!SHA256.test(sha as string)) throw unprocessable('sha must be a SHA-256 checksum in hex', `${pointer}/sha`);
     return { url: url as string, sha: sha as string, os: os as string, arch: arch as string };
   });
+}
+
+/**
+ * The body's attributes over `row`. A top-level `url` and `sha` stand for the linux/amd64 build
+ * (and replace the `archs`); given `archs` set the top-level pair from their linux/amd64 entry.
+ */
+export function applyToolAttributes<Row extends ToolVersionFields>(row: Row, attributes: Attributes): Row {
+  const next = { ...row };
+  const version = attributes.string('version');
+  if (version !== undefined && version !== null) {
+    if (!VERSION.test(version)) throw unprocessable('version must be a semantic version such as 1.14.0', `${POINTER}/version`);
+    next.version = version;
+  }
+  for (const name of ['official', 'enabled', 'beta', 'deprecated'] as const) {
+    const value = attributes.boolean(name);
+    if (value !== undefined) next[name] = value;
+  }
+  const reason = attributes.string('deprecated-reason', { nullable: true });
+  if (reason !== undefined) next.deprecatedReason = reason;
+  if (!next.deprecated) next.deprecatedReason = null;
+  const archs = readArchs(attributes);
+  const url = attributes.string('url');
+  const sha = attributes.string('sha');
+  if (archs) {
+    next.archs = archs;
+    const amd64 = archs.find((entry) => entry.os === 'linux' && entry.arch === 'amd64') ?? archs[0];
+    next.url = amd64?.url ?? '';
+    next.sha = amd64?.sha ?? '';
+  }
+  if (typeof url === 'string' || typeof sha === 'string') {
+    if (typeof sha === 'string' && !SHA256.test(sha)) throw unprocessable('sha must be a SHA-256 checksum in hex', `${POINTER}/sha`);
+    next.url = typeof url === 'string' ? url : next.url;
+    next.sha = typeof sha === 'string' ? sha : next.sha;
+    if (!archs) next.archs = [{ url: next.url, sha: next.sha, os: 'linux', arch: 'amd64' }];
+  }
+  if (next.archs.length === 0) {
+    throw unprocessable('a version needs url and sha, or archs', `${POINTER}/url`);
+  }
+  return next;
 }

@@ -1,4 +1,4 @@
-import { blob, index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /**
  * Administrator settings: one row per settings document (`general`, `smtp`, …), its attributes
@@ -72,6 +72,30 @@ export const toolVersions = sqliteTable('tool_versions', {
   removed: integer('removed', { mode: 'boolean' }).notNull(),
   createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
 });
+
+/**
+ * Policy tool versions (`opa`, `sentinel`) an operator added or changed through
+ * `/api/v2/admin/{opa,sentinel}-versions`; shipped ones are overridden as `tool_versions` are.
+ */
+export const policyToolVersions = sqliteTable(
+  'policy_tool_versions',
+  {
+    id: text('id').primaryKey(),
+    tool: text('tool', { enum: ['opa', 'sentinel'] }).notNull(),
+    version: text('version').notNull(),
+    url: text('url').notNull(),
+    sha: text('sha').notNull(),
+    official: integer('official', { mode: 'boolean' }).notNull(),
+    enabled: integer('enabled', { mode: 'boolean' }).notNull(),
+    beta: integer('beta', { mode: 'boolean' }).notNull(),
+    deprecated: integer('deprecated', { mode: 'boolean' }).notNull(),
+    deprecatedReason: text('deprecated_reason'),
+    archs: text('archs', { mode: 'json' }).$type<StoredToolArch[]>().notNull(),
+    removed: integer('removed', { mode: 'boolean' }).notNull(),
+    createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
+  },
+  (t) => [uniqueIndex('policy_tool_versions_tool_version').on(t.tool, t.version)],
+);
 
 /**
  * The audit trail: one row per change made through the API (a successful write), in the
