@@ -16,3 +16,4 @@ export * from './schema/notifications.js';
 export * from './schema/agents.js';
 export * from './schema/reserved-tag-keys.js';
 export * from './schema/policies.js';
+export * from './schema/emulator.js';
