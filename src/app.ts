@@ -6,6 +6,7 @@ import type { DestinationStream } from 'pino';
 import cors from '@fastify/cors';
 import Fastify, { type FastifyError, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Config } from './config.js';
+import { storedClockOffset, storeClockOffset } from './store/clock-offset.js';
 import { ControllableClock } from './core/clock.js';
 import { ApiError } from './core/errors.js';
 import { controlPlugin } from './control/plugin.js';
@@ -121,6 +122,9 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const tls = prepareTls(config);
   const store = openStore(config.store);
   const clock = options.clock ?? new ControllableClock();
+  // A store file remembers where the clock was moved to, so a restart does not step back behind its rows.
+  clock.resume(storedClockOffset(store.sqlite));
+  clock.onChange = (offset) => storeClockOffset(store.sqlite, offset);
   // The seed is a JSON world description, or a snapshot (a store file) to start from.
   const snapshotSeed = isStoreFile(config.seed) ? config.seed : null;
   const seed = snapshotSeed === null ? readSeedFile(config.seed) : null;
@@ -158,6 +162,8 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     harness.subjects.forget();
     // Sources drop their caches; the database engine closes its connection pools.
     runtime.scheduler.reset();
+    // The replaced rows may hold another offset than the clock's (a snapshot restored without its time).
+    storeClockOffset(store.sqlite, clock.offset);
   };
   const harness = createHarness(runtime, forgetDerivedState);
 

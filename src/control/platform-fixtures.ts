@@ -153,6 +153,14 @@ export async function platformFixtureRoutes(app: FastifyInstance, runtime: Platf
           'response-body': row.responseExcerpt,
           error: row.error,
           'delivered-at': isoTimestamp(row.createdAt),
+          // The task service's answer at the payload's callback URL (triggered deliveries only).
+          callback: row.callbackStatus
+            ? {
+                status: row.callbackStatus,
+                message: row.callbackMessage,
+                'answered-at': row.callbackAt ? isoTimestamp(row.callbackAt) : null,
+              }
+            : null,
         })),
       };
     }),

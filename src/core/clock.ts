@@ -12,6 +12,8 @@ export class ClockMovedBackwardsError extends Error {}
 
 export class ControllableClock implements Clock {
   private offsetMs = 0;
+  /** Told the new offset whenever it changes (the app keeps it with the store). */
+  onChange: ((offsetMs: number) => void) | undefined;
 
   constructor(private readonly source: () => number = Date.now) {}
 
@@ -27,6 +29,7 @@ export class ControllableClock implements Clock {
   advance(ms: number): void {
     if (!Number.isFinite(ms) || ms < 0) throw new ClockMovedBackwardsError('the clock only moves forward');
     this.offsetMs += ms;
+    this.onChange?.(this.offsetMs);
   }
 
   /** Jumps to `target`; moving backwards needs `force`, because due work may already have run. */
@@ -34,11 +37,18 @@ export class ControllableClock implements Clock {
     const delta = target.getTime() - this.nowMs();
     if (delta < 0 && !force) throw new ClockMovedBackwardsError('the clock only moves forward unless forced');
     this.offsetMs += delta;
+    this.onChange?.(this.offsetMs);
   }
 
   /** Back to the system clock. */
   reset(): void {
     this.offsetMs = 0;
+    this.onChange?.(0);
+  }
+
+  /** Takes up an offset kept from an earlier run of the server, without telling `onChange`. */
+  resume(offsetMs: number): void {
+    this.offsetMs = offsetMs;
   }
 
   get offset(): number {

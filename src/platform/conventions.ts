@@ -4,6 +4,7 @@ import { parseJson } from '../core/json.js';
 import { rateLimitHook } from './admin/rate-limit.js';
 import { authenticate, bearerToken } from './auth/authenticate.js';
 import type { Principal } from './auth/principal.js';
+import { runOfTaskAccessToken } from './task-stages/access.js';
 import type { Runtime } from '../runtime.js';
 import { NOT_FOUND, platformErrorHandler, sendError } from './jsonapi/errors.js';
 import { platformValidatorCompiler } from './jsonapi/validation.js';
@@ -12,10 +13,14 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set by the platform authentication hook on every non-public route. */
     principal: Principal;
+    /** On `taskAccess` routes: the run whose task service's access token came instead of an API token (then `principal` is unset). */
+    taskRunId: string | null;
   }
   interface FastifyContextConfig {
     /** Routes that answer without a token (ping, discovery, upload links). */
     public?: boolean;
+    /** Routes a run task payload's `access_token` may also read (its run's plan JSON and configuration). */
+    taskAccess?: boolean;
   }
 }
 
@@ -43,6 +48,13 @@ export function platformAuthentication(context: Runtime): onRequestHookHandler {
   // and the microtask an async hook costs buy nothing. A refusal goes to `done` as the error.
   return function authenticatePlatformRequest(request, _reply, done) {
     if (request.routeOptions.config.public) return done();
+    if (request.routeOptions.config.taskAccess) {
+      const runId = runOfTaskAccessToken(context.store.db, bearerToken(request.headers.authorization));
+      if (runId !== undefined) {
+        request.taskRunId = runId;
+        return done();
+      }
+    }
     try {
       request.principal = authenticate(context.store.db, context.clock, bearerToken(request.headers.authorization));
     } catch (error) {
@@ -69,6 +81,7 @@ export function registerPlatformConventions(scope: FastifyInstance, context: Run
   if (ownNotFound) scope.setNotFoundHandler((_request: FastifyRequest, reply: FastifyReply) => sendError(reply, NOT_FOUND));
   // Filled by the hook; null until then (routes marked public never read it).
   if (!scope.hasRequestDecorator('principal')) scope.decorateRequest('principal', null as never);
+  if (!scope.hasRequestDecorator('taskRunId')) scope.decorateRequest('taskRunId', null);
   // The administrator's API rate limit, before authentication (a refused request costs nothing more).
   scope.addHook('onRequest', rateLimitHook(context));
   scope.addHook('onRequest', platformAuthentication(context));

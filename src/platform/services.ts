@@ -18,6 +18,7 @@ import { GpgKeyService } from './registry-providers/gpg-keys.js';
 import { ProviderProtocol } from './registry-providers/protocol.js';
 import { RegistryProviderService } from './registry-providers/service.js';
 import { RemoteStateService } from './remote-state/service.js';
+import { currentRunIncludes } from './runs/workspace-includes.js';
 import { ReservedTagKeyService } from './reserved-tag-keys/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
@@ -189,6 +190,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     of: (organizationId, userId) => findMembership(db, organizationId, userId),
   });
   const stateParts = stateVersionWorkspaceParts(db, clock);
+  const runActivity = new RunActivityService(db, clock, runs);
+  const taskStages = new TaskStageService(db, taskStageRunner);
   const workspaceViews = new WorkspaceViews(db, {
     outputIds: stateParts.outputIds,
     variableIds: (ids) => variableIdsOf(db, ids),
@@ -198,6 +201,17 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
       ...stateParts.includes,
       project: projectWorkspaceInclude(db),
       effective_tag_bindings: effectiveTagBindingsInclude(tagBindings),
+      ...currentRunIncludes({
+        db,
+        clock,
+        dialect,
+        workspaces,
+        configurationVersions,
+        runLogs,
+        taskStages,
+        runActivity,
+        policyChecks,
+      }),
     },
   });
   const notifications = new NotificationService(
@@ -257,11 +271,11 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaces,
     configurationVersions,
     runs,
-    runActivity: new RunActivityService(db, clock, runs),
+    runActivity,
     runTriggers: new RunTriggerService(db, clock, workspaces),
     siteAdmin: new SiteAdminService(db, organizations, workspaces),
     runLogs,
-    taskStages: new TaskStageService(db, taskStageRunner),
+    taskStages,
     workspaceLocks,
     workspaceViews,
     auditTrail: new AuditTrailService(db, clock),

@@ -34,9 +34,15 @@ export function readSeedFile(path: string): Seed {
   const seed = parsed as Seed;
   // The top level takes unknown keys (comments), so a misplaced switch would be ignored without a word.
   if ('default-mounts' in seed) throw new SeedError(`seed file ${path}: "default-mounts" belongs inside "secrets"`);
-  if (!seed.users.some((user) => user['site-admin'])) throw new SeedError(`seed file ${path}: at least one user needs "site-admin": true`);
-  return seed;
+  const users = seed.users ?? [];
+  // A seed of secrets only still gives the platform its administrator, so the banner's token works.
+  if (users.length === 0) return { ...seed, users: [BUILT_IN_ADMIN], organizations: seed.organizations ?? [] };
+  if (!users.some((user) => user['site-admin'])) throw new SeedError(`seed file ${path}: at least one user needs "site-admin": true`);
+  return { ...seed, organizations: seed.organizations ?? [] };
 }
+
+/** The site administrator of a seed that names no users; it holds `UNDERSTUDY_ADMIN_TOKEN`. */
+export const BUILT_IN_ADMIN = { username: 'admin', email: 'admin@understudy.test', 'site-admin': true } as const;
 
 type SeedMount = NonNullable<NonNullable<Seed['secrets']>['mounts']>[number];
 
@@ -76,7 +82,7 @@ export function applySeed(platform: PlatformContext, tx: Tx, seed: Seed, tokens:
   const warnings: string[] = [];
   const at = clock.now();
   const userIds = new Map<string, string>();
-  for (const user of seed.users) {
+  for (const user of seed.users ?? []) {
     const existing = findUserByUsername(tx, user.username);
     const id =
       existing?.id ??
@@ -86,10 +92,10 @@ export function applySeed(platform: PlatformContext, tx: Tx, seed: Seed, tokens:
     userIds.set(user.username, id);
     for (const token of user.tokens ?? []) services.tokens.ensureUserToken(id, token, 'seed token', tx);
   }
-  const admin = seed.users.find((user) => user['site-admin']);
+  const admin = (seed.users ?? []).find((user) => user['site-admin']);
   if (admin) services.tokens.ensureUserToken(userIds.get(admin.username) as string, tokens.adminToken, 'understudy admin token', tx);
 
-  for (const spec of seed.organizations) {
+  for (const spec of seed.organizations ?? []) {
     const organization =
       organizationsRepo.findOrganizationByName(tx, spec.name) ??
       services.organizations.create(

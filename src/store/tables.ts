@@ -18,3 +18,4 @@ export * from './schema/reserved-tag-keys.js';
 export * from './schema/policies.js';
 export * from './schema/policy-set-contents.js';
 export * from './schema/policy-evaluations.js';
+export * from './schema/emulator.js';

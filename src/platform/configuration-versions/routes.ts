@@ -57,7 +57,15 @@ export async function configurationVersionRoutes(app: PlatformApp, context: Plat
     return sendDocument(reply, 200, singleDocument(configurationVersionResource(version, dialect)));
   });
 
-  app.get<ById>('/configuration-versions/:id/download', { schema: { params: params('id') } }, async (request, reply) =>
-    reply.code(200).type('application/x-gzip').send(service.download(request.principal, request.params.id)),
+  app.get<ById>(
+    '/configuration-versions/:id/download',
+    { config: { taskAccess: true }, schema: { params: params('id') } },
+    async (request, reply) => {
+      const { taskRunId } = request;
+      const archive = taskRunId
+        ? service.taskDownload(request.params.id, context.services.runs.taskConfigurationVersion(taskRunId))
+        : service.download(request.principal, request.params.id);
+      return reply.code(200).type('application/x-gzip').send(archive);
+    },
   );
 }

@@ -102,6 +102,13 @@ export class ConfigurationVersionService {
     return archive;
   }
 
+  /** The archive for a run task service, whose access token opens its run's configuration version (`allowed`) only. */
+  taskDownload(id: string, allowed: string | undefined): Buffer {
+    const archive = id === allowed ? repo.archiveOf(this.db, id) : null;
+    if (!archive) throw NOT_FOUND;
+    return archive;
+  }
+
   find(id: string): ConfigurationVersionMeta | undefined {
     return repo.findConfigurationVersion(this.db, id);
   }

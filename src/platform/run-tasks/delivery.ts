@@ -1,7 +1,8 @@
 import { createHmac } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { isoTimestamp } from '../../core/clock.js';
-import { ApiError, conflict } from '../../core/errors.js';
+import { ApiError, conflict, notFound, unprocessable } from '../../core/errors.js';
+import { safeEqual, sha256Hex } from '../../core/crypto.js';
 import { newId, secretToken, uuid } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
 import { runTaskDeliveries, type RunTaskStage } from '../../store/tables.js';
@@ -72,14 +73,19 @@ export async function deliverRunTask(
 
   const runId = options.runId ?? newId('run');
   const configurationVersionId = options.configurationVersionId ?? newId('cv');
+  // A trigger without a run answers at a callback of its own delivery (answerTriggeredDelivery).
+  const triggered = options.taskResultId === undefined;
   const taskResultId = options.taskResultId ?? newId('taskrs');
+  // A run's callback names its task result; a trigger's, a UUID of its own (as the documented example has it).
+  const callbackId = options.taskResultId ?? uuid();
+  const accessToken = options.accessToken ?? secretToken(24);
   const api = `${origin}/api/v2`;
   const app = `${origin}/app/${encodeURIComponent(organization.name)}/workspaces/${encodeURIComponent(workspace.name)}`;
   const vcs = workspace.vcsRepo;
   const payload: Record<string, unknown> = {
     payload_version: 1,
     stage,
-    access_token: options.accessToken ?? secretToken(24),
+    access_token: accessToken,
     capabilities: { outcomes: true },
     configuration_version_download_url: `${api}/configuration-versions/${configurationVersionId}/download`,
     configuration_version_id: configurationVersionId,
@@ -93,7 +99,7 @@ export async function deliverRunTask(
     run_created_by: options.runCreatedBy ?? 'understudy',
     run_id: runId,
     run_message: options.runMessage ?? 'Triggered via understudy',
-    task_result_callback_url: `${api}/task-results/${options.taskResultId ?? uuid()}/callback`,
+    task_result_callback_url: `${api}/task-results/${callbackId}/callback`,
     task_result_enforcement_level: attachment.enforcementLevel,
     task_result_id: taskResultId,
     vcs_branch: vcs ? vcs.branch || 'main' : null,
@@ -106,6 +112,20 @@ export async function deliverRunTask(
     workspace_working_directory: workspace.workingDirectory ?? '',
   };
 
+  // Recorded before the POST: a receiver may call back before it answers.
+  const id = newId('rtdel');
+  db.insert(runTaskDeliveries)
+    .values({
+      id,
+      workspaceTaskId,
+      stage,
+      runId,
+      url: task.url,
+      signed: Boolean(task.hmacKey),
+      createdAt: clock.now(),
+      ...(triggered ? { callbackId, tokenHash: sha256Hex(accessToken) } : {}),
+    })
+    .run();
   const body = JSON.stringify(payload);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'understudy-run-tasks' };
   if (task.hmacKey) headers[SIGNATURE_HEADER] = signature(task.hmacKey, body);
@@ -120,21 +140,7 @@ export async function deliverRunTask(
     error =
       failure instanceof Error ? `${failure.name}: ${(failure.cause as Error | undefined)?.message ?? failure.message}` : String(failure);
   }
-  const id = newId('rtdel');
-  db.insert(runTaskDeliveries)
-    .values({
-      id,
-      workspaceTaskId,
-      stage,
-      runId,
-      url: task.url,
-      signed: Boolean(task.hmacKey),
-      responseStatus: status,
-      responseExcerpt: excerpt,
-      error,
-      createdAt: clock.now(),
-    })
-    .run();
+  db.update(runTaskDeliveries).set({ responseStatus: status, responseExcerpt: excerpt, error }).where(eq(runTaskDeliveries.id, id)).run();
   return {
     id,
     'workspace-task-id': workspaceTaskId,
@@ -157,4 +163,31 @@ export function listDeliveries(db: Db, workspaceTaskId: string) {
     .where(eq(runTaskDeliveries.workspaceTaskId, workspaceTaskId))
     .orderBy(desc(runTaskDeliveries.createdAt))
     .all();
+}
+
+/**
+ * A task service's verdict on a triggered delivery, at the callback URL its payload named and with
+ * its access token; false when no triggered delivery has that callback id (a run's task result
+ * may). Kept on the delivery, which `/_emulator/run-tasks/:id/deliveries` shows.
+ */
+export function answerTriggeredDelivery(
+  db: Db,
+  clock: Clock,
+  callbackId: string,
+  token: string,
+  answer: { status: string; message: string | null },
+): boolean {
+  const delivery = db.select().from(runTaskDeliveries).where(eq(runTaskDeliveries.callbackId, callbackId)).get();
+  if (!delivery) return false;
+  if (!delivery.tokenHash || !safeEqual(sha256Hex(token), delivery.tokenHash))
+    throw notFound('no such task result, or the access token is not its own');
+  if (!['passed', 'failed', 'running'].includes(answer.status))
+    throw unprocessable('status must be passed, failed or running', '/data/attributes/status');
+  if (delivery.callbackStatus === 'passed' || delivery.callbackStatus === 'failed')
+    throw unprocessable(`the task result is already ${delivery.callbackStatus}`, '/data/attributes/status');
+  db.update(runTaskDeliveries)
+    .set({ callbackStatus: answer.status, callbackMessage: answer.message, callbackAt: clock.now() })
+    .where(eq(runTaskDeliveries.id, delivery.id))
+    .run();
+  return true;
 }

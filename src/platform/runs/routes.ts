@@ -279,9 +279,11 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
     });
   }
   for (const path of ['/plans/:id/json-output', '/plans/:id/json-output-redacted', '/runs/:id/plan/json-output']) {
-    app.get<ById>(path, { schema: { params: params('id') } }, async (request, reply) => {
+    app.get<ById>(path, { config: { taskAccess: true }, schema: { params: params('id') } }, async (request, reply) => {
       const byRun = path.startsWith('/runs');
-      const json = service.planJson(request.principal, request.params.id, byRun);
+      const json = request.taskRunId
+        ? service.taskPlanJson(request.taskRunId, request.params.id, byRun)
+        : service.planJson(request.principal, request.params.id, byRun);
       return reply.code(200).type('application/json').send(json);
     });
   }

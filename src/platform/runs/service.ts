@@ -328,6 +328,19 @@ export class RunService {
     return phase;
   }
 
+  /** The plan's JSON for a run task service of `taskRunId` (its payload's access token): that run's plan only. */
+  taskPlanJson(taskRunId: string, id: string, byRun: boolean): Buffer {
+    const phase = byRun ? repo.phasesOf(this.db, [id]).find((row) => row.kind === 'plan') : repo.findPhase(this.db, id);
+    if (!phase || phase.kind !== 'plan' || phase.runId !== taskRunId) throw NOT_FOUND;
+    if (!phase.jsonOutput) throw notFound('the plan has no JSON output (it has not finished)');
+    return phase.jsonOutput;
+  }
+
+  /** The configuration version id of `taskRunId`, the one its task service's access token may download. */
+  taskConfigurationVersion(taskRunId: string): string | undefined {
+    return repo.findRun(this.db, taskRunId)?.configurationVersionId;
+  }
+
   /** The plan's JSON (`terraform show -json`), by plan id or run id; reading it needs the right to queue applies, as for real. */
   planJson(principal: Principal, id: string, byRun: boolean): Buffer {
     const phase = byRun ? repo.phasesOf(this.db, [id]).find((row) => row.kind === 'plan') : repo.findPhase(this.db, id);

@@ -64,7 +64,12 @@ export function ownersOf(db: DbOrTx, organizationIds: readonly string[]): Map<st
   return owners;
 }
 
-export type AdminWorkspaceSort = 'name' | '-name' | 'current-run.created-at' | '-current-run.created-at';
+/**
+ * `recent` is the order without `sort`: the public docs call it "arbitrary but stable", and the Go
+ * client's test expects the workspace whose run it just queued first, so the newest current run
+ * leads, workspaces that never ran follow by name.
+ */
+export type AdminWorkspaceSort = 'recent' | 'name' | '-name' | 'current-run.created-at' | '-current-run.created-at';
 
 export interface WorkspaceFilter {
   /** Part of the workspace name (or its organization's name). */
@@ -78,7 +83,6 @@ export type AdminWorkspaceRow = Pick<
   'id' | 'name' | 'organizationId' | 'lockedBy' | 'vcsRepo' | 'currentRunId'
 >;
 
-/** One page of every workspace on the installation; current-run sorts put workspaces without a run last. */
 /** The workspace columns the admin documents show, for the list and the show alike. */
 const ADMIN_WORKSPACE_COLUMNS = {
   id: workspaces.id,
@@ -89,6 +93,7 @@ const ADMIN_WORKSPACE_COLUMNS = {
   currentRunId: workspaces.currentRunId,
 };
 
+/** One page of every workspace on the installation; current-run orders put workspaces without a run last. */
 export function listWorkspaces(db: DbOrTx, filter: WorkspaceFilter, sort: AdminWorkspaceSort, offset: number, limit: number) {
   const conditions: SQL[] = [];
   if (filter.q) conditions.push(contains(workspaces.name, filter.q));
@@ -102,6 +107,7 @@ export function listWorkspaces(db: DbOrTx, filter: WorkspaceFilter, sort: AdminW
         : [
             sql`${runs.createdAt} is null`,
             sort === 'current-run.created-at' ? asc(runs.createdAt) : desc(runs.createdAt),
+            ...(sort === 'recent' ? [asc(workspaces.name)] : []),
             asc(workspaces.id),
           ];
   const rows: AdminWorkspaceRow[] = db

@@ -121,16 +121,17 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
       const query: Query = request.query;
       const page = readPage(query);
       const includes = readInclude(query, WORKSPACE_INCLUDES);
-      const sort = text(query, 'sort') ?? 'name';
-      if (!WORKSPACE_SORTS.includes(sort as AdminWorkspaceSort)) {
+      const asked = text(query, 'sort');
+      if (asked !== undefined && !WORKSPACE_SORTS.includes(asked as AdminWorkspaceSort)) {
         throw badRequest(`sort must be one of ${WORKSPACE_SORTS.join(', ')}`, { title: 'bad request', parameter: 'sort' });
       }
+      const sort = (asked ?? 'recent') as AdminWorkspaceSort;
       const status = text(query, 'filter[current_run][status]');
       const q = text(query, 'q');
       const found = service.listWorkspaces(
         request.principal,
         { ...(q ? { q } : {}), ...(status ? { currentRunStatus: status } : {}) },
-        sort as AdminWorkspaceSort,
+        sort,
         page.offset,
         page.size,
       );
@@ -144,7 +145,9 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
         }
         return adminWorkspaceResource(row, organization?.name ?? '');
       });
-      if (includes.has('current_run')) included.add(...found.runs.map(runSummaryResource));
+      // A current-run order sends the runs it sorted on even unasked: the Go client's sort test
+      // compares the runs' `created-at` without naming the include.
+      if (includes.has('current_run') || sort.endsWith('current-run.created-at')) included.add(...found.runs.map(runSummaryResource));
       return sendDocument(reply, 200, listDocument(request, { items, total: found.total, page }, { included }));
     },
   );

@@ -1,3 +1,4 @@
+import { answerTriggeredDelivery } from '../run-tasks/delivery.js';
 import { badRequest } from '../../core/errors.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
@@ -78,7 +79,11 @@ export async function taskStageRoutes(app: PlatformApp, context: PlatformContext
       const token = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '')?.[1] ?? '';
       const attributes = new Attributes(readResource(request.body, ['task-results']).attributes);
       const status = attributes.string('status', { required: true }) as string;
-      service.runner.callback(request.params.id, token, status, attributes.string('message') ?? null, attributes.string('url') ?? null);
+      const message = attributes.string('message') ?? null;
+      // A payload sent by the control plane's trigger has no run: its delivery takes the answer.
+      if (answerTriggeredDelivery(context.store.db, context.clock, request.params.id, token, { status, message }))
+        return reply.code(200).send();
+      service.runner.callback(request.params.id, token, status, message, attributes.string('url') ?? null);
       return reply.code(200).send();
     },
   );

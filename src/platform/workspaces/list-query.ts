@@ -24,10 +24,8 @@ const SORTS: Record<string, WorkspaceSort> = {
   '-created-at': '-created-at',
   'updated-at': 'updated-at',
   '-updated-at': '-updated-at',
-  // The real client may sort by its current run; no workspace here has one, so every row ties
-  // and the name order that settles ties is the whole order.
-  'current-run.created-at': 'name',
-  '-current-run.created-at': 'name',
+  'current-run.created-at': 'current-run.created-at',
+  '-current-run.created-at': '-current-run.created-at',
 };
 
 /** `search[…]` filters of the workspace list; unknown parameters are ignored, as real clients send some. */

@@ -30,14 +30,23 @@ interface Shape {
   from: string;
 }
 
-const SORTS: Record<WorkspaceSort, { columns: string[]; descending: boolean }> = {
-  name: { columns: ['name'], descending: false },
-  '-name': { columns: ['name'], descending: true },
+/**
+ * Each order's key expressions over `w` (read in one direction). A current-run order keys on the
+ * run's creation time; a workspace without a run takes a key past every real one, so it comes
+ * last whichever way the list runs (as the admin list puts it).
+ */
+const runCreatedAt = (missing: number) => `coalesce((SELECT r.created_at FROM runs r WHERE r.id = w.current_run_id), ${missing})`;
+const SORTS: Record<WorkspaceSort, { keys: string[]; descending: boolean; anchorable: boolean }> = {
+  name: { keys: ['w.name'], descending: false, anchorable: true },
+  '-name': { keys: ['w.name'], descending: true, anchorable: true },
   // Names are unique per organization, so they settle ties in the timestamp orders.
-  'created-at': { columns: ['created_at', 'name'], descending: false },
-  '-created-at': { columns: ['created_at', 'name'], descending: true },
-  'updated-at': { columns: ['updated_at', 'name'], descending: false },
-  '-updated-at': { columns: ['updated_at', 'name'], descending: true },
+  'created-at': { keys: ['w.created_at', 'w.name'], descending: false, anchorable: true },
+  '-created-at': { keys: ['w.created_at', 'w.name'], descending: true, anchorable: true },
+  'updated-at': { keys: ['w.updated_at', 'w.name'], descending: false, anchorable: true },
+  '-updated-at': { keys: ['w.updated_at', 'w.name'], descending: true, anchorable: true },
+  // A new run moves a workspace without changing the list's version, so these keep no anchors.
+  'current-run.created-at': { keys: [runCreatedAt(Number.MAX_SAFE_INTEGER), 'w.name'], descending: false, anchorable: false },
+  '-current-run.created-at': { keys: [runCreatedAt(-1), 'w.name'], descending: true, anchorable: false },
 };
 
 /** An FTS5 phrase matching `text` as a substring (the trigram tokenizer needs three characters). */
@@ -174,18 +183,16 @@ const ROWS_BY_ROWIDS = `SELECT w.rowid, ${workspaceRows.columns('w')} FROM works
 
 /** Rowids and sort keys of a window, read forwards (optionally from a key) or backwards from the end. */
 function readWindow(sqlite: Database.Database, shape: Shape, sort: WorkspaceSort, window: WindowRequest): (string | number)[][] {
-  const { columns, descending } = SORTS[sort];
+  const { keys, descending } = SORTS[sort];
   const direction = descending !== window.backwards ? 'DESC' : 'ASC';
   const where = [...shape.where];
   const params: (string | number)[] = [...shape.params];
   if (window.from && window.from.length > 0) {
-    where.push(
-      `(${columns.map((column) => `w.${column}`).join(', ')}) ${direction === 'DESC' ? '<=' : '>='} (${columns.map(() => '?').join(', ')})`,
-    );
+    where.push(`(${keys.join(', ')}) ${direction === 'DESC' ? '<=' : '>='} (${keys.map(() => '?').join(', ')})`);
     params.push(...window.from);
   }
-  const selected = columns.map((column) => `w.${column}`).join(', ');
-  const order = columns.map((column) => `w.${column} ${direction}`).join(', ');
+  const selected = keys.join(', ');
+  const order = keys.map((key) => `${key} ${direction}`).join(', ');
   const text = `SELECT w.rowid AS r, ${selected} FROM ${shape.from} WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`;
   return preparedSql(sqlite, text)
     .raw()
@@ -204,8 +211,8 @@ export function listQueryPlan(
 ): { page: string[]; total: string[] } {
   const sqlite = sqliteOf(db);
   const shape = shapeOf(organizationId, { all: true }, filter) as Shape;
-  const { columns, descending } = SORTS[sort];
-  const order = columns.map((column) => `w.${column} ${descending ? 'DESC' : 'ASC'}`).join(', ');
+  const { keys, descending } = SORTS[sort];
+  const order = keys.map((key) => `${key} ${descending ? 'DESC' : 'ASC'}`).join(', ');
   const explain = (text: string, params: (string | number)[]) =>
     (sqlite.prepare(`EXPLAIN QUERY PLAN ${text}`).all(...params) as { detail: string }[]).map((row) => row.detail);
   return {
@@ -238,7 +245,8 @@ export function pageOfWorkspaces(
         .pluck()
         .get(...shape.params) as number)
     : counts.total;
-  const listKey = shape.anchorable ? `${organizationId}\u0000${sort}\u0000${page.size}\u0000${shape.label}` : undefined;
+  const anchorable = shape.anchorable && SORTS[sort].anchorable;
+  const listKey = anchorable ? `${organizationId}\u0000${sort}\u0000${page.size}\u0000${shape.label}` : undefined;
   const keyed = anchoredPage(
     anchorsOf(sqlite),
     { key: listKey, version: counts.version, total },

@@ -65,7 +65,8 @@ export function deleteWorkspace(db: DbOrTx, id: string): void {
   db.delete(workspaces).where(eq(workspaces.id, id)).run();
 }
 
-export type WorkspaceSort = 'name' | '-name' | 'created-at' | '-created-at' | 'updated-at' | '-updated-at';
+export type WorkspaceSort =
+  'name' | '-name' | 'created-at' | '-created-at' | 'updated-at' | '-updated-at' | 'current-run.created-at' | '-current-run.created-at';
 
 export interface WorkspaceFilter {
   /** Substring of the name, case-insensitive. */
@@ -146,6 +147,7 @@ export function workspaceConditions(db: DbOrTx, organizationId: string, readable
   return and(...conditions);
 }
 
+const currentRunCreatedAt = sql`(SELECT r.created_at FROM runs r WHERE r.id = ${workspaces.currentRunId})`;
 const ORDER: Record<WorkspaceSort, SQL> = {
   name: asc(workspaces.name),
   '-name': desc(workspaces.name),
@@ -153,6 +155,9 @@ const ORDER: Record<WorkspaceSort, SQL> = {
   '-created-at': desc(workspaces.createdAt),
   'updated-at': asc(workspaces.updatedAt),
   '-updated-at': desc(workspaces.updatedAt),
+  // Workspaces without a run come last either way, as in the paged list (list-repo.ts).
+  'current-run.created-at': sql`coalesce(${currentRunCreatedAt}, ${Number.MAX_SAFE_INTEGER}) ASC`,
+  '-current-run.created-at': sql`coalesce(${currentRunCreatedAt}, -1) DESC`,
 };
 
 /** One page of a filtered, sorted list and the total, in two indexed queries. */

@@ -76,6 +76,15 @@ export const runTaskDeliveries = sqliteTable(
     responseExcerpt: text('response_excerpt'),
     error: text('error'),
     createdAt: createdAt(),
+    /**
+     * A delivery sent by `/_emulator/run-tasks/:id/trigger` (no run behind it) is answered at its
+     * own callback: the id in its callback URL, the hash of its access token, and the verdict.
+     */
+    callbackId: text('callback_id'),
+    tokenHash: text('token_hash'),
+    callbackStatus: text('callback_status'),
+    callbackMessage: text('callback_message'),
+    callbackAt: integer('callback_at', { mode: 'timestamp_ms' }),
   },
-  (t) => [index('run_task_deliveries_wstask').on(t.workspaceTaskId)],
+  (t) => [index('run_task_deliveries_wstask').on(t.workspaceTaskId), index('run_task_deliveries_callback').on(t.callbackId)],
 );
