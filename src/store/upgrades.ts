@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { SecretsAtRest } from '../core/at-rest.js';
 import { sha256Hex } from '../core/crypto.js';
+import { entryBarrier, SEALED_ENTRY_MARK } from './entry-barrier.js';
 import { AT_REST_KEY, serverKey } from './server-keys.js';
 
 /**
@@ -44,7 +45,23 @@ const UPGRADES: ((sqlite: Database.Database) => void)[] = [
       );
     }
   },
+  // Mount storage used to hold every engine's entries in clear; from here on each is sealed.
+  (sqlite) => sealClearEntries(sqlite),
 ];
+
+/**
+ * Seals the mount-storage entries still in clear (written by an older version). Reads accept
+ * both forms, so this only takes the clear copies out of the file.
+ */
+export function sealClearEntries(sqlite: Database.Database): void {
+  const clear = sqlite
+    .prepare('SELECT rowid AS id, value FROM secret_entries WHERE substr(value, 1, ?) <> ?')
+    .all(SEALED_ENTRY_MARK.length + 1, `"${SEALED_ENTRY_MARK}`) as { id: number; value: string }[];
+  if (clear.length === 0) return;
+  const barrier = entryBarrier(sqlite);
+  const seal = sqlite.prepare('UPDATE secret_entries SET value = ? WHERE rowid = ?');
+  for (const { id, value } of clear) seal.run(JSON.stringify(barrier.sealText(value)), id);
+}
 
 export function upgradeData(sqlite: Database.Database): void {
   const done = sqlite.pragma('user_version', { simple: true }) as number;
