@@ -1,27 +1,35 @@
 import type Database from 'better-sqlite3';
-import { SecretsAtRest } from '../core/at-rest.js';
+import { SEALED_MARK, SecretsAtRest } from '../core/at-rest.js';
 import { AT_REST_KEY, serverKey } from './server-keys.js';
+
+const keepers = new WeakMap<Database.Database, SecretsAtRest>();
+
+/**
+ * The one `SecretsAtRest` of a store connection. Its key is read once per store generation
+ * (`serverKey`) and its sealing keys derived once per key, so sealed reads cost no derivation.
+ */
+export function storeAtRest(sqlite: Database.Database): SecretsAtRest {
+  let atRest = keepers.get(sqlite);
+  if (atRest === undefined) {
+    atRest = new SecretsAtRest(() => serverKey(sqlite, AT_REST_KEY));
+    keepers.set(sqlite, atRest);
+  }
+  return atRest;
+}
 
 /**
  * Mount storage is sealed as a whole, as the real service's barrier does: every entry's JSON is
- * kept as one sealed string (`SecretsAtRest`), so no engine's secrets (a database connection's
- * root password, transit and PKI key material, an auth method's client secret, KV data) are
- * readable in a row, a dump or a copied store file. Engines never see the sealed form.
+ * kept as one marked sealed string, so no engine's secrets (a database connection's root
+ * password, transit and PKI key material, an auth method's client secret, KV data) are readable
+ * in a row, a dump or a copied store file. Engines never see the sealed form.
  */
-export const SEALED_ENTRY_MARK = 'sealed:v1:';
-
 export class EntryBarrier {
   constructor(private readonly atRest: SecretsAtRest) {}
 
   seal(value: unknown): unknown {
     const text = JSON.stringify(value);
     // Not JSON at all (undefined): stored as given, so the store refuses it as it always did.
-    return text === undefined ? value : this.sealText(text);
-  }
-
-  /** `text` is an entry's JSON as stored before sealing (the upgrade of an older store). */
-  sealText(text: string): string {
-    return SEALED_ENTRY_MARK + this.atRest.seal(text);
+    return text === undefined ? value : this.atRest.sealMarked(text);
   }
 
   /**
@@ -30,19 +38,19 @@ export class EntryBarrier {
    * (altered, or sealed under another store's key) reads as absent.
    */
   open(stored: unknown): unknown {
-    if (typeof stored !== 'string' || !stored.startsWith(SEALED_ENTRY_MARK)) return stored;
-    const text = this.atRest.open(stored.slice(SEALED_ENTRY_MARK.length));
+    if (typeof stored !== 'string' || !stored.startsWith(SEALED_MARK)) return stored;
+    const text = this.atRest.openMarked(stored);
     return text === null ? undefined : (JSON.parse(text) as unknown);
   }
 }
 
 const barriers = new WeakMap<Database.Database, EntryBarrier>();
 
-/** The one barrier of a connection; its key is read once per store generation (`serverKey`). */
+/** The one barrier of a connection. */
 export function entryBarrier(sqlite: Database.Database): EntryBarrier {
   let barrier = barriers.get(sqlite);
   if (barrier === undefined) {
-    barrier = new EntryBarrier(new SecretsAtRest(() => serverKey(sqlite, AT_REST_KEY)));
+    barrier = new EntryBarrier(storeAtRest(sqlite));
     barriers.set(sqlite, barrier);
   }
   return barrier;

@@ -3,7 +3,8 @@ import type { Clock } from '../../core/clock.js';
 import { isoTimestamp } from '../../core/clock.js';
 import { ApiError, conflict } from '../../core/errors.js';
 import { newId, secretToken, uuid } from '../../core/ids.js';
-import type { Db } from '../../store/store.js';
+import { storeAtRest } from '../../store/entry-barrier.js';
+import { sqliteOf, type Db } from '../../store/store.js';
 import { runTaskDeliveries, type RunTaskStage } from '../../store/tables.js';
 import { desc, eq } from 'drizzle-orm';
 import * as organizationsRepo from '../organizations/repo.js';
@@ -108,7 +109,9 @@ export async function deliverRunTask(
 
   const body = JSON.stringify(payload);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'understudy-run-tasks' };
-  if (task.hmacKey) headers[SIGNATURE_HEADER] = signature(task.hmacKey, body);
+  // Kept sealed (service.ts); opened only here, to sign.
+  const hmacKey = task.hmacKey ? storeAtRest(sqliteOf(db)).openMarked(task.hmacKey) : null;
+  if (hmacKey) headers[SIGNATURE_HEADER] = signature(hmacKey, body);
   let status: number | null = null;
   let excerpt: string | null = null;
   let error: string | null = null;
@@ -128,7 +131,7 @@ export async function deliverRunTask(
       stage,
       runId,
       url: task.url,
-      signed: Boolean(task.hmacKey),
+      signed: Boolean(hmacKey),
       responseStatus: status,
       responseExcerpt: excerpt,
       error,
@@ -140,7 +143,7 @@ export async function deliverRunTask(
     'workspace-task-id': workspaceTaskId,
     stage,
     url: task.url,
-    signed: Boolean(task.hmacKey),
+    signed: Boolean(hmacKey),
     'response-status': status,
     'response-body': excerpt,
     error,
