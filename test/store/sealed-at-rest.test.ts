@@ -213,50 +213,61 @@ function expectNoneIn(file: string, hidden: readonly string[]) {
   expect(rows).not.toContain('PRIVATE KEY');
 }
 
+// Each test starts servers three times and drives every engine and a run: generous on a loaded machine.
+const HEAVY = 180_000;
+
 describe('hidden values at rest', () => {
-  it('a copied store file holds none of them; after a restart and a snapshot restore the server still uses each', async () => {
-    const file = join(work, 'fresh.db');
-    let server = await start(file);
-    let written: Awaited<ReturnType<typeof writeSecrets>>;
-    try {
-      written = await writeSecrets(server);
-    } finally {
-      await server.close();
-    }
-    expectNoneIn(file, written.hidden);
+  it(
+    'a copied store file holds none of them; after a restart and a snapshot restore the server still uses each',
+    async () => {
+      const file = join(work, 'fresh.db');
+      let server = await start(file);
+      let written: Awaited<ReturnType<typeof writeSecrets>>;
+      try {
+        written = await writeSecrets(server);
+      } finally {
+        await server.close();
+      }
+      expectNoneIn(file, written.hidden);
 
-    server = await start(file);
-    try {
-      await useSecrets(server, written);
-      expect((await control(server, 'POST', '/snapshots', { name: 'sealed' })).status).toBe(201);
-      await ok(server, 'POST', 'sealkv/app', { password: 'changed' });
-      expect((await control(server, 'POST', '/snapshots/sealed/restore')).status).toBe(200);
-      // The state is the snapshot's, after the first run's apply: the next run finds nothing to change.
-      await useSecrets(server, written, 'planned_and_finished');
-    } finally {
-      await server.close();
-    }
-  });
+      server = await start(file);
+      try {
+        await useSecrets(server, written);
+        expect((await control(server, 'POST', '/snapshots', { name: 'sealed' })).status).toBe(201);
+        await ok(server, 'POST', 'sealkv/app', { password: 'changed' });
+        expect((await control(server, 'POST', '/snapshots/sealed/restore')).status).toBe(200);
+        // The state is the snapshot's, after the first run's apply: the next run finds nothing to change.
+        await useSecrets(server, written, 'planned_and_finished');
+      } finally {
+        await server.close();
+      }
+    },
+    HEAVY,
+  );
 
-  it('a store written before sealing still reads, and its clear values are sealed at start', async () => {
-    const file = join(work, 'old.db');
-    let server = await start(file);
-    let written: Awaited<ReturnType<typeof writeSecrets>>;
-    try {
-      written = await writeSecrets(server);
-    } finally {
-      await server.close();
-    }
-    unsealToOldForm(file);
-    expect(storeText(file).rows).toContain(SECRETS.kv);
-    expect(storeText(file).rows).toContain(SECRETS.hmac);
+  it(
+    'a store written before sealing still reads, and its clear values are sealed at start',
+    async () => {
+      const file = join(work, 'old.db');
+      let server = await start(file);
+      let written: Awaited<ReturnType<typeof writeSecrets>>;
+      try {
+        written = await writeSecrets(server);
+      } finally {
+        await server.close();
+      }
+      unsealToOldForm(file);
+      expect(storeText(file).rows).toContain(SECRETS.kv);
+      expect(storeText(file).rows).toContain(SECRETS.hmac);
 
-    server = await start(file);
-    try {
-      await useSecrets(server, written);
-    } finally {
-      await server.close();
-    }
-    expectNoneIn(file, written.hidden);
-  });
+      server = await start(file);
+      try {
+        await useSecrets(server, written);
+      } finally {
+        await server.close();
+      }
+      expectNoneIn(file, written.hidden);
+    },
+    HEAVY,
+  );
 });
