@@ -13,6 +13,12 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
  * secret, and lookups never compare plain secrets. State and configuration upload secrets, shown
  * once, need no sealed copy and keep a plain SHA-256.
  */
+/**
+ * The mark on a hidden value kept sealed in a column that held it in clear before (an HMAC key, a
+ * password, a sensitive variable): a value without it was written by an older version.
+ */
+export const SEALED_MARK = 'sealed:v1:';
+
 export class SecretsAtRest {
   private cached: { master: Buffer; digest: Buffer; seal: Buffer } | undefined;
 
@@ -52,5 +58,18 @@ export class SecretsAtRest {
     } catch {
       return null;
     }
+  }
+
+  /** `secret` sealed with the mark, for a column whose older rows hold values in clear. */
+  sealMarked(secret: string): string {
+    return SEALED_MARK + this.seal(secret);
+  }
+
+  /**
+   * The value of a marked column: a marked value opened (null when it does not open), any other
+   * value as it is, since an older version wrote it in clear.
+   */
+  openMarked(stored: string): string | null {
+    return stored.startsWith(SEALED_MARK) ? this.open(stored.slice(SEALED_MARK.length)) : stored;
   }
 }

@@ -7,8 +7,7 @@ import { MembershipViews } from './memberships/view.js';
 import { OAuthClientService } from './oauth-clients/service.js';
 import { OrganizationService } from './organizations/service.js';
 import { ProjectService } from './projects/service.js';
-import { SecretsAtRest } from '../core/at-rest.js';
-import { AT_REST_KEY, serverKey } from '../store/server-keys.js';
+import { storeAtRest } from '../store/entry-barrier.js';
 import { DownloadLinks } from './registry/links.js';
 import { RegistryProtocol } from './registry/protocol.js';
 import { NoCodeService } from './registry/no-code.js';
@@ -160,7 +159,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const workspaces = new WorkspaceService(db, clock, dialect, edition, tags, requireAgentPoolOf, tagBindings);
   const projects = new ProjectService(db, clock, tagBindings);
   const oauthClients = new OAuthClientService(db, clock, organizations);
-  const atRest = new SecretsAtRest(() => serverKey(runtime.store.sqlite, AT_REST_KEY));
+  const atRest = storeAtRest(runtime.store.sqlite);
   const registry = new RegistryService(db, clock, edition, organizations, atRest);
   const gpgKeys = new GpgKeyService(db, clock);
   const agentPools = new AgentPoolService(db, clock, organizations);
@@ -245,7 +244,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     providerProtocol: new ProviderProtocol(db, organizations, gpgKeys, new DownloadLinks(clock)),
     remoteState: new RemoteStateService(db, workspaces),
     reservedTagKeys: new ReservedTagKeyService(db, clock, organizations),
-    runTasks: new RunTaskService(db, clock, dialect),
+    runTasks: new RunTaskService(db, clock, dialect, atRest),
     sshKeys: new SshKeyService(db, clock, organizations),
     policies,
     policySetParameters: new PolicySetParameterService(db, clock, atRest, policies),

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
-import { SecretsAtRest } from '../core/at-rest.js';
+import { SEALED_MARK, SecretsAtRest } from '../core/at-rest.js';
 import { sha256Hex } from '../core/crypto.js';
+import { storeAtRest } from './entry-barrier.js';
 import { AT_REST_KEY, serverKey } from './server-keys.js';
 
 /**
@@ -44,7 +45,68 @@ const UPGRADES: ((sqlite: Database.Database) => void)[] = [
       );
     }
   },
+  // Hidden values used to sit in clear rows; from here on they are sealed under the store's key.
+  (sqlite) => sealHiddenValues(sqlite),
 ];
+
+/** Admin settings attributes hidden when this upgrade was written (platform/admin/repo.ts keeps the live list). */
+const HIDDEN_SETTINGS: Record<string, readonly string[]> = {
+  smtp: ['password'],
+  sms: ['auth-token'],
+  saml: ['private-key'],
+  'cost-estimation': ['cloud-a-secret-key', 'cloud-b-credentials', 'cloud-c-client-secret'],
+};
+
+/**
+ * Seals what an older version kept in clear: every mount-storage entry, run-task HMAC keys, admin
+ * settings secrets and sensitive variable values. Reads accept both forms, so this only takes the
+ * clear copies out of the file; a value already sealed is left alone, so it may run again.
+ */
+export function sealHiddenValues(sqlite: Database.Database): void {
+  const unmarked = (column: string) => `(substr(${column}, 1, ${SEALED_MARK.length}) <> '${SEALED_MARK}')`;
+  const entries = sqlite
+    .prepare(`SELECT rowid AS id, value FROM secret_entries WHERE substr(value, 1, ?) <> ?`)
+    .all(SEALED_MARK.length + 1, `"${SEALED_MARK}`) as { id: number; value: string }[];
+  const tasks = sqlite
+    .prepare(`SELECT rowid AS id, hmac_key AS value FROM run_tasks WHERE hmac_key <> '' AND ${unmarked('hmac_key')}`)
+    .all() as {
+    id: number;
+    value: string;
+  }[];
+  const variables = (table: string) =>
+    sqlite.prepare(`SELECT rowid AS id, value FROM ${table} WHERE sensitive = 1 AND ${unmarked('value')}`).all() as {
+      id: number;
+      value: string;
+    }[];
+  const workspaceVariables = variables('workspace_variables');
+  const setVariables = variables('variable_set_variables');
+  const settings = sqlite.prepare('SELECT name, attributes FROM admin_settings').all() as { name: string; attributes: string }[];
+  const hiddenIn = (name: string, attributes: Record<string, unknown>) =>
+    (HIDDEN_SETTINGS[name] ?? []).filter((field) => {
+      const value = attributes[field];
+      return typeof value === 'string' && value !== '' && !value.startsWith(SEALED_MARK);
+    });
+  const clearSettings = settings
+    .map(({ name, attributes }) => ({ name, attributes: JSON.parse(attributes) as Record<string, unknown> }))
+    .filter(({ name, attributes }) => hiddenIn(name, attributes).length > 0);
+  const found = entries.length + tasks.length + workspaceVariables.length + setVariables.length + clearSettings.length;
+  if (found === 0) return; // no key for a store that has nothing to protect
+
+  const atRest = storeAtRest(sqlite);
+  const seal = (table: string, column: string, rows: { id: number; value: string }[], sealed: (value: string) => string) => {
+    const update = sqlite.prepare(`UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
+    for (const { id, value } of rows) update.run(sealed(value), id);
+  };
+  seal('secret_entries', 'value', entries, (value) => JSON.stringify(atRest.sealMarked(value)));
+  seal('run_tasks', 'hmac_key', tasks, (value) => atRest.sealMarked(value));
+  seal('workspace_variables', 'value', workspaceVariables, (value) => atRest.sealMarked(value));
+  seal('variable_set_variables', 'value', setVariables, (value) => atRest.sealMarked(value));
+  const saveSettings = sqlite.prepare('UPDATE admin_settings SET attributes = ? WHERE name = ?');
+  for (const { name, attributes } of clearSettings) {
+    for (const field of hiddenIn(name, attributes)) attributes[field] = atRest.sealMarked(attributes[field] as string);
+    saveSettings.run(JSON.stringify(attributes), name);
+  }
+}
 
 export function upgradeData(sqlite: Database.Database): void {
   const done = sqlite.pragma('user_version', { simple: true }) as number;

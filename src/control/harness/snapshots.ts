@@ -20,6 +20,7 @@ import Database from 'better-sqlite3';
 import type { ControllableClock } from '../../core/clock.js';
 import { markStoreReplaced } from '../../store/generation.js';
 import { unreadableRow } from '../../store/row-check.js';
+import { sealHiddenValues } from '../../store/upgrades.js';
 import { openStore, type Store } from '../../store/store.js';
 import { HarnessError } from './errors.js';
 
@@ -236,6 +237,8 @@ export class Snapshots {
           }
           // Through FTS5 itself, so what it keeps in memory matches what the tables hold.
           for (const index of indexes) sqlite.exec(`INSERT INTO main.${quoted(index)} (${quoted(index)}) VALUES ('rebuild')`);
+          // A snapshot of the same schema taken before sealing holds hidden values in clear.
+          sealHiddenValues(sqlite);
           for (const trigger of triggers) sqlite.exec(trigger.sql);
         })();
         markStoreReplaced(sqlite);

@@ -4,7 +4,8 @@ import { isoTimestamp } from '../../core/clock.js';
 import { ApiError, conflict, notFound, unprocessable } from '../../core/errors.js';
 import { safeEqual, sha256Hex } from '../../core/crypto.js';
 import { newId, secretToken, uuid } from '../../core/ids.js';
-import type { Db } from '../../store/store.js';
+import { storeAtRest } from '../../store/entry-barrier.js';
+import { sqliteOf, type Db } from '../../store/store.js';
 import { runTaskDeliveries, type RunTaskStage } from '../../store/tables.js';
 import { desc, eq } from 'drizzle-orm';
 import * as organizationsRepo from '../organizations/repo.js';
@@ -128,7 +129,9 @@ export async function deliverRunTask(
     .run();
   const body = JSON.stringify(payload);
   const headers: Record<string, string> = { 'content-type': 'application/json', 'user-agent': 'understudy-run-tasks' };
-  if (task.hmacKey) headers[SIGNATURE_HEADER] = signature(task.hmacKey, body);
+  // Kept sealed (service.ts); opened only here, to sign.
+  const hmacKey = task.hmacKey ? storeAtRest(sqliteOf(db)).openMarked(task.hmacKey) : null;
+  if (hmacKey) headers[SIGNATURE_HEADER] = signature(hmacKey, body);
   let status: number | null = null;
   let excerpt: string | null = null;
   let error: string | null = null;
@@ -146,7 +149,7 @@ export async function deliverRunTask(
     'workspace-task-id': workspaceTaskId,
     stage,
     url: task.url,
-    signed: Boolean(task.hmacKey),
+    signed: Boolean(hmacKey),
     'response-status': status,
     'response-body': excerpt,
     error,

@@ -1,4 +1,5 @@
 import type { Clock } from '../../core/clock.js';
+import type { SecretsAtRest } from '../../core/at-rest.js';
 import type { Dialect } from '../../core/dialect.js';
 import { conflict, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -44,6 +45,7 @@ export class RunTaskService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly dialect: Dialect,
+    private readonly atRest: SecretsAtRest,
   ) {}
 
   organization(principal: Principal, name: string, need: OrganizationPermission = 'manage-run-tasks'): OrganizationRow {
@@ -96,7 +98,7 @@ export class RunTaskService {
     }
     this.checkName(organization, input.name as string);
     this.checkPool(organization, input.agentPoolId);
-    const task = newRunTaskRow(organization.id, input, this.clock.now());
+    const task = newRunTaskRow(organization.id, input, this.clock.now(), this.atRest);
     task.globalConfiguration = this.globalConfiguration(organization, null, input.globalConfiguration);
     repo.insertRunTask(this.db, task);
     return task;
@@ -108,7 +110,7 @@ export class RunTaskService {
    */
   createMany(organizationId: string, inputs: readonly (RunTaskInput & { name: string; url: string })[], db: DbOrTx = this.db): void {
     const at = this.clock.now();
-    const rows = inputs.map((input) => newRunTaskRow(organizationId, input, at));
+    const rows = inputs.map((input) => newRunTaskRow(organizationId, input, at, this.atRest));
     refusingDuplicates(
       () => db.transaction((tx) => inSlices(rows).forEach((slice) => repo.insertRunTasks(tx, slice))),
       () => conflict('some run-tasks names are already taken'),
@@ -125,7 +127,7 @@ export class RunTaskService {
       ...(input.name !== undefined ? { name: input.name } : {}),
       ...(input.url !== undefined ? { url: input.url } : {}),
       ...(input.description !== undefined ? { description: input.description } : {}),
-      ...(input.hmacKey !== undefined ? { hmacKey: input.hmacKey } : {}),
+      ...(input.hmacKey !== undefined ? { hmacKey: sealedKey(this.atRest, input.hmacKey) } : {}),
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       ...(input.agentPoolId !== undefined ? { agentPoolId: input.agentPoolId } : {}),
       globalConfiguration: this.globalConfiguration(organization, task.globalConfiguration, input.globalConfiguration),
@@ -141,7 +143,12 @@ export class RunTaskService {
 }
 
 /** A new task's row: the API's create defaults for what the input leaves out (no global configuration). */
-function newRunTaskRow(organizationId: string, input: RunTaskInput, at: Date): RunTaskRow {
+/** The HMAC key as stored: sealed (delivery.ts opens it to sign), never in clear. */
+function sealedKey(atRest: SecretsAtRest, key: string | null | undefined): string | null {
+  return key ? atRest.sealMarked(key) : null;
+}
+
+function newRunTaskRow(organizationId: string, input: RunTaskInput, at: Date, atRest: SecretsAtRest): RunTaskRow {
   return {
     id: newId('task'),
     organizationId,
@@ -149,7 +156,7 @@ function newRunTaskRow(organizationId: string, input: RunTaskInput, at: Date): R
     url: input.url as string,
     description: input.description ?? null,
     category: 'task',
-    hmacKey: input.hmacKey ?? null,
+    hmacKey: sealedKey(atRest, input.hmacKey),
     enabled: input.enabled ?? true,
     globalConfiguration: null,
     agentPoolId: input.agentPoolId ?? null,

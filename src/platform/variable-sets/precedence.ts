@@ -10,6 +10,7 @@ import {
   workspaces,
 } from '../../store/tables.js';
 import { defaultProjectId } from '../default-project.js';
+import { clearValue } from '../sensitive-values.js';
 
 export type VariableSetRow = typeof variableSets.$inferSelect;
 
@@ -89,13 +90,13 @@ export function effectiveVariables(db: DbOrTx, workspaceId: string): EffectiveVa
   const fromSet = ({ set }: { set: VariableSetRow }): EffectiveVariable[] =>
     setVariables
       .filter((variable) => variable.setId === set.id)
-      .map((variable) => ({ ...pick(variable), source: { kind: 'variable-set', id: set.id, name: set.name } }));
+      .map((variable) => ({ ...pick(db, variable), source: { kind: 'variable-set', id: set.id, name: set.name } }));
   const own: EffectiveVariable[] = db
     .select()
     .from(workspaceVariables)
     .where(eq(workspaceVariables.workspaceId, workspaceId))
     .all()
-    .map((variable) => ({ ...pick(variable), source: { kind: 'workspace', id: workspaceId } }));
+    .map((variable) => ({ ...pick(db, variable), source: { kind: 'workspace', id: workspaceId } }));
   const ranked = [
     ...reaching.filter(({ set }) => set.priority).flatMap(fromSet),
     ...own,
@@ -110,7 +111,8 @@ export function effectiveVariables(db: DbOrTx, workspaceId: string): EffectiveVa
   });
 }
 
-function pick(variable: Omit<EffectiveVariable, 'source'> & Record<string, unknown>): Omit<EffectiveVariable, 'source'> {
-  const { id, key, value, category, hcl, sensitive, description } = variable;
-  return { id, key, value, category, hcl, sensitive, description };
+/** The parts of a row a run uses, its value in clear (a sensitive one is stored sealed). */
+function pick(db: DbOrTx, variable: Omit<EffectiveVariable, 'source'> & Record<string, unknown>): Omit<EffectiveVariable, 'source'> {
+  const { id, key, category, hcl, sensitive, description } = variable;
+  return { id, key, value: clearValue(db, variable), category, hcl, sensitive, description };
 }

@@ -3,6 +3,7 @@ import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { variableSetProjects, variableSets, variableSetVariables, variableSetWorkspaces } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
+import { storedChanges, storedRow } from '../sensitive-values.js';
 import type { VariableSetRow } from './precedence.js';
 
 export type SetVariableRow = typeof variableSetVariables.$inferSelect;
@@ -90,12 +91,18 @@ export function findSetVariable(db: DbOrTx, id: string): SetVariableRow | undefi
   return db.select().from(variableSetVariables).where(eq(variableSetVariables.id, id)).get();
 }
 
+/** Rows hold a sensitive value sealed (sensitive-values.ts); the caller's row stays in clear. */
 export function insertSetVariable(db: DbOrTx, row: SetVariableRow): void {
-  db.insert(variableSetVariables).values(row).run();
+  db.insert(variableSetVariables).values(storedRow(db, row)).run();
 }
 
 export function updateSetVariable(db: DbOrTx, id: string, changes: Partial<SetVariableRow>): void {
-  updateRows(db, variableSetVariables, changes, eq(variableSetVariables.id, id));
+  updateRows(
+    db,
+    variableSetVariables,
+    storedChanges(db, changes, () => findSetVariable(db, id)),
+    eq(variableSetVariables.id, id),
+  );
 }
 
 export function deleteSetVariable(db: DbOrTx, id: string): void {

@@ -4,6 +4,7 @@ import { preparedSql } from '../../store/prepared.js';
 import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { workspaceVariables } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
+import { storedChanges, storedRow } from '../sensitive-values.js';
 
 export type VariableRow = typeof workspaceVariables.$inferSelect;
 export type VariableCategory = VariableRow['category'];
@@ -20,12 +21,18 @@ export function findVariableByKey(db: DbOrTx, workspaceId: string, category: Var
     .get();
 }
 
+/** Rows hold a sensitive value sealed (sensitive-values.ts); the caller's row stays in clear. */
 export function insertVariable(db: DbOrTx, row: VariableRow): void {
-  db.insert(workspaceVariables).values(row).run();
+  db.insert(workspaceVariables).values(storedRow(db, row)).run();
 }
 
 export function updateVariable(db: DbOrTx, id: string, changes: Partial<VariableRow>): void {
-  updateRows(db, workspaceVariables, changes, eq(workspaceVariables.id, id));
+  updateRows(
+    db,
+    workspaceVariables,
+    storedChanges(db, changes, () => findVariable(db, id)),
+    eq(workspaceVariables.id, id),
+  );
 }
 
 export function deleteVariable(db: DbOrTx, id: string): void {

@@ -2,6 +2,8 @@ import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { secretEntries } from '../../store/tables.js';
 import { prepared } from '../../store/prepared.js';
+import { sqliteOf } from '../../store/store.js';
+import { entryBarrier, type EntryBarrier } from '../../store/entry-barrier.js';
 
 /** The one entry a statement of this file addresses, by the `mount` and `key` placeholders. */
 const atMountKey = () => and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key')));
@@ -53,14 +55,19 @@ function rangeEnd(prefix: string): string | undefined {
  * under their own mount, so two mounts of one engine never share data.
  */
 export class MountStorage {
+  /** Entries are sealed on the way in and opened on the way out (barrier.ts). */
+  private readonly barrier: EntryBarrier;
+
   constructor(
     private readonly db: DbOrTx,
     private readonly mountUuid: string,
-  ) {}
+  ) {
+    this.barrier = entryBarrier(sqliteOf(db));
+  }
 
   get<T>(key: string): T | undefined {
     const row = entryByKey(this.db).get({ mount: this.mountUuid, key });
-    return row?.value as T | undefined;
+    return row === undefined ? undefined : (this.barrier.open(row.value) as T | undefined);
   }
 
   has(key: string): boolean {
@@ -68,7 +75,7 @@ export class MountStorage {
   }
 
   put(key: string, value: unknown): void {
-    upsertEntry(this.db).run({ mount: this.mountUuid, key, value });
+    upsertEntry(this.db).run({ mount: this.mountUuid, key, value: this.barrier.seal(value) });
   }
 
   delete(key: string): void {

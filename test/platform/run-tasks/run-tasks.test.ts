@@ -115,7 +115,8 @@ describe('run tasks', () => {
     });
     const stored = () =>
       world.server.app.runtime.store.sqlite.prepare('SELECT hmac_key FROM run_tasks WHERE id = ?').get(id) as { hmac_key: string | null };
-    expect(stored().hmac_key).toBe('k1');
+    // Kept (sealed at rest: never the key itself in the row); delivery.test.ts checks it still signs.
+    expect(stored().hmac_key).toMatch(/^sealed:v1:/);
     await platform(world.server, 'PATCH', `/tasks/${id}`, { body: body({ 'hmac-key': null }) });
     expect(stored().hmac_key).toBeNull();
     expect((await platform(world.server, 'PATCH', `/tasks/${id}`, { body: body({ category: 'other' }) })).status).toBe(422);

@@ -1,6 +1,8 @@
 import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IDENTITY_MOUNT_UUID } from '../../../src/secrets/identity/identity-store.js';
+import { MountStorage } from '../../../src/secrets/storage/mount-storage.js';
 import { control, startServer, type TestServer } from '../../helpers/app.js';
 import { v1 } from '../core/client.js';
 import { hasOpenssl, ok, openssl, requireOpenssl, scratch } from '../pki/support.js';
@@ -257,9 +259,12 @@ describe('identity tokens', () => {
       .prepare("SELECT key, value FROM secret_entries WHERE key LIKE 'oidc_tokens/named_keys/%'")
       .all() as { key: string; value: string }[];
     expect(rows.length).toBeGreaterThan(2);
+    // The whole entry is sealed in the row; opened, its private key is sealed a second time.
+    const storage = new MountStorage(server.app.runtime.store.db, IDENTITY_MOUNT_UUID);
     for (const row of rows) {
-      const stored = JSON.parse(row.value) as { signingKeySealed: string; ring: { jwk: Record<string, unknown> }[] };
-      expect(row.value).not.toContain('PRIVATE KEY');
+      expect(row.value).toMatch(/^"sealed:v1:[\w-]+\.[\w-]+\.[\w-]+"$/);
+      const stored = storage.get(row.key) as { signingKeySealed: string; ring: { jwk: Record<string, unknown> }[] };
+      expect(JSON.stringify(stored)).not.toContain('PRIVATE KEY');
       expect(stored.signingKeySealed).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
       for (const entry of stored.ring) expect(entry.jwk).not.toHaveProperty('d');
     }

@@ -1,0 +1,57 @@
+import type Database from 'better-sqlite3';
+import { SEALED_MARK, SecretsAtRest } from '../core/at-rest.js';
+import { AT_REST_KEY, serverKey } from './server-keys.js';
+
+const keepers = new WeakMap<Database.Database, SecretsAtRest>();
+
+/**
+ * The one `SecretsAtRest` of a store connection. Its key is read once per store generation
+ * (`serverKey`) and its sealing keys derived once per key, so sealed reads cost no derivation.
+ */
+export function storeAtRest(sqlite: Database.Database): SecretsAtRest {
+  let atRest = keepers.get(sqlite);
+  if (atRest === undefined) {
+    atRest = new SecretsAtRest(() => serverKey(sqlite, AT_REST_KEY));
+    keepers.set(sqlite, atRest);
+  }
+  return atRest;
+}
+
+/**
+ * Mount storage is sealed as a whole, as the real service's barrier does: every entry's JSON is
+ * kept as one marked sealed string, so no engine's secrets (a database connection's root
+ * password, transit and PKI key material, an auth method's client secret, KV data) are readable
+ * in a row, a dump or a copied store file. Engines never see the sealed form.
+ */
+export class EntryBarrier {
+  constructor(private readonly atRest: SecretsAtRest) {}
+
+  seal(value: unknown): unknown {
+    const text = JSON.stringify(value);
+    // Not JSON at all (undefined): stored as given, so the store refuses it as it always did.
+    return text === undefined ? value : this.atRest.sealMarked(text);
+  }
+
+  /**
+   * The entry's value. A value that is not in the sealed form was written before sealing (a store
+   * or snapshot from an older version) and reads as it is; a sealed value that does not open
+   * (altered, or sealed under another store's key) reads as absent.
+   */
+  open(stored: unknown): unknown {
+    if (typeof stored !== 'string' || !stored.startsWith(SEALED_MARK)) return stored;
+    const text = this.atRest.openMarked(stored);
+    return text === null ? undefined : (JSON.parse(text) as unknown);
+  }
+}
+
+const barriers = new WeakMap<Database.Database, EntryBarrier>();
+
+/** The one barrier of a connection. */
+export function entryBarrier(sqlite: Database.Database): EntryBarrier {
+  let barrier = barriers.get(sqlite);
+  if (barrier === undefined) {
+    barrier = new EntryBarrier(storeAtRest(sqlite));
+    barriers.set(sqlite, barrier);
+  }
+  return barrier;
+}
