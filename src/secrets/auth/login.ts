@@ -33,16 +33,15 @@ export function loginResponse(
   request: HandlerRequest,
   login: { settings: TokenSettings; meta: Record<string, string>; displayName?: string; alias?: LoginAlias },
 ): LogicalResponse {
-  const mountName = request.mount.path
-    .replace(/^auth\//, '')
-    .replace(/\/$/, '')
-    .replace(/\//g, '-');
+  // As the real core does: the mount path with '/' as '-' before the method's display name, one
+  // trailing '-' dropped, and no other change (':' and spaces in a JWT claim stay as they are).
+  const source = request.mount.path.replace(/^auth\//, '').replace(/\//g, '-');
   // Linked first: a disabled entity refuses the login before any token exists.
   const linked = login.alias ? context.identity.linkLogin(request.mount.accessor, login.alias) : undefined;
   const { token, ttl, warnings } = context.tokens.issueLogin({
     requestPath: `${request.mount.path}${request.path}`,
     mountConfig: request.mount.config,
-    displayName: login.displayName ? `${mountName}-${login.displayName}` : mountName,
+    displayName: `${source}${login.displayName ?? ''}`.replace(/-$/, ''),
     meta: login.meta,
     settings: login.settings,
     entityId: linked?.entityId,

@@ -219,7 +219,7 @@ export class TokenService {
       accessor: base62(24),
       parentId: null,
       policies: sanitizePolicies(settings.policies, !settings.noDefaultPolicy),
-      displayName: input.displayName.replace(/[^a-zA-Z0-9-]/g, '-'),
+      displayName: input.displayName,
       meta: Object.keys(input.meta).length > 0 ? input.meta : null,
       path: input.requestPath,
       numUses: settings.numUses,

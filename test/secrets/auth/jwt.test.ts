@@ -227,7 +227,8 @@ describe('the jwt auth method', () => {
       const me = await v1(server, 'GET', 'auth/token/lookup-self', { token });
       expect(me.body.data).toMatchObject({ path: 'auth/jwt/login', meta: { role: 'run', workspace: 'web' }, renewable: true });
       // Named after the mount and the user claim (understudy's token store turns other characters into `-`).
-      expect(me.body.data.display_name).toMatch(/^jwt-organization.acme.project.Default.Project.workspace.web$/);
+      // The user claim as it is: logins keep ':' and spaces (only token/create's display names are sanitised).
+      expect(me.body.data.display_name).toBe('jwt-organization:acme:project:Default Project:workspace:web');
       expect((await v1(server, 'POST', 'auth/token/renew-self', { token, body: { increment: '10m' } })).status).toBe(200);
       // The default role answers when the login names none.
       expect((await login({ jwt: signJwt(primary, claims()) })).status).toBe(200);
@@ -381,6 +382,22 @@ describe('the jwt auth method', () => {
       expect((await errors(v1(server, 'POST', 'auth/token/renew-self', { token, body: {} }))).errors).toEqual([
         'role brief does not exist during renewal',
       ]);
+    });
+
+    it("a periodic role's token renews to the full period each time, past any TTL, on the virtual clock", async () => {
+      await role('periodic', { ...RUN_ROLE, token_period: '10m', token_ttl: '1m' });
+      const issued = (await login({ role: 'periodic', jwt: signJwt(primary, claims()) })).body.auth;
+      expect(issued).toMatchObject({ lease_duration: 600, renewable: true });
+      for (let round = 0; round < 3; round++) {
+        await advance(server, '8m');
+        const renewed = await v1(server, 'POST', 'auth/token/renew-self', { token: issued.client_token, body: {} });
+        expect(renewed.body.auth.lease_duration).toBe(600);
+        const self = await v1(server, 'GET', 'auth/token/lookup-self', { token: issued.client_token });
+        expect(self.body.data).toMatchObject({ period: 600, renewable: true });
+        // The clock also runs in real time: a second may pass between the renewal and the lookup.
+        expect(self.body.data.ttl).toBeGreaterThan(590);
+        expect(self.body.data.ttl).toBeLessThanOrEqual(600);
+      }
     });
   });
 
