@@ -1,3 +1,4 @@
+import { redactUrl } from './core/redact.js';
 import { stateObjectPlugin } from './platform/state-versions/object-routes.js';
 import { OBJECT_PREFIX } from './platform/state-versions/links.js';
 import { RUN_OBJECT_PREFIX } from './platform/configuration-versions/links.js';
@@ -96,9 +97,9 @@ function unrouted(request: FastifyRequest, reply: FastifyReply): void {
     sendSecretsError(reply, new ApiError(405, 'unsupported method', { messages: [] }));
     return;
   }
-  reply
-    .code(404)
-    .send({ error: `no route for ${request.method} ${request.url.split('?')[0]}; the APIs live under /api/v2, /v1 and /_emulator` });
+  // The path is echoed with any link credential redacted: the journal keeps this answer.
+  const path = redactUrl(request.url.split('?')[0] ?? '');
+  reply.code(404).send({ error: `no route for ${request.method} ${path}; the APIs live under /api/v2, /v1 and /_emulator` });
 }
 
 /**

@@ -20,7 +20,15 @@ const LINK_PREFIXES = [
   '/api/registry/archives/',
 ];
 
-const LINK_SEGMENTS = LINK_PREFIXES.map((prefix) => prefix.split('/').slice(0, -1));
+/**
+ * Each link prefix as its non-empty segments (`['_archivist', 'v1', 'object', 'upload']`) and how
+ * many segments after it come before the credential. A registry webhook's address is
+ * `/api/registry/webhooks/<module id>/<secret>`: its credential is the second segment after.
+ */
+const LINK_SEGMENTS: { parts: string[]; skip: number }[] = [
+  ...LINK_PREFIXES.map((prefix) => ({ parts: prefix.split('/').filter((part) => part !== ''), skip: 0 })),
+  { parts: ['api', 'registry', 'webhooks'], skip: 1 },
+];
 
 function decodeSegment(segment: string): string {
   try {
@@ -31,18 +39,32 @@ function decodeSegment(segment: string): string {
 }
 
 /**
+ * Index (in `path.split('/')`) of the credential in a self-authorizing link, found by the
+ * link's shape rather than by a matched route: the first non-empty segment after a link prefix,
+ * with empty segments skipped, so `//_archivist//v1/object/upload/<secret>` and
+ * `/api//registry/…` are found as well as the plain spelling. Segments are compared decoded, so
+ * `%6fbject` is `object`.
+ */
+function linkSecret(segments: string[]): number | undefined {
+  const present = segments.flatMap((segment, index) => (segment === '' ? [] : [{ index, text: decodeSegment(segment) }]));
+  const link = LINK_SEGMENTS.find(({ parts }) => parts.every((part, index) => present[index]?.text === part));
+  return link ? present[link.parts.length + link.skip]?.index : undefined;
+}
+
+/**
  * Indexes (in `path.split('/')`) of the segments that are credentials: those the matched route
- * names as secret (`secretParams` of its `config`), or, when no route matched, the segment after
- * a self-authorizing link's prefix. Segments are compared decoded, so `%6fbject` is `object`.
+ * names as secret (`secretParams` of its `config`), and the credential of a self-authorizing
+ * link by its shape (see {@link linkSecret}), whether a route matched or not.
  */
 function secretSegments(segments: string[], route: RouteSecrets | undefined): number[] {
+  const found: number[] = [];
   if (route?.pattern && route.secretParams?.length) {
     const names = route.pattern.split('/');
-    return route.secretParams.map((name) => names.indexOf(`:${name}`)).filter((index) => index !== -1);
+    found.push(...route.secretParams.map((name) => names.indexOf(`:${name}`)).filter((index) => index !== -1));
   }
-  const decoded = segments.map(decodeSegment);
-  const prefix = LINK_SEGMENTS.find((parts) => parts.every((part, index) => decoded[index] === part));
-  return prefix && segments.length > prefix.length ? [prefix.length] : [];
+  const link = linkSecret(segments);
+  if (link !== undefined) found.push(link);
+  return found;
 }
 
 /** `path` with its credential segments replaced. */

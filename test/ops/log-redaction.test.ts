@@ -28,13 +28,20 @@ const FORMS: [method: string, path: string][] = [
   // Not routed (an extra segment): still redacted by the link's decoded prefix.
   ['PUT', `/api/registry/uploads/v1/object/${SECRET}/extra`],
   ['GET', `/_archivist/v1/%6fbject/download/${SECRET}/extra`],
+  // Doubled slashes: found by the link's shape, whatever route (if any) the spelling reaches.
+  ['PUT', `//_archivist/v1/object/upload/sv-1.state.${SECRET}`],
+  ['GET', `/_archivist//v1/object/download/sv-1~state.1.${SECRET}`],
+  ['PUT', `/api//registry/uploads/v1/object/${SECRET}`],
+  ['PUT', `/api/registry/uploads/v1//object/${SECRET}`],
+  ['GET', `/api//registry/archives/v.1.${SECRET}/m-aws-1.0.0.tar.gz`],
+  ['PUT', `/api/registry/uploads/v1/object//${SECRET}`],
   // Query parameters named like secrets, on every tree.
   ['GET', `/v1/sys/health?token=${SECRET}`],
   ['GET', `/api/v2/ping?access%5Ftoken=${SECRET}`],
   ['GET', `/_emulator/health?password=${SECRET}`],
 ];
 
-describe('log redaction over every secret-bearing URL form', () => {
+describe('log and journal redaction over every secret-bearing URL form', () => {
   const lines: string[] = [];
   let app: App;
   beforeAll(async () => {
@@ -50,11 +57,15 @@ describe('log redaction over every secret-bearing URL form', () => {
 
   it.each(FORMS)('%s %s is logged without its secret', async (method, url) => {
     lines.length = 0;
+    await app.fastify.inject({ method: 'DELETE', url: '/_emulator/requests' });
     const response = await app.fastify.inject({ method: method as 'GET', url, payload: method === 'GET' ? undefined : 'x' });
     expect(response.statusCode).toBeLessThan(500);
     const log = lines.join('');
     expect(log).toContain('incoming request');
     expect(log).toContain('[redacted]');
     for (const spelling of [SECRET, ENCODED, SECRET.slice(1)]) expect(log).not.toContain(spelling);
+    const journal = await app.fastify.inject({ method: 'GET', url: '/_emulator/requests' });
+    expect(journal.statusCode).toBe(200);
+    for (const spelling of [SECRET, ENCODED, SECRET.slice(1)]) expect(journal.body, journal.body).not.toContain(spelling);
   });
 });

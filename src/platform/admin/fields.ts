@@ -65,10 +65,11 @@ export const FIELDS: Record<SettingsName, readonly Field[]> = {
   'cost-estimation': [
     bool('enabled', false),
     str('cloud-a-access-key-id'),
-    str('cloud-a-secret-key'),
-    str('cloud-b-credentials'),
+    // The secret halves of each credential set are kept but never shown, as the real settings hide them.
+    str('cloud-a-secret-key', null, { writeOnly: true }),
+    str('cloud-b-credentials', null, { writeOnly: true }),
     str('cloud-c-client-id'),
-    str('cloud-c-client-secret'),
+    str('cloud-c-client-secret', null, { writeOnly: true }),
     str('cloud-c-subscription-id'),
     str('cloud-c-tenant-id'),
     bool('aws-enabled', false, upstream),

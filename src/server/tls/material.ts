@@ -1,5 +1,5 @@
 import { X509Certificate, createPrivateKey, createPublicKey, type KeyObject } from 'node:crypto';
-import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { rootCertificates } from 'node:tls';
@@ -88,8 +88,33 @@ function matches(certificate: X509Certificate, key: KeyObject): boolean {
   return spki(certificate.publicKey).equals(spki(createPublicKey(key)));
 }
 
-function autoMaterial(directory: string, hosts: string[]): TlsMaterial {
+/** Group and other write bits: whoever holds them could have put their own CA key in place. */
+const WRITABLE_BY_OTHERS = 0o022;
+
+/**
+ * The directory holds the CA's private key, so nobody but this user may write to it. A directory
+ * that others could write (mode 0777) and holds no CA key yet is tightened to 0700; a CA key
+ * already in one, or a key file others could write, may be someone else's and is refused (at
+ * every start, until it is removed) rather than trusted.
+ */
+function secureDirectory(directory: string): void {
   mkdirSync(directory, { recursive: true, mode: 0o700 });
+  const found = statSync(directory);
+  const keyFile = join(directory, 'ca-key.pem');
+  const key = existsSync(keyFile) ? statSync(keyFile) : undefined;
+  const problem =
+    (found.mode & WRITABLE_BY_OTHERS) !== 0 && key !== undefined
+      ? `was writable by others (mode ${(found.mode & 0o777).toString(8).padStart(4, '0')}), so its ca-key.pem cannot be trusted`
+      : key !== undefined && (key.mode & WRITABLE_BY_OTHERS) !== 0
+        ? `holds a ca-key.pem others can write (mode ${(key.mode & 0o777).toString(8).padStart(4, '0')}), which cannot be trusted`
+        : undefined;
+  // Refused before tightening: a later start must not trust the same key because the mode changed.
+  if (problem) throw new TlsError(`UNDERSTUDY_TLS_DIR ${directory} ${problem}: remove it (a new CA is made) or point to another directory`);
+  if ((found.mode & 0o077) !== 0) chmodSync(directory, 0o700);
+}
+
+function autoMaterial(directory: string, hosts: string[]): TlsMaterial {
+  secureDirectory(directory);
   const file = (name: string) => join(directory, name);
   const ca = loadOrCreateCa(file('ca.pem'), file('ca-key.pem'));
   const server = loadOrIssueServer(file('server.pem'), file('server-key.pem'), hosts, ca);
