@@ -124,12 +124,20 @@ function startUnderstudyProcess(
   const child =
     how === 'node'
       ? start(process.execPath, [join(ROOT, 'dist', 'main.js')], { cwd, env })
-      : start('npm', ['start', '--silent', '--prefix', ROOT], { cwd, env });
+      : how === 'bare'
+        ? start(process.execPath, ['-e', BARE_SERVER], { cwd, env })
+        : start('npm', ['start', '--silent', '--prefix', ROOT], { cwd, env });
   return { child, cleanup: () => rmSync(cwd, { recursive: true, force: true }) };
 }
 
-/** `node dist/main.js`, or `npm start` as a user types it (npm's own start-up included). */
-export type StartCommand = 'node' | 'npm';
+/**
+ * `node dist/main.js`, `npm start` as a user types it (npm's own start-up included), or `bare`: a
+ * Node HTTP server of a few lines, the floor any Node service's spawn-to-ready stands on.
+ */
+export type StartCommand = 'node' | 'npm' | 'bare';
+
+/** The bare server: node:http answering 200 to everything on the port it is given. */
+const BARE_SERVER = "require('node:http').createServer((q, s) => s.end('ok')).listen(Number(process.env.UNDERSTUDY_PORT), '127.0.0.1');";
 
 export interface Understudy {
   target: BenchTarget;
@@ -185,7 +193,7 @@ export function freePort(): Promise<number> {
 }
 
 /**
- * Milliseconds from spawning `node dist/main.js` (or `npm start`) to the first 200 from /_emulator/health: what a
+ * Milliseconds from spawning `node dist/main.js` (or `npm start`, or the bare server) to the first 200 from /_emulator/health: what a
  * CI job waiting on the service actually waits.
  */
 export async function measureStartup(how: StartCommand): Promise<number> {

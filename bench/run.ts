@@ -1,26 +1,29 @@
 /**
- * `npm run bench`: throughput of every scenario in bench/scenarios/ against two baselines measured
- * in the same run (bench/baseline.ts), start-to-ready time of `node dist/main.js` and `npm start`,
- * and the goals of bench/goals.ts as ratios between those figures. Loopback only, bounded in
- * time, stops by itself. Results go to stdout and to .bench/results.json.
+ * `npm run bench`: throughput of every scenario in bench/scenarios/ against two baselines, spawn-to-
+ * ready of `node dist/main.js` and `npm start` against a bare Node HTTP server's, and the goals of
+ * bench/goals.ts. Every ratio is measured in alternating rounds (bench/rounds.ts): the document
+ * baseline, then the row, again and again, so both sides see the same machine; a row's ratio is the
+ * median of its per-round ratios, printed with their spread, and goals are judged on that median.
+ * Loopback only, bounded in time, stops by itself. Results go to stdout and to .bench/results.json.
  *
- * Knobs (environment): BENCH_DURATION seconds per row (4), BENCH_CONNECTIONS (2),
- * BENCH_STARTS start-up samples (5), BENCH_ONLY runs only scenarios whose name contains it (or
- * any of its `|`-separated parts), BENCH_SOAK seconds of the soak row (60; the issue's full soak
- * is 600, after a warm-up of a tenth of it), run when BENCH_ONLY is unset or `soak`;
- * BENCH_SOAK_HEAP_DIR makes it write heap snapshots there (bench/soak.ts).
+ * Knobs (environment): BENCH_DURATION seconds per row and side, split across the rounds (4),
+ * BENCH_ROUNDS pairs of rounds (5), BENCH_CONNECTIONS (2), BENCH_STARTS spawn-to-ready rounds (5),
+ * BENCH_ONLY runs only scenarios whose name contains it (or any of its `|`-separated parts),
+ * BENCH_SOAK seconds of the soak row (60; the issue's full soak is 600, after a warm-up of a tenth
+ * of it), run when BENCH_ONLY is unset or `soak`; BENCH_SOAK_HEAP_DIR makes it write heap
+ * snapshots there (bench/soak.ts).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import autocannon from 'autocannon';
-import { allGoals, DOC_BASELINE, KV_BASELINE, START_NODE, START_NPM, type Figures } from './goals.js';
+import { DOC_BASELINE, KV_BASELINE, START_BARE, START_NODE, START_NPM } from './goals.js';
 import { killAll, measureStartup, ROOT, startBaseline, startUnderstudy, type StartCommand } from './processes.js';
 import { BASELINE_TOKEN } from './baseline-token.js';
-import type { BenchRequest, BenchTarget, OwnServer, Scenario } from './scenario.js';
+import { evaluateGoals, failedRow, printGoals, printTable, row, type Row, type Yardsticks } from './report.js';
+import { alternate, median, preflight, quotients, spread, type RoundSettings, type Side } from './rounds.js';
+import type { BenchTarget, OwnServer, Scenario } from './scenario.js';
 import { rssMb, soak, SOAK_GROWTH_GOAL, soakServerEnvironment, type SoakResult } from './soak.js';
-import { preflightOverTls, tlsOptionsOf } from './tls-request.js';
 
 function positiveInteger(name: string, fallback: number): number {
   const text = process.env[name];
@@ -32,27 +35,18 @@ function positiveInteger(name: string, fallback: number): number {
 
 const settings = {
   durationSeconds: positiveInteger('BENCH_DURATION', 4),
+  rounds: positiveInteger('BENCH_ROUNDS', 5),
   connections: positiveInteger('BENCH_CONNECTIONS', 2),
   starts: positiveInteger('BENCH_STARTS', 5),
   only: process.env.BENCH_ONLY ?? '',
   soakSeconds: positiveInteger('BENCH_SOAK', 60),
 };
-const WARMUP_SECONDS = 1;
-
-interface Row {
-  scenario: string;
-  requestsPerSecond: number;
-  /** autocannon records latency in whole milliseconds, so 0 means under one. */
-  p99Ms: number;
-  /** Throughput as a fraction of the document baseline's (token lookup + 2 KB document). */
-  ratioToBaseline: number | null;
-  /** The same against the bare primary-key baseline, the row earlier runs compared with. */
-  ratioToKvBaseline: number | null;
-  non2xx: number;
-  errors: number;
-  /** Set when the scenario could not be measured; the other figures are then zero. */
-  failure?: string;
-}
+const roundSettings: RoundSettings = {
+  rounds: settings.rounds,
+  seconds: settings.durationSeconds / settings.rounds,
+  warmupSeconds: 1,
+  connections: settings.connections,
+};
 
 async function loadScenarios(): Promise<Scenario[]> {
   const dir = join(ROOT, 'bench', 'scenarios');
@@ -69,174 +63,49 @@ async function loadScenarios(): Promise<Scenario[]> {
   return all.filter((scenario) => parts.some((part) => scenario.name.includes(part)));
 }
 
-async function hammer(baseUrl: string, request: BenchRequest, seconds: number) {
-  const length = request.amount === undefined ? { duration: seconds } : { amount: request.amount * (request.followUp ? 2 : 1) };
-  return autocannon({
-    url: baseUrl + request.path,
-    method: (request.method ?? 'GET') as autocannon.Request['method'],
-    headers: request.headers ?? {},
-    ...(request.body === undefined ? {} : { body: request.body }),
-    ...(request.followUp ? { requests: followUpRequests(request, request.followUp) } : {}),
-    ...tlsOptionsOf(request),
-    connections: settings.connections,
-    ...length,
-  });
+/** What every row is measured beside, and how to start a fresh understudy for rows that want one. */
+interface Context {
+  document: Side;
+  yardsticks: Yardsticks;
+  startFresh(): Promise<OwnServer>;
 }
 
-/** The first request, then the follow-up to the path its response names (per connection). */
-function followUpRequests(request: BenchRequest, followUp: NonNullable<BenchRequest['followUp']>): autocannon.Request[] {
-  return [
-    {
-      method: (request.method ?? 'GET') as autocannon.Request['method'],
-      path: request.path,
-      headers: request.headers ?? {},
-      ...(request.body === undefined ? {} : { body: request.body }),
-      onResponse: (_status: number, body: string, context: object) => {
-        Object.assign(context, { next: followUp.pathFrom(body), nextHeaders: followUp.headersFrom?.(body) ?? {} });
-      },
-    },
-    {
-      method: followUp.method as autocannon.Request['method'],
-      headers: followUp.headers ?? {},
-      body: followUp.body,
-      setupRequest: (next: autocannon.Request, context: object) => {
-        const { next: path, nextHeaders } = context as { next?: string; nextHeaders?: Record<string, string> };
-        return { ...next, path: String(path), headers: { ...next.headers, ...nextHeaders } };
-      },
-    },
-  ];
-}
-
-/** A warm-up, then the measured run. */
-async function measure(name: string, baseUrl: string, request: BenchRequest, baselines: Baselines | null): Promise<Row> {
-  await hammer(baseUrl, request, WARMUP_SECONDS);
-  const result = await hammer(baseUrl, request, settings.durationSeconds);
-  const requestsPerSecond = Math.round(result.requests.average);
-  const ratio = (baseline: number) => Math.round((requestsPerSecond / baseline) * 1000) / 1000;
-  return {
-    scenario: name,
-    requestsPerSecond,
-    p99Ms: result.latency.p99,
-    ratioToBaseline: baselines === null ? null : ratio(baselines.doc),
-    ratioToKvBaseline: baselines === null ? null : ratio(baselines.kv),
-    non2xx: result.non2xx,
-    errors: result.errors,
-  };
-}
-
-/** One request first: a scenario that answers 4xx/5xx would otherwise post a flattering figure. */
-async function preflight(baseUrl: string, request: BenchRequest): Promise<string | null> {
-  if (request.tls) return preflightOverTls(baseUrl, request);
-  const response = await fetch(baseUrl + request.path, {
-    method: request.method ?? 'GET',
-    headers: request.headers ?? {},
-    body: (request.body ?? null) as BodyInit | null,
-  });
-  const text = await response.text();
-  if (response.status >= 400) return `preflight answered ${response.status}`;
-  if (!request.followUp) return null;
-  const { method, headers, body, pathFrom, headersFrom } = request.followUp;
-  const second = await fetch(baseUrl + pathFrom(text), {
-    method,
-    headers: { ...headers, ...headersFrom?.(text) },
-    body: new Uint8Array(body),
-  });
-  await second.arrayBuffer();
-  return second.status >= 400 ? `preflight follow-up answered ${second.status}` : null;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
-}
-
-interface Baselines {
-  doc: number;
-  kv: number;
-}
-
-function printTable(rows: Row[]): void {
-  const header = ['scenario', 'req/s', 'p99 ms', 'x doc baseline', 'x kv baseline', 'non-2xx'];
-  const lines = rows.map((row) =>
-    row.failure
-      ? [row.scenario, '-', '-', '-', '-', row.failure]
-      : [
-          row.scenario,
-          String(row.requestsPerSecond),
-          row.p99Ms === 0 ? '<1' : String(row.p99Ms),
-          row.ratioToBaseline === null ? '(baseline)' : row.ratioToBaseline.toFixed(3),
-          row.ratioToKvBaseline === null ? '(baseline)' : row.ratioToKvBaseline.toFixed(3),
-          String(row.non2xx + row.errors),
-        ],
-  );
-  printColumns(header, lines);
-}
-
-interface GoalResult {
-  goal: string;
-  target: string;
-  figure: number | null;
-  met: boolean | null;
-}
-
-function evaluateGoals(rows: Row[], startMs: Map<string, number>): GoalResult[] {
-  const figures: Figures = {
-    rps: new Map(rows.filter((row) => !row.failure).map((row) => [row.scenario, row.requestsPerSecond])),
-    startMs,
-  };
-  return allGoals().map((goal) => {
-    const figure = goal.figure(figures);
-    return { goal: goal.label, target: goal.target, figure: figure ?? null, met: figure === undefined ? null : goal.met(figure) };
-  });
-}
-
-function printGoals(results: GoalResult[]): void {
-  const lines = results.map((result) => [
-    result.goal,
-    result.target,
-    result.figure === null ? '-' : result.figure >= 10 ? result.figure.toFixed(0) : result.figure.toFixed(2),
-    result.met === null ? 'not measured' : result.met ? 'met' : 'NOT MET',
-  ]);
-  printColumns(['goal', 'target', 'figure', 'status'], lines);
-}
-
-function printColumns(header: string[], lines: string[][]): void {
-  const widths = header.map((title, column) => Math.max(title.length, ...lines.map((line) => (line[column] as string).length)));
-  const format = (cells: string[]) =>
-    cells
-      .map((cell, column) => (column === 0 ? cell.padEnd(widths[column] as number) : cell.padStart(widths[column] as number)))
-      .join('  ');
-  console.log(format(header));
-  console.log(widths.map((width) => '-'.repeat(width)).join('  '));
-  for (const line of lines) console.log(format(line));
-}
-
-/** Measures each scenario on one understudy, resetting the store whenever the world changes. */
-async function runScenarios(target: BenchTarget, scenarios: readonly Scenario[], baselines: Baselines, rows: Row[]): Promise<void> {
+/** Measures each scenario in rounds beside the document baseline, resetting the store whenever the world changes. */
+async function runScenarios(target: BenchTarget, scenarios: readonly Scenario[], context: Context, rows: Row[]): Promise<void> {
   let world: string | undefined;
   for (const scenario of scenarios) {
+    const fresh = scenario.fresh === true && scenario.ownServer === undefined;
     // Each scenario starts from the seed, unless it shares the world of the one before it.
-    if (scenario.world === undefined || scenario.world !== world) {
+    if (!fresh && (scenario.world === undefined || scenario.world !== world)) {
       await fetch(`${target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
+      world = scenario.world;
     }
-    world = scenario.world;
     let ownServer: OwnServer | undefined;
+    let ownBaseline: Awaited<ReturnType<NonNullable<Scenario['baseline']>['start']>> | undefined;
     try {
-      const own = scenario.baseline ? await measureOwnBaseline(scenario.baseline, target) : undefined;
-      if (own) rows.push(own);
-      ownServer = await scenario.ownServer?.();
+      ownBaseline = await scenario.baseline?.start(target);
+      ownServer = await (scenario.ownServer?.() ?? (fresh ? context.startFresh() : undefined));
       const measured = ownServer?.target ?? target;
       const request = await scenario.setup(measured);
       const failure = await preflight(measured.baseUrl, request);
+      if (failure) {
+        rows.push(failedRow(scenario.name, failure));
+        continue;
+      }
+      const own = ownBaseline && { baseUrl: ownBaseline.baseUrl, request: ownBaseline.request };
+      const sides = [context.document, ...(own ? [own] : []), { baseUrl: measured.baseUrl, request }];
+      const [document, ...rest] = await alternate(sides, roundSettings);
+      const measuredRounds = rest[rest.length - 1] ?? [];
+      const ownRounds = own ? rest[0] : undefined;
+      if (ownRounds && scenario.baseline) rows.push(row(`baseline: ${scenario.baseline.name}`, ownRounds, document ?? [], null, null));
       // A scenario with its own yardstick (the same work done directly) is compared to that.
-      const yardstick = own ? { ...baselines, doc: own.requestsPerSecond } : baselines;
-      rows.push(failure ? failedRow(scenario.name, failure) : await measure(scenario.name, measured.baseUrl, request, yardstick));
+      rows.push(row(scenario.name, measuredRounds, document ?? [], ownRounds ?? document ?? [], context.yardsticks));
     } catch (error) {
       rows.push(failedRow(scenario.name, `setup failed: ${(error as Error).message}`));
-      world = undefined;
+      if (!fresh) world = undefined;
     } finally {
       await ownServer?.stop();
+      await ownBaseline?.stop();
       await scenario
         .teardown?.()
         .catch((error: unknown) => console.error(`bench: teardown of ${scenario.name} failed: ${(error as Error).message}`));
@@ -244,55 +113,90 @@ async function runScenarios(target: BenchTarget, scenarios: readonly Scenario[],
   }
 }
 
-async function main(): Promise<void> {
-  const scenarios = await loadScenarios();
-  console.log(
-    `bench: ${scenarios.length} scenario(s), ${settings.durationSeconds} s each after ${WARMUP_SECONDS} s warm-up, ` +
-      `${settings.connections} connection(s), node ${process.version}, ${cpus().length} cpu(s)`,
-  );
+/** The machine first: what it is, how busy, and what its yardsticks measure on it now. */
+function printMachine(): { cpu: string; cores: number; loadAverage: number[] } {
+  const cpu = cpus()[0]?.model ?? 'unknown';
+  const machine = { cpu, cores: cpus().length, loadAverage: loadavg().map((load) => Math.round(load * 100) / 100) };
+  console.log(`machine: ${machine.cpu}, ${machine.cores} core(s), load average ${machine.loadAverage.join(' ')}, node ${process.version}`);
+  return machine;
+}
 
-  const startups = new Map<string, number[]>();
-  const startMs = new Map<string, number>();
-  for (const [label, how] of [
+/** Spawn-to-ready in rounds: the bare server, `node dist/main.js`, `npm start`, again and again. */
+async function measureStarts(): Promise<Map<string, number[]>> {
+  const commands: [string, StartCommand][] = [
+    [START_BARE, 'bare'],
     [START_NODE, 'node'],
     [START_NPM, 'npm'],
-  ] as [string, StartCommand][]) {
-    const samples: number[] = [];
-    for (let run = 0; run < settings.starts; run += 1) samples.push(Math.round(await measureStartup(how)));
-    startups.set(label, samples);
-    startMs.set(label, median(samples));
-    console.log(`start-to-ready, ${label} (spawn -> /_emulator/health 200): median ${median(samples)} ms of ${samples.join(', ')}`);
+  ];
+  const samples = new Map<string, number[]>(commands.map(([label]) => [label, []]));
+  for (let index = 0; index < settings.starts; index += 1) {
+    for (const [label, how] of commands) samples.get(label)?.push(Math.round(await measureStartup(how)));
   }
+  const bare = samples.get(START_BARE) ?? [];
+  for (const [label, values] of samples) {
+    const ratio =
+      label === START_BARE
+        ? ''
+        : `; x bare per round: median ${fixed(median(quotients(values, bare)))} (${range(quotients(values, bare))})`;
+    console.log(`spawn to ready, ${label}: median ${median(values)} ms (${range(values, 0)})${ratio}`);
+  }
+  return samples;
+}
+
+const fixed = (value: number, digits = 2) => value.toFixed(digits);
+function range(values: number[], digits = 2): string {
+  const found = spread(values);
+  return found === null ? '-' : `${fixed(found.min, digits)}-${fixed(found.max, digits)}`;
+}
+
+async function main(): Promise<void> {
+  const scenarios = await loadScenarios();
+  const machine = printMachine();
+  console.log(
+    `bench: ${scenarios.length} scenario(s), each measured in ${settings.rounds} alternating rounds of ` +
+      `${fixed(roundSettings.seconds)} s beside the document baseline (after a ${roundSettings.warmupSeconds} s warm-up), ` +
+      `${settings.connections} connection(s)`,
+  );
+  const startRounds = await measureStarts();
 
   const baselineServer = await startBaseline();
   const rows: Row[] = [];
   try {
-    rows.push(await measure(KV_BASELINE, baselineServer.baseUrl, { path: '/kv/4242' }, null));
-    rows.push(
-      await measure(
-        DOC_BASELINE,
-        baselineServer.baseUrl,
-        { path: '/doc/doc-4242', headers: { authorization: `Bearer ${BASELINE_TOKEN}` } },
-        null,
-      ),
+    const document: Side = {
+      baseUrl: baselineServer.baseUrl,
+      request: { path: '/doc/doc-4242', headers: { authorization: `Bearer ${BASELINE_TOKEN}` } },
+    };
+    const [kvRounds = [], documentRounds = []] = await alternate(
+      [{ baseUrl: baselineServer.baseUrl, request: { path: '/kv/4242' } }, document],
+      roundSettings,
     );
+    const kv = kvRounds.map((one) => one.requestsPerSecond);
+    const doc = documentRounds.map((one) => one.requestsPerSecond);
+    const yardsticks: Yardsticks = { documentMedian: median(doc), kvPerDocument: median(quotients(kv, doc)) };
+    rows.push(row(KV_BASELINE, kvRounds, documentRounds, null, null), row(DOC_BASELINE, documentRounds, documentRounds, null, null));
+    console.log(`${KV_BASELINE}: median ${Math.round(median(kv))} req/s (${range(kv, 0)})`);
+    console.log(`${DOC_BASELINE}: median ${Math.round(median(doc))} req/s (${range(doc, 0)})`);
+    const soaked = await measureUnderstudy(scenarios, document, yardsticks, rows);
+    report(machine, startRounds, rows, yardsticks, soaked);
   } finally {
     await baselineServer.stop();
   }
-  const baselines: Baselines = { kv: (rows[0] as Row).requestsPerSecond, doc: (rows[1] as Row).requestsPerSecond };
+}
 
+/** The scenarios on a shared understudy (and a hosted one), fresh ones where a row asks, then the soak. */
+async function measureUnderstudy(scenarios: readonly Scenario[], document: Side, yardsticks: Yardsticks, rows: Row[]) {
+  const freshStarter = (overrides: Record<string, string>) => async (): Promise<OwnServer> => {
+    const server = await startUnderstudy(overrides);
+    return { target: server.target, stop: () => server.stop() };
+  };
   const understudy = await startUnderstudy(soakServerEnvironment());
   // Read before any request: the idle figure of a fresh server (issue 22 wants it under 150 MB).
   await new Promise((resolve) => setTimeout(resolve, 2_000));
   const rssAfterStartMb = understudy.pid === undefined ? 0 : rssMb(understudy.pid);
   let soaked: SoakResult | undefined;
   try {
-    await runScenarios(
-      understudy.target,
-      scenarios.filter((scenario) => scenario.edition === undefined),
-      baselines,
-      rows,
-    );
+    const standard = scenarios.filter((scenario) => scenario.edition === undefined);
+    await runScenarios(understudy.target, standard, { document, yardsticks, startFresh: freshStarter({}) }, rows);
     if ((settings.only === '' || settings.only === 'soak') && understudy.pid !== undefined) {
       await fetch(`${understudy.target.baseUrl}/_emulator/reset`, { method: 'POST' }).then((response) => response.arrayBuffer());
       soaked = await soak(understudy.target, understudy.pid, settings.soakSeconds, settings.connections, rssAfterStartMb);
@@ -303,17 +207,27 @@ async function main(): Promise<void> {
   // Rows of the hosted edition (the audit trail) run on a second understudy started as one.
   const hosted = scenarios.filter((scenario) => scenario.edition === 'hosted');
   if (hosted.length > 0) {
-    const hostedUnderstudy = await startUnderstudy({ UNDERSTUDY_EDITION: 'hosted' });
+    const edition = { UNDERSTUDY_EDITION: 'hosted' };
+    const hostedUnderstudy = await startUnderstudy(edition);
     try {
-      await runScenarios(hostedUnderstudy.target, hosted, baselines, rows);
+      await runScenarios(hostedUnderstudy.target, hosted, { document, yardsticks, startFresh: freshStarter(edition) }, rows);
     } finally {
       await hostedUnderstudy.stop();
     }
   }
+  return soaked;
+}
 
+function report(
+  machine: ReturnType<typeof printMachine>,
+  startRounds: Map<string, number[]>,
+  rows: Row[],
+  yardsticks: Yardsticks,
+  soaked: SoakResult | undefined,
+): void {
   console.log('');
   printTable(rows);
-  const goals = evaluateGoals(rows, startMs);
+  const goals = evaluateGoals(rows, yardsticks.documentMedian, startRounds);
   console.log('');
   printGoals(goals);
   if (soaked) {
@@ -327,12 +241,13 @@ async function main(): Promise<void> {
     if (soaked.heapSnapshots.length > 0)
       console.log(`heap snapshots in ${process.env.BENCH_SOAK_HEAP_DIR}: ${soaked.heapSnapshots.join(', ')}`);
   }
-  const startToReadyMs = Object.fromEntries([...startups].map(([label, samples]) => [label, { median: median(samples), samples }]));
+  const startToReadyMs = Object.fromEntries([...startRounds].map(([label, samples]) => [label, { ...spread(samples), samples }]));
   const results = {
     date: new Date().toISOString(),
+    machine,
     node: process.version,
-    cpus: cpus().length,
     settings,
+    baselines: yardsticks,
     startToReadyMs,
     rows,
     goals,
@@ -341,20 +256,6 @@ async function main(): Promise<void> {
   mkdirSync(join(ROOT, '.bench'), { recursive: true });
   writeFileSync(join(ROOT, '.bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
   console.log('\nwritten to .bench/results.json');
-}
-
-/** A scenario's own yardstick, e.g. the same SQL issued directly; reported as its own row. */
-async function measureOwnBaseline(baseline: NonNullable<Scenario['baseline']>, target: BenchTarget): Promise<Row> {
-  const server = await baseline.start(target);
-  try {
-    return await measure(`baseline: ${baseline.name}`, server.baseUrl, server.request, null);
-  } finally {
-    await server.stop();
-  }
-}
-
-function failedRow(scenario: string, failure: string): Row {
-  return { scenario, requestsPerSecond: 0, p99Ms: 0, ratioToBaseline: null, ratioToKvBaseline: null, non2xx: 0, errors: 0, failure };
 }
 
 process.once('SIGINT', () => {

@@ -49,6 +49,12 @@ export interface Scenario {
    * Each setup must then find what an earlier scenario of its world made (see `ensure`).
    */
   world?: string;
+  /**
+   * Runs on a fresh understudy of its own (started by the runner for this row, stopped after it)
+   * instead of the shared one: for rows whose figure moves with what earlier worlds left in the
+   * shared server's heap (point reads compared with the document baseline).
+   */
+  fresh?: boolean;
   /** Runs on a second understudy started as this edition (rows of hosted-only features); the default edition otherwise. */
   edition?: 'hosted';
   /** Prepares state through the public API (and /_emulator) and returns the request to measure. */

@@ -64,7 +64,10 @@ await build({
   define: { SERVER_BUNDLE_HASH: JSON.stringify(serverHash) },
 });
 await build({ ...common, entryPoints: ['src/adapters/kms/pkcs11/worker.ts'], outfile: 'dist/pkcs11-worker.js' });
-await build({ ...common, entryPoints: ['src/index.ts'], outfile: 'dist/index.js' });
+// Split, so the server half (src/in-process.ts and all it imports) is a chunk of its own, loaded
+// only when startUnderstudy is first called; chunks sit beside index.js, where import.meta.url
+// finds the worker and the package root as it does from the entry itself.
+await build({ ...common, entryPoints: ['src/index.ts'], outdir: 'dist', splitting: true, chunkNames: 'chunk-[hash]' });
 const declarations = ts.transpileDeclaration(readFileSync('src/index.ts', 'utf8'), {
   fileName: 'index.ts',
   compilerOptions: { module: ts.ModuleKind.NodeNext, target: ts.ScriptTarget.ES2022, strict: true },

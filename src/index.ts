@@ -4,13 +4,7 @@
  * (scripts/build.mjs turns this file's declarations into dist/index.d.ts), so nothing internal
  * is part of the package's contract.
  */
-import { buildApp } from './app.js';
-import { loadConfig, VARIABLES, type Config } from './config.js';
-import { parseDurationMs } from './core/duration.js';
-import { parseRule, ruleView } from './control/harness/faults.js';
-import { journalEntry, parseFilter } from './control/harness/journal.js';
-import { logDestination } from './logging.js';
-import { clientEnvironment, clientUrl } from './server/address.js';
+import { VARIABLES } from './config.js';
 
 /** Options, one per environment variable, by the config name (`seed` for `UNDERSTUDY_SEED`, `journalSize`, …). */
 export interface UnderstudyOptions {
@@ -148,54 +142,13 @@ function environmentOf(options: UnderstudyOptions): Record<string, string> {
   return env;
 }
 
-function filterQuery(filter: RequestFilter): Record<string, string> {
-  const query: Record<string, string> = {};
-  const { since, tokenAccessor, ...rest } = filter;
-  for (const [name, value] of Object.entries(rest)) if (value !== undefined) query[name] = String(value);
-  if (since !== undefined) query['since'] = since instanceof Date ? since.toISOString() : String(since);
-  if (tokenAccessor !== undefined) query['token-accessor'] = tokenAccessor;
-  return query;
-}
-
-/** Starts understudy in this process and resolves once it listens. */
+/**
+ * Starts understudy in this process and resolves once it listens. The server itself (src/in-process.ts)
+ * is loaded on this first call, not on import: importing the package costs a test runner's
+ * config file nothing.
+ */
 export async function startUnderstudy(options: UnderstudyOptions = {}): Promise<Understudy> {
-  const config: Config = loadConfig(environmentOf(options));
-  const app = await buildApp(config, { logTo: config.logLevel === 'silent' ? false : await logDestination(config) });
-  await app.fastify.listen({ host: config.host, port: config.port });
-  const { port } = app.fastify.server.address() as { port: number };
-  const url = clientUrl(config, port, app.tls);
-  const { harness, runtime } = app;
-  const view = (rule: ReturnType<typeof parseRule>) => ruleView(rule) as Record<string, unknown> & { id: string };
-  return {
-    url,
-    env: clientEnvironment(config, url, app.tls),
-    tokens: { admin: config.adminToken, root: config.rootToken, control: config.controlToken },
-    reset: async () => app.reset(),
-    snapshot: (name, snapshotOptions = {}) => harness.snapshots.create(name, snapshotOptions.replace === true),
-    restore: async (name, restoreOptions = {}) => harness.snapshots.restore(name, restoreOptions.clock === true),
-    requests: (filter = {}) => {
-      if (harness.journal === null) throw new Error('the request journal is off (journalSize 0)');
-      return harness.journal.find(parseFilter(filterQuery(filter))).map((record) => journalEntry(record) as unknown as RequestEntry);
-    },
-    faults: {
-      add: (input) => {
-        const rule = parseRule(input, runtime.clock.now());
-        harness.faults.add(rule);
-        return view(rule);
-      },
-      list: () => harness.faults.list().map(view),
-      remove: (id) => harness.faults.remove(id),
-      clear: () => void harness.faults.clear(),
-    },
-    clock: {
-      now: () => runtime.clock.now(),
-      advance: async (duration) => {
-        await runtime.scheduler.advanceTo(runtime.clock.nowMs() + parseDurationMs(duration));
-      },
-      set: async (time, setOptions = {}) => {
-        await runtime.scheduler.advanceTo(new Date(time).getTime(), setOptions.force === true);
-      },
-    },
-    stop: () => app.fastify.close(),
-  };
+  const environment = environmentOf(options);
+  const { startInProcess } = await import('./in-process.js');
+  return startInProcess(environment);
 }

@@ -1,7 +1,7 @@
 import { resolveRunUser, RunUserError } from './adapters/executor/run-user.js';
 import { buildApp } from './app.js';
 import { cliAction } from './cli.js';
-import { logDestination, routeProcessWarnings } from './logging.js';
+import { flushLogs, logDestination, routeProcessWarnings } from './logging.js';
 import { ConfigError, loadConfig, readEnvironment, unknownVariables, type Config } from './config.js';
 import { SHUTDOWN_DEADLINE_MS } from './core/shutdown.js';
 import { VERSION } from './core/version.js';
@@ -65,8 +65,9 @@ async function main(): Promise<boolean> {
   }
 
   let app;
+  const logTo = await logDestination(config);
   try {
-    app = await buildApp(config, { logTo: await logDestination(config) });
+    app = await buildApp(config, { logTo });
   } catch (error) {
     if (error instanceof SeedError || error instanceof TlsError) fail(error.message);
     if (error instanceof StoreError) fail(`UNDERSTUDY_STORE=${config.store} cannot be used: ${error.message}`);
@@ -110,9 +111,16 @@ async function main(): Promise<boolean> {
       process.stderr.write(`understudy: shutdown did not finish within ${SHUTDOWN_DEADLINE_MS} ms; exiting anyway\n`);
       process.exit(1);
     }, SHUTDOWN_DEADLINE_MS - 250).unref();
+    // The log destination is asynchronous: what it holds goes out before the process does.
     app.fastify.close().then(
-      () => process.exit(0),
-      () => process.exit(1),
+      () => {
+        flushLogs(logTo);
+        process.exit(0);
+      },
+      () => {
+        flushLogs(logTo);
+        process.exit(1);
+      },
     );
   };
   process.once('SIGINT', () => shutdown('SIGINT'));

@@ -4,6 +4,7 @@ import type { Scenario } from '../scenario.js';
 export const scenarios: Scenario[] = [
   {
     name: 'GET /api/v2/organizations/:org',
+    fresh: true,
     setup: async (target) => ({
       path: '/api/v2/organizations/understudy',
       headers: { authorization: `Bearer ${target.adminToken}`, accept: 'application/vnd.api+json' },

@@ -16,6 +16,7 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'GET /v1/cubbyhole/:path',
+    fresh: true,
     setup: async (target) => {
       const response = await fetch(`${target.baseUrl}/v1/cubbyhole/bench/read`, {
         method: 'POST',
@@ -28,6 +29,7 @@ export const scenarios: Scenario[] = [
   },
   {
     name: 'GET /v1/auth/token/lookup-self',
+    fresh: true,
     setup: async (target) => ({ path: '/v1/auth/token/lookup-self', headers: tokenHeaders(target) }),
   },
 ];

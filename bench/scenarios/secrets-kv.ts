@@ -30,10 +30,11 @@ export const scenarios: Scenario[] = [
     name: WRITE,
     setup: async (target) => ({ method: 'POST', path: '/v1/secret/data/bench/write', headers: headers(target), body }),
   },
-  { name: READ, setup: readRequest },
+  { name: READ, fresh: true, setup: readRequest },
   {
     // The same read with a `file` device writing both records of every request to a real file.
     name: AUDITED_READ,
+    fresh: true,
     setup: async (target) => {
       auditDir = mkdtempSync(join(tmpdir(), 'understudy-bench-audit-'));
       const options = { file_path: join(auditDir, 'audit.log') };

@@ -28,6 +28,7 @@ async function prepare(target: BenchTarget): Promise<void> {
 export const scenarios: Scenario[] = [
   {
     name: SINGLE,
+    fresh: true,
     setup: async (target) => {
       await prepare(target);
       return {

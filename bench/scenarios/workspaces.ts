@@ -46,6 +46,7 @@ async function bindBenchTags(target: BenchTarget, org: string): Promise<void> {
 export const scenarios: Scenario[] = [
   {
     name: SHOW,
+    fresh: true,
     setup: async (target) => {
       const created = await call(target, 'POST', '/api/v2/organizations/understudy/workspaces', {
         data: { type: 'workspaces', attributes: { name: 'bench-show' } },

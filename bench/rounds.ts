@@ -1,0 +1,148 @@
+/**
+ * Measuring in alternating rounds: a row and its yardstick are measured A, B, A, B… in short
+ * rounds, and a ratio is the median of the per-round ratios. Two figures taken minutes apart move
+ * with whatever else the machine does; two taken a second apart move together, so their ratio
+ * holds on a busy machine too.
+ */
+import autocannon from 'autocannon';
+import type { BenchRequest } from './scenario.js';
+import { preflightOverTls, tlsOptionsOf } from './tls-request.js';
+
+/** What one short round of one server measured. */
+export interface Round {
+  requestsPerSecond: number;
+  /** autocannon records latency in whole milliseconds, so 0 means under one. */
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** A median with the smallest and largest value it was taken from. */
+export interface Spread {
+  median: number;
+  min: number;
+  max: number;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}
+
+export function spread(values: readonly number[]): Spread | null {
+  if (values.length === 0) return null;
+  return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
+}
+
+/** Per-index quotients of two equally long series (rounds measured side by side). */
+export function quotients(numerators: readonly number[], denominators: readonly number[]): number[] {
+  return numerators.flatMap((value, index) => {
+    const under = denominators[index];
+    return under === undefined || under === 0 || value === 0 ? [] : [value / under];
+  });
+}
+
+/** Sends `request` for `seconds` (or its fixed amount) and reports one round. */
+export async function round(baseUrl: string, request: BenchRequest, seconds: number, connections: number, amountShare = 1): Promise<Round> {
+  const pairs = request.followUp ? 2 : 1;
+  const length =
+    request.amount === undefined ? { duration: seconds } : { amount: Math.max(1, Math.ceil(request.amount * amountShare)) * pairs };
+  const result = await autocannon({
+    url: baseUrl + request.path,
+    method: (request.method ?? 'GET') as autocannon.Request['method'],
+    headers: request.headers ?? {},
+    ...(request.body === undefined ? {} : { body: request.body }),
+    ...(request.followUp ? { requests: followUpRequests(request, request.followUp) } : {}),
+    ...tlsOptionsOf(request),
+    connections,
+    // autocannon stops at its first sample after the duration: sample often, or a short round runs a full second.
+    sampleInt: 100,
+    ...length,
+  });
+  // Total over elapsed time: autocannon's per-second average has no sample in a sub-second round.
+  const elapsed = Math.max(result.duration, 0.001);
+  return {
+    requestsPerSecond: result.requests.total / elapsed,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+/** The first request, then the follow-up to the path its response names (per connection). */
+function followUpRequests(request: BenchRequest, followUp: NonNullable<BenchRequest['followUp']>): autocannon.Request[] {
+  return [
+    {
+      method: (request.method ?? 'GET') as autocannon.Request['method'],
+      path: request.path,
+      headers: request.headers ?? {},
+      ...(request.body === undefined ? {} : { body: request.body }),
+      onResponse: (_status: number, body: string, context: object) => {
+        Object.assign(context, { next: followUp.pathFrom(body), nextHeaders: followUp.headersFrom?.(body) ?? {} });
+      },
+    },
+    {
+      method: followUp.method as autocannon.Request['method'],
+      headers: followUp.headers ?? {},
+      body: followUp.body,
+      setupRequest: (next: autocannon.Request, context: object) => {
+        const { next: path, nextHeaders } = context as { next?: string; nextHeaders?: Record<string, string> };
+        return { ...next, path: String(path), headers: { ...next.headers, ...nextHeaders } };
+      },
+    },
+  ];
+}
+
+/** One request first: a scenario that answers 4xx/5xx would otherwise post a flattering figure. */
+export async function preflight(baseUrl: string, request: BenchRequest): Promise<string | null> {
+  if (request.tls) return preflightOverTls(baseUrl, request);
+  const response = await fetch(baseUrl + request.path, {
+    method: request.method ?? 'GET',
+    headers: request.headers ?? {},
+    body: (request.body ?? null) as BodyInit | null,
+  });
+  const text = await response.text();
+  if (response.status >= 400) return `preflight answered ${response.status}`;
+  if (!request.followUp) return null;
+  const { method, headers, body, pathFrom, headersFrom } = request.followUp;
+  const second = await fetch(baseUrl + pathFrom(text), {
+    method,
+    headers: { ...headers, ...headersFrom?.(text) },
+    body: new Uint8Array(body),
+  });
+  await second.arrayBuffer();
+  return second.status >= 400 ? `preflight follow-up answered ${second.status}` : null;
+}
+
+/** A server to measure in the rounds: where it listens and what to send it. */
+export interface Side {
+  baseUrl: string;
+  request: BenchRequest;
+}
+
+export interface RoundSettings {
+  /** Pairs (or triples) of rounds. */
+  rounds: number;
+  /** Seconds of one round. */
+  seconds: number;
+  warmupSeconds: number;
+  connections: number;
+}
+
+/**
+ * Measures `sides` in turn, `rounds` times over (A, B, A, B…), each for `seconds` (an amount row
+ * sends its amount split across the rounds), after one warm-up round of each. Returns each side's
+ * rounds in measuring order.
+ */
+export async function alternate(sides: readonly Side[], settings: RoundSettings): Promise<Round[][]> {
+  const { rounds, seconds, warmupSeconds, connections } = settings;
+  for (const side of sides) await round(side.baseUrl, side.request, warmupSeconds, connections, 1 / rounds);
+  const measured: Round[][] = sides.map(() => []);
+  for (let index = 0; index < rounds; index += 1) {
+    for (const [position, side] of sides.entries()) {
+      (measured[position] as Round[]).push(await round(side.baseUrl, side.request, seconds, connections, 1 / rounds));
+    }
+  }
+  return measured;
+}
