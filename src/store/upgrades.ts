@@ -92,6 +92,10 @@ export function sealHiddenValues(sqlite: Database.Database): void {
   const found = entries.length + tasks.length + workspaceVariables.length + setVariables.length + clearSettings.length;
   if (found === 0) return; // no key for a store that has nothing to protect
 
+  // The clear copies must leave the file, not only the rows: secure_delete zeroes the space an
+  // updated row leaves behind, and upgradeData checkpoints the log into the file afterwards.
+  const secureDelete = sqlite.pragma('secure_delete', { simple: true }) as number;
+  sqlite.pragma('secure_delete = ON');
   const atRest = storeAtRest(sqlite);
   const seal = (table: string, column: string, rows: { id: number; value: string }[], sealed: (value: string) => string) => {
     const update = sqlite.prepare(`UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
@@ -106,6 +110,7 @@ export function sealHiddenValues(sqlite: Database.Database): void {
     for (const field of hiddenIn(name, attributes)) attributes[field] = atRest.sealMarked(attributes[field] as string);
     saveSettings.run(JSON.stringify(attributes), name);
   }
+  sqlite.pragma(`secure_delete = ${secureDelete}`);
 }
 
 export function upgradeData(sqlite: Database.Database): void {
@@ -115,4 +120,7 @@ export function upgradeData(sqlite: Database.Database): void {
     for (const upgrade of UPGRADES.slice(done)) upgrade(sqlite);
     sqlite.pragma(`user_version = ${UPGRADES.length}`);
   })();
+  // Pages an upgrade rewrote reach the database file now, not at some later checkpoint, so the
+  // older versions of those pages leave the file (a no-op for an in-memory store).
+  sqlite.pragma('wal_checkpoint(TRUNCATE)');
 }

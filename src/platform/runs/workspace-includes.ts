@@ -1,11 +1,10 @@
 import type { Clock } from '../../core/clock.js';
 import type { Dialect } from '../../core/dialect.js';
+import type { Principal } from '../auth/principal.js';
 import type { Db } from '../../store/store.js';
 import { configurationVersionResource } from '../configuration-versions/resource.js';
 import type { ConfigurationVersionService } from '../configuration-versions/service.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import type { PolicyCheckService } from '../policies/checks.js';
-import type { TaskStageService } from '../task-stages/service.js';
 import type { WorkspaceService } from '../workspaces/service.js';
 import type { WorkspaceIncludeLoader, WorkspacePage } from '../workspaces/view.js';
 import type { RunActivityService } from './activity.js';
@@ -20,9 +19,10 @@ export interface CurrentRunIncludeParts {
   workspaces: WorkspaceService;
   configurationVersions: ConfigurationVersionService;
   runLogs: LogBook;
-  taskStages: TaskStageService;
+  // Task stages and policy checks import runs, so runs names only the two questions it asks them.
+  taskStages: { stageIdsOf(runIds: readonly string[]): Map<string, string[]> };
   runActivity: RunActivityService;
-  policyChecks: PolicyCheckService;
+  policyChecks: { canOverrideFor(principal: Principal, organizationId: string): boolean };
 }
 
 type CurrentRunInclude =
