@@ -154,6 +154,7 @@ export class RunService {
           resourceImports: 0,
           log: '',
           jsonOutput: null,
+          executionDetails: null,
           statusTimestamps: {},
           createdAt: now,
         });
