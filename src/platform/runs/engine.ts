@@ -227,6 +227,8 @@ export class RunEngine implements DueSource {
       entry.force = force;
       entry.controller.abort();
       entry.gate?.resolve();
+      // A run waiting for its confirmation has no work in flight to notice the abort (only an admin force-cancel gets here).
+      if (repo.findRun(this.db, runId)?.status === 'planned') this.end(runId, force ? 'force_canceled' : 'canceled');
       return;
     }
     this.end(runId, force ? 'force_canceled' : 'canceled');

@@ -294,6 +294,15 @@ export class RunService {
     this.engine.cancel(run.id, true);
   }
 
+  /** A site administrator's force-cancel (`/admin/runs/:id/actions/force-cancel`): any unfinished run, no cool-off. */
+  adminForceCancel(principal: Principal, id: string, comment: string | null): void {
+    const run = repo.findRun(this.db, id);
+    if (!run) throw NOT_FOUND;
+    if (isFinal(run.status)) throw TRANSITION_REFUSED.forceCancel();
+    this.comment(run.id, principal, comment);
+    this.engine.cancel(run.id, true);
+  }
+
   forceExecute(principal: Principal, id: string): void {
     const { run, located } = this.locate(principal, id);
     this.workspaces.require(located, 'can-queue-run');
