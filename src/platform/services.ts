@@ -227,7 +227,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const services: PlatformServices = {
     admin: new AdminService(runtime),
     agentPools,
-    agents: new AgentService(db, clock, agentPools),
+    agents: new AgentService(db, clock, agentPools, (poolId) => engine.agents.offer(poolId)),
     memberships: new MembershipService(db, clock, dialect, users),
     membershipViews: new MembershipViews(db, teams),
     oauthClients,

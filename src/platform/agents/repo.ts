@@ -61,3 +61,13 @@ export function agentsOf(
   const rows = db.select().from(agents).where(where).orderBy(desc(agents.lastPingAt), asc(agents.id)).limit(limit).offset(offset).all();
   return { rows, total: db.select({ n: count() }).from(agents).where(where).get()?.n ?? 0 };
 }
+
+/** A pool's agents that last said they were idle, longest-registered first (the order they are handed runs). */
+export function idleAgentsOf(db: DbOrTx, poolId: string): AgentRow[] {
+  return db
+    .select()
+    .from(agents)
+    .where(and(eq(agents.agentPoolId, poolId), eq(agents.status, 'idle')))
+    .orderBy(asc(agents.createdAt), asc(agents.id))
+    .all();
+}

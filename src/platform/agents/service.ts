@@ -17,6 +17,15 @@ const EXITED_AFTER_MS = 60 * 60 * 1000;
 /** The statuses an agent reports (`idle`, `busy`) or is given when it stops reporting. */
 export const AGENT_STATUSES = ['idle', 'busy', 'unknown', 'exited', 'errored'] as const;
 
+/** What the clock says about an agent that stopped pinging. */
+export function withClockStatus(agent: AgentRow, nowMs: number): AgentRow {
+  const silent = nowMs - agent.lastPingAt.getTime();
+  if (agent.status === 'exited' || agent.status === 'errored') return agent;
+  if (silent >= EXITED_AFTER_MS) return { ...agent, status: 'exited' };
+  if (silent >= UNKNOWN_AFTER_MS) return { ...agent, status: 'unknown' };
+  return agent;
+}
+
 const refused = () => new ApiError(401, 'the agent token is not valid', { title: 'unauthorized' });
 
 /**
@@ -29,6 +38,8 @@ export class AgentService {
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly pools: AgentPoolService,
+    /** Told when an agent of a pool is ready for work (registered, or reported idle): queued agent runs take it. */
+    private readonly onIdle: (poolId: string) => void = () => undefined,
   ) {}
 
   private managedPool(principal: Principal, poolId: string) {
@@ -93,13 +104,8 @@ export class AgentService {
     return this.withStatus(agent);
   }
 
-  /** What the clock says about an agent that stopped pinging. */
   private withStatus(agent: AgentRow): AgentRow {
-    const silent = this.clock.nowMs() - agent.lastPingAt.getTime();
-    if (agent.status === 'exited' || agent.status === 'errored') return agent;
-    if (silent >= EXITED_AFTER_MS) return { ...agent, status: 'exited' };
-    if (silent >= UNKNOWN_AFTER_MS) return { ...agent, status: 'unknown' };
-    return agent;
+    return withClockStatus(agent, this.clock.nowMs());
   }
 
   /** The token behind an agent's bearer secret (401 for anything else). */
@@ -124,6 +130,7 @@ export class AgentService {
       createdAt: at,
     };
     repo.insertAgent(this.db, row);
+    this.onIdle(row.agentPoolId);
     return row;
   }
 
@@ -138,6 +145,7 @@ export class AgentService {
     }
     const changes = { status: next, lastPingAt: this.clock.now() };
     repo.updateAgent(this.db, agent.id, changes);
+    if (next === 'idle') this.onIdle(agent.agentPoolId);
     return { ...agent, ...changes };
   }
 }

@@ -1,7 +1,8 @@
-import { count, desc, eq, getTableColumns } from 'drizzle-orm';
+import { and, count, desc, eq, getTableColumns, notInArray } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
-import { configurationVersions } from '../../store/tables.js';
+import { configurationVersions, runs } from '../../store/tables.js';
+import { FINAL_STATUSES } from '../runs/states.js';
 import { updateRows } from '../../store/update.js';
 
 export type ConfigurationVersionRow = typeof configurationVersions.$inferSelect;
@@ -49,4 +50,30 @@ export function listConfigurationVersions(db: DbOrTx, workspaceId: string, offse
     .all();
   const total = db.select({ n: count() }).from(configurationVersions).where(where).get()?.n ?? 0;
   return { rows, total };
+}
+
+/**
+ * The workspace's versions that cannot be archived: its newest uploaded non-speculative version
+ * (what the next run uses) and every version an unfinished run still reads.
+ */
+export function currentVersionIds(db: DbOrTx, workspaceId: string): Set<string> {
+  const newest = db
+    .select({ id: configurationVersions.id })
+    .from(configurationVersions)
+    .where(
+      and(
+        eq(configurationVersions.workspaceId, workspaceId),
+        eq(configurationVersions.status, 'uploaded'),
+        eq(configurationVersions.speculative, false),
+      ),
+    )
+    .orderBy(desc(configurationVersions.createdAt), desc(configurationVersions.id))
+    .limit(1)
+    .all();
+  const inUse = db
+    .select({ id: runs.configurationVersionId })
+    .from(runs)
+    .where(and(eq(runs.workspaceId, workspaceId), notInArray(runs.status, [...FINAL_STATUSES])))
+    .all();
+  return new Set([...newest, ...inUse].map((row) => row.id));
 }

@@ -57,6 +57,11 @@ export async function configurationVersionRoutes(app: PlatformApp, context: Plat
     return sendDocument(reply, 200, singleDocument(configurationVersionResource(version, dialect)));
   });
 
+  app.post<ById>('/configuration-versions/:id/actions/archive', { schema: { params: params('id') } }, async (request, reply) => {
+    service.archiveVersion(request.principal, request.params.id);
+    return reply.code(202).send();
+  });
+
   app.get<ById>(
     '/configuration-versions/:id/download',
     { config: { taskAccess: true }, schema: { params: params('id') } },

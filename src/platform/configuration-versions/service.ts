@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 import type { Clock } from '../../core/clock.js';
 import { isoTimestamp } from '../../core/clock.js';
 import { safeEqual, sha256Hex } from '../../core/crypto.js';
-import { ApiError, notFound } from '../../core/errors.js';
+import { ApiError, conflict, notFound } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
 import { checkSlug, SlugRejected } from '../../adapters/executor/slug.js';
@@ -107,6 +107,22 @@ export class ConfigurationVersionService {
     const archive = id === allowed ? repo.archiveOf(this.db, id) : null;
     if (!archive) throw NOT_FOUND;
     return archive;
+  }
+
+  /**
+   * `actions/archive`: the slug is dropped and the version reads `archived`. The workspace's
+   * current version (the newest uploaded one, or one an unfinished run reads) is refused, as is
+   * one that holds no slug.
+   */
+  archiveVersion(principal: Principal, id: string): void {
+    const { version, located } = this.locate(principal, id);
+    this.workspaces.require(located, 'can-queue-run');
+    const refuse = (why: string) =>
+      conflict(`configuration could not be archived because it is ${why}`, { title: 'transition not allowed' });
+    if (version.status !== 'uploaded') throw refuse(version.status);
+    if (repo.currentVersionIds(this.db, version.workspaceId).has(version.id)) throw refuse('current');
+    const statusTimestamps = { ...version.statusTimestamps, 'archived-at': isoTimestamp(this.clock.now()) };
+    repo.updateConfigurationVersion(this.db, id, { status: 'archived', archive: null, statusTimestamps });
   }
 
   find(id: string): ConfigurationVersionMeta | undefined {

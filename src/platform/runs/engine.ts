@@ -17,6 +17,7 @@ import {
 } from '../../adapters/executor/index.js';
 import type { StateVersionService } from '../state-versions/service.js';
 import type { WorkspaceLocks } from '../workspaces/locking.js';
+import { AgentDispatch } from './agent-dispatch.js';
 import { taskStageChecks, type CheckPoint, type RunCheck, type StageRunner } from './checks.js';
 import { TransitionEvents, type TransitionListener } from './events.js';
 import { buildJob, runNames, type JobSources } from './job.js';
@@ -63,6 +64,8 @@ export class RunEngine implements DueSource {
   private readonly records: RunRecords;
   private readonly queue: RunQueue;
   private readonly checks: RunCheck[] = [];
+  /** Hands agent-mode phases to the pool's registered agents (the agent service offers idle ones). */
+  readonly agents: AgentDispatch;
   private stages: StageRunner | null = null;
   private generation = 0;
   /** Called when an apply finished (run triggers queue runs in the workspaces that name this one). */
@@ -82,6 +85,7 @@ export class RunEngine implements DueSource {
     this.slots = new ExecutionSlots(config.runConcurrency);
     this.progressions = new Progressions(config.runProgression);
     this.events = new TransitionEvents(log);
+    this.agents = new AgentDispatch(db, clock);
     this.hooks = new PhaseHooks(log);
     this.records = new RunRecords(db, clock, logs, services.stateVersions, services.workspaceLocks, this.events);
     this.queue = new RunQueue(db, services.workspaceLocks, this.records, (runId, workspaceId) => this.start(runId, workspaceId));
@@ -156,6 +160,7 @@ export class RunEngine implements DueSource {
     this.origins.clear();
     this.logs.clear();
     this.progressions.reset();
+    this.agents.reset();
     this.stages?.reset();
     void this.executorPromise?.then((executor) => executor.close());
   }
@@ -222,6 +227,8 @@ export class RunEngine implements DueSource {
       entry.force = force;
       entry.controller.abort();
       entry.gate?.resolve();
+      // A run waiting for its confirmation has no work in flight to notice the abort (only an admin force-cancel gets here).
+      if (repo.findRun(this.db, runId)?.status === 'planned') this.end(runId, force ? 'force_canceled' : 'canceled');
       return;
     }
     this.end(runId, force ? 'force_canceled' : 'canceled');
@@ -294,18 +301,20 @@ export class RunEngine implements DueSource {
     if (!(await this.passChecks(runId, 'before_plan', entry))) return;
     let run = this.records.transition(runId, 'plan_queued', {}, { plan: 'queued' });
     await this.gate(runId, entry);
-    const outcome = await this.withSlot(entry, async () => {
-      run = this.records.transition(runId, 'planning', {}, { plan: 'running' });
-      const plan = this.records.phase(runId, 'plan');
-      this.logs.start(plan.id);
-      await this.gate(runId, entry);
-      const job = buildJob(this.services, run);
-      entry.job = job;
-      const executor = await this.executor();
-      return this.inPhase(run, 'plan', plan.id, job, entry, PLAN_REFUSED, (log, extras) =>
-        executor.plan(job, log, entry.controller.signal, extras),
-      );
-    });
+    const outcome = await this.onAgent(runId, 'plan', entry, () =>
+      this.withSlot(entry, async () => {
+        run = this.records.transition(runId, 'planning', {}, { plan: 'running' });
+        const plan = this.records.phase(runId, 'plan');
+        this.logs.start(plan.id);
+        await this.gate(runId, entry);
+        const job = buildJob(this.services, run);
+        entry.job = job;
+        const executor = await this.executor();
+        return this.inPhase(run, 'plan', plan.id, job, entry, PLAN_REFUSED, (log, extras) =>
+          executor.plan(job, log, entry.controller.signal, extras),
+        );
+      }),
+    );
     if (generation !== this.generation) return void (await outcome.prepared?.dispose());
     this.records.recordPlan(run, outcome);
     if (outcome.status !== 'finished') {
@@ -337,16 +346,18 @@ export class RunEngine implements DueSource {
     await this.gate(runId, entry);
     const { prepared, job } = entry;
     if (!prepared || !job) throw new Error('the plan of this run is gone');
-    const outcome = await this.withSlot(entry, async () => {
-      run = this.records.transition(runId, 'applying', {}, { apply: 'running' });
-      const apply = this.records.phase(runId, 'apply');
-      this.logs.start(apply.id);
-      await this.gate(runId, entry);
-      // The apply carries out the plan's job: its hooks see that job's variables.
-      return this.inPhase(run, 'apply', apply.id, job, entry, APPLY_REFUSED, (log, extras) =>
-        prepared.apply(log, entry.controller.signal, extras),
-      );
-    });
+    const outcome = await this.onAgent(runId, 'apply', entry, () =>
+      this.withSlot(entry, async () => {
+        run = this.records.transition(runId, 'applying', {}, { apply: 'running' });
+        const apply = this.records.phase(runId, 'apply');
+        this.logs.start(apply.id);
+        await this.gate(runId, entry);
+        // The apply carries out the plan's job: its hooks see that job's variables.
+        return this.inPhase(run, 'apply', apply.id, job, entry, APPLY_REFUSED, (log, extras) =>
+          prepared.apply(log, entry.controller.signal, extras),
+        );
+      }),
+    );
     entry.prepared = undefined;
     if (generation !== this.generation) return;
     const stateError = this.records.recordApply(run, outcome);
@@ -430,6 +441,24 @@ export class RunEngine implements DueSource {
 
   private originOf(runId: string): string {
     return this.origins.get(runId) ?? 'http://127.0.0.1';
+  }
+
+  /**
+   * In agent mode a phase waits, queued, for an idle agent of the workspace's pool, records it,
+   * and frees it when the phase ends, however it ends; otherwise the work runs as it is.
+   */
+  private async onAgent<T>(runId: string, kind: 'plan' | 'apply', entry: ActiveRun, work: () => Promise<T>): Promise<T> {
+    const run = this.records.mustRun(runId);
+    const poolId = this.agents.poolOf(run);
+    if (!poolId) return work();
+    // Waiting for an agent is standing still, as far as a caller waiting for the run to settle is concerned.
+    const details = await this.agents.claim(run, poolId, entry.controller.signal, () => this.active.notify(entry));
+    try {
+      this.records.recordExecution(runId, kind, details);
+      return await work();
+    } finally {
+      this.agents.release(runId);
+    }
   }
 
   private async withSlot<T>(entry: ActiveRun, work: () => Promise<T>): Promise<T> {

@@ -2,7 +2,7 @@ import { isoTimestamp, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
 import type { ApplyOutcome, PlanOutcome } from '../../adapters/executor/index.js';
 import type { Db, DbOrTx } from '../../store/store.js';
-import type { PrincipalLocker } from '../../store/tables.js';
+import type { ExecutionDetails, PrincipalLocker } from '../../store/tables.js';
 import type { StateVersionService } from '../state-versions/service.js';
 import type { WorkspaceLocks } from '../workspaces/locking.js';
 import * as workspacesRepo from '../workspaces/repo.js';
@@ -46,6 +46,11 @@ export class RunRecords {
     const phase = repo.phasesOf(this.db, [runId]).find((row) => row.kind === kind);
     if (!phase) throw new Error(`the run has no ${kind}`);
     return phase;
+  }
+
+  /** Who carries out the phase (agent mode): recorded as it starts, shown as `execution-details`. */
+  recordExecution(runId: string, kind: PhaseKind, details: ExecutionDetails): void {
+    repo.updatePhase(this.db, this.phase(runId, kind).id, { executionDetails: details });
   }
 
   /** Tells the listeners about a run just created (it starts `pending`, from nothing). */

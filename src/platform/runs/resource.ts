@@ -101,7 +101,7 @@ export function phaseResource(phase: PhaseRow, logReadUrl: string): ResourceObje
   const type = phase.kind === 'plan' ? 'plans' : 'applies';
   const base = `/api/v2/${type}/${phase.id}`;
   const attributes: Record<string, unknown> = {
-    'execution-details': { mode: 'remote' },
+    'execution-details': phase.executionDetails ?? { mode: 'remote' },
     'log-read-url': logReadUrl,
     'resource-additions': phase.resourceAdditions,
     'resource-changes': phase.resourceChanges,

@@ -158,7 +158,7 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
         apply,
         taskStageIds: stages.get(run.id) ?? [],
         commentIds: context.services.runActivity.commentIdsOf(run.id),
-        positionInQueue: 0,
+        positionInQueue: service.positionInQueue(run),
         canOverridePolicyCheck: context.services.policyChecks.canOverrideFor(request.principal, located.organization.id),
       });
     });

@@ -154,6 +154,7 @@ export class RunService {
           resourceImports: 0,
           log: '',
           jsonOutput: null,
+          executionDetails: null,
           statusTimestamps: {},
           createdAt: now,
         });
@@ -293,6 +294,15 @@ export class RunService {
     this.engine.cancel(run.id, true);
   }
 
+  /** A site administrator's force-cancel (`/admin/runs/:id/actions/force-cancel`): any unfinished run, no cool-off. */
+  adminForceCancel(principal: Principal, id: string, comment: string | null): void {
+    const run = repo.findRun(this.db, id);
+    if (!run) throw NOT_FOUND;
+    if (isFinal(run.status)) throw TRANSITION_REFUSED.forceCancel();
+    this.comment(run.id, principal, comment);
+    this.engine.cancel(run.id, true);
+  }
+
   forceExecute(principal: Principal, id: string): void {
     const { run, located } = this.locate(principal, id);
     this.workspaces.require(located, 'can-queue-run');
@@ -313,6 +323,16 @@ export class RunService {
   /** The plans and applies of these runs (for rendering; no permission check). */
   phasesOf(runIds: readonly string[]): repo.PhaseRow[] {
     return repo.phasesOf(this.db, runIds);
+  }
+
+  /**
+   * How many runs must start before this one: for a run waiting `pending` in its workspace's
+   * queue, the unfinished runs queued ahead of it there; 0 for every other run (speculative ones
+   * never queue).
+   */
+  positionInQueue(run: RunRow): number {
+    if (run.status !== 'pending' || run.planOnly) return 0;
+    return repo.unfinishedBefore(this.db, run.workspaceId, run.sequence).length;
   }
 
   /** The user who queued the run, when a user did (the `created_by` include). */

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gte, lte, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { inList } from '../../store/sql-lists.js';
 import { organizations, runs, teamMembers, teams, users, workspaces } from '../../store/tables.js';
@@ -136,4 +136,56 @@ export function runsByIds(db: DbOrTx, ids: readonly string[]): RunSummary[] {
     .from(runs)
     .where(inList(runs.id, [...new Set(ids)]))
     .all();
+}
+
+export interface AdminRunFilter {
+  statuses?: readonly string[];
+  /** Part of the run's id, its workspace's name or its organization's name. */
+  q?: string;
+  /** Created at or after / at or before. */
+  from?: Date;
+  to?: Date;
+}
+
+const ADMIN_RUN_COLUMNS = {
+  id: runs.id,
+  status: runs.status,
+  statusTimestamps: runs.statusTimestamps,
+  hasChanges: runs.hasChanges,
+  createdAt: runs.createdAt,
+  workspaceId: runs.workspaceId,
+  organizationId: runs.organizationId,
+};
+export type AdminRunRow = { [K in keyof typeof ADMIN_RUN_COLUMNS]: (typeof runs.$inferSelect)[K] };
+
+/** One page of every run on the installation, newest first. */
+export function listRuns(db: DbOrTx, filter: AdminRunFilter, offset: number, limit: number) {
+  const conditions: SQL[] = [];
+  if (filter.statuses) conditions.push(inList(runs.status, [...filter.statuses]));
+  if (filter.q)
+    conditions.push(
+      sql`(${contains(runs.id, filter.q)} or ${contains(workspaces.name, filter.q)} or ${contains(organizations.name, filter.q)})`,
+    );
+  if (filter.from) conditions.push(gte(runs.createdAt, filter.from));
+  if (filter.to) conditions.push(lte(runs.createdAt, filter.to));
+  const where = conditions.length > 0 ? and(...conditions) : undefined;
+  const rows: AdminRunRow[] = db
+    .select(ADMIN_RUN_COLUMNS)
+    .from(runs)
+    .innerJoin(workspaces, eq(workspaces.id, runs.workspaceId))
+    .innerJoin(organizations, eq(organizations.id, runs.organizationId))
+    .where(where)
+    .orderBy(desc(runs.createdAt), desc(runs.id))
+    .limit(limit)
+    .offset(offset)
+    .all();
+  const total =
+    db
+      .select({ n: count() })
+      .from(runs)
+      .innerJoin(workspaces, eq(workspaces.id, runs.workspaceId))
+      .innerJoin(organizations, eq(organizations.id, runs.organizationId))
+      .where(where)
+      .get()?.n ?? 0;
+  return { rows, total };
 }

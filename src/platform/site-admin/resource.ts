@@ -2,7 +2,7 @@ import { isoTimestamp } from '../../core/clock.js';
 import type { OrganizationRow, UserRow } from '../auth/principal.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { ADMIN_ORGANIZATION_DEFAULTS } from './fields.js';
-import type { AdminWorkspaceRow, RunSummary } from './repo.js';
+import type { AdminRunRow, AdminWorkspaceRow, RunSummary } from './repo.js';
 
 /** The settings a site administrator set over the defaults. */
 export function adminSettingsOf(organization: OrganizationRow): typeof ADMIN_ORGANIZATION_DEFAULTS {
@@ -55,6 +55,22 @@ export function runSummaryResource(run: RunSummary): ResourceObject {
     id: run.id,
     type: 'runs',
     attributes: { status: run.status, 'created-at': isoTimestamp(run.createdAt) },
+    relationships: { workspace: { data: { id: run.workspaceId, type: 'workspaces' } } },
+    links: { self: `/api/v2/runs/${run.id}` },
+  };
+}
+
+/** A run as `/admin/runs` lists it (go-tfe's AdminRun). */
+export function adminRunResource(run: AdminRunRow): ResourceObject {
+  return {
+    id: run.id,
+    type: 'runs',
+    attributes: {
+      'created-at': isoTimestamp(run.createdAt),
+      'has-changes': run.hasChanges,
+      status: run.status,
+      'status-timestamps': run.statusTimestamps,
+    },
     relationships: { workspace: { data: { id: run.workspaceId, type: 'workspaces' } } },
     links: { self: `/api/v2/runs/${run.id}` },
   };

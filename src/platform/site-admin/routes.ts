@@ -10,7 +10,8 @@ import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/sch
 import { userResource } from '../users/resource.js';
 import type { AdminWorkspaceSort } from './repo.js';
 import { ADMIN_ORGANIZATION_DEFAULTS, readAdminOrganizationUpdate } from './fields.js';
-import { adminOrganizationResource, adminWorkspaceResource, runSummaryResource } from './resource.js';
+import { isRunStatus } from '../runs/lifecycle.js';
+import { adminOrganizationResource, adminRunResource, adminWorkspaceResource, runSummaryResource } from './resource.js';
 
 type Query = Record<string, unknown>;
 
@@ -30,6 +31,19 @@ const CONSUMERS_BODY = Type.Object({
 
 const WORKSPACE_SORTS: readonly AdminWorkspaceSort[] = ['name', '-name', 'current-run.created-at', '-current-run.created-at'];
 const WORKSPACE_INCLUDES = ['organization', 'current_run', 'organization.owners'];
+
+const RUN_INCLUDES = ['workspace', 'workspace.organization'];
+/** Statuses go-tfe lets a caller filter on that understudy never writes: valid, they match nothing. */
+const OTHER_RUN_STATUSES = ['cost_estimating', 'cost_estimated', 'policy_soft_failed'];
+
+/** `filter[from]` / `filter[to]`: an RFC 3339 time, or a 400 naming the parameter. */
+function time(query: Query, name: string): Date | undefined {
+  const value = text(query, name);
+  if (value === undefined) return undefined;
+  const parsed = /^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:\d{2}))?$/.test(value) ? new Date(value) : new Date(Number.NaN);
+  if (Number.isNaN(parsed.getTime())) throw badRequest(`${name} must be an RFC 3339 time`, { title: 'bad request', parameter: name });
+  return parsed;
+}
 
 function text(query: Query, name: string): string | undefined {
   const value = queryList(query, name).join(',');
@@ -149,6 +163,53 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
       // compares the runs' `created-at` without naming the include.
       if (includes.has('current_run') || sort.endsWith('current-run.created-at')) included.add(...found.runs.map(runSummaryResource));
       return sendDocument(reply, 200, listDocument(request, { items, total: found.total, page }, { included }));
+    },
+  );
+
+  app.get(
+    '/admin/runs',
+    { schema: { querystring: listQuery({ includes: RUN_INCLUDES, filters: ['q', 'filter[status]', 'filter[from]', 'filter[to]'] }) } },
+    async (request, reply) => {
+      const query: Query = request.query;
+      const page = readPage(query);
+      const includes = readInclude(query, RUN_INCLUDES);
+      const statuses = text(query, 'filter[status]')?.split(',');
+      const unknown = statuses?.find((status) => !isRunStatus(status) && !OTHER_RUN_STATUSES.includes(status));
+      if (unknown !== undefined)
+        throw badRequest(`invalid value ${unknown} for run status`, { title: 'bad request', parameter: 'filter[status]' });
+      const q = text(query, 'q');
+      const from = time(query, 'filter[from]');
+      const to = time(query, 'filter[to]');
+      const found = service.listRuns(
+        request.principal,
+        { ...(statuses ? { statuses } : {}), ...(q ? { q } : {}), ...(from ? { from } : {}), ...(to ? { to } : {}) },
+        page.offset,
+        page.size,
+      );
+      const included = new Included();
+      if (includes.has('workspace') || includes.has('workspace.organization')) {
+        for (const workspace of found.workspaces) {
+          included.add(adminWorkspaceResource(workspace, found.organizations.get(workspace.organizationId)?.name ?? ''));
+        }
+      }
+      if (includes.has('workspace.organization')) {
+        for (const organization of found.organizations.values()) {
+          included.add(adminOrganizationResource(organization, found.owners.get(organization.id)));
+        }
+      }
+      const items = found.rows.map(adminRunResource);
+      return sendDocument(reply, 200, listDocument(request, { items, total: found.total, page }, { included }));
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/admin/runs/:id/actions/force-cancel',
+    { schema: { params: params('id') } },
+    async (request, reply) => {
+      const body = request.body as { comment?: unknown; data?: { attributes?: { comment?: unknown } } } | null | undefined;
+      const given = body?.comment ?? body?.data?.attributes?.comment;
+      context.services.runs.adminForceCancel(request.principal, request.params.id, typeof given === 'string' ? given : null);
+      return reply.code(202).send();
     },
   );
 

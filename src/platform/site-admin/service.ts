@@ -86,6 +86,14 @@ export class SiteAdminService {
     return { ...page, ...this.workspaceParts(page.rows) };
   }
 
+  /** `/admin/runs`: every run, newest first, with the workspaces and organizations `include` may name. */
+  listRuns(principal: Principal, filter: repo.AdminRunFilter, offset: number, limit: number) {
+    this.requireAdmin(principal);
+    const page = repo.listRuns(this.db, filter, offset, limit);
+    const workspaces = [...new Set(page.rows.map((row) => row.workspaceId))].flatMap((id) => repo.findWorkspace(this.db, id) ?? []);
+    return { ...page, workspaces, ...this.workspaceParts(workspaces) };
+  }
+
   showWorkspace(principal: Principal, id: string) {
     this.requireAdmin(principal);
     const workspace = repo.findWorkspace(this.db, id);

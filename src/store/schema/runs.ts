@@ -7,6 +7,15 @@ const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull(
 /** `<status>-at` → ISO 8601 time, as the wire's `status-timestamps` shows them. */
 export type StatusTimestamps = Record<string, string>;
 
+/** Who carried out a phase, as the wire's `execution-details` shows it (agent fields only in agent mode). */
+export interface ExecutionDetails {
+  mode: 'remote' | 'agent';
+  'agent-id'?: string;
+  'agent-name'?: string;
+  'agent-pool-id'?: string;
+  'agent-pool-name'?: string;
+}
+
 /** A run variable as the create request gave it (`key`, `value`: an HCL expression). */
 export interface StoredRunVariable {
   key: string;
@@ -105,6 +114,8 @@ export const runPhases = sqliteTable(
     log: text('log').notNull().default(''),
     /** Plans: `terraform show -json` of the plan. */
     jsonOutput: blob('json_output', { mode: 'buffer' }),
+    /** Recorded when the phase starts: the agent that took it in agent mode (null: not started, or remote). */
+    executionDetails: text('execution_details', { mode: 'json' }).$type<ExecutionDetails>(),
     statusTimestamps: text('status_timestamps', { mode: 'json' }).$type<StatusTimestamps>().notNull(),
     createdAt: createdAt(),
   },

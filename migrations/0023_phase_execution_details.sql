@@ -1,0 +1,1 @@
+ALTER TABLE `run_phases` ADD `execution_details` text;
