@@ -1,6 +1,6 @@
 import { and, asc, count, eq, notExists, notInArray, sql, type SQL } from 'drizzle-orm';
 import { inList, jsonList } from '../../store/sql-lists.js';
-import { preparedSql } from '../../store/prepared.js';
+import { prepared, preparedSql } from '../../store/prepared.js';
 import { rowReader } from '../row-reader.js';
 import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { tags, workspaceTags } from '../../store/tables.js';
@@ -14,16 +14,40 @@ export function findTag(db: DbOrTx, id: string): TagRow | undefined {
   return db.select().from(tags).where(eq(tags.id, id)).get();
 }
 
-export function findTagByName(db: DbOrTx, organizationId: string, name: string): TagRow | undefined {
-  return db
+// A tags body may name tens of thousands of tags: the three statements each one runs are built
+// once per handle, not once per tag (building a drizzle query costs more than running it).
+const tagByName = prepared((db) =>
+  db
     .select()
     .from(tags)
-    .where(and(eq(tags.organizationId, organizationId), eq(tags.name, name)))
-    .get();
+    .where(and(eq(tags.organizationId, sql.placeholder('organizationId')), eq(tags.name, sql.placeholder('name'))))
+    .prepare(),
+);
+const tagInsert = prepared((db) =>
+  db
+    .insert(tags)
+    .values({
+      id: sql.placeholder('id'),
+      organizationId: sql.placeholder('organizationId'),
+      name: sql.placeholder('name'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare(),
+);
+const tagAttach = prepared((db) =>
+  db
+    .insert(workspaceTags)
+    .values({ workspaceId: sql.placeholder('workspaceId'), tagId: sql.placeholder('tagId'), position: sql.placeholder('position') })
+    .onConflictDoNothing()
+    .prepare(),
+);
+
+export function findTagByName(db: DbOrTx, organizationId: string, name: string): TagRow | undefined {
+  return tagByName(db).get({ organizationId, name });
 }
 
 export function insertTag(db: DbOrTx, row: TagRow): void {
-  db.insert(tags).values(row).run();
+  tagInsert(db).run(row);
 }
 
 // Every workspace read (a show or a page) runs this: one raw statement compiled once per
@@ -63,7 +87,7 @@ export function nextTagPosition(db: DbOrTx, workspaceId: string): number {
 
 /** Puts the tag on the workspace at `position`; an existing assignment keeps its place. True if it was added. */
 export function attachTag(db: DbOrTx, workspaceId: string, tagId: string, position: number): boolean {
-  return db.insert(workspaceTags).values({ workspaceId, tagId, position }).onConflictDoNothing().run().changes > 0;
+  return tagAttach(db).run({ workspaceId, tagId, position }).changes > 0;
 }
 
 export function detachTag(db: DbOrTx, workspaceId: string, tagId: string): void {
