@@ -113,9 +113,14 @@ export class KeyPool {
     this.closed = true;
     const error = new Error('the key pool is closed');
     for (const job of [...this.urgent.splice(0), ...this.background.splice(0), ...this.busy.values()]) job.reject(error);
-    const all = [...this.idle.splice(0), ...this.busy.keys()];
+    const idle = this.idle.splice(0);
+    const busy = [...this.busy.keys()];
     this.busy.clear();
-    await Promise.all(all.map((worker) => worker.terminate()));
+    // A busy worker may be inside a native key generation, which terminate() cannot interrupt (an
+    // RSA-4096 key takes seconds on a loaded machine): it is told to stop but not waited for. It is
+    // unref'd, so it keeps no process alive, and its key is dropped.
+    for (const worker of busy) void worker.terminate();
+    await Promise.all(idle.map((worker) => worker.terminate()));
     this.workers = 0;
   }
 
