@@ -44,6 +44,7 @@ export const ConfigSchema = Type.Object({
   publicRegistryToken: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   journalSize: Type.Integer({ minimum: 0, maximum: 1_000_000 }),
   snapshotDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
+  snapshotImportLimitMb: Type.Integer({ minimum: 1, maximum: 1_048_576 }),
   executor: Type.Union(EXECUTORS.map((executor) => Type.Literal(executor))),
   terraformBin: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
   tfPluginDir: Type.Union([Type.String({ minLength: 1 }), Type.Null()]),
@@ -221,6 +222,13 @@ export const VARIABLES: readonly Variable[] = [
     meaning: 'where /_emulator/snapshots keeps snapshots; unset: snapshots/ beside the store file (a temporary directory for :memory:)',
   },
   {
+    name: 'UNDERSTUDY_SNAPSHOT_IMPORT_LIMIT_MB',
+    key: 'snapshotImportLimitMb',
+    default: '1024',
+    expects: 'an integer from 1 to 1048576',
+    meaning: 'largest store file POST /_emulator/snapshots/import takes, in MiB; a larger body is refused with 413',
+  },
+  {
     name: 'UNDERSTUDY_EXECUTOR',
     key: 'executor',
     default: 'auto',
@@ -327,6 +335,7 @@ const NUMERIC: ReadonlySet<keyof Config> = new Set([
   'notificationTimeoutMs',
   'pkiKeyPool',
   'journalSize',
+  'snapshotImportLimitMb',
   'runConcurrency',
 ]);
 

@@ -31,6 +31,8 @@ export interface UnderstudyOptions {
   publicRegistryToken?: string;
   journalSize?: number;
   snapshotDir?: string;
+  /** The largest store file a snapshot import takes, in MiB (default 1024). */
+  snapshotImportLimitMb?: number;
   executor?: 'auto' | 'terraform' | 'simulated';
   terraformBin?: string;
   tfPluginDir?: string;

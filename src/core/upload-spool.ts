@@ -46,20 +46,40 @@ function spoolDirectory(): string {
 }
 
 /**
- * Writes `body` to `path`, refusing with `tooLarge()` as soon as more than `maxBytes` arrived.
- * The body is read, never destroyed: a refused request is left paused, and the server's
- * early-answer guard closes its connection after the answer (src/server/early-answer.ts).
+ * A body that broke off before its end (the client went away). A 400, not a server fault: no
+ * one is left to read the answer, and the log should not call it an internal error.
  */
-function spool(body: Readable, path: string, maxBytes: number, tooLarge: () => Error, expect?: ExpectedStart): Promise<number> {
+export class UploadAborted extends Error {
+  readonly statusCode = 400;
+  constructor() {
+    super('the upload was aborted before its end');
+  }
+}
+
+/**
+ * Writes `body` to a new private (0600) file at `path`, refusing with `tooLarge()` as soon as
+ * more than `maxBytes` arrived, and with {@link UploadAborted} when the body breaks off; resolves
+ * with the size written. The body is read, never destroyed: a refused request is left paused,
+ * and the server's early-answer guard closes its connection after the answer
+ * (src/server/early-answer.ts). On refusal the file is closed before the promise rejects; the
+ * caller removes it.
+ */
+export function spoolToFile(
+  body: Readable,
+  path: string,
+  maxBytes: number,
+  tooLarge: () => Error,
+  expect?: ExpectedStart,
+): Promise<number> {
   return new Promise((resolve, reject) => {
-    const file = createWriteStream(path);
+    const file = createWriteStream(path, { mode: 0o600 });
     let size = 0;
     let head = Buffer.alloc(0);
     let settled = false;
     const stop = (error: Error | null) => {
       if (settled) return;
       settled = true;
-      body.off('data', onData).off('end', onEnd).off('error', stop).off('close', onClose);
+      body.off('data', onData).off('end', onEnd).off('error', onBodyError).off('close', onClose);
       if (error === null) {
         file.end(() => resolve(size));
         return;
@@ -84,9 +104,13 @@ function spool(body: Readable, path: string, maxBytes: number, tooLarge: () => E
     };
     const onEnd = () => stop(null);
     // A client that goes away mid-body: `close` without `end`.
-    const onClose = () => stop(new Error('the upload was aborted before its end'));
+    const onClose = () => stop(new UploadAborted());
+    // A body's error is the connection's (a reset, an abort); the file's is the disk's (a 500).
+    const onBodyError = (cause: Error) => stop(Object.assign(new UploadAborted(), { cause }));
     file.once('error', stop);
-    body.on('data', onData).once('end', onEnd).once('error', stop).once('close', onClose);
+    body.on('data', onData).once('end', onEnd).once('error', onBodyError).once('close', onClose);
+    // A client that went away before the route began to read: its `close` came and went.
+    if (body.destroyed) stop(new UploadAborted());
   });
 }
 
@@ -116,7 +140,7 @@ export async function withSpooledUpload<T>(
 ): Promise<T> {
   const path = join(spoolDirectory(), randomUUID());
   try {
-    const size = await spool(Buffer.isBuffer(body) ? Readable.from([body]) : body, path, maxBytes, tooLarge, expect);
+    const size = await spoolToFile(Buffer.isBuffer(body) ? Readable.from([body]) : body, path, maxBytes, tooLarge, expect);
     return await use({ size, stream: () => createReadStream(path), read: () => readFile(path) });
   } finally {
     await rm(path, { force: true });

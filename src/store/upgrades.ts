@@ -47,6 +47,9 @@ const UPGRADES: ((sqlite: Database.Database) => void)[] = [
   },
   // Hidden values used to sit in clear rows; from here on they are sealed under the store's key.
   (sqlite) => sealHiddenValues(sqlite),
+  // Workload-identity signing keys and workspace SSH keys joined the sealed values after that:
+  // a store already past the upgrade above seals them now (the rest is sealed already and stays).
+  (sqlite) => sealHiddenValues(sqlite),
 ];
 
 /** Admin settings attributes hidden when this upgrade was written (platform/admin/repo.ts keeps the live list). */
@@ -59,7 +62,8 @@ const HIDDEN_SETTINGS: Record<string, readonly string[]> = {
 
 /**
  * Seals what an older version kept in clear: every mount-storage entry, run-task HMAC keys, admin
- * settings secrets and sensitive variable values. Reads accept both forms, so this only takes the
+ * settings secrets, sensitive variable values, workload-identity signing keys and workspace SSH
+ * keys. Reads accept both forms, so this only takes the
  * clear copies out of the file; a value already sealed is left alone, so it may run again.
  */
 export function sealHiddenValues(sqlite: Database.Database): void {
@@ -78,6 +82,13 @@ export function sealHiddenValues(sqlite: Database.Database): void {
       id: number;
       value: string;
     }[];
+  const clearIn = (table: string, column: string) =>
+    sqlite.prepare(`SELECT rowid AS id, ${column} AS value FROM ${table} WHERE ${unmarked(column)}`).all() as {
+      id: number;
+      value: string;
+    }[];
+  const signingKeys = clearIn('signing_keys', 'private_key_pem');
+  const sshKeys = clearIn('ssh_keys', 'value');
   const workspaceVariables = variables('workspace_variables');
   const setVariables = variables('variable_set_variables');
   const settings = sqlite.prepare('SELECT name, attributes FROM admin_settings').all() as { name: string; attributes: string }[];
@@ -89,11 +100,18 @@ export function sealHiddenValues(sqlite: Database.Database): void {
   const clearSettings = settings
     .map(({ name, attributes }) => ({ name, attributes: JSON.parse(attributes) as Record<string, unknown> }))
     .filter(({ name, attributes }) => hiddenIn(name, attributes).length > 0);
-  const found = entries.length + tasks.length + workspaceVariables.length + setVariables.length + clearSettings.length;
+  const found =
+    entries.length +
+    tasks.length +
+    workspaceVariables.length +
+    setVariables.length +
+    clearSettings.length +
+    signingKeys.length +
+    sshKeys.length;
   if (found === 0) return; // no key for a store that has nothing to protect
 
   // The clear copies must leave the file, not only the rows: secure_delete zeroes the space an
-  // updated row leaves behind, and upgradeData checkpoints the log into the file afterwards.
+  // updated row leaves behind (a restore calls this outside upgradeData, which also sets it).
   const secureDelete = sqlite.pragma('secure_delete', { simple: true }) as number;
   sqlite.pragma('secure_delete = ON');
   const atRest = storeAtRest(sqlite);
@@ -105,6 +123,8 @@ export function sealHiddenValues(sqlite: Database.Database): void {
   seal('run_tasks', 'hmac_key', tasks, (value) => atRest.sealMarked(value));
   seal('workspace_variables', 'value', workspaceVariables, (value) => atRest.sealMarked(value));
   seal('variable_set_variables', 'value', setVariables, (value) => atRest.sealMarked(value));
+  seal('signing_keys', 'private_key_pem', signingKeys, (value) => atRest.sealMarked(value));
+  seal('ssh_keys', 'value', sshKeys, (value) => atRest.sealMarked(value));
   const saveSettings = sqlite.prepare('UPDATE admin_settings SET attributes = ? WHERE name = ?');
   for (const { name, attributes } of clearSettings) {
     for (const field of hiddenIn(name, attributes)) attributes[field] = atRest.sealMarked(attributes[field] as string);
@@ -116,10 +136,17 @@ export function sealHiddenValues(sqlite: Database.Database): void {
 export function upgradeData(sqlite: Database.Database): void {
   const done = sqlite.pragma('user_version', { simple: true }) as number;
   if (done >= UPGRADES.length) return;
-  sqlite.transaction(() => {
-    for (const upgrade of UPGRADES.slice(done)) upgrade(sqlite);
-    sqlite.pragma(`user_version = ${UPGRADES.length}`);
-  })();
+  // The clear values an upgrade replaces must not stay behind in the file's free space.
+  const secureDelete = sqlite.pragma('secure_delete', { simple: true }) as number;
+  sqlite.pragma('secure_delete = ON');
+  try {
+    sqlite.transaction(() => {
+      for (const upgrade of UPGRADES.slice(done)) upgrade(sqlite);
+      sqlite.pragma(`user_version = ${UPGRADES.length}`);
+    })();
+  } finally {
+    sqlite.pragma(`secure_delete = ${secureDelete}`);
+  }
   // Pages an upgrade rewrote reach the database file now, not at some later checkpoint, so the
   // older versions of those pages leave the file (a no-op for an in-memory store).
   sqlite.pragma('wal_checkpoint(TRUNCATE)');

@@ -26,6 +26,7 @@ describe('configuration', () => {
       publicRegistryToken: null,
       journalSize: 10000,
       snapshotDir: null,
+      snapshotImportLimitMb: 1024,
       executor: 'auto',
       terraformBin: null,
       tfPluginDir: null,

@@ -43,7 +43,7 @@ export function openSealed(master: Buffer, stored: string): string {
 /**
  * Turns a store written by this version back into the form the version before sealing wrote:
  * every sealed value in clear (mount entries, run-task HMAC keys, sensitive variables, admin
- * secrets) and the upgrade counter before the sealing upgrade.
+ * secrets, signing and SSH keys) and the upgrade counter before the sealing upgrade.
  */
 export function unsealToOldForm(file: string): void {
   const sqlite = new Database(file);
@@ -58,6 +58,8 @@ export function unsealToOldForm(file: string): void {
         ['run_tasks', 'hmac_key'],
         ['workspace_variables', 'value'],
         ['variable_set_variables', 'value'],
+        ['signing_keys', 'private_key_pem'],
+        ['ssh_keys', 'value'],
       ];
       for (const [table, column] of columns) {
         const rows = sqlite.prepare(`SELECT rowid AS id, ${column} AS value FROM ${table} WHERE ${column} IS NOT NULL`).all() as {

@@ -22,7 +22,13 @@ export function createHarness(runtime: Runtime, afterRestore: () => void): Harne
     journal: config.journalSize > 0 ? new Journal(config.journalSize) : null,
     faults: new FaultRules(),
     subjects: new Subjects(store.db),
-    snapshots: new Snapshots(store, clock, config.snapshotDir ?? defaultSnapshotDirectory(store), afterRestore),
+    snapshots: new Snapshots(
+      store,
+      clock,
+      config.snapshotDir ?? defaultSnapshotDirectory(store),
+      afterRestore,
+      config.snapshotImportLimitMb * 1024 * 1024,
+    ),
   };
 }
 

@@ -1,11 +1,10 @@
 import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { invalid } from './errors.js';
 import type { Snapshots } from './snapshots.js';
 
 const BY_NAME = { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } as const;
-/** A store file may be large; the import route alone takes bodies up to this size. */
-const IMPORT_LIMIT_BYTES = 2 * 1024 * 1024 * 1024 - 1;
 
 function flag(body: unknown, name: string): boolean {
   const value = (body as Record<string, unknown> | undefined)?.[name];
@@ -73,24 +72,29 @@ export async function snapshotRoutes(app: FastifyInstance, snapshots: Snapshots)
     },
   );
 
-  // The import takes the file as it is, whatever the content type, in a scope of its own.
+  // The import takes the file as it is, whatever the content type, in a scope of its own: the
+  // body is handed on unread, and Snapshots.importFile writes it to disk as it arrives, counting
+  // it against the import limit (no body is collected in memory).
   await app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: IMPORT_LIMIT_BYTES }, (_request, body, done) => done(null, body));
+    scope.addContentTypeParser('*', (_request, payload, done) => done(null, payload));
     scope.post<{ Querystring: { name?: string; replace?: string } }>(
       '/snapshots/import',
       {
-        bodyLimit: IMPORT_LIMIT_BYTES,
         schema: {
           summary: 'store an uploaded store file (an export) as a snapshot',
+          description: 'A body larger than UNDERSTUDY_SNAPSHOT_IMPORT_LIMIT_MB (default 1024 MiB) is refused with 413.',
           querystring: { type: 'object', properties: { name: { type: 'string' }, replace: { type: 'string', enum: ['true', 'false'] } } },
         },
       },
       async (request, reply) => {
         const { name, replace } = request.query;
         if (name === undefined) throw invalid('give the snapshot a name: ?name=…');
-        if (!Buffer.isBuffer(request.body) || request.body.byteLength === 0) throw invalid('the body must be the store file');
-        return reply.code(201).send(snapshots.importFile(name, request.body, replace === 'true'));
+        // An empty body reaches no parser: there is nothing to read.
+        if (!(request.body instanceof Readable)) throw invalid('the body must be the store file');
+        // A body that says it is too large is refused before a byte of it is read.
+        if (Number(request.headers['content-length']) > snapshots.importLimitBytes) throw snapshots.tooLarge();
+        return reply.code(201).send(await snapshots.importFile(name, request.body, replace === 'true'));
       },
     );
   });

@@ -16,8 +16,10 @@ import {
 import { randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import type { Readable } from 'node:stream';
 import Database from 'better-sqlite3';
 import type { ControllableClock } from '../../core/clock.js';
+import { spoolToFile } from '../../core/upload-spool.js';
 import { markStoreReplaced } from '../../store/generation.js';
 import { unreadableRow } from '../../store/row-check.js';
 import { sealHiddenValues } from '../../store/upgrades.js';
@@ -110,6 +112,8 @@ export class Snapshots {
     private readonly configured: string | null,
     /** Everything kept in memory about the store is dropped after a restore. */
     private readonly afterRestore: () => void,
+    /** The largest store file an import takes (UNDERSTUDY_SNAPSHOT_IMPORT_LIMIT_MB). */
+    readonly importLimitBytes: number,
   ) {}
 
   get directory(): string {
@@ -250,17 +254,33 @@ export class Snapshots {
     }
   }
 
+  /** The answer to an import body over the limit: nothing of it is kept. */
+  tooLarge(): HarnessError {
+    const mib = this.importLimitBytes / (1024 * 1024);
+    return new HarnessError(
+      413,
+      `the store file is larger than the import limit of ${mib} MiB (UNDERSTUDY_SNAPSHOT_IMPORT_LIMIT_MB); nothing was stored`,
+    );
+  }
+
   /**
-   * Stores an uploaded store file as a snapshot. It is opened as a store first, which brings an
-   * older file's schema up to date and refuses what is not a store of this kind.
+   * Stores an uploaded store file as a snapshot. The body goes to a file beside the snapshots as
+   * it arrives (a 300 MB body once took 600 MB of memory when it was collected first), and is
+   * refused with a 413 the moment it passes the import limit. The file is then opened as a store,
+   * which brings an older file's schema up to date and refuses what is not a store of this kind.
+   * Whatever fails, the partial file goes and the snapshots stay as they were.
    */
-  importFile(name: string, content: Buffer, replace: boolean): SnapshotInfo {
+  async importFile(name: string, body: Readable, replace: boolean): Promise<SnapshotInfo> {
     const file = this.fileOf(name);
-    if (!replace && existsSync(file))
-      throw new HarnessError(409, `a snapshot named ${JSON.stringify(name)} exists; add ?replace=true to overwrite it`);
+    const refuseTaken = () => {
+      if (!replace && existsSync(file))
+        throw new HarnessError(409, `a snapshot named ${JSON.stringify(name)} exists; add ?replace=true to overwrite it`);
+    };
+    refuseTaken();
     const partial = partialFileOf(file);
     try {
-      writeFileSync(partial, content, { mode: 0o600 });
+      const size = await spoolToFile(body, partial, this.importLimitBytes, () => this.tooLarge());
+      if (size === 0) throw new HarnessError(400, 'the body must be the store file');
       let imported: Store | undefined;
       try {
         imported = openStore(partial);
@@ -275,6 +295,8 @@ export class Snapshots {
         imported?.close();
       }
       asSingleFile(partial);
+      // The upload took a while: another request may have taken the name meanwhile.
+      refuseTaken();
       rmSync(`${file}.json`, { force: true });
       renameSync(partial, file);
     } finally {

@@ -61,15 +61,26 @@ export function saveSettings(db: DbOrTx, name: string, clear: Record<string, unk
     .run();
 }
 
+/**
+ * The signing keys, private halves opened. A half that does not open (sealed under another
+ * store's key, which a restore never mixes) reads as empty, and signing with it fails.
+ */
 export function listSigningKeys(db: DbOrTx): SigningKeyRow[] {
-  return db.select().from(signingKeys).orderBy(asc(signingKeys.createdAt)).all();
+  const atRest = storeAtRest(sqliteOf(db));
+  return db
+    .select()
+    .from(signingKeys)
+    .orderBy(asc(signingKeys.createdAt))
+    .all()
+    .map((key) => ({ ...key, privateKeyPem: atRest.openMarked(key.privateKeyPem) ?? '' }));
 }
 
-/** Makes `key` the current key; the previous ones stay published until trimmed. */
+/** Makes `key` the current key (its private half sealed at rest); the previous ones stay published until trimmed. */
 export function addCurrentSigningKey(db: DbOrTx, key: SigningKeyRow): void {
+  const privateKeyPem = storeAtRest(sqliteOf(db)).sealMarked(key.privateKeyPem);
   db.update(signingKeys).set({ current: false }).run();
   db.insert(signingKeys)
-    .values({ ...key, current: true })
+    .values({ ...key, privateKeyPem, current: true })
     .run();
 }
 

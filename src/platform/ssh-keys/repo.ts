@@ -1,5 +1,6 @@
 import { asc, count, eq } from 'drizzle-orm';
-import type { DbOrTx } from '../../store/store.js';
+import { storeAtRest } from '../../store/entry-barrier.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { sshKeys } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
 
@@ -16,12 +17,22 @@ export function listSshKeys(db: DbOrTx, organizationId: string, offset: number, 
   return { rows, total };
 }
 
+/**
+ * A key's `value` (a private key) is sealed at rest as it is written. Nothing reads it back: it is
+ * write-only on the wire and no run uses it, so rows carry the sealed form.
+ */
+const sealed = (db: DbOrTx, value: string) => storeAtRest(sqliteOf(db)).sealMarked(value);
+
 export function insertSshKey(db: DbOrTx, row: SshKeyRow): void {
-  db.insert(sshKeys).values(row).run();
+  db.insert(sshKeys)
+    .values({ ...row, value: sealed(db, row.value) })
+    .run();
 }
 
+/** `value`, when given, is the new key in clear. */
 export function updateSshKey(db: DbOrTx, id: string, changes: Partial<Pick<SshKeyRow, 'name' | 'value' | 'updatedAt'>>): void {
-  updateRows(db, sshKeys, changes, eq(sshKeys.id, id));
+  const stored = changes.value === undefined ? changes : { ...changes, value: sealed(db, changes.value) };
+  updateRows(db, sshKeys, stored, eq(sshKeys.id, id));
 }
 
 /** Workspaces using the key lose it (the foreign key sets theirs to null). */

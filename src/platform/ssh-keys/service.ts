@@ -55,7 +55,12 @@ export class SshKeyService {
   update(principal: Principal, id: string, changes: { name?: string; value?: string }) {
     const { key, organization } = this.visible(principal, id);
     const updated: SshKeyRow = { ...key, ...changes, updatedAt: this.clock.now() };
-    repo.updateSshKey(this.db, id, { name: updated.name, value: updated.value, updatedAt: updated.updatedAt });
+    // The stored value is sealed: only a new one is written (and sealed on the way).
+    repo.updateSshKey(this.db, id, {
+      name: updated.name,
+      ...(changes.value !== undefined ? { value: changes.value } : {}),
+      updatedAt: updated.updatedAt,
+    });
     return { key: updated, organization };
   }
 
