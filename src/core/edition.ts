@@ -37,7 +37,7 @@ export const EDITION_RULES: readonly EditionRule[] = [
   },
   {
     what:
-      'Installation administration (`/api/v2/admin/organizations`, `/api/v2/admin/workspaces`, ' +
+      'Installation administration (`/api/v2/admin/organizations`, `/api/v2/admin/workspaces`, `/api/v2/admin/runs`, ' +
       '`DELETE /api/v2/admin/users/:id`, `/api/v2/admin/users/:id/actions/…`)',
     'self-hosted': 'present (site administrators; 404 for anyone else)',
     hosted: '404',

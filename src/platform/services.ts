@@ -51,6 +51,7 @@ import { AuditConfigurationService } from './audit-configuration/service.js';
 import { VariableSetViews } from './variable-sets/view.js';
 import { ConfigurationVersionService } from './configuration-versions/service.js';
 import { LogBook } from './runs/logs.js';
+import { FINAL_STATUSES } from './runs/states.js';
 import { RunEngine } from './runs/engine.js';
 import { RunService } from './runs/service.js';
 import { RunActivityService } from './runs/activity.js';
@@ -164,7 +165,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const gpgKeys = new GpgKeyService(db, clock);
   const agentPools = new AgentPoolService(db, clock, organizations);
   const stateVersions = new StateVersionService(db, clock, workspaces);
-  const configurationVersions = new ConfigurationVersionService(db, clock, workspaces);
+  const configurationVersions = new ConfigurationVersionService(db, clock, workspaces, [...FINAL_STATUSES]);
   const runLogs = new LogBook(db);
   const variableSets = new VariableSetService(db, clock, workspaces);
   const workspaceLocks = new WorkspaceLocks(db, clock, workspaces, (workspaceId) => latestIsPending(db, workspaceId));

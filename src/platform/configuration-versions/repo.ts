@@ -2,7 +2,6 @@ import { and, count, desc, eq, getTableColumns, notInArray } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { configurationVersions, runs } from '../../store/tables.js';
-import { FINAL_STATUSES } from '../runs/states.js';
 import { updateRows } from '../../store/update.js';
 
 export type ConfigurationVersionRow = typeof configurationVersions.$inferSelect;
@@ -56,7 +55,7 @@ export function listConfigurationVersions(db: DbOrTx, workspaceId: string, offse
  * The workspace's versions that cannot be archived: its newest uploaded non-speculative version
  * (what the next run uses) and every version an unfinished run still reads.
  */
-export function currentVersionIds(db: DbOrTx, workspaceId: string): Set<string> {
+export function currentVersionIds(db: DbOrTx, workspaceId: string, finalRunStatuses: readonly string[]): Set<string> {
   const newest = db
     .select({ id: configurationVersions.id })
     .from(configurationVersions)
@@ -73,7 +72,7 @@ export function currentVersionIds(db: DbOrTx, workspaceId: string): Set<string> 
   const inUse = db
     .select({ id: runs.configurationVersionId })
     .from(runs)
-    .where(and(eq(runs.workspaceId, workspaceId), notInArray(runs.status, [...FINAL_STATUSES])))
+    .where(and(eq(runs.workspaceId, workspaceId), notInArray(runs.status, [...finalRunStatuses])))
     .all();
   return new Set([...newest, ...inUse].map((row) => row.id));
 }

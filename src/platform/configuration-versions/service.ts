@@ -47,6 +47,8 @@ export class ConfigurationVersionService {
     private readonly db: Db,
     private readonly clock: Clock,
     readonly workspaces: WorkspaceService,
+    /** Run statuses that end a run: runs import this domain, so the door hands them in. */
+    private readonly finalRunStatuses: readonly string[],
   ) {}
 
   create(located: Located, input: CreateConfigurationVersion): { version: ConfigurationVersionMeta; secret: string } {
@@ -120,7 +122,7 @@ export class ConfigurationVersionService {
     const refuse = (why: string) =>
       conflict(`configuration could not be archived because it is ${why}`, { title: 'transition not allowed' });
     if (version.status !== 'uploaded') throw refuse(version.status);
-    if (repo.currentVersionIds(this.db, version.workspaceId).has(version.id)) throw refuse('current');
+    if (repo.currentVersionIds(this.db, version.workspaceId, this.finalRunStatuses).has(version.id)) throw refuse('current');
     const statusTimestamps = { ...version.statusTimestamps, 'archived-at': isoTimestamp(this.clock.now()) };
     repo.updateConfigurationVersion(this.db, id, { status: 'archived', archive: null, statusTimestamps });
   }
