@@ -7,7 +7,7 @@ import type { Db } from '../../store/store.js';
 import { policySets, policyToolVersions } from '../../store/tables.js';
 import type { Attributes } from '../jsonapi/body.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
-import { applyToolAttributes, type ToolVersionFilter } from './service.js';
+import { applyToolAttributes, shippedRelease, type ToolVersionFilter } from './service.js';
 
 export type PolicyTool = 'opa' | 'sentinel';
 export type PolicyToolVersionRow = typeof policyToolVersions.$inferSelect;
@@ -39,7 +39,6 @@ const SHIPPED: Record<PolicyTool, readonly string[]> = {
   ],
   sentinel: ['0.18.13', '0.19.5', '0.20.0', '0.21.1', '0.22.1', '0.23.1', '0.24.1'],
 };
-const SHIPPED_AT = new Date('2025-01-01T00:00:00.000Z');
 const POINTER = '/data/attributes';
 
 const downloadUrl = (tool: PolicyTool, version: string) =>
@@ -52,23 +51,7 @@ const shippedId = (tool: PolicyTool, version: string) =>
   `tool-${createHash('sha256').update(`${tool}:${version}`).digest('hex').slice(0, 16)}`;
 
 function shippedRow(tool: PolicyTool, version: string): PolicyToolVersionRow {
-  const url = downloadUrl(tool, version);
-  return {
-    id: shippedId(tool, version),
-    tool,
-    version,
-    url,
-    // understudy does not carry the release checksums; an operator may set them.
-    sha: '',
-    official: true,
-    enabled: true,
-    beta: false,
-    deprecated: false,
-    deprecatedReason: null,
-    archs: [{ url, sha: '', os: 'linux', arch: 'amd64' }],
-    removed: false,
-    createdAt: SHIPPED_AT,
-  };
+  return { id: shippedId(tool, version), tool, version, ...shippedRelease(downloadUrl(tool, version)) };
 }
 
 /**

@@ -2,11 +2,15 @@ import { isoTimestamp } from '../../core/clock.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { ToolVersionRow } from './repo.js';
 
-/** A `terraform-versions` resource of the admin API, with how many workspaces pin it. */
-export function toolVersionResource(row: ToolVersionRow, usage: number): ResourceObject {
+/** An admin `terraform-versions`, `opa-versions` or `sentinel-versions` resource, with how many workspaces or policy sets pin it. */
+export function toolVersionResource(
+  row: Omit<ToolVersionRow, 'removed'>,
+  usage: number,
+  type: 'terraform-versions' | 'opa-versions' | 'sentinel-versions' = 'terraform-versions',
+): ResourceObject {
   return {
     id: row.id,
-    type: 'terraform-versions',
+    type,
     attributes: {
       version: row.version,
       url: row.url,
@@ -20,6 +24,6 @@ export function toolVersionResource(row: ToolVersionRow, usage: number): Resourc
       'created-at': isoTimestamp(row.createdAt),
       archs: row.archs,
     },
-    links: { self: `/api/v2/admin/terraform-versions/${row.id}` },
+    links: { self: `/api/v2/admin/${type}/${row.id}` },
   };
 }

@@ -22,11 +22,9 @@ export function shippedId(version: string): string {
   return `tool-${createHash('sha256').update(version).digest('hex').slice(0, 16)}`;
 }
 
-function shippedRow(version: string): ToolVersionRow {
-  const url = `https://releases.hashicorp.com/terraform/${version}/terraform_${version}_linux_amd64.zip`;
+/** What every shipped release of a tool (terraform, OPA, Sentinel) carries besides its id and version. */
+export function shippedRelease(url: string): Omit<ToolVersionRow, 'id' | 'version'> {
   return {
-    id: shippedId(version),
-    version,
     url,
     // understudy does not carry the release checksums; an operator may set them.
     sha: '',
@@ -39,6 +37,11 @@ function shippedRow(version: string): ToolVersionRow {
     removed: false,
     createdAt: SHIPPED_AT,
   };
+}
+
+function shippedRow(version: string): ToolVersionRow {
+  const url = `https://releases.hashicorp.com/terraform/${version}/terraform_${version}_linux_amd64.zip`;
+  return { id: shippedId(version), version, ...shippedRelease(url) };
 }
 
 /** Every tool version in force: the shipped releases as overridden, then the ones operators added. */
