@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform, startServer, type TestServer } from '../helpers/app.js';
 import { requireTerraform, startTerraformPiped, terraform } from '../helpers/terraform.js';
-import { Transcript, cloudBlock, journalCount, runStatus, untilTrue } from './interrupt-helpers.js';
+import { Transcript, cloudBlock, journalCount, runStatus, untilRunStatus } from './interrupt-helpers.js';
 
 /**
  * The same interrupts with the real terraform executor, whose plan waits on a FIFO the test
@@ -57,29 +57,20 @@ describe.skipIf(version === null)('Ctrl-C while the terraform executor plans', (
   }
 
   /**
-   * Opens the gate: an empty state, so the data source reads no outputs and the plan goes on. The
-   * open does not block: with no reader yet (or any more: a run killed after its grace period) it
-   * fails, and the caller tries again while the run is still working.
+   * Opens the gate and waits for the run to reach `status`. The gate's writer opens once the run's
+   * terraform opens the pipe to read (an event of the pipe itself); a run that ends without reading
+   * it (killed after its grace period) is followed by a read end of the test's own, which lets the
+   * pending open complete, so nothing is left waiting.
    */
-  async function release(fifo: string): Promise<boolean> {
-    try {
-      const writer = await open(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
-      await writer.write(EMPTY_STATE);
-      await writer.close();
-      return true;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENXIO') return false;
-      throw error;
-    }
-  }
-
-  /** Releases the gate, then waits for the run to reach `status`. */
   async function releaseUntil(fifo: string, runId: string, status: string) {
-    let released = false;
-    await untilTrue(async () => {
-      released ||= await release(fifo);
-      return (await runStatus(server, runId)) === status;
-    }, `the run to end ${status}`);
+    const writer = open(fifo, constants.O_WRONLY).then(async (handle) => {
+      await handle.write(EMPTY_STATE).catch(() => undefined); // a reader that left early: nothing to give
+      await handle.close();
+    });
+    await untilRunStatus(server, runId, status);
+    const drain = await open(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    await writer;
+    await drain.close();
   }
 
   async function planLog(runId: string): Promise<string> {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { platform, startServer, type TestServer } from '../helpers/app.js';
 import { requireTerraform, startTerraformPiped, terraform } from '../helpers/terraform.js';
-import { Transcript, advanceUntil, cloudBlock, journalCount, runStatus, untilTrue } from './interrupt-helpers.js';
+import { Transcript, advanceUntil, cloudBlock, journalCount, runStatus, untilJournaled, untilRunStatus } from './interrupt-helpers.js';
 
 /**
  * Ctrl-C while the terraform CLI (1.11) follows a remote run, as its cloud backend does it
@@ -49,7 +49,7 @@ describe.skipIf(version === null)('Ctrl-C while the CLI follows a run (simulated
     await advanceUntil(server, runId, ['planning']);
     const planId = (await platform(server, 'GET', `/runs/${runId}`)).body.data.relationships.plan.data.id as string;
     const logPath = `/_archivist/v1/runs/logs/${planId}.*`;
-    await untilTrue(async () => (await journalCount(server, { method: 'GET', path: logPath })) > 0, 'the CLI to read the plan log');
+    await untilJournaled(server, { method: 'GET', path: logPath });
     return { cli, transcript, runId };
   }
 
@@ -83,7 +83,7 @@ describe.skipIf(version === null)('Ctrl-C while the CLI follows a run (simulated
     expect(code).toBe(0);
 
     // The cancel is accepted (202) and the run stops soon after, as on the real platform.
-    await untilTrue(async () => (await runStatus(server, runId)) === 'canceled', 'the run to end canceled');
+    await untilRunStatus(server, runId, 'canceled');
     expect(await journalCount(server, { method: 'POST', path: `/api/v2/runs/${runId}/actions/cancel` })).toBe(1);
     const events = await platform(server, 'GET', `/runs/${runId}/run-events`);
     expect(events.body.data.map((event: { attributes: { action: string } }) => event.attributes.action)).toEqual([

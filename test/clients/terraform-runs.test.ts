@@ -6,7 +6,7 @@ import { platform, startServer, type TestServer } from '../helpers/app.js';
 import { requireTerraform, startTerraform, terraform } from '../helpers/terraform.js';
 import { createRun, newWorkspace, uploadConfiguration, waitFor } from '../platform/runs/helpers.js';
 import { KEY, startTaskService } from '../platform/runs/task-service.js';
-import { journalCount, untilTrue } from './interrupt-helpers.js';
+import { untilJournaled, untilRunStatus } from './interrupt-helpers.js';
 
 const version = requireTerraform('the remote-execution tests (terraform plan and apply run by understudy)');
 
@@ -187,13 +187,12 @@ describe.skipIf(version === null)('Ctrl-C during a remote run', () => {
       // Interrupt once the CLI tails the plan log (the journal shows its read), not after a pause.
       const planId = (await platform(server, 'GET', `/runs/${runs[0]!.id}`)).body.data.relationships.plan.data.id as string;
       const logPath = `/_archivist/v1/runs/logs/${planId}.*`;
-      await untilTrue(async () => (await journalCount(server, { method: 'GET', path: logPath })) > 0, 'the CLI to read the plan log');
+      await untilJournaled(server, { method: 'GET', path: logPath });
       cli.kill('SIGINT');
       // The CLI asks for the cancel itself, then exits.
       await exited;
       // The cancel is accepted (202); the run stops soon after.
-      const canceled = async () => (await runsOf(server, 'remote-cancel')).runs[0]!.attributes.status === 'canceled';
-      await untilTrue(canceled, 'the run to end canceled');
+      await untilRunStatus(server, runs[0]!.id, 'canceled');
       const after = await runsOf(server, 'remote-cancel');
       expect(after.runs[0]!.attributes.status).toBe('canceled');
       expect(after.workspace.attributes.locked).toBe(false);
