@@ -7,7 +7,7 @@ import type { Db } from '../../store/store.js';
 import { policySets, policyToolVersions } from '../../store/tables.js';
 import type { Attributes } from '../jsonapi/body.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
-import { applyToolAttributes, shippedRelease, type ToolVersionFilter } from './service.js';
+import { applyToolAttributes, operatorRelease, shippedRelease, type ToolVersionFilter } from './service.js';
 
 export type PolicyTool = 'opa' | 'sentinel';
 export type PolicyToolVersionRow = typeof policyToolVersions.$inferSelect;
@@ -112,21 +112,7 @@ export class PolicyToolVersionService {
       .from(policyToolVersions)
       .where(and(eq(policyToolVersions.tool, this.tool), eq(policyToolVersions.version, version), eq(policyToolVersions.removed, true)))
       .get();
-    const base: PolicyToolVersionRow = {
-      id: removed?.id ?? newId('tool'),
-      tool: this.tool,
-      version: '',
-      url: '',
-      sha: '',
-      official: false,
-      enabled: true,
-      beta: false,
-      deprecated: false,
-      deprecatedReason: null,
-      archs: [],
-      removed: false,
-      createdAt: this.clock.now(),
-    };
+    const base: PolicyToolVersionRow = { id: removed?.id ?? newId('tool'), tool: this.tool, ...operatorRelease(this.clock.now()) };
     return this.save(applyToolAttributes(base, attributes));
   }
 

@@ -39,6 +39,23 @@ export function shippedRelease(url: string): Omit<ToolVersionRow, 'id' | 'versio
   };
 }
 
+/** An operator's new release of a tool before its attributes are applied (terraform, OPA, Sentinel). */
+export function operatorRelease(createdAt: Date): Omit<ToolVersionRow, 'id'> {
+  return {
+    version: '',
+    url: '',
+    sha: '',
+    official: false,
+    enabled: true,
+    beta: false,
+    deprecated: false,
+    deprecatedReason: null,
+    archs: [],
+    removed: false,
+    createdAt,
+  };
+}
+
 function shippedRow(version: string): ToolVersionRow {
   const url = `https://releases.hashicorp.com/terraform/${version}/terraform_${version}_linux_amd64.zip`;
   return { id: shippedId(version), version, ...shippedRelease(url) };
@@ -108,21 +125,7 @@ export class ToolVersionService {
   create(attributes: Attributes): ToolVersionRow {
     const version = attributes.string('version');
     if (version === undefined || version === null || version === '') throw unprocessable("version can't be blank", `${POINTER}/version`);
-    const base: ToolVersionRow = {
-      id: newId('tool'),
-      version: '',
-      url: '',
-      sha: '',
-      official: false,
-      enabled: true,
-      beta: false,
-      deprecated: false,
-      deprecatedReason: null,
-      archs: [],
-      removed: false,
-      createdAt: this.clock.now(),
-    };
-    const row = applyToolAttributes(base, attributes);
+    const row = applyToolAttributes({ id: newId('tool'), ...operatorRelease(this.clock.now()) }, attributes);
     this.checkUnique(row);
     repo.saveToolVersion(this.db, row);
     return row;
