@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startUnderstudy, type Understudy } from '../../src/index.js';
-import { requireTerraform, type Run } from '../helpers/terraform.js';
+import { requireTerraform, terraformOverTls } from '../helpers/terraform.js';
 
 const version = requireTerraform('the terraform CLI over HTTPS test');
 
@@ -18,20 +17,7 @@ describe.skipIf(version === null)('terraform over HTTPS, with only a credentials
   let server: Understudy;
   let hostname: string;
 
-  function terraform(...args: string[]): Promise<Run> {
-    const env = {
-      ...process.env,
-      TF_CLI_CONFIG_FILE: join(dir, 'cli.tfrc'),
-      SSL_CERT_FILE: server.env['SSL_CERT_FILE'],
-      CHECKPOINT_DISABLE: '1',
-      TF_IN_AUTOMATION: '1',
-    };
-    return new Promise((done) => {
-      execFile('terraform', [...args, '-no-color'], { cwd: dir, env, timeout: 90_000 }, (error, stdout, stderr) => {
-        done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-      });
-    });
-  }
+  const terraform = (...args: string[]) => terraformOverTls(dir, server.env['SSL_CERT_FILE'], ...args);
 
   beforeAll(async () => {
     server = await startUnderstudy({ tls: 'auto', tlsDir: join(dir, 'tls') });

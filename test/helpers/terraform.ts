@@ -43,6 +43,31 @@ function cliEnvironment(directory: string, baseUrl: string, token: string, extra
   return { ...process.env, TF_CLI_CONFIG_FILE: join(directory, 'understudy.tfrc'), CHECKPOINT_DISABLE: '1', TF_IN_AUTOMATION: '1' };
 }
 
+/** Runs the CLI in `directory` with `env` to completion; the exit status is null when it was killed. */
+function runTerraform(directory: string, env: NodeJS.ProcessEnv, args: string[]): Promise<Run> {
+  return new Promise((done) => {
+    execFile('terraform', [...args, '-no-color'], { cwd: directory, env, timeout: 90_000 }, (error, stdout, stderr) => {
+      done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
+    });
+  });
+}
+
+/**
+ * Runs the CLI against an HTTPS server found by service discovery: its config is `cli.tfrc` in
+ * `directory` (the test writes it, with only a credentials block), and it trusts the local CA
+ * through `SSL_CERT_FILE`, as the banner tells a user to.
+ */
+export function terraformOverTls(directory: string, certFile: string | undefined, ...args: string[]): Promise<Run> {
+  const env = {
+    ...process.env,
+    TF_CLI_CONFIG_FILE: join(directory, 'cli.tfrc'),
+    SSL_CERT_FILE: certFile,
+    CHECKPOINT_DISABLE: '1',
+    TF_IN_AUTOMATION: '1',
+  };
+  return runTerraform(directory, env, args);
+}
+
 /** Runs the CLI to completion. Asynchronous on purpose: the server runs in this process and must keep answering. */
 export function terraform(directory: string, baseUrl: string, ...args: string[]): Promise<Run> {
   return terraformWithConfig('', directory, baseUrl, ...args);
@@ -50,12 +75,7 @@ export function terraform(directory: string, baseUrl: string, ...args: string[])
 
 /** As `terraform`, with more CLI configuration (a `provider_installation` block, say) after the host and credentials. */
 export function terraformWithConfig(extraConfig: string, directory: string, baseUrl: string, ...args: string[]): Promise<Run> {
-  const env = cliEnvironment(directory, baseUrl, ADMIN_TOKEN, extraConfig);
-  return new Promise((done) => {
-    execFile('terraform', [...args, '-no-color'], { cwd: directory, env, timeout: 90_000 }, (error, stdout, stderr) => {
-      done({ status: error ? (typeof error.code === 'number' ? error.code : null) : 0, stdout, stderr });
-    });
-  });
+  return runTerraform(directory, cliEnvironment(directory, baseUrl, ADMIN_TOKEN, extraConfig), args);
 }
 
 /** Starts the CLI without waiting (to interrupt it). */

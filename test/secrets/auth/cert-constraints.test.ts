@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
+import { certCurl } from './cert-curl.js';
 import { hvacInterpreter, missingHvacReason, runPython } from '../../helpers/python.js';
 
 /**
@@ -18,18 +19,7 @@ const AGENT_OID = '1.3.6.1.4.1.55555.1';
 let server: TestServer;
 let https: string;
 
-async function curl(method: string, path: string, options: { cert?: string; token?: string; body?: unknown } = {}) {
-  const args = ['-sS', '-o', '-', '-w', '\n%{http_code}', '--cacert', join(dir, 'tls', 'ca.pem'), '-X', method];
-  if (options.cert) args.push('--cert', join(dir, `${options.cert}.pem`), '--key', join(dir, `${options.cert}-key.pem`));
-  if (options.token) args.push('-H', `X-Vault-Token: ${options.token}`);
-  if (options.body !== undefined) args.push('-H', 'content-type: application/json', '--data', JSON.stringify(options.body));
-  const { stdout } = await run('curl', [...args, `${https}/v1/${path}`]);
-  const at = stdout.lastIndexOf('\n');
-  const text = stdout.slice(0, at);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
-  const body: any = text === '' ? undefined : JSON.parse(text);
-  return { status: Number(stdout.slice(at + 1)), body };
-}
+const curl = certCurl(dir, () => https);
 
 const openssl = (args: string[]) => run('openssl', args, { cwd: dir });
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
+import { certCurl } from './cert-curl.js';
 import { hvacInterpreter, runPython } from '../../helpers/python.js';
 
 /**
@@ -16,19 +17,7 @@ const dir = mkdtempSync(join(tmpdir(), 'understudy-cert-auth-'));
 let server: TestServer;
 let https: string;
 
-/** curl against the HTTPS server with the understudy CA, optionally a client certificate; the JSON body and status. */
-async function curl(method: string, path: string, options: { cert?: string; token?: string; body?: unknown } = {}) {
-  const args = ['-sS', '-o', '-', '-w', '\n%{http_code}', '--cacert', join(dir, 'tls', 'ca.pem'), '-X', method];
-  if (options.cert) args.push('--cert', join(dir, `${options.cert}.pem`), '--key', join(dir, `${options.cert}-key.pem`));
-  if (options.token) args.push('-H', `X-Vault-Token: ${options.token}`);
-  if (options.body !== undefined) args.push('-H', 'content-type: application/json', '--data', JSON.stringify(options.body));
-  const { stdout } = await run('curl', [...args, `${https}/v1/${path}`]);
-  const at = stdout.lastIndexOf('\n');
-  const text = stdout.slice(0, at);
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are asserted field by field
-  const body: any = text === '' ? undefined : JSON.parse(text);
-  return { status: Number(stdout.slice(at + 1)), body };
-}
+const curl = certCurl(dir, () => https);
 
 /** Issues a client certificate from a PKI mount and writes it and its key to `<name>.pem` / `<name>-key.pem`. */
 async function issue(mount: string, name: string, body: Record<string, unknown>) {
