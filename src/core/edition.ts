@@ -58,6 +58,13 @@ export const EDITION_RULES: readonly EditionRule[] = [
     'self-hosted': 'absent (404)',
     hosted: 'present: the switches and their timestamps are kept; nothing is streamed',
   },
+  {
+    what:
+      'Data retention policies (`/api/v2/organizations/:org/relationships/data-retention-policy`, ' +
+      '`/api/v2/workspaces/:id/relationships/data-retention-policy`)',
+    'self-hosted': "present: kept and shown as the owner's `data-retention-policy` relationship; nothing is deleted by them",
+    hosted: '404',
+  },
   { what: 'API rate limit and the other admin settings', 'self-hosted': 'the seed, then `PATCH /api/v2/admin/…`', hosted: 'the seed only' },
 ];
 
@@ -68,4 +75,5 @@ export const editionAllows = {
   hostedOnlyAttributes: (edition: Edition) => edition === 'hosted',
   remoteStateAccessSetting: (edition: Edition) => edition === 'self-hosted',
   auditTrails: (edition: Edition) => edition === 'hosted',
+  dataRetentionPolicies: (edition: Edition) => edition === 'self-hosted',
 } as const;
