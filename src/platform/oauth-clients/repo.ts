@@ -65,6 +65,25 @@ export function updateClient(
   });
 }
 
+/** Every token of an organization's connections, oldest first. */
+export const tokensOfOrganization = (db: DbOrTx, organizationId: string): OAuthTokenRow[] =>
+  db
+    .select({ token: oauthTokens })
+    .from(oauthTokens)
+    .innerJoin(oauthClients, eq(oauthClients.id, oauthTokens.oauthClientId))
+    .where(eq(oauthClients.organizationId, organizationId))
+    .orderBy(asc(oauthTokens.createdAt), asc(oauthTokens.id))
+    .all()
+    .map((row) => row.token);
+
+export function updateToken(db: DbOrTx, id: string, changes: Partial<OAuthTokenRow>): void {
+  updateRows(db, oauthTokens, changes, eq(oauthTokens.id, id));
+}
+
+export function deleteToken(db: DbOrTx, id: string): void {
+  db.delete(oauthTokens).where(eq(oauthTokens.id, id)).run();
+}
+
 /** Deletes the connection; its tokens and project attachments go with it. */
 export function deleteClient(db: DbOrTx, id: string): void {
   db.delete(oauthClients).where(eq(oauthClients.id, id)).run();

@@ -43,12 +43,13 @@ export function clientResource({ client, tokens, projectIds, organization }: Loa
   };
 }
 
-/** The token string itself is accepted on create and never returned. */
+/** The token string itself is accepted on create and never returned; nor is an SSH key. */
 export function tokenResource(token: OAuthTokenRow): ResourceObject {
   return {
     id: token.id,
     type: 'oauth-tokens',
-    attributes: { 'has-ssh-key': false, 'created-at': token.createdAt.toISOString() },
+    // No `uid`: go-tfe's list test compares tokens with the ids the connection's create answer names.
+    attributes: { 'has-ssh-key': token.hasSshKey, 'service-provider-user': null, 'created-at': token.createdAt.toISOString() },
     relationships: { 'oauth-client': { data: { id: token.oauthClientId, type: 'oauth-clients' } } },
   };
 }

@@ -30,6 +30,9 @@ const CLIENT_BODY = resourceBody(['oauth-clients'], {
   },
   relationships: ['projects', 'agent-pool'],
 });
+const TOKEN_BODY = resourceBody(['oauth-tokens'], {
+  attributes: { 'ssh-key': Attr.string('a private SSH key (PEM or OpenSSH); write-only, shown as has-ssh-key') },
+});
 const UPDATE_BODY = resourceBody(['oauth-clients'], { attributes: WRITABLE, relationships: ['projects', 'agent-pool'] });
 
 const missingId = (index: number): never => {
@@ -136,5 +139,26 @@ export async function oauthClientRoutes(app: PlatformApp, context: PlatformConte
 
   app.get('/oauth-tokens/:id', { schema: { params: byId } }, async (request, reply) => {
     return sendDocument(reply, 200, singleDocument(tokenResource(service.token(request.principal, request.params.id).token)));
+  });
+
+  app.get('/organizations/:org/oauth-tokens', { schema: { params: byOrganization, querystring: listQuery() } }, async (request, reply) => {
+    const tokens = service.organizationTokens(request.principal, request.params.org);
+    if (request.query['page[number]'] === undefined && request.query['page[size]'] === undefined) {
+      return sendDocument(reply, 200, { data: tokens.map(tokenResource) });
+    }
+    const page = paginate(tokens, readPage(request.query));
+    return sendDocument(reply, 200, listDocument(request, { ...page, items: page.items.map(tokenResource) }));
+  });
+
+  // The body is a private key: the request journal keeps none of it.
+  app.patch('/oauth-tokens/:id', { config: { secretBodies: true }, schema: { params: byId, body: TOKEN_BODY } }, async (request, reply) => {
+    const attributes = new Attributes(readResource(request.body, ['oauth-tokens']).attributes);
+    const token = service.updateToken(request.principal, request.params.id, attributes.string('ssh-key', { nullable: true }));
+    return sendDocument(reply, 200, singleDocument(tokenResource(token)));
+  });
+
+  app.delete('/oauth-tokens/:id', { schema: { params: byId } }, async (request, reply) => {
+    service.destroyToken(request.principal, request.params.id);
+    return sendNoContent(reply);
   });
 }

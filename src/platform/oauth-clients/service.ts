@@ -1,3 +1,4 @@
+import { createPrivateKey } from 'node:crypto';
 import type { Clock } from '../../core/clock.js';
 import { unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
@@ -115,7 +116,7 @@ export class OAuthClientService {
     };
     checkKeyPair(client);
     const projectIds = this.projectsOf(organization, input.projectIds ?? [], '/data/relationships/projects/data');
-    const token: OAuthTokenRow = { id: newId('ot'), oauthClientId: client.id, createdAt: at };
+    const token: OAuthTokenRow = { id: newId('ot'), oauthClientId: client.id, hasSshKey: false, createdAt: at };
     repo.insertClient(this.db, client, token, projectIds);
     return { client, tokens: [token], projectIds: [...new Set(projectIds)], organization };
   }
@@ -182,6 +183,31 @@ export class OAuthClientService {
     return { token, ...this.client(principal, token.oauthClientId) };
   }
 
+  /** `GET /organizations/:org/oauth-tokens`: the tokens of every connection of the organization. */
+  organizationTokens(principal: Principal, organizationName: string): OAuthTokenRow[] {
+    const organization = this.organizations.visible(principal, organizationName);
+    this.managed(principal, organization);
+    return repo.tokensOfOrganization(this.db, organization.id);
+  }
+
+  /**
+   * `PATCH /oauth-tokens/:id`: a private SSH key for cloning. It must parse as a private key (PEM
+   * or OpenSSH); only that one was set is kept (`has-ssh-key`). Absent or null changes nothing.
+   */
+  updateToken(principal: Principal, id: string, sshKey: string | null | undefined): OAuthTokenRow {
+    const { token } = this.token(principal, id);
+    if (sshKey === undefined || sshKey === null) return token;
+    if (!isPrivateKey(sshKey)) throw unprocessable('Ssh key is invalid', ATTRIBUTE('ssh-key'));
+    repo.updateToken(this.db, token.id, { hasSshKey: true });
+    return { ...token, hasSshKey: true };
+  }
+
+  /** `DELETE /oauth-tokens/:id`: the connection stays, without this token. */
+  destroyToken(principal: Principal, id: string): void {
+    const { token } = this.token(principal, id);
+    repo.deleteToken(this.db, token.id);
+  }
+
   /** The connection behind a token id without a permission check (the caller checks its own rule). */
   connection(tokenId: string): { client: OAuthClientRow; organization: OrganizationRow } | undefined {
     const token = repo.findToken(this.db, tokenId);
@@ -206,6 +232,23 @@ export class OAuthClientService {
     const missing = ids.findIndex((id) => !found.has(id));
     if (missing >= 0) throw unprocessable(`Project ${ids[missing]} not found`, `${base}/${missing}`);
     return [...new Set(ids)];
+  }
+}
+
+/** Whether `text` is a private key: PEM (PKCS#1, PKCS#8, SEC1) or OpenSSH's own format. */
+function isPrivateKey(text: string): boolean {
+  const trimmed = text.trim();
+  const begin = '-----BEGIN OPENSSH PRIVATE KEY-----';
+  const end = '-----END OPENSSH PRIVATE KEY-----';
+  if (trimmed.startsWith(begin) && trimmed.endsWith(end)) {
+    const body = trimmed.slice(begin.length, trimmed.length - end.length).replace(/\s/g, '');
+    return /^[A-Za-z0-9+/]+=*$/.test(body) && Buffer.from(body, 'base64').subarray(0, 15).toString('latin1') === 'openssh-key-v1\0';
+  }
+  try {
+    createPrivateKey(text);
+    return true;
+  } catch {
+    return false;
   }
 }
 

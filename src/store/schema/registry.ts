@@ -130,6 +130,8 @@ export const oauthTokens = sqliteTable('oauth_tokens', {
   oauthClientId: text('oauth_client_id')
     .notNull()
     .references(() => oauthClients.id, { onDelete: 'cascade' }),
+  /** Whether a private SSH key was set for cloning (`PATCH /oauth-tokens/:id`); the key itself is never stored. */
+  hasSshKey: integer('has_ssh_key', { mode: 'boolean' }).notNull().default(false),
   createdAt: createdAt(),
 });
 

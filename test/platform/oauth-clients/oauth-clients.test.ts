@@ -1,5 +1,6 @@
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platform, startServer, type TestServer } from '../../helpers/app.js';
+import { control, platform, startServer, type TestServer } from '../../helpers/app.js';
 
 let server: TestServer;
 const ORG = 'understudy';
@@ -297,5 +298,63 @@ describe('OAuth clients', () => {
     expect((await platform(server, 'POST', `/oauth-clients/${id}/relationships/projects`, { token, body: { data: [] } })).status).toBe(404);
     expect((await platform(server, 'DELETE', `/oauth-clients/${id}`, { token })).status).toBe(404);
     expect((await read(id)).body.data.attributes.name).toBe('owned');
+  });
+
+  describe('OAuth tokens', () => {
+    it("lists an organization's tokens as go-tfe compares them: id, has-ssh-key false, no uid", async () => {
+      const created = await create(github, undefined, undefined, OTHER);
+      const tokenId = created.body.data.relationships['oauth-tokens'].data[0].id as string;
+      const listed = await platform(server, 'GET', `/organizations/${OTHER}/oauth-tokens`);
+      expect(listed.status).toBe(200);
+      const token = listed.body.data.find((item: { id: string }) => item.id === tokenId);
+      expect(token.type).toBe('oauth-tokens');
+      expect(token.attributes['has-ssh-key']).toBe(false);
+      expect(token.attributes.uid).toBeUndefined();
+      expect(token.relationships['oauth-client'].data).toEqual({ id: created.body.data.id, type: 'oauth-clients' });
+      expect(
+        (await platform(server, 'GET', `/organizations/${OTHER}/oauth-tokens?page%5Bsize%5D=1`)).body.meta.pagination['total-count'],
+      ).toBe(listed.body.data.length);
+      expect((await platform(server, 'GET', `/organizations/${OTHER}/oauth-tokens`, { token: await memberToken() })).status).toBe(404);
+    });
+
+    it('takes a private SSH key (PEM or OpenSSH) and shows only has-ssh-key; an invalid one is a 422 that changes nothing', async () => {
+      const created = await create(github);
+      const tokenId = created.body.data.relationships['oauth-tokens'].data[0].id as string;
+      const patch = (attributes: Record<string, unknown>) =>
+        platform(server, 'PATCH', `/oauth-tokens/${tokenId}`, { body: { data: { type: 'oauth-tokens', attributes } } });
+
+      const nothing = await patch({});
+      expect([nothing.status, nothing.body.data.attributes['has-ssh-key']]).toEqual([200, false]);
+      const invalid = await patch({ 'ssh-key': 'not-a-key' });
+      expect([invalid.status, pointerOf(invalid)]).toEqual([422, '/data/attributes/ssh-key']);
+      expect(invalid.body.errors[0].detail).toContain('Ssh key is invalid');
+      const armouredJunk = await patch({
+        'ssh-key': '-----BEGIN OPENSSH PRIVATE KEY-----\nbm90IGEga2V5\n-----END OPENSSH PRIVATE KEY-----',
+      });
+      expect(armouredJunk.status).toBe(422);
+      expect((await platform(server, 'GET', `/oauth-tokens/${tokenId}`)).body.data.attributes['has-ssh-key']).toBe(false);
+
+      const pem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
+      const set = await patch({ 'ssh-key': pem });
+      expect([set.status, set.body.data.attributes['has-ssh-key']]).toEqual([200, true]);
+      expect(JSON.stringify(set.body)).not.toContain('PRIVATE KEY');
+      const openssh = Buffer.concat([Buffer.from('openssh-key-v1\0', 'latin1'), randomBytes(64)]).toString('base64');
+      const other = await patch({ 'ssh-key': `-----BEGIN OPENSSH PRIVATE KEY-----\n${openssh}\n-----END OPENSSH PRIVATE KEY-----\n` });
+      expect(other.status).toBe(200);
+      // The journal keeps none of a body that carries a key.
+      const journal = (await control(server, 'GET', `/requests?method=PATCH&path=/api/v2/oauth-tokens/${tokenId}`)).body;
+      expect(journal.requests.length).toBeGreaterThanOrEqual(3);
+      expect(JSON.stringify(journal)).not.toContain('PRIVATE KEY');
+    });
+
+    it('deletes a token: it is gone, the connection stays; a second delete is a 404; members get 404', async () => {
+      const created = await create(github);
+      const tokenId = created.body.data.relationships['oauth-tokens'].data[0].id as string;
+      expect((await platform(server, 'DELETE', `/oauth-tokens/${tokenId}`, { token: await memberToken() })).status).toBe(404);
+      expect((await platform(server, 'DELETE', `/oauth-tokens/${tokenId}`)).status).toBe(204);
+      expect((await platform(server, 'GET', `/oauth-tokens/${tokenId}`)).status).toBe(404);
+      expect((await platform(server, 'DELETE', `/oauth-tokens/${tokenId}`)).status).toBe(404);
+      expect((await read(created.body.data.id)).body.data.relationships['oauth-tokens'].data).toEqual([]);
+    });
   });
 });
