@@ -65,6 +65,7 @@ export const EDITION_RULES: readonly EditionRule[] = [
     'self-hosted': "present: kept and shown as the owner's `data-retention-policy` relationship; nothing is deleted by them",
     hosted: '404',
   },
+  { what: 'IP ranges (`GET /api/meta/ip-ranges`)', 'self-hosted': '404', hosted: 'present: the loopback ranges for every kind of traffic' },
   { what: 'API rate limit and the other admin settings', 'self-hosted': 'the seed, then `PATCH /api/v2/admin/…`', hosted: 'the seed only' },
 ];
 
@@ -76,4 +77,5 @@ export const editionAllows = {
   remoteStateAccessSetting: (edition: Edition) => edition === 'self-hosted',
   auditTrails: (edition: Edition) => edition === 'hosted',
   dataRetentionPolicies: (edition: Edition) => edition === 'self-hosted',
+  ipRanges: (edition: Edition) => edition === 'hosted',
 } as const;
