@@ -26,6 +26,8 @@ import { signingKeyDiscoveryRoutes } from './platform/admin/well-known.js';
 import { registryProtocolPlugin } from './platform/registry/protocol-routes.js';
 import { providerRegistryPlugin } from './platform/registry-providers/registry-routes.js';
 import { agentApiPlugin } from './platform/agents/agent-api-routes.js';
+import { ipRangesPlugin } from './platform/meta/ip-ranges.js';
+import { editionAllows } from './core/edition.js';
 import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
 import { applySeed, readSeedFile, SeedError } from './seed/seed.js';
@@ -207,6 +209,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await fastify.register(async (scoped) => registryProtocolPlugin(scoped, platform));
   await fastify.register(async (scoped) => providerRegistryPlugin(scoped, platform));
   await fastify.register(async (scoped) => agentApiPlugin(scoped, platform));
+  if (editionAllows.ipRanges(config.edition)) await fastify.register(async (scoped) => ipRangesPlugin(scoped, platform));
   await fastify.register(async (scoped) => stateObjectPlugin(scoped, platform), { prefix: OBJECT_PREFIX });
   await fastify.register(async (scoped) => runObjectPlugin(scoped, platform), { prefix: RUN_OBJECT_PREFIX });
   await fastify.register(async (scoped) => secretsPlugin(scoped, runtime));

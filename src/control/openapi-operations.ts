@@ -139,6 +139,7 @@ export function secretsTagOf(path: string, engine: string): ReadmeTag {
 /** Hand-written summaries, keyed `METHOD /path` as registered, where the derived one reads badly. */
 const SUMMARIES: Record<string, string> = {
   'GET /api/v2/ping': 'Check that the API answers',
+  'GET /api/meta/ip-ranges': 'The address ranges the service’s traffic comes from (hosted edition)',
   'GET /api/v2/account/details': 'Show the caller’s own account',
   'PATCH /api/v2/account/update': 'Update the caller’s own account',
   'GET /api/v2/organizations/:name/entitlement-set': 'Show what an organization is entitled to',

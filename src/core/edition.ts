@@ -58,6 +58,14 @@ export const EDITION_RULES: readonly EditionRule[] = [
     'self-hosted': 'absent (404)',
     hosted: 'present: the switches and their timestamps are kept; nothing is streamed',
   },
+  {
+    what:
+      'Data retention policies (`/api/v2/organizations/:org/relationships/data-retention-policy`, ' +
+      '`/api/v2/workspaces/:id/relationships/data-retention-policy`)',
+    'self-hosted': "present: kept and shown as the owner's `data-retention-policy` relationship; nothing is deleted by them",
+    hosted: '404',
+  },
+  { what: 'IP ranges (`GET /api/meta/ip-ranges`)', 'self-hosted': '404', hosted: 'present: the loopback ranges for every kind of traffic' },
   { what: 'API rate limit and the other admin settings', 'self-hosted': 'the seed, then `PATCH /api/v2/admin/…`', hosted: 'the seed only' },
 ];
 
@@ -68,4 +76,6 @@ export const editionAllows = {
   hostedOnlyAttributes: (edition: Edition) => edition === 'hosted',
   remoteStateAccessSetting: (edition: Edition) => edition === 'self-hosted',
   auditTrails: (edition: Edition) => edition === 'hosted',
+  dataRetentionPolicies: (edition: Edition) => edition === 'self-hosted',
+  ipRanges: (edition: Edition) => edition === 'hosted',
 } as const;

@@ -31,6 +31,7 @@ import { workspaceTaskRoutes } from './workspace-tasks/routes.js';
 import { workspaceActionRoutes } from './workspaces/actions.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { oauthClientRoutes } from './oauth-clients/routes.js';
+import { dataRetentionRoutes } from './data-retention/routes.js';
 import { noCodeRoutes } from './registry/no-code-routes.js';
 import { registryRoutes } from './registry/routes.js';
 import { registryProviderRoutes } from './registry-providers/routes.js';
@@ -95,6 +96,9 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   if (editionAllows.auditTrails(context.config.edition)) {
     await app.register(async (scoped) => auditTrailRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
     await app.register(async (scoped) => auditConfigurationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  }
+  if (editionAllows.dataRetentionPolicies(context.config.edition)) {
+    await app.register(async (scoped) => dataRetentionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   }
   if (editionAllows.adminApi(context.config.edition)) {
     await app.register(async (scoped) => adminRoutes(scoped, context));

@@ -2,6 +2,7 @@ import type { Runtime } from '../runtime.js';
 import { AdminService } from './admin/service.js';
 import { AgentPoolService } from './agent-pools/service.js';
 import { AgentService } from './agents/service.js';
+import { DataRetentionService } from './data-retention/service.js';
 import { MembershipService } from './memberships/service.js';
 import { MembershipViews } from './memberships/view.js';
 import { OAuthClientService } from './oauth-clients/service.js';
@@ -79,6 +80,8 @@ export interface PlatformServices {
   readonly agentPools: AgentPoolService;
   /** Agent tokens and the agents registered with them. */
   readonly agents: AgentService;
+  /** Data retention policies of organizations and workspaces (self-hosted edition). */
+  readonly dataRetention: DataRetentionService;
   readonly memberships: MembershipService;
   readonly membershipViews: MembershipViews;
   readonly oauthClients: OAuthClientService;
@@ -229,6 +232,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     admin: new AdminService(runtime),
     agentPools,
     agents: new AgentService(db, clock, agentPools, (poolId) => engine.agents.offer(poolId)),
+    dataRetention: new DataRetentionService(db, organizations, workspaces),
     memberships: new MembershipService(db, clock, dialect, users),
     membershipViews: new MembershipViews(db, teams),
     oauthClients,

@@ -98,6 +98,12 @@ describe('a PATCH that sets nothing', () => {
     ids.parameter = await create(`/policy-sets/${ids.policySet}/parameters`, {
       data: { type: 'vars', attributes: { key: 'patched', value: 'v', category: 'policy-set' } },
     });
+    ids.oauthClient = await create(`/organizations/${ORG}/oauth-clients`, {
+      data: { type: 'oauth-clients', attributes: { 'service-provider': 'github', 'http-url': 'https://github.com', name: 'patched' } },
+    });
+    ids.oauthToken = (await platform(server, 'GET', `/oauth-clients/${ids.oauthClient}`)).body.data.relationships[
+      'oauth-tokens'
+    ].data[0].id;
     ids.reservedKey = await create(`/organizations/${ORG}/reserved-tag-keys`, {
       data: { type: 'reserved-tag-keys', attributes: { key: 'patched' } },
     });
@@ -152,6 +158,8 @@ describe('a PATCH that sets nothing', () => {
       '/api/v2/policy-sets/:id': `/policy-sets/${ids.policySet}`,
       '/api/v2/policy-sets/:id/parameters/:param': `/policy-sets/${ids.policySet}/parameters/${ids.parameter}`,
       '/api/v2/reserved-tag-keys/:id': `/reserved-tag-keys/${ids.reservedKey}`,
+      '/api/v2/oauth-clients/:id': `/oauth-clients/${ids.oauthClient}`,
+      '/api/v2/oauth-tokens/:id': `/oauth-tokens/${ids.oauthToken}`,
       [PROVIDER_ROUTE]: `/organizations/${ORG}/registry-providers/private/${ORG}/patched`,
       // The task service's callback: an empty verdict is a 422 about the body, whatever the result id.
       '/api/v2/task-results/:id/callback': '/task-results/taskrs-none/callback',

@@ -5,6 +5,7 @@ import type { ResourceObject } from '../jsonapi/types.js';
 import { defaultProjectId } from '../default-project.js';
 import { DEFAULT_AGENT_POOL_ID } from './repo.js';
 import { ORGANIZATION_DEFAULTS } from './service.js';
+import { retentionPolicyRelationship } from '../retention-policy.js';
 
 /** Entitlements every organization has unless its settings switch one off. */
 export const DEFAULT_ENTITLEMENTS: Record<string, boolean | number | null> = {
@@ -80,6 +81,7 @@ export function organizationResource(organization: OrganizationRow, granted: Rea
       'authentication-token': { links: { related: `${self}/authentication-token` } },
       'entitlement-set': { data: { id: organization.id, type: 'entitlement-sets' }, links: { related: `${self}/entitlement-set` } },
       subscription: { links: { related: `${self}/subscription` } },
+      ...retentionPolicyRelationship(organization.dataRetentionPolicy, self),
     },
     links: { self },
   };

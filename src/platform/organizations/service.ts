@@ -83,6 +83,7 @@ export class OrganizationService {
       email: input.email,
       settings: input.settings ?? {},
       attributes: { ...ORGANIZATION_DEFAULTS, ...input.attributes },
+      dataRetentionPolicy: null,
       createdAt: at,
       updatedAt: at,
     };

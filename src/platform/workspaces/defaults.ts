@@ -27,6 +27,7 @@ export function defaultWorkspaceRow(db: DbOrTx, organizationId: string, name: st
     description: null,
     executionMode: null,
     agentPoolId: null,
+    dataRetentionPolicy: null,
     autoApply: false,
     autoApplyRunTrigger: false,
     autoDestroyAt: null,

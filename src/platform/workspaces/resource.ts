@@ -10,6 +10,7 @@ import { DEFAULT_AGENT_POOL_ID } from '../organizations/repo.js';
 import { organizationServiceAccount } from '../users/service.js';
 import type { WorkspaceRow } from './repo.js';
 import { defaultProjectId } from '../default-project.js';
+import { retentionPolicyRelationship } from '../retention-policy.js';
 
 /** What a workspace's wire form needs besides its row; loaded per page, never per row. */
 export interface WorkspaceView {
@@ -185,6 +186,7 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
       tags: { data: view.tags.map((tag) => ({ id: tag.id, type: 'tags' })) },
       ...(view.tagBindingIds ? tagBindingRelationships(view.tagBindingIds, base) : {}),
       ...(hosted ? { 'current-assessment-result': { data: null } } : {}),
+      ...retentionPolicyRelationship(workspace.dataRetentionPolicy, base),
     },
     links: {
       self: `/api/v2/organizations/${orgName}/workspaces/${wsName}`,

@@ -47,6 +47,13 @@ export interface StoredSubscription {
 const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
 const updatedAt = () => integer('updated_at', { mode: 'timestamp_ms' }).notNull();
 
+/**
+ * A data retention policy of an organization or a workspace (self-hosted edition): delete data
+ * older than a number of days, or explicitly keep everything. Its id is the wire id (`drp-…`).
+ */
+export type StoredRetentionPolicy =
+  { id: string; kind: 'delete-older'; deleteOlderThanNDays: number } | { id: string; kind: 'dont-delete' };
+
 export const organizations = sqliteTable('organizations', {
   id: text('id').primaryKey(),
   name: text('name').notNull().unique(),
@@ -59,6 +66,8 @@ export const organizations = sqliteTable('organizations', {
     .$type<Record<string, unknown>>()
     .notNull()
     .default(sql`'{}'`),
+  /** The organization's data retention policy (self-hosted edition), or null. */
+  dataRetentionPolicy: text('data_retention_policy', { mode: 'json' }).$type<StoredRetentionPolicy>(),
   createdAt: createdAt(),
   updatedAt: updatedAt(),
 });

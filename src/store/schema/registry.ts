@@ -1,5 +1,6 @@
-import { blob, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { organizations } from './platform.js';
+import { agentPools, projects } from './workspaces.js';
 
 /** How a VCS-linked module finds its repository (`vcs-repo` on the wire). */
 export interface ModuleVcsRepo {
@@ -92,8 +93,36 @@ export const oauthClients = sqliteTable('oauth_clients', {
   name: text('name'),
   httpUrl: text('http_url').notNull(),
   apiUrl: text('api_url').notNull(),
+  /** The OAuth consumer or application key; returned. */
+  key: text('key'),
+  /** Bitbucket Server / Data Center: the application link's public key; returned. */
+  rsaPublicKey: text('rsa_public_key'),
+  /**
+   * Whether a `secret` (for Bitbucket Server / Data Center, the private key of the pair) was given.
+   * The secret itself is never stored: nothing here talks OAuth to a VCS host.
+   */
+  hasSecret: integer('has_secret', { mode: 'boolean' }).notNull().default(false),
+  /** Available to every project (true) or only to those in `oauth_client_projects`. */
+  organizationScoped: integer('organization_scoped', { mode: 'boolean' }).notNull().default(true),
+  /** The agent pool that would forward VCS calls (private VCS); kept and returned. */
+  agentPoolId: text('agent_pool_id').references(() => agentPools.id, { onDelete: 'set null' }),
   createdAt: createdAt(),
 });
+
+/** The projects a connection is attached to (`oauth-clients/:id/relationships/projects`). */
+export const oauthClientProjects = sqliteTable(
+  'oauth_client_projects',
+  {
+    oauthClientId: text('oauth_client_id')
+      .notNull()
+      .references(() => oauthClients.id, { onDelete: 'cascade' }),
+    projectId: text('project_id')
+      .notNull()
+      .references(() => projects.id, { onDelete: 'cascade' }),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.oauthClientId, t.projectId] }), index('oauth_client_projects_project').on(t.projectId)],
+);
 
 /** The token of a connection (`oauth-tokens`); `oauth-token-id` of a module points here. */
 export const oauthTokens = sqliteTable('oauth_tokens', {
@@ -101,6 +130,8 @@ export const oauthTokens = sqliteTable('oauth_tokens', {
   oauthClientId: text('oauth_client_id')
     .notNull()
     .references(() => oauthClients.id, { onDelete: 'cascade' }),
+  /** Whether a private SSH key was set for cloning (`PATCH /oauth-tokens/:id`); the key itself is never stored. */
+  hasSshKey: integer('has_ssh_key', { mode: 'boolean' }).notNull().default(false),
   createdAt: createdAt(),
 });
 

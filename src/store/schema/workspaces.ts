@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import { organizations, teams } from './platform.js';
+import { organizations, teams, type StoredRetentionPolicy } from './platform.js';
 
 const createdAt = () => integer('created_at', { mode: 'timestamp_ms' }).notNull();
 
@@ -177,6 +177,8 @@ export const workspaces = sqliteTable(
     /** The latest finalized state version (kept here so a page of workspaces renders without looking it up). */
     currentStateVersionId: text('current_state_version_id'),
     sshKeyId: text('ssh_key_id').references(() => sshKeys.id, { onDelete: 'set null' }),
+    /** Its own data retention policy (self-hosted edition), or null to follow the organization's. */
+    dataRetentionPolicy: text('data_retention_policy', { mode: 'json' }).$type<StoredRetentionPolicy>(),
     resourceCount: integer('resource_count').notNull().default(0),
     /** The run holding the workspace (active), the newest run, the newest configuration version. */
     currentRunId: text('current_run_id'),

@@ -1,0 +1,1 @@
+ALTER TABLE `oauth_tokens` ADD `has_ssh_key` integer DEFAULT false NOT NULL;
