@@ -107,7 +107,7 @@ export class KeyPool {
 
   /**
    * Resolves once `count` keys are ready for `spec`, at once if they are; rejects if the pool
-   * closes first (tests and the bench wait on it instead of polling `available`).
+   * closes first (tests wait on it instead of polling `available`).
    */
   whenAvailable(spec: KeySpec, count: number): Promise<void> {
     const id = specId(spec);
