@@ -30,6 +30,7 @@ import { ipRangesPlugin } from './platform/meta/ip-ranges.js';
 import { editionAllows } from './core/edition.js';
 import type { Runtime } from './runtime.js';
 import { secretsPlugin } from './secrets/plugin.js';
+import type { EngineFactory } from './secrets/context.js';
 import { applySeed, readSeedFile, SeedError } from './seed/seed.js';
 import { isEmptyStore, openStore, wipeAndRefill } from './store/store.js';
 import { requestLogSerializer } from './logging.js';
@@ -62,6 +63,8 @@ export interface BuildOptions {
   /** Where logs go (the process writes them to stderr); `false` turns logging off (tests). */
   logTo?: DestinationStream | false;
   clock?: ControllableClock;
+  /** The secrets engines that can be mounted, by type; `ENGINES` (every shipped one) unless given (tests add their own). */
+  engines?: ReadonlyMap<string, EngineFactory>;
 }
 
 /** The one logger configuration: level from the config, secrets redacted, LIST shown as LIST. */
@@ -204,7 +207,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   // Before any tree, so journal and faults see every request once, wherever it is routed.
   installHarness(fastify, runtime, harness);
   if (config.corsOrigins !== null) await fastify.register(cors, corsOptions(config.corsOrigins));
-  const routes = await registerOpenApi(fastify, runtime);
+  const routes = await registerOpenApi(fastify, runtime, options.engines);
   await fastify.register(async (scoped) => platformPlugin(scoped, platform), { prefix: '/api/v2' });
   await fastify.register(async (scoped) => registryProtocolPlugin(scoped, platform));
   await fastify.register(async (scoped) => providerRegistryPlugin(scoped, platform));
@@ -212,7 +215,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   if (editionAllows.ipRanges(config.edition)) await fastify.register(async (scoped) => ipRangesPlugin(scoped, platform));
   await fastify.register(async (scoped) => stateObjectPlugin(scoped, platform), { prefix: OBJECT_PREFIX });
   await fastify.register(async (scoped) => runObjectPlugin(scoped, platform), { prefix: RUN_OBJECT_PREFIX });
-  await fastify.register(async (scoped) => secretsPlugin(scoped, runtime));
+  await fastify.register(async (scoped) => secretsPlugin(scoped, runtime, options.engines));
   await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
   await fastify.register(controlPlugin, { prefix: '/_emulator', runtime: platform, hooks: { isReady: () => ready, reset }, harness });
   await fastify.register(standInsPlugin, { runtime });

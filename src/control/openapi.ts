@@ -4,6 +4,7 @@ import { VERSION } from '../core/version.js';
 import type { Runtime } from '../runtime.js';
 import { README_TAGS, responsesOf, secretsTagOf, summaryOf, tagsOf } from './openapi-operations.js';
 import { buildSecretsContext, ENGINES } from '../secrets/plugin.js';
+import type { EngineFactory } from '../secrets/context.js';
 import type { Backend, FieldSpec, FieldType, Operation, PathSpec } from '../secrets/framework/types.js';
 import { systemBackend } from '../secrets/sys/backend.js';
 import { identityBackend } from '../secrets/identity/backend.js';
@@ -31,7 +32,11 @@ const forDocument = (schema: unknown): unknown =>
  * returns the list of registered routes. The `/api/v2` routes are described from their TypeBox
  * schemas; `/v1` is one catch-all route, replaced in the document by the secrets path tables.
  */
-export async function registerOpenApi(fastify: FastifyInstance, runtime: Runtime): Promise<RegisteredRoute[]> {
+export async function registerOpenApi(
+  fastify: FastifyInstance,
+  runtime: Runtime,
+  engines: ReadonlyMap<string, EngineFactory> = ENGINES,
+): Promise<RegisteredRoute[]> {
   const routes: RegisteredRoute[] = [];
   fastify.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url });
@@ -70,7 +75,7 @@ export async function registerOpenApi(fastify: FastifyInstance, runtime: Runtime
     },
     transformObject: (documents) => {
       const document = ('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as OpenApiObject;
-      document.paths = { ...document.paths, ...secretsPaths(runtime) };
+      document.paths = { ...document.paths, ...secretsPaths(runtime, engines) };
       return document;
     },
   });
@@ -200,14 +205,14 @@ function describeBackend(paths: Record<string, Record<string, Json>>, prefix: st
 }
 
 /** `/v1` from the path tables: `sys/` and `auth/token/`, and each engine at each of its mounts (or its type's name). */
-function secretsPaths(runtime: Runtime): Record<string, Record<string, Json>> {
-  const context = buildSecretsContext(runtime, ENGINES);
+function secretsPaths(runtime: Runtime, engines: ReadonlyMap<string, EngineFactory>): Record<string, Record<string, Json>> {
+  const context = buildSecretsContext(runtime, engines);
   const paths: Record<string, Record<string, Json>> = {};
   describeBackend(paths, 'sys/', systemBackend(context));
   describeBackend(paths, 'auth/token/', tokenBackend(context));
   describeBackend(paths, 'identity/', identityBackend(context));
   const mounts = context.mounts.all();
-  for (const [type, factory] of ENGINES) {
+  for (const [type, factory] of engines) {
     const backend = factory(context);
     const at = mounts.filter((mount) => mount.type === type).map((mount) => mount.path);
     for (const prefix of at.length > 0 ? at : [`${type}/`]) describeBackend(paths, prefix, backend);

@@ -31,8 +31,11 @@ import { ResponseWrapper } from './wrapping/response-wrapper.js';
 import { quotaRequest } from './quotas/login-role.js';
 import { RateLimiter } from './quotas/rate-limiter.js';
 
-/** Engines that can be mounted, by type. Tests may register extra engines before building an app. */
-export const ENGINES = new Map<string, EngineFactory>([
+/**
+ * Engines that can be mounted, by type: the default list of every server. Read-only: a server
+ * given other engines (tests add their own) gets them through `buildApp`'s `engines` option.
+ */
+export const ENGINES: ReadonlyMap<string, EngineFactory> = new Map<string, EngineFactory>([
   ['cubbyhole', cubbyholeEngine],
   ['pki', pkiEngine()],
   ['database', databaseEngine],
@@ -130,9 +133,13 @@ export function buildSecretsContext(
   return context;
 }
 
-/** The `/v1` tree: every request becomes a logical request routed through path tables. */
-export async function secretsPlugin(app: FastifyInstance, runtime: Runtime): Promise<void> {
-  const context = buildSecretsContext(runtime, ENGINES, () => localBaseUrl(app));
+/** The `/v1` tree: every request becomes a logical request routed through path tables; `engines` are those that can be mounted. */
+export async function secretsPlugin(
+  app: FastifyInstance,
+  runtime: Runtime,
+  engines: ReadonlyMap<string, EngineFactory> = ENGINES,
+): Promise<void> {
+  const context = buildSecretsContext(runtime, engines, () => localBaseUrl(app));
   const closeWithin = (what: string, work: Promise<unknown>) =>
     settleWithin(work, CLOSE_STEP_MS, () => runtime.log.warn(`shutdown: ${what} did not close within ${CLOSE_STEP_MS} ms`));
   app.addHook('onClose', () => closeWithin('managed keys', context.managedKeys.close()));

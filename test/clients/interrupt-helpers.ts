@@ -1,6 +1,8 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { matchesFilter, parseFilter } from '../../src/control/harness/journal.js';
 import { platform, type TestServer } from '../helpers/app.js';
+import { untilRunStatusIn } from '../helpers/events.js';
+
+export { untilJournaled } from '../helpers/events.js';
 
 /** The `cloud` block naming a workspace of the seed's organization at the test host. */
 export const cloudBlock = (workspace: string) => `terraform {
@@ -61,42 +63,9 @@ export async function journalCount(server: TestServer, filter: Record<string, st
   return ((await response.json()) as { count: number }).count;
 }
 
-/**
- * Resolves once the journal holds a request matching `filter` (the control plane's filter
- * parameters), at once if it already does: the journal's own event, not a poll.
- */
-export function untilJournaled(server: TestServer, filter: Record<string, string>): Promise<void> {
-  const { journal } = server.app.harness;
-  if (!journal) throw new Error('the request journal is off');
-  const wanted = parseFilter(filter);
-  return new Promise((resolve) => {
-    const stop = journal.subscribe((record) => {
-      if (!matchesFilter(record, wanted)) return;
-      stop();
-      resolve();
-    });
-    // Subscribed first, so a request journaled between the two is not missed.
-    if (journal.count(wanted) > 0) {
-      stop();
-      resolve();
-    }
-  });
-}
-
 /** Resolves once the run's status is `status`, at once if it already is: the engine's transition event, not a poll. */
 export async function untilRunStatus(server: TestServer, runId: string, status: string): Promise<void> {
-  let stop = () => {};
-  const reached = new Promise<void>((resolve) => {
-    stop = server.app.platform.services.runs.engine.onTransition((event) => {
-      if (event.run.id === runId && event.to === status) resolve();
-    });
-  });
-  try {
-    // Subscribed first, so a change between the two is not missed.
-    if ((await runStatus(server, runId)) !== status) await reached;
-  } finally {
-    stop();
-  }
+  await untilRunStatusIn(server, runId, [status], () => runStatus(server, runId));
 }
 
 /** Advances a run held by the manual progression until it reaches one of `statuses`; answers that status. */

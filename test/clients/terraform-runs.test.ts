@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform, startServer, type TestServer } from '../helpers/app.js';
 import { requireTerraform, startTerraform, terraform } from '../helpers/terraform.js';
-import { createRun, newWorkspace, uploadConfiguration, waitFor } from '../platform/runs/helpers.js';
+import { createRun, newWorkspace, nextRunCreated, uploadConfiguration, waitFor } from '../platform/runs/helpers.js';
 import { KEY, startTaskService } from '../platform/runs/task-service.js';
 import { untilJournaled, untilRunStatus } from './interrupt-helpers.js';
 
@@ -171,14 +171,18 @@ describe.skipIf(version === null)('Ctrl-C during a remote run', () => {
     try {
       writeFileSync(join(dir, 'main.tf'), configuration('remote-cancel', 'hello'));
       expect((await terraform(dir, server.baseUrl, 'init', '-input=false')).status).toBe(0);
+      const created = nextRunCreated(server);
       const cli = startTerraform(dir, server.baseUrl, 'apply', '-input=false', '-auto-approve');
       const exited = new Promise<void>((resolve) => cli.on('exit', () => resolve()));
-      let runs: { id: string; attributes: Record<string, unknown> }[] = [];
-      for (let tries = 0; tries < 100 && runs.length === 0; tries++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        runs = (await runsOf(server, 'remote-cancel')).runs;
-      }
-      expect(runs).toHaveLength(1);
+      // The CLI creates the run (the engine's creation event), unless it gives up first.
+      const runId = await Promise.race([
+        created,
+        exited.then(() => {
+          throw new Error('terraform exited before creating a run');
+        }),
+      ]);
+      const { runs } = await runsOf(server, 'remote-cancel');
+      expect(runs.map((item) => item.id)).toEqual([runId]);
       // Walk it into planning, where it waits; the CLI polls it there.
       const control = (path: string) => fetch(`${server.baseUrl}/_emulator${path}`, { method: 'POST' });
       while ((await runsOf(server, 'remote-cancel')).runs[0]!.attributes.status !== 'planning') {

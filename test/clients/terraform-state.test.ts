@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform, startServer, type TestServer } from '../helpers/app.js';
+import { nextJournaled } from '../helpers/events.js';
 import { requireTerraform, startTerraform, terraform } from '../helpers/terraform.js';
 
 const version = requireTerraform('the terraform state end-to-end tests (`terraform apply` with a cloud block)');
@@ -135,15 +136,18 @@ describe.skipIf(version === null)('terraform apply with a cloud block keeps its 
     writeFileSync(join(dir, 'main.tf'), configuration('name = "interrupted"', 'hello', slow));
     expect((await terraform(dir, server.baseUrl, 'init', '-input=false')).status).toBe(0);
 
+    // The apply's lock request answered (the journal's event), unless the CLI gives up first.
+    const lockTaken = nextJournaled(server, { method: 'POST', path: '/api/v2/workspaces/*/actions/lock', status: '200' });
     const cli = startTerraform(dir, server.baseUrl, 'apply', '-auto-approve', '-input=false');
     const exited = new Promise((done) => cli.on('exit', done));
     try {
-      let locked = false;
-      for (let attempt = 0; attempt < 300 && !locked; attempt++) {
-        await new Promise((done) => setTimeout(done, 100));
-        locked = (await workspace(server, 'interrupted')).data.attributes.locked === true;
-      }
-      expect(locked).toBe(true);
+      await Promise.race([
+        lockTaken,
+        exited.then(() => {
+          throw new Error('terraform exited before taking the lock');
+        }),
+      ]);
+      expect((await workspace(server, 'interrupted')).data.attributes.locked).toBe(true);
     } finally {
       cli.kill('SIGKILL');
       await exited;

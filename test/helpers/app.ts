@@ -1,7 +1,7 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildApp, type App } from '../../src/app.js';
+import { buildApp, type App, type BuildOptions } from '../../src/app.js';
 import { loadConfig, SHIPPED_SEED, type Config } from '../../src/config.js';
 
 export const ADMIN_TOKEN = 'test-admin-token';
@@ -50,10 +50,13 @@ export function testConfig(env: Record<string, string> = {}): Config {
   });
 }
 
-/** Builds the whole server and listens on a real loopback socket. */
-export async function startServer(env: Record<string, string> = {}): Promise<TestServer> {
+/**
+ * Builds the whole server and listens on a real loopback socket. `options` are this server's own
+ * (a test's extra secrets engines go in `engines`, never into the shared default list).
+ */
+export async function startServer(env: Record<string, string> = {}, options: Omit<BuildOptions, 'logTo'> = {}): Promise<TestServer> {
   const config = testConfig(env);
-  const app = await buildApp(config, { logTo: false });
+  const app = await buildApp(config, { ...options, logTo: false });
   await app.fastify.listen({ host: '127.0.0.1', port: 0 });
   const { port } = app.fastify.server.address() as { port: number };
   return { app, config, baseUrl: `http://127.0.0.1:${port}`, close: () => app.fastify.close() };

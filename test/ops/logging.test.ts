@@ -100,6 +100,7 @@ describe('log format', () => {
 describe('process warnings', () => {
   it('reach the log as one JSON line each, such as the cloud SDK’s Node-version notice when its adapter loads', async () => {
     const server = await startProcess({ env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: ':memory:', UNDERSTUDY_LOG_FORMAT: 'json' } });
+    let stderr: string;
     try {
       const address = server.banner.exports['VAULT_ADDR'] ?? '';
       const token = server.banner.exports['VAULT_TOKEN'] ?? '';
@@ -108,19 +109,15 @@ describe('process warnings', () => {
       const key = { access_key: 'AKIDSTANDIN', secret_key: 'stand-in', key_type: 'ECDSA', curve: 'P256', kms_key: 'alias/w' };
       expect((await call('sys/managed-keys/cloud-a-kms/warned', { ...key, allow_generate_key: true })).status).toBeLessThan(300);
       expect((await call('sys/managed-keys/cloud-a-kms/warned/test/sign')).status).toBe(204);
-      // Node emits a warning on the next tick; give it a moment to be written.
-      await new Promise((wake) => setTimeout(wake, 200));
-      const lines = server
-        .stderr()
-        .split('\n')
-        .filter((line) => line !== '');
-      for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
-      const warnings = lines.map((line) => JSON.parse(line) as { msg?: string; warning?: string }).filter((entry) => entry.warning);
-      if (Number(process.versions.node.split('.')[0]) < 22) {
-        expect(warnings.map((entry) => entry.msg)).toContainEqual(expect.stringContaining('NodeVersionSupportWarning'));
-      }
     } finally {
-      await server.stop();
+      // Node emits a warning on a later tick: everything the process wrote is in once it has exited.
+      stderr = (await server.stop()).stderr;
+    }
+    const lines = stderr.split('\n').filter((line) => line !== '');
+    for (const line of lines) expect(() => JSON.parse(line) as unknown, line).not.toThrow();
+    const warnings = lines.map((line) => JSON.parse(line) as { msg?: string; warning?: string }).filter((entry) => entry.warning);
+    if (Number(process.versions.node.split('.')[0]) < 22) {
+      expect(warnings.map((entry) => entry.msg)).toContainEqual(expect.stringContaining('NodeVersionSupportWarning'));
     }
   });
 });

@@ -114,13 +114,24 @@ export async function startProcess(options: SpawnOptions & { command?: string[] 
     }
   };
 
-  const deadline = Date.now() + TIMEOUT_MS;
-  while (!/^export VAULT_TOKEN=.*\n/m.test(run.stdout())) {
-    if (run.child.exitCode !== null || Date.now() > deadline) {
-      const exit = await stop('SIGKILL');
-      throw new Error(`understudy did not print its banner (exit ${exit.code}):\n${exit.stdout}\n${exit.stderr}`);
-    }
-    await new Promise((wake) => setTimeout(wake, 20));
+  // The banner's last line on stdout (its own event), unless the process ends first; the timer only bounds the wait.
+  const printed = await new Promise<boolean>((resolve) => {
+    const done = (ok: boolean) => {
+      clearTimeout(timer);
+      run.child.stdout?.off('data', look);
+      resolve(ok);
+    };
+    const look = () => {
+      if (/^export VAULT_TOKEN=.*\n/m.test(run.stdout())) done(true);
+    };
+    const timer = setTimeout(() => done(false), TIMEOUT_MS);
+    run.child.stdout?.on('data', look);
+    void run.closed.then(() => done(false));
+    look();
+  });
+  if (!printed) {
+    const exit = await stop('SIGKILL');
+    throw new Error(`understudy did not print its banner (exit ${exit.code}):\n${exit.stdout}\n${exit.stderr}`);
   }
   return { child: run.child, banner: parseBanner(run.stdout()), stdout: run.stdout, stderr: run.stderr, stop };
 }

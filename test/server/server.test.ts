@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { requestLogSerializer } from '../../src/logging.js';
 import { LIST_MARKER_HEADER } from '../../src/server/list-method.js';
 import { createServerWithListMethod } from '../../src/server/server.js';
-import { pause, readResponses } from '../secrets/http/support.js';
+import { readResponses } from '../secrets/http/support.js';
 
 // The connection wrapper on a bare Node server (no Fastify): streaming in both directions with
 // back-pressure, half-closed connections, and the keep-alive timeout, over real sockets.
@@ -77,14 +77,22 @@ describe('createServerWithListMethod', () => {
 
   it('sends a large response in full to a client that reads slowly (back-pressure)', async () => {
     const payload = Buffer.alloc(16 * 1024 * 1024, 'z');
+    let written: (unsent: number) => void = () => {};
+    const answered = new Promise<number>((resolve) => (written = resolve));
     const port = await listen((_request, response) => {
       response.writeHead(200, { 'content-length': payload.length });
       response.end(payload);
+      // What the kernel could not take at once stays in libuv's write queue until the client reads.
+      // `writeQueueSize` is the handle's count of those bytes (not public API; `writableLength` also
+      // counts bytes the kernel took, until their callback, so it cannot tell the two apart).
+      const handle = (response.socket as unknown as { _handle?: { writeQueueSize?: number } } | null)?._handle;
+      written(handle?.writeQueueSize ?? 0);
     });
     const socket = await open(port);
     socket.pause();
     socket.write('LIST /big HTTP/1.1\r\nHost: x\r\n\r\n');
-    await pause(300); // the server fills the socket buffers and must wait
+    // The server has answered and holds bytes it must wait to send (its handler says so, not a pause).
+    expect(await answered).toBeGreaterThan(0);
     let received = 0;
     const headEnd = new Promise<void>((resolve) => {
       socket.on('data', (chunk: Buffer) => {

@@ -1,5 +1,8 @@
 import { expect } from 'vitest';
 import { platform, type TestServer } from '../../helpers/app.js';
+import { FINAL_STATUSES, untilRunStatusIn } from '../../helpers/events.js';
+
+export { nextRunCreated } from '../../helpers/events.js';
 import { tarball, type Entry } from '../registry/archives.js';
 
 export const ORG = 'understudy';
@@ -71,14 +74,13 @@ export async function run(server: TestServer, id: string) {
   return found.body.data as { id: string; attributes: Record<string, unknown> & { status: string; actions: Record<string, boolean> } };
 }
 
-/** Polls until the run reaches `status` (immediate progression settles within a few ticks). */
+/**
+ * Waits until the run reaches `status` (the engine's transition event, not a poll) and answers it
+ * as the API shows it. A run that ends in another status never will: that fails at once, naming it.
+ */
 export async function waitFor(server: TestServer, id: string, status: string) {
-  for (let tries = 0; tries < 200; tries++) {
-    const current = await run(server, id);
-    if (current.attributes.status === status) return current;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  expect((await run(server, id)).attributes.status).toBe(status);
+  const reached = await untilRunStatusIn(server, id, [status, ...FINAL_STATUSES], async () => (await run(server, id)).attributes.status);
+  expect(reached, `run ${id} ended ${reached} without reaching ${status}`).toBe(status);
   return run(server, id);
 }
 

@@ -51,9 +51,8 @@ describe('run tasks called by real runs', () => {
     await uploadConfiguration(world.server, ws, simpleConfig('t'));
     const id = (await createRun(world.server, ws)).body.data.id as string;
     await waitFor(world.server, id, 'applied');
-    for (let tries = 0; tries < 100 && service.received.filter((item) => item.payload.run_id === id).length < 4; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    // The post-apply task is called after the run has ended: wait for the service to hear it.
+    await service.until((seen) => seen.filter((item) => item.payload.run_id === id).length >= 4);
     const mine = service.received.filter((item) => item.payload.run_id === id);
     expect(mine.map((item) => item.payload.stage)).toEqual(['pre_plan', 'post_plan', 'pre_apply', 'post_apply']);
     expect(mine.every((item) => item.verified)).toBe(true);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform, startServer, type TestServer } from '../../helpers/app.js';
-import { action, control, createRun, newWorkspace, run, simpleConfig, uploadConfiguration, waitFor } from './helpers.js';
+import { action, control, createRun, newWorkspace, nextRunCreated, run, simpleConfig, uploadConfiguration, waitFor } from './helpers.js';
 
 let server: TestServer;
 
@@ -195,14 +195,13 @@ describe('run triggers', () => {
     expect((await platform(server, 'GET', `/workspaces/${target}/run-triggers`)).status).toBe(400);
 
     await uploadConfiguration(server, source, simpleConfig('upstream'));
+    const triggered = nextRunCreated(server, target);
     const upstream = (await createRun(server, source)).body.data.id;
     await waitFor(server, upstream, 'applied');
-    let downstream: { id: string; attributes: Record<string, unknown> }[] = [];
-    for (let tries = 0; tries < 100 && downstream.length === 0; tries++) {
-      downstream = (await platform(server, 'GET', `/workspaces/${target}/runs`)).body.data;
-      if (downstream.length === 0) await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    expect(downstream).toHaveLength(1);
+    const triggeredId = await triggered;
+    const downstream: { id: string; attributes: Record<string, unknown> }[] = (await platform(server, 'GET', `/workspaces/${target}/runs`))
+      .body.data;
+    expect(downstream.map((item) => item.id)).toEqual([triggeredId]);
     expect(downstream[0]!.attributes['trigger-reason']).toBe('run_trigger');
     await waitFor(server, downstream[0]!.id, 'applied');
     expect((await platform(server, 'DELETE', `/run-triggers/${created.body.data.id}`)).status).toBe(204);

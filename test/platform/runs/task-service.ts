@@ -17,6 +17,13 @@ export interface Payload {
  */
 export function startTaskService(verdict: (payload: Payload) => 'passed' | 'failed') {
   const received: { payload: Payload; verified: boolean }[] = [];
+  const waiters: { wanted: (seen: typeof received) => boolean; resolve: () => void }[] = [];
+  /** Resolves once what the service has received satisfies `wanted`, at once if it already does. */
+  const until = (wanted: (seen: typeof received) => boolean) =>
+    new Promise<void>((resolve) => {
+      if (wanted(received)) resolve();
+      else waiters.push({ wanted, resolve });
+    });
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -27,6 +34,11 @@ export function startTaskService(verdict: (payload: Payload) => 'passed' | 'fail
       const verified = given.length === expected.length && timingSafeEqual(given, expected);
       const payload = JSON.parse(body) as Payload;
       received.push({ payload, verified });
+      for (const waiter of [...waiters]) {
+        if (!waiter.wanted(received)) continue;
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve();
+      }
       response.writeHead(200).end();
       void fetch(payload.task_result_callback_url, {
         method: 'PATCH',
@@ -37,9 +49,9 @@ export function startTaskService(verdict: (payload: Payload) => 'passed' | 'fail
       });
     });
   });
-  return new Promise<{ server: Server; url: string; received: typeof received }>((resolve) =>
+  return new Promise<{ server: Server; url: string; received: typeof received; until: typeof until }>((resolve) =>
     server.listen(0, '127.0.0.1', () =>
-      resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, received }),
+      resolve({ server, url: `http://127.0.0.1:${(server.address() as { port: number }).port}/`, received, until }),
     ),
   );
 }

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
 import { createToken, v1 } from '../core/client.js';
-import { auditDir, HMAC, records } from './support.js';
+import { auditDir, expectedHmac, records, saltOf } from './support.js';
 
 /** What a `file` audit device writes: one request and one response record per request, values HMAC'd. */
 describe('audit file device records', () => {
@@ -12,8 +12,8 @@ describe('audit file device records', () => {
   const file = join(dir, 'audit.log');
   const enable = (path: string, options: Record<string, string>) =>
     v1(server, 'PUT', `sys/audit/${path}`, { body: { type: 'file', description: 'test device', options } });
-  const hashOf = async (path: string, input: string) =>
-    (await v1(server, 'POST', `sys/audit-hash/${path}`, { body: { input } })).body.data.hash as string;
+  /** The value the device at `path` should write for `input`, computed by the test (see `expectedHmac`). */
+  const hashOf = (path: string, input: string) => expectedHmac(saltOf(server, path), input);
 
   beforeAll(async () => {
     server = await startServer();
@@ -27,6 +27,16 @@ describe('audit file device records', () => {
     expect(listed.status).toBe(200);
     expect(listed.body.data['file/']).toEqual(entry);
     expect(listed.body['file/']).toEqual(entry);
+  });
+
+  it("sys/audit-hash answers the HMAC-SHA256 of the input under the device's salt, as the test computes it", async () => {
+    const salt = saltOf(server, 'file');
+    expect(salt).not.toBe('');
+    for (const input of ['hunter2-secret', ROOT_TOKEN, 'ünïcode ✓']) {
+      const answered = await v1(server, 'POST', 'sys/audit-hash/file', { body: { input } });
+      expect(answered.status).toBe(200);
+      expect(answered.body.data.hash).toBe(expectedHmac(salt, input));
+    }
   });
 
   it('writes a request and a response record for a KV write and read, hashing every value and no key', async () => {
@@ -47,18 +57,19 @@ describe('audit file device records', () => {
       path: 'secret/data/app',
       remote_address: '127.0.0.1',
     });
-    expect(request.request.data.data.password).toBe(await hashOf('file', 'hunter2-secret'));
+    expect(request.request.data.data.password).toBe(hashOf('file', 'hunter2-secret'));
     expect(request.request.id).toBe(response.request.id);
     expect(request.auth).toMatchObject({ display_name: 'root', policies: ['root'], token_type: 'service' });
-    expect(request.auth.client_token).toBe(await hashOf('file', ROOT_TOKEN));
+    expect(request.auth.client_token).toBe(hashOf('file', ROOT_TOKEN));
     expect(request.request.client_token).toBe(request.auth.client_token);
-    expect(request.auth.accessor).toMatch(HMAC);
+    const rootAccessor = (await v1(server, 'GET', 'auth/token/lookup-self')).body.data.accessor as string;
+    expect(request.auth.accessor).toBe(hashOf('file', rootAccessor));
     expect(new Date(request.time).toString()).not.toBe('Invalid Date');
 
     expect(readRequest.request.operation).toBe('read');
-    expect(readResponse.response.data.data.password).toBe(await hashOf('file', 'hunter2-secret'));
+    expect(readResponse.response.data.data.password).toBe(hashOf('file', 'hunter2-secret'));
     expect(readResponse.response.data.metadata.version).toBe(1);
-    expect(readResponse.response.data.metadata.created_time).toMatch(HMAC);
+    expect(readResponse.response.data.metadata.created_time).toBe(hashOf('file', read.body.data.metadata.created_time));
 
     // Neither the token nor the secret appears anywhere in clear.
     const text = readFileSync(file, 'utf8');
@@ -74,12 +85,12 @@ describe('audit file device records', () => {
 
     const written = records(file).slice(before);
     const created = written.find((record) => record.type === 'response' && record.request.path === 'auth/token/create');
-    expect(created.response.auth.client_token).toBe(await hashOf('file', issued.client_token));
-    expect(created.response.auth.accessor).toBe(await hashOf('file', issued.accessor));
+    expect(created.response.auth.client_token).toBe(hashOf('file', issued.client_token));
+    expect(created.response.auth.accessor).toBe(hashOf('file', issued.accessor));
     const denied = written.filter((record) => record.request.path === 'secret/data/app');
     expect(denied.map((record) => record.type)).toEqual(['request', 'response']);
     expect(denied[1].error).toBe('1 error occurred:\n\t* permission denied\n\n');
-    expect(denied[1].auth.client_token).toBe(await hashOf('file', issued.client_token));
+    expect(denied[1].auth.client_token).toBe(hashOf('file', issued.client_token));
     expect(readFileSync(file, 'utf8')).not.toContain(issued.client_token);
   });
 
@@ -93,11 +104,11 @@ describe('audit file device records', () => {
     const note = written.find((record) => record.type === 'request' && record.request.path === 'cubbyhole/note');
     expect(note.request.data).toEqual({ text: 'plain words' });
     expect(note.auth.accessor).toBe(lookup.body.data.accessor);
-    expect(note.auth.client_token).toMatch(HMAC);
+    expect(note.auth.client_token).toBe(hashOf('raw', ROOT_TOKEN));
     expect(readFileSync(raw, 'utf8')).not.toContain(ROOT_TOKEN);
     // The first device kept hashing the same value.
     expect(readFileSync(file, 'utf8')).not.toContain('plain words');
-    expect(await hashOf('raw', 'x')).not.toBe(await hashOf('file', 'x'));
+    expect(hashOf('raw', 'x')).not.toBe(hashOf('file', 'x'));
   });
 
   it('stops writing once disabled; disabling again is a 204', async () => {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../helpers/app.js';
 import { advance, createToken, list, putPolicy, v1 } from './client.js';
-import { revokeAttempts, revokedLeases, TEST_ENGINE } from './test-engine.js';
+import { revokeAttempts, revokedLeases, TEST_ENGINE, WITH_TEST_ENGINE } from './test-engine.js';
 
 async function mountTestEngine(server: TestServer, path = 'creds-engine', config: Record<string, unknown> = {}) {
   const reply = await v1(server, 'POST', `sys/mounts/${path}`, { body: { type: TEST_ENGINE, config } });
@@ -26,7 +26,7 @@ async function issue(server: TestServer, query: string, token?: string) {
 describe('leases', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({}, WITH_TEST_ENGINE);
     await mountTestEngine(server, 'creds-engine', { max_lease_ttl: '10h' });
   });
   afterAll(() => server.close());
@@ -212,7 +212,7 @@ describe('pending lease work across a restart', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('runs an expiry, a token expiry and a pending retry that were scheduled before the restart', async () => {
-    const first = await startServer({ UNDERSTUDY_STORE: store });
+    const first = await startServer({ UNDERSTUDY_STORE: store }, WITH_TEST_ENGINE);
     await mountTestEngine(first);
     const plain = await issue(first, 'restart?ttl=30m');
     const flaky = await issue(first, 'flaky-restart?ttl=10m');
@@ -222,7 +222,7 @@ describe('pending lease work across a restart', () => {
     expect(before.map((work) => work.outcome)).toEqual(['failed']);
     await first.close();
 
-    const second = await startServer({ UNDERSTUDY_STORE: store });
+    const second = await startServer({ UNDERSTUDY_STORE: store }, WITH_TEST_ENGINE);
     try {
       const ran = await advance(second, '1h');
       expect(ran.filter((work) => work.subject === flaky.lease_id).map((work) => work.outcome)).toEqual(['failed', 'done']);

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../helpers/app.js';
 import { createToken, list, v1 } from './client.js';
-import { revokedLeases, TEST_ENGINE } from './test-engine.js';
+import { revokedLeases, TEST_ENGINE, WITH_TEST_ENGINE } from './test-engine.js';
 import { AUTH_MOUNTS, MountTable } from '../../../src/secrets/mounts/mount-table.js';
 
 describe('mounts', () => {
   let server: TestServer;
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({}, WITH_TEST_ENGINE);
   });
   afterAll(() => server.close());
 
@@ -20,6 +20,20 @@ describe('mounts', () => {
       type: 'pki',
       config: { default_lease_ttl: 0, max_lease_ttl: 0, force_no_cache: false },
     });
+  });
+
+  it("mounts a test engine only on the server given it: another server's catalog does not have it", async () => {
+    expect((await v1(server, 'POST', 'sys/mounts/given', { body: { type: TEST_ENGINE } })).status).toBe(204);
+    const other = await startServer();
+    try {
+      const refused = await v1(other, 'POST', 'sys/mounts/given', { body: { type: TEST_ENGINE } });
+      expect(refused.status).toBe(400);
+      expect(refused.body.errors).toEqual([`plugin not found in the catalog: ${TEST_ENGINE}`]);
+      expect(Object.keys((await v1(other, 'GET', 'sys/mounts')).body.data)).not.toContain('given/');
+    } finally {
+      await other.close();
+    }
+    expect((await v1(server, 'DELETE', 'sys/mounts/given')).status).toBe(204);
   });
 
   it('mounts an engine at a custom path, twice, with separate data', async () => {

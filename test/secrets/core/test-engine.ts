@@ -1,3 +1,4 @@
+import type { EngineFactory } from '../../../src/secrets/context.js';
 import type { FieldSpec } from '../../../src/secrets/framework/types.js';
 import { ENGINES } from '../../../src/secrets/plugin.js';
 
@@ -19,7 +20,7 @@ const FIELDS: Record<string, FieldSpec> = {
   renewable: { type: 'bool', description: 'Renewable lease.', default: true },
 };
 
-ENGINES.set(TEST_ENGINE, (context) => ({
+const leaseTestEngine: EngineFactory = (context) => ({
   type: TEST_ENGINE,
   paths: [
     {
@@ -51,4 +52,7 @@ ENGINES.set(TEST_ENGINE, (context) => ({
     if (name.startsWith('flaky') && attempt <= 2) throw new Error(`database unreachable (attempt ${attempt})`);
     revokedLeases.push(lease.id);
   },
-}));
+});
+
+/** `startServer`'s options for a server that can mount the test engine besides every shipped one. */
+export const WITH_TEST_ENGINE = { engines: new Map([...ENGINES, [TEST_ENGINE, leaseTestEngine]]) };

@@ -6,6 +6,28 @@ import { pgQuery, pgTry, reachable, runId } from './peers.js';
 
 const up = await reachable('PostgreSQL', () => pgQuery({}, 'SELECT 1'));
 
+/** The sessions PostgreSQL lists for a connection's `application_name`. */
+const sessionsOf = async (application: string) =>
+  Number(
+    (await pgQuery<{ n: string }>({}, 'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [application])).rows[0]?.n,
+  );
+
+/**
+ * Waits until PostgreSQL lists `want` sessions for `application`; answers the count last seen. A
+ * poll, on purpose: the server closes a pool without telling the caller (a reset or restore answers
+ * first), and even a closed client's backend leaves pg_stat_activity a moment later, in another
+ * process no event of ours reaches. The bound is generous (a loaded machine), not a pacing: a count
+ * that is right returns at once.
+ */
+async function untilSessions(application: string, want: number, boundMs = 20_000): Promise<number> {
+  const deadline = Date.now() + boundMs;
+  for (;;) {
+    const count = await sessionsOf(application);
+    if (count === want || Date.now() > deadline) return count;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 describe.skipIf(!up)('database engine on real PostgreSQL', () => {
   const id = runId();
   const admin = `${id}_admin`;
@@ -326,11 +348,7 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
 
   it('closes the connection pools of a mount when the mount is disabled', async () => {
     const application = `${id}unmount`;
-    const sessions = async () =>
-      Number(
-        (await pgQuery<{ n: string }>({}, 'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [application])).rows[0]
-          ?.n,
-      );
+    const sessions = () => sessionsOf(application);
     expect((await v1(server, 'POST', 'sys/mounts/db-unmount', { body: { type: 'database' } })).status).toBe(204);
     const body = {
       plugin_name: 'postgresql-database-plugin',
@@ -341,22 +359,14 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
     expect((await v1(server, 'POST', 'db-unmount/config/pool', { body })).status).toBe(204);
     expect(await sessions()).toBeGreaterThan(0);
     expect((await v1(server, 'DELETE', 'sys/mounts/db-unmount')).status).toBe(204);
-    for (let tries = 0; tries < 50 && (await sessions()) !== 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await sessions()).toBe(0);
+    expect(await untilSessions(application, 0)).toBe(0);
   });
 
   it('closes the connection pool on /_emulator/reset and when the server closes', async () => {
     const other = await startServer();
     const application = `${id}pool`;
-    const sessions = async () =>
-      Number(
-        (await pgQuery<{ n: string }>({}, 'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [application])).rows[0]
-          ?.n,
-      );
-    const settle = async (want: number) => {
-      for (let tries = 0; tries < 50 && (await sessions()) !== want; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
-      return sessions();
-    };
+    const sessions = () => sessionsOf(application);
+    const settle = (want: number) => untilSessions(application, want);
     try {
       const body = {
         plugin_name: 'postgresql-database-plugin',
@@ -382,15 +392,8 @@ describe.skipIf(!up)('database engine on real PostgreSQL', () => {
   it('closes the connection pools when a snapshot is restored, whether or not the snapshot has the connection', async () => {
     const other = await startServer();
     const application = `${id}restore`;
-    const sessions = async () =>
-      Number(
-        (await pgQuery<{ n: string }>({}, 'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [application])).rows[0]
-          ?.n,
-      );
-    const settle = async () => {
-      for (let tries = 0; tries < 50 && (await sessions()) !== 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
-      return sessions();
-    };
+    const sessions = () => sessionsOf(application);
+    const settle = () => untilSessions(application, 0);
     const snapshot = async (name: string) =>
       (await fetch(`${other.baseUrl}/_emulator/snapshots`, { method: 'POST', body: JSON.stringify({ name }) })).status;
     const restore = async (name: string) =>

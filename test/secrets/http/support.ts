@@ -39,8 +39,7 @@ function testListEngine(): Backend {
 
 /** A server with the test engine mounted at `things/` holding `things/items/{a,b,dir/c}`. */
 export async function startListServer(): Promise<TestServer> {
-  ENGINES.set(TEST_ENGINE, testListEngine);
-  const server = await startServer();
+  const server = await startServer({}, { engines: new Map([...ENGINES, [TEST_ENGINE, testListEngine]]) });
   const { runtime } = server.app;
   new MountTable(runtime.store.db, runtime.clock).ensure({ path: 'things/', type: TEST_ENGINE });
   return server;
@@ -161,12 +160,14 @@ export async function openSocket(server: TestServer): Promise<Socket> {
   return socket;
 }
 
-export const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Writes pieces one by one, pausing between them so they arrive as separate reads on the server. */
-export async function writeInPieces(socket: Socket, pieces: readonly string[]): Promise<void> {
+/**
+ * Writes pieces one by one, each once the server has read the one before, so each arrives as a
+ * read of its own: `serverRead` resolves at the server socket's next read (its `data` event).
+ */
+export async function writeInPieces(socket: Socket, pieces: readonly string[], serverRead: () => Promise<unknown>): Promise<void> {
   for (const piece of pieces) {
+    const read = serverRead();
     socket.write(piece);
-    await pause(15);
+    await read;
   }
 }

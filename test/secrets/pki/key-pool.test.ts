@@ -1,14 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KeyPool } from '../../../src/secrets/engines/pki/key-pool.js';
 
-async function until(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting for the key pool');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 describe('the key pool', () => {
   const pools: KeyPool[] = [];
   const pool = (size: number) => {
@@ -27,18 +19,20 @@ describe('the key pool', () => {
     expect(keys.threadCount).toBe(0);
     keys.warm(spec);
     expect(keys.threadCount).toBe(2);
-    await until(() => keys.available(spec) === 4);
+    await keys.whenAvailable(spec, 4);
+    expect(keys.available(spec)).toBe(4);
     const key = await keys.take(spec);
     expect(key.asymmetricKeyDetails?.modulusLength).toBe(2048);
     // Taking one starts its replacement.
-    await until(() => keys.available(spec) === 4);
+    await keys.whenAvailable(spec, 4);
+    expect(keys.available(spec)).toBe(4);
   });
 
   it('serves a burst from the pool and generates on demand once it is empty', async () => {
     const keys = pool(3);
     const spec = { type: 'rsa' as const, bits: 2048 };
     keys.warm(spec);
-    await until(() => keys.available(spec) === 3);
+    await keys.whenAvailable(spec, 3);
     const started = performance.now();
     const burst = await Promise.all([keys.take(spec), keys.take(spec), keys.take(spec)]);
     const pooledMs = performance.now() - started;
@@ -62,6 +56,16 @@ describe('the key pool', () => {
     expect(keys.threadCount).toBe(0);
   });
 
+  it('a wait for ready keys ends when the pool closes, refused', async () => {
+    const keys = pool(2);
+    const spec = { type: 'rsa' as const, bits: 3072 };
+    const waiting = expect(keys.whenAvailable(spec, 2)).rejects.toThrow('the key pool is closed');
+    await keys.close();
+    await waiting;
+    await expect(keys.whenAvailable(spec, 1)).rejects.toThrow('the key pool is closed');
+    await expect(keys.whenAvailable(spec, 0)).resolves.toBeUndefined();
+  });
+
   it('makes EC keys when taken, each a new one, without worker threads or a pool', async () => {
     const keys = pool(20);
     const spec = { type: 'ec' as const, bits: 256 };
@@ -81,8 +85,9 @@ describe('the key pool', () => {
     expect(keys.threadCount).toBe(0);
     const curve = { type: 'ec' as const, bits: 521 };
     expect((await keys.take(curve)).asymmetricKeyDetails?.namedCurve).toBe('secp521r1');
-    // The key was generated for the request alone: nothing refills behind it.
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The key was generated for the request alone: nothing refills behind it. Pooled keys come
+    // only from worker threads, and none was started, so none can arrive later.
+    expect(keys.threadCount).toBe(0);
     expect(keys.available(curve)).toBe(0);
     expect(keys.available(big)).toBe(0);
   });

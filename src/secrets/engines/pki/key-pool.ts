@@ -51,6 +51,7 @@ export class KeyPool {
   private readonly background: Job[] = [];
   private readonly idle: Worker[] = [];
   private readonly busy = new Map<Worker, Job>();
+  private readonly watchers: { id: string; count: number; resolve(): void; reject(error: Error): void }[] = [];
   private workers = 0;
   private closed = false;
 
@@ -74,6 +75,7 @@ export class KeyPool {
           const list = this.ready.get(id) ?? [];
           list.push(der);
           this.ready.set(id, list);
+          this.tell(id);
         },
         reject: () => this.refilling.set(id, (this.refilling.get(id) ?? 1) - 1),
       });
@@ -103,6 +105,17 @@ export class KeyPool {
     return this.ready.get(specId(spec))?.length ?? 0;
   }
 
+  /**
+   * Resolves once `count` keys are ready for `spec`, at once if they are; rejects if the pool
+   * closes first (tests wait on it instead of polling `available`).
+   */
+  whenAvailable(spec: KeySpec, count: number): Promise<void> {
+    const id = specId(spec);
+    if (this.available(spec) >= count) return Promise.resolve();
+    if (this.closed) return Promise.reject(new Error('the key pool is closed'));
+    return new Promise((resolve, reject) => this.watchers.push({ id, count, resolve, reject }));
+  }
+
   /** Worker threads alive now (none before first use, none after close). */
   get threadCount(): number {
     return this.workers;
@@ -113,6 +126,7 @@ export class KeyPool {
     this.closed = true;
     const error = new Error('the key pool is closed');
     for (const job of [...this.urgent.splice(0), ...this.background.splice(0), ...this.busy.values()]) job.reject(error);
+    for (const watcher of this.watchers.splice(0)) watcher.reject(error);
     const idle = this.idle.splice(0);
     const busy = [...this.busy.keys()];
     this.busy.clear();
@@ -122,6 +136,16 @@ export class KeyPool {
     for (const worker of busy) void worker.terminate();
     await Promise.all(idle.map((worker) => worker.terminate()));
     this.workers = 0;
+  }
+
+  /** Wakes whoever waits for enough keys of `id`. */
+  private tell(id: string): void {
+    const ready = this.ready.get(id)?.length ?? 0;
+    for (const watcher of [...this.watchers]) {
+      if (watcher.id !== id || ready < watcher.count) continue;
+      this.watchers.splice(this.watchers.indexOf(watcher), 1);
+      watcher.resolve();
+    }
   }
 
   private spawn(): Worker {
