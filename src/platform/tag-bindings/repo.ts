@@ -85,15 +85,3 @@ export function deleteBindingsOf(db: DbOrTx, owner: BindingOwner): void {
   db.delete(tagBindings).where(ownerCondition(owner)).run();
 }
 
-/** Whether the project carries a binding with `key` (and `value`, when given). */
-export function projectHasBinding(db: DbOrTx, projectId: string, key: string, value: string | undefined): boolean {
-  const conditions = [eq(tagBindings.projectId, projectId), eq(tagBindings.key, key)];
-  if (value !== undefined) conditions.push(eq(tagBindings.value, value));
-  return (
-    db
-      .select({ one: sql`1` })
-      .from(tagBindings)
-      .where(and(...conditions))
-      .get() !== undefined
-  );
-}
