@@ -71,7 +71,7 @@ export function placeUnplacedWorkspaces(sqlite: Database.Database): void {
   `);
 }
 
-/** Admin settings attributes hidden when this upgrade was written (platform/admin/repo.ts keeps the live list). */
+/** Admin settings attributes hidden when this upgrade was written (platform/admin-settings/repo.ts keeps the live list). */
 const HIDDEN_SETTINGS: Record<string, readonly string[]> = {
   smtp: ['password'],
   sms: ['auth-token'],

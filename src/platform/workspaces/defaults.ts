@@ -2,7 +2,7 @@ import { editionAllows, type Edition } from '../../core/edition.js';
 import type { DbOrTx } from '../../store/store.js';
 import { newId } from '../../core/ids.js';
 import { defaultProjectId } from '../default-project.js';
-import { defaultRemoteStateAccess as adminDefaultRemoteStateAccess } from '../admin/service.js';
+import { defaultRemoteStateAccess as adminDefaultRemoteStateAccess } from '../admin-settings/service.js';
 import type { WorkspaceRow } from './repo.js';
 import { LATEST_RELEASE } from '../tool-versions/releases.js';
 
