@@ -10,7 +10,7 @@ import type { PlatformContext } from '../platform/context.js';
 import type { TeamRow } from '../platform/auth/principal.js';
 import { findTeamByName } from '../platform/teams/repo.js';
 import { findUserByUsername } from '../platform/users/repo.js';
-import * as organizationsRepo from '../platform/organizations/repo.js';
+import { findOrganizationByName } from '../platform/organizations/repo.js';
 import { PolicyStore } from '../secrets/acl/policy-store.js';
 import { AUTH_MOUNTS, canonicalMountType, MountTable, mountPath } from '../secrets/mounts/mount-table.js';
 import { TokenStore } from '../secrets/tokens/token-store.js';
@@ -97,7 +97,7 @@ export function applySeed(platform: PlatformContext, tx: Tx, seed: Seed, tokens:
 
   for (const spec of seed.organizations ?? []) {
     const organization =
-      organizationsRepo.findOrganizationByName(tx, spec.name) ??
+      findOrganizationByName(tx, spec.name) ??
       services.organizations.create(
         {
           name: spec.name,
