@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { jsonList } from '../../store/sql-lists.js';
 import { preparedSql } from '../../store/prepared.js';
 import { rowReader } from '../row-reader.js';

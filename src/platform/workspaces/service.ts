@@ -7,7 +7,6 @@ import { refusingDuplicates } from '../db-errors.js';
 import { inSlices } from '../sql-slices.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { projectPermissions, projectPermissionsFor } from '../auth/project-permissions.js';
-import { defaultProjectId } from '../default-project.js';
 import {
   hasPermission,
   requirePermission,
@@ -195,9 +194,12 @@ export class WorkspaceService {
     return at;
   }
 
-  /** Settings changes need admin access; absent attributes keep their values (with the spec's exceptions). */
-  /** A `projectId` moves the workspace (null: back to the default project); undefined leaves it. */
-  /** `tagBindings`, when given, replaces the workspace's own bindings (an empty list removes them all). */
+  /**
+   * Settings changes need admin access; absent attributes keep their values (with the spec's
+   * exceptions). A `projectId` moves the workspace (null: back to the default project); undefined
+   * leaves it. `tagBindings`, when given, replaces the workspace's own bindings (an empty list
+   * removes them all).
+   */
   update(located: Located, settings: WorkspaceSettingsInput, projectId?: string | null, tagBindings?: readonly TagBindingInput[]): Located {
     this.require(located, 'can-update');
     const { workspace, organization } = located;
@@ -246,8 +248,7 @@ export class WorkspaceService {
   /** Workspace admins delete, and so does a team whose access to the workspace's project includes deleting its workspaces. */
   private requireDestroy(located: Located): void {
     if (hasPermission(located.scope, located.level, 'can-destroy')) return;
-    const { workspace, organization } = located;
-    const projectId = workspace.projectId;
+    const { projectId } = located.workspace;
     if (!hasPermission(located.scope, located.level, 'can-read-settings')) throw NOT_FOUND;
     if (
       !projectPermissionsFor(this.db, { permissions: located.scope.grants, teamIds: new Set(located.scope.teamIds) }, projectId).has(
