@@ -84,4 +84,3 @@ export function updateBindingValue(db: DbOrTx, id: string, value: string): void 
 export function deleteBindingsOf(db: DbOrTx, owner: BindingOwner): void {
   db.delete(tagBindings).where(ownerCondition(owner)).run();
 }
-

@@ -1,13 +1,7 @@
 import { and, eq, or } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
-import {
-  variableSetProjects,
-  variableSets,
-  variableSetVariables,
-  variableSetWorkspaces,
-  workspaceVariables,
-} from '../../store/tables.js';
+import { variableSetProjects, variableSets, variableSetVariables, variableSetWorkspaces, workspaceVariables } from '../../store/tables.js';
 import { findWorkspace } from '../workspaces/repo.js';
 import { clearValue } from '../sensitive-values.js';
 

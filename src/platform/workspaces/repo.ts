@@ -49,8 +49,8 @@ export function findWorkspaceByName(db: DbOrTx, organizationId: string, name: st
 }
 
 export function findWorkspaces(db: DbOrTx, ids: readonly string[]): WorkspaceRow[] {
-  return inSlices([...new Set(ids)]).flatMap((slice) =>
-    db.select().from(workspaces).where(inList(workspaces.id, slice)).all() as WorkspaceRow[],
+  return inSlices([...new Set(ids)]).flatMap(
+    (slice) => db.select().from(workspaces).where(inList(workspaces.id, slice)).all() as WorkspaceRow[],
   );
 }
 
