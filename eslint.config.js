@@ -14,6 +14,35 @@ const ROUTES_USE_SERVICES = {
   message: 'Routes call services (context.services), never repos or tables.',
 };
 
+// The control plane and the seed sit above both trees. They write through services (the platform's
+// door, the secrets tree's stores) and may look rows up with a repo's readers (`find…`, `list…`);
+// a repo's writers, the store's tables and schema stay out, e.g. `import { insertWorkspace } from
+// '../platform/workspaces/repo.js'` in src/control/runs.ts or `import { workspaces } from
+// '../store/tables.js'` in src/seed/world.ts. The harness's read-only views (the world, a run, the
+// journal's subjects) read tables directly, past any caller's permissions; they never call services.
+const READERS_ONLY = {
+  group: ['**/repo.js'],
+  allowImportNamePattern: '^(find|list)',
+  allowTypeImports: true,
+  message: 'The control plane and the seed write through services; from a repo they import only its find…/list… readers.',
+};
+const NO_TABLES = {
+  group: ['**/store/tables.js', '**/store/schema/**'],
+  allowTypeImports: true,
+  message: 'The control plane (outside its harness views) and the seed reach the store through services and repo readers, not tables.',
+};
+const VIEWS_READ_ONLY = {
+  group: ['**/service.js', '**/services.js'],
+  allowTypeImports: true,
+  message: 'The harness views only read (tables, repo readers); services apply permissions and write, so they stay out.',
+};
+const BELOW_THE_APP = {
+  group: ['**/app.js', '**/control/**', '**/server/**', 'fastify'],
+  allowTypeImports: true,
+  message: 'The seed is applied by the app: it knows nothing of HTTP, the server or the control plane.',
+};
+const NOT_THE_APP = { group: ['**/app.js'], allowTypeImports: true, message: 'The app registers the control plane, not the reverse.' };
+
 export default tseslint.config(
   { ignores: ['dist/', 'coverage/', 'data/', '.bench/', 'migrations/', 'node_modules/'] },
   js.configs.recommended,
@@ -72,6 +101,19 @@ export default tseslint.config(
   {
     files: ['src/platform/**/routes.ts', 'src/platform/**/*-routes.ts', 'src/platform/workspaces/actions.ts'],
     rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [PLATFORM_ONLY, ROUTES_USE_SERVICES] }] },
+  },
+  {
+    files: ['src/control/**/*.ts'],
+    ignores: ['src/control/harness/**'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [READERS_ONLY, NO_TABLES, NOT_THE_APP] }] },
+  },
+  {
+    files: ['src/control/harness/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [VIEWS_READ_ONLY, NOT_THE_APP] }] },
+  },
+  {
+    files: ['src/seed/**/*.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [READERS_ONLY, NO_TABLES, BELOW_THE_APP] }] },
   },
   {
     files: ['test/**/*.ts'],

@@ -18,11 +18,10 @@ import { Scheduler } from './core/scheduler.js';
 import { platformRouterError } from './platform/jsonapi/errors.js';
 import { platformPlugin } from './platform/plugin.js';
 import { buildPlatformContext, type PlatformContext } from './platform/services.js';
-import { forgetLimitPolicy, forgetRateLimitWindows } from './platform/admin/rate-limit.js';
 import { createHarness, type Harness } from './control/harness/harness.js';
 import { installHarness } from './control/harness/hooks.js';
 import { isStoreFile } from './control/harness/snapshots.js';
-import { signingKeyDiscoveryRoutes } from './platform/admin/well-known.js';
+import { signingKeyDiscoveryRoutes } from './platform/workload-identity/well-known.js';
 import { registryProtocolPlugin } from './platform/registry/protocol-routes.js';
 import { providerRegistryPlugin } from './platform/registry-providers/registry-routes.js';
 import { agentApiPlugin } from './platform/agents/agent-api-routes.js';
@@ -161,17 +160,18 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
 
   let ready = false;
 
-  /** After the store's content was replaced (reset, snapshot restore): what memory knew about it goes. */
-  const forgetDerivedState = () => {
-    forgetLimitPolicy(store.db);
-    forgetRateLimitWindows(platform);
-    harness.subjects.forget();
+  /**
+   * After the store's content was replaced (reset, snapshot restore). What memory merely derived
+   * from it (the limit policy and counts, the journal's subjects) compares the store generation
+   * (store/generation.ts) and needs no call here; this is for what must act on the change.
+   */
+  const afterStoreReplaced = () => {
     // Sources drop their caches; the database engine closes its connection pools.
     runtime.scheduler.reset();
     // The replaced rows may hold another offset than the clock's (a snapshot restored without its time).
     storeClockOffset(store.sqlite, clock.offset);
   };
-  const harness = createHarness(runtime, forgetDerivedState);
+  const harness = createHarness(runtime, afterStoreReplaced);
 
   /** The seed's world: the JSON seed's additions, or the snapshot's content (into an empty store only, at start). */
   const loadSnapshotSeed = (file: string) => {
@@ -191,7 +191,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     clock.reset();
     if (seed !== null) wipeAndRefill(store, (tx) => applySeed(platform, tx, seed, seedTokens));
     else if (snapshotSeed !== null) loadSnapshotSeed(snapshotSeed);
-    forgetDerivedState();
+    afterStoreReplaced();
     harness.faults.clear();
     return Math.round((performance.now() - started) * 100) / 100;
   };
@@ -216,7 +216,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   await fastify.register(async (scoped) => stateObjectPlugin(scoped, platform), { prefix: OBJECT_PREFIX });
   await fastify.register(async (scoped) => runObjectPlugin(scoped, platform), { prefix: RUN_OBJECT_PREFIX });
   await fastify.register(async (scoped) => secretsPlugin(scoped, runtime, options.engines));
-  await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, runtime));
+  await fastify.register(async (scoped) => signingKeyDiscoveryRoutes(scoped, platform));
   await fastify.register(controlPlugin, { prefix: '/_emulator', runtime: platform, hooks: { isReady: () => ready, reset }, harness });
   await fastify.register(standInsPlugin, { runtime });
   // The web UI's links the CLI prints (a run's, the tokens page) open the inspector or say what is here instead.

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { listOutbox } from '../platform/admin/repo.js';
+import { listOutbox } from '../platform/admin-settings/repo.js';
 import type { Runtime } from '../runtime.js';
 
 /**

@@ -23,10 +23,10 @@ function controlError(reply: FastifyReply, status: number, message: string): Fas
   return reply.code(status).send({ error: message });
 }
 
-/** `/_emulator`: the stable control plane scripts and CI jobs use. */
 /** Control paths answered without the token: health, and the pages that show the login form. */
 const OPEN_PATHS = new Set(['/_emulator/health', '/_emulator/ui', '/_emulator/ui/login', '/_emulator/docs']);
 
+/** `/_emulator`: the stable control plane scripts and CI jobs use. */
 export async function controlPlugin(
   app: FastifyInstance,
   options: { runtime: PlatformContext; hooks: ControlHooks; harness: Harness },

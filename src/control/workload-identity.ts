@@ -67,7 +67,7 @@ export async function workloadIdentityControlRoutes(app: FastifyInstance, runtim
         return refuse(reply, 404, `no run ${body.run} in workspace ${names.workspace.id}`);
       runId = body.run;
     } else runId = newId('run');
-    const minted = await mintWorkloadToken(runtime, {
+    const minted = await mintWorkloadToken(runtime, runtime.services.signingKeys, {
       names,
       phase: phase as RunPhase,
       runId,

@@ -1,6 +1,12 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 
 /**
+ * The mark on a hidden value kept sealed in a column that held it in clear before (an HMAC key, a
+ * password, a sensitive variable): a value without it was written by an older version.
+ */
+export const SEALED_MARK = 'sealed:v1:';
+
+/**
  * Secrets the server must both recognise and show again (registry upload ids, module webhook
  * secrets) are kept as two values: a keyed digest, which lookups compare, and a sealed copy
  * (AES-256-GCM), which is opened only to render the link again. Both keys come from one server
@@ -13,12 +19,6 @@ import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:
  * secret, and lookups never compare plain secrets. State and configuration upload secrets, shown
  * once, need no sealed copy and keep a plain SHA-256.
  */
-/**
- * The mark on a hidden value kept sealed in a column that held it in clear before (an HMAC key, a
- * password, a sensitive variable): a value without it was written by an older version.
- */
-export const SEALED_MARK = 'sealed:v1:';
-
 export class SecretsAtRest {
   private cached: { master: Buffer; digest: Buffer; seal: Buffer } | undefined;
 

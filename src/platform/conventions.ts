@@ -1,11 +1,11 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { ApiError } from '../core/errors.js';
 import { parseJson } from '../core/json.js';
-import { rateLimitHook } from './admin/rate-limit.js';
 import { authenticate, bearerToken } from './auth/authenticate.js';
 import type { Principal } from './auth/principal.js';
 import { runOfTaskAccessToken } from './task-stages/access.js';
 import type { Runtime } from '../runtime.js';
+import type { PlatformContext } from './services.js';
 import { NOT_FOUND, platformErrorHandler, sendError } from './jsonapi/errors.js';
 import { platformValidatorCompiler } from './jsonapi/validation.js';
 
@@ -73,7 +73,7 @@ export function platformAuthentication(context: Runtime): onRequestHookHandler {
  * prefix shares the root's not-found handler (Fastify allows one per prefix), so it says
  * `ownNotFound: false`.
  */
-export function registerPlatformConventions(scope: FastifyInstance, context: Runtime, { ownNotFound = true } = {}): void {
+export function registerPlatformConventions(scope: FastifyInstance, context: PlatformContext, { ownNotFound = true } = {}): void {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
   scope.setValidatorCompiler(platformValidatorCompiler);
@@ -83,6 +83,6 @@ export function registerPlatformConventions(scope: FastifyInstance, context: Run
   if (!scope.hasRequestDecorator('principal')) scope.decorateRequest('principal', null as never);
   if (!scope.hasRequestDecorator('taskRunId')) scope.decorateRequest('taskRunId', null);
   // The administrator's API rate limit, before authentication (a refused request costs nothing more).
-  scope.addHook('onRequest', rateLimitHook(context));
+  scope.addHook('onRequest', context.services.rateLimiter.hook);
   scope.addHook('onRequest', platformAuthentication(context));
 }

@@ -9,7 +9,7 @@ import { tokenRoutes } from './tokens/routes.js';
 import { userRoutes } from './users/routes.js';
 import { agentPoolRoutes } from './agent-pools/routes.js';
 import { agentRoutes } from './agents/routes.js';
-import { adminRoutes } from './admin/routes.js';
+import { adminRoutes } from './admin-settings/routes.js';
 import { siteAdminRoutes } from './site-admin/routes.js';
 import { variableSetRoutes } from './variable-sets/routes.js';
 import { auditRecorder } from './audit-trail/recorder.js';

@@ -1,5 +1,5 @@
 import type { Runtime } from '../runtime.js';
-import { AdminService } from './admin/service.js';
+import { AdminService } from './admin-settings/service.js';
 import { AgentPoolService } from './agent-pools/service.js';
 import { AgentService } from './agents/service.js';
 import { DataRetentionService } from './data-retention/service.js';
@@ -73,6 +73,9 @@ import type { OrganizationPage } from './organizations/resource.js';
 import { WorkloadIdentityHook } from './workload-identity/hook.js';
 import { NotificationDispatcher } from './notifications/delivery.js';
 import { NotificationService } from './notifications/service.js';
+import { RateLimiter } from './rate-limit.js';
+import { SigningKeys } from './workload-identity/signing-keys.js';
+import { StateDownloadLinks } from './state-versions/links.js';
 
 /** Every platform service, made once per server; routes, the control plane and the seed all use these. */
 export interface PlatformServices {
@@ -141,6 +144,12 @@ export interface PlatformServices {
   readonly workspaceViews: WorkspaceViews;
   /** Notification configurations and the dispatcher that delivers run notifications. */
   readonly notifications: NotificationService;
+  /** The API rate limit's counts, shared by every tree whose conventions add its hook. */
+  readonly rateLimiter: RateLimiter;
+  /** The workload identity signing keys (`/.well-known/jwks`, the admin rotate and trim actions, minting). */
+  readonly signingKeys: SigningKeys;
+  /** State download links: the API signs them, the object routes verify them, with this server's key. */
+  readonly stateLinks: StateDownloadLinks;
 }
 
 /** What platform routes, the control plane and the seed are built from: the runtime and its services. */
@@ -182,7 +191,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
   const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, runtime.log);
   engine.useStages(taskStageRunner);
-  engine.addPhaseHook(new WorkloadIdentityHook(runtime));
+  const signingKeys = new SigningKeys(runtime);
+  runtime.scheduler.register(signingKeys);
+  engine.addPhaseHook(new WorkloadIdentityHook(runtime, signingKeys));
   // Policy checks come after the post-plan task stage (the order checks are added in).
   const policyChecks = new PolicyCheckService(db, clock, runs);
   const policies = new PolicyService(db, clock, organizations);
@@ -192,7 +203,8 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     byId: (id) => findMembershipById(db, id),
     of: (organizationId, userId) => findMembership(db, organizationId, userId),
   });
-  const stateParts = stateVersionWorkspaceParts(db, clock);
+  const stateLinks = new StateDownloadLinks(clock);
+  const stateParts = stateVersionWorkspaceParts(db, stateLinks);
   const runActivity = new RunActivityService(db, clock, runs);
   const taskStages = new TaskStageService(db, taskStageRunner);
   const workspaceViews = new WorkspaceViews(db, {
@@ -228,8 +240,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
       fallbackOrigin: `http://${runtime.config.host}:${runtime.config.port}`,
     }),
   );
+  const admin = new AdminService(runtime);
   const services: PlatformServices = {
-    admin: new AdminService(runtime),
+    admin,
     agentPools,
     agents: new AgentService(db, clock, agentPools, (poolId) => engine.agents.offer(poolId)),
     dataRetention: new DataRetentionService(db, organizations, workspaces),
@@ -286,6 +299,9 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     auditConfiguration: new AuditConfigurationService(db, clock, organizations),
     variableSetViews: new VariableSetViews(db),
     notifications,
+    rateLimiter: new RateLimiter(runtime, () => admin.limitPolicy()),
+    signingKeys,
+    stateLinks,
   };
   workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
   // Every committed run status change reaches the notification dispatcher (which returns at once).

@@ -5,6 +5,7 @@ import type { PolicyStore } from './acl/policy-store.js';
 import type { RateLimiter } from './quotas/rate-limiter.js';
 import type { Backend } from './framework/types.js';
 import type { IdentityStore } from './identity/identity-store.js';
+import type { OidcProvider } from './identity/oidc/provider.js';
 import type { LeaseManager } from './leases/lease-manager.js';
 import type { ManagedKeys } from './managed-keys/service.js';
 import type { MountTable } from './mounts/mount-table.js';
@@ -37,6 +38,8 @@ export interface SecretsContext extends Runtime {
   readonly wrapping: ResponseWrapper;
   /** The identity store (`identity/`): entities, aliases, groups; logins link to it. */
   readonly identity: IdentityStore;
+  /** The identity store's OIDC provider (keys, roles, tokens): one per tree, so its handlers and the scheduler share its due cache. */
+  readonly oidc: OidcProvider;
   /** Rate-limit quotas (`sys/quotas`), checked where `/v1` requests enter. */
   readonly quotas: RateLimiter;
 }

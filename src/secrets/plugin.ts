@@ -21,7 +21,9 @@ import { transitEngine } from './engines/transit/backend.js';
 import type { Backend } from './framework/types.js';
 import { sendLogical, sendSecretsError } from './http/respond.js';
 import { toLogicalRequest } from './http/request.js';
-import { IdentityStore } from './identity/identity-store.js';
+import { IDENTITY_MOUNT_UUID, IdentityStore } from './identity/identity-store.js';
+import { OidcProvider } from './identity/oidc/provider.js';
+import { MountStorage } from './storage/mount-storage.js';
 import { LeaseManager } from './leases/lease-manager.js';
 import { managedKeyService } from './managed-keys/types.js';
 import { AUTH_MOUNTS, MountTable } from './mounts/mount-table.js';
@@ -116,6 +118,7 @@ export function buildSecretsContext(
     audit: new AuditBroker(db, runtime.clock, runtime.log),
     wrapping: new ResponseWrapper({ store: runtime.store, clock: runtime.clock, scheduler: runtime.scheduler, tokens, mounts }),
     identity,
+    oidc: new OidcProvider(runtime.store, runtime.clock, new MountStorage(db, IDENTITY_MOUNT_UUID), runtime.scheduler),
     quotas: new RateLimiter(db, runtime.clock),
   };
   tokens.loginLimits = (token) => loginLimits(context, token);

@@ -3,14 +3,14 @@ import { Value } from '@sinclair/typebox/value';
 import type { Edition } from '../core/edition.js';
 import { canonical, canonicalKeys } from '../core/dialect.js';
 import { ApiError } from '../core/errors.js';
-import { SETTINGS_NAMES, type SettingsName } from '../platform/admin/fields.js';
-import { findSettings } from '../platform/admin/repo.js';
-import { seedSettings } from '../platform/admin/service.js';
+import { SETTINGS_NAMES, type SettingsName } from '../platform/admin-settings/fields.js';
+import { findSettings } from '../platform/admin-settings/repo.js';
+import { seedSettings } from '../platform/admin-settings/service.js';
 import type { PlatformContext } from '../platform/context.js';
 import type { TeamRow } from '../platform/auth/principal.js';
 import { findTeamByName } from '../platform/teams/repo.js';
 import { findUserByUsername } from '../platform/users/repo.js';
-import * as organizationsRepo from '../platform/organizations/repo.js';
+import { findOrganizationByName } from '../platform/organizations/repo.js';
 import { PolicyStore } from '../secrets/acl/policy-store.js';
 import { AUTH_MOUNTS, canonicalMountType, MountTable, mountPath } from '../secrets/mounts/mount-table.js';
 import { TokenStore } from '../secrets/tokens/token-store.js';
@@ -97,7 +97,7 @@ export function applySeed(platform: PlatformContext, tx: Tx, seed: Seed, tokens:
 
   for (const spec of seed.organizations ?? []) {
     const organization =
-      organizationsRepo.findOrganizationByName(tx, spec.name) ??
+      findOrganizationByName(tx, spec.name) ??
       services.organizations.create(
         {
           name: spec.name,

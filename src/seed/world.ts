@@ -3,7 +3,7 @@ import { DurationError, parseDurationMs } from '../core/duration.js';
 import { ApiError } from '../core/errors.js';
 import { base62 } from '../core/ids.js';
 import type { OrganizationRow } from '../platform/auth/principal.js';
-import * as runTasksRepo from '../platform/run-tasks/repo.js';
+import { findRunTaskByName } from '../platform/run-tasks/repo.js';
 import type { PlatformServices } from '../platform/context.js';
 import { findWorkspaceByName, type WorkspaceRow } from '../platform/workspaces/repo.js';
 import type { SeededWorkspace } from '../platform/workspaces/service.js';
@@ -57,7 +57,7 @@ export function seedWorkspaces(
 }
 
 export function seedRunTasks(tx: Tx, services: PlatformServices, organization: OrganizationRow, specs: readonly SeedRunTaskSpec[]): void {
-  const missing = specs.filter((spec) => !runTasksRepo.findRunTaskByName(tx, organization.id, spec.name));
+  const missing = specs.filter((spec) => !findRunTaskByName(tx, organization.id, spec.name));
   const inputs = missing.map((spec) => ({
     name: spec.name,
     url: spec.url,

@@ -5,7 +5,8 @@ import { storeAtRest } from './entry-barrier.js';
 import { AT_REST_KEY, serverKey } from './server-keys.js';
 
 /**
- * Data upgrades SQL alone cannot express (drizzle migrations are plain SQL). Each runs once,
+ * Data upgrades: rewrites of stored rows, most of which SQL alone cannot express (drizzle migrations
+ * are plain SQL), run after the migrations. Each runs once,
  * counted by SQLite's `user_version`, which drizzle leaves alone; a fresh store runs them on
  * empty tables and only moves the counter.
  */
@@ -50,9 +51,27 @@ const UPGRADES: ((sqlite: Database.Database) => void)[] = [
   // Workload-identity signing keys and workspace SSH keys joined the sealed values after that:
   // a store already past the upgrade above seals them now (the rest is sealed already and stays).
   (sqlite) => sealHiddenValues(sqlite),
+  // Bulk-created workspaces (the control plane's, seeds) used to be stored without a project, which
+  // every read took for the default one; from here on each row names its project, as created ones did.
+  (sqlite) => placeUnplacedWorkspaces(sqlite),
 ];
 
-/** Admin settings attributes hidden when this upgrade was written (platform/admin/repo.ts keeps the live list). */
+/**
+ * Puts every workspace stored without a project into its organization's default project (made
+ * first for an organization from before default projects; migration 0007 made the rest). A
+ * snapshot of the same schema taken before upgrade 5 holds such rows too, so a restore runs it.
+ */
+export function placeUnplacedWorkspaces(sqlite: Database.Database): void {
+  sqlite.exec(`
+    INSERT INTO projects (id, organization_id, name, description, is_default, created_at, updated_at)
+      SELECT 'prj-' || substr(o.id, 5), o.id, 'Default Project', NULL, 1, o.created_at, o.created_at FROM organizations o
+      WHERE EXISTS (SELECT 1 FROM workspaces w WHERE w.organization_id = o.id AND w.project_id IS NULL)
+        AND NOT EXISTS (SELECT 1 FROM projects p WHERE p.id = 'prj-' || substr(o.id, 5));
+    UPDATE workspaces SET project_id = 'prj-' || substr(organization_id, 5) WHERE project_id IS NULL;
+  `);
+}
+
+/** Admin settings attributes hidden when this upgrade was written (platform/admin-settings/repo.ts keeps the live list). */
 const HIDDEN_SETTINGS: Record<string, readonly string[]> = {
   smtp: ['password'],
   sms: ['auth-token'],

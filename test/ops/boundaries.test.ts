@@ -40,7 +40,7 @@ describe('platform boundaries', () => {
     expect([...(edges.get('workspaces') ?? [])].length).toBeGreaterThan(0);
   });
 
-  it('fails the lint when a route file imports a repo, or the platform imports the secrets tree', async () => {
+  it('fails the lint when a route file imports a repo, the platform imports the secrets tree, or control and seed overstep', async () => {
     // The project's own configuration, without type information: the import rules are syntactic, and building the
     // typed program of the whole tree for four snippets cost about as long as the rest of the suite's files together.
     const eslint = new ESLint({ cwd: ROOT, overrideConfig: tseslint.configs.disableTypeChecked });
@@ -60,5 +60,29 @@ describe('platform boundaries', () => {
     const service = readFileSync(join(ROOT, 'src/platform/tags/service.ts'), 'utf8');
     const withSecrets = `import { TokenStore } from '../../secrets/tokens/token-store.js';\nexport const leak = TokenStore;\n${service}`;
     expect(await lint('src/platform/tags/service.ts', withSecrets)).toEqual([expect.stringContaining('shares only core/')]);
+
+    // The control plane writes through services and reads through repo readers; never tables.
+    const control = readFileSync(join(ROOT, 'src/control/runs.ts'), 'utf8');
+    expect(await lint('src/control/runs.ts', control)).toEqual([]);
+    const writer = `import { insertWorkspace } from '../platform/workspaces/repo.js';\nexport const leak = insertWorkspace;\n${control}`;
+    expect(await lint('src/control/runs.ts', writer)).toEqual([expect.stringContaining('write through services')]);
+    const table = `import { workspaces } from '../store/tables.js';\nexport const leak = workspaces;\n${control}`;
+    expect(await lint('src/control/runs.ts', table)).toEqual([expect.stringContaining('not tables')]);
+
+    // The harness's views read tables, and only read: services stay out.
+    const view = readFileSync(join(ROOT, 'src/control/harness/world.ts'), 'utf8');
+    expect(await lint('src/control/harness/world.ts', view)).toEqual([]);
+    const withService = `import { TagService } from '../../platform/tags/service.js';\nexport const leak = TagService;\n${view}`;
+    expect(await lint('src/control/harness/world.ts', withService)).toEqual([expect.stringContaining('views only read')]);
+
+    // The seed is below the app: services and repo readers, no tables, no HTTP.
+    const seed = readFileSync(join(ROOT, 'src/seed/world.ts'), 'utf8');
+    expect(await lint('src/seed/world.ts', seed)).toEqual([]);
+    expect(
+      await lint('src/seed/world.ts', `import { runTasks } from '../store/tables.js';\nexport const leak = runTasks;\n${seed}`),
+    ).toEqual([expect.stringContaining('not tables')]);
+    expect(await lint('src/seed/world.ts', `import Fastify from 'fastify';\nexport const leak = Fastify;\n${seed}`)).toEqual([
+      expect.stringContaining('nothing of HTTP'),
+    ]);
   }, 120_000);
 });

@@ -95,7 +95,7 @@ describe('registerPlatformConventions on another prefix', () => {
     other = Fastify({ bodyLimit: 1024 });
     await other.register(
       async (scope) => {
-        registerPlatformConventions(scope, server.app.runtime);
+        registerPlatformConventions(scope, server.app.platform);
         scope.get('/open', { config: { public: true } }, async () => ({ open: true }));
         scope.post('/small', async (request) => ({ who: request.principal.kind, size: JSON.stringify(request.body).length }));
         scope.post('/archive', { bodyLimit: 64 * 1024 }, async (request) => ({ size: JSON.stringify(request.body).length }));

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunVariable } from '../../src/adapters/executor/index.js';
-import { findSettings } from '../../src/platform/admin/repo.js';
+import { findSettings } from '../../src/platform/admin-settings/repo.js';
 import { control, platform, startServer, type TestServer } from '../helpers/app.js';
 import { createRun, newWorkspace, ORG, simpleConfig, uploadConfiguration, waitFor } from '../platform/runs/helpers.js';
 import { v1 } from '../secrets/core/client.js';

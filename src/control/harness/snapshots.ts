@@ -22,7 +22,7 @@ import type { ControllableClock } from '../../core/clock.js';
 import { spoolToFile } from '../../core/upload-spool.js';
 import { markStoreReplaced } from '../../store/generation.js';
 import { unreadableRow } from '../../store/row-check.js';
-import { sealHiddenValues } from '../../store/upgrades.js';
+import { placeUnplacedWorkspaces, sealHiddenValues } from '../../store/upgrades.js';
 import { openStore, type Store } from '../../store/store.js';
 import { HarnessError } from './errors.js';
 
@@ -243,6 +243,8 @@ export class Snapshots {
           for (const index of indexes) sqlite.exec(`INSERT INTO main.${quoted(index)} (${quoted(index)}) VALUES ('rebuild')`);
           // A snapshot of the same schema taken before sealing holds hidden values in clear.
           sealHiddenValues(sqlite);
+          // And workspaces stored without a project (before upgrade 5) get their default one.
+          placeUnplacedWorkspaces(sqlite);
           for (const trigger of triggers) sqlite.exec(trigger.sql);
         })();
         markStoreReplaced(sqlite);

@@ -4,7 +4,8 @@ import { sha256Hex } from '../../core/crypto.js';
 import { clientToken } from '../../secrets/http/request.js';
 import { presentedKey } from '../../secrets/tokens/token-store.js';
 import { prepared } from '../../store/prepared.js';
-import type { Db } from '../../store/store.js';
+import { StoreDerived } from '../../store/generation.js';
+import { sqliteOf, type Db } from '../../store/store.js';
 import { platformTokens, secretTokens } from '../../store/tables.js';
 
 const accessorByHash = prepared((db) =>
@@ -22,7 +23,7 @@ const platformIdByHash = prepared((db) =>
     .prepare(),
 );
 
-/** Tokens resolved lately (by hash, never by value); small, and emptied with the store. */
+/** Tokens resolved lately (by hash, never by value); small, and emptied when the store's content is replaced. */
 const MAX_REMEMBERED = 1024;
 
 /**
@@ -31,9 +32,12 @@ const MAX_REMEMBERED = 1024;
  * remembered by the token's hash, so naming the caller costs a hash and a map lookup per request.
  */
 export class Subjects {
-  private readonly known = new Map<string, string | null>();
+  /** After a reset or a restore the tokens may be others: the store generation starts a new map. */
+  private readonly remembered: StoreDerived<Map<string, string>>;
 
-  constructor(private readonly db: Db) {}
+  constructor(private readonly db: Db) {
+    this.remembered = new StoreDerived(sqliteOf(db), () => new Map<string, string>());
+  }
 
   of(request: FastifyRequest, path: string): string | null {
     const token = clientToken(request);
@@ -42,22 +46,18 @@ export class Subjects {
     // A secrets token's hash is the token store's, which it already remembers for the request's own lookup.
     const hash = secrets ? presentedKey(token) : sha256Hex(token);
     const key = secrets ? `s${hash}` : `p${hash}`;
-    let subject = this.known.get(key);
+    const known = this.remembered.get();
+    let subject: string | null | undefined = known.get(key);
     if (subject === undefined) {
       subject = secrets
         ? (accessorByHash(this.db).get({ id: hash })?.accessor ?? null)
         : (platformIdByHash(this.db).get({ hash })?.id ?? null);
       // An unknown token may be created later, so only found ones are remembered.
       if (subject !== null) {
-        if (this.known.size >= MAX_REMEMBERED) this.known.clear();
-        this.known.set(key, subject);
+        if (known.size >= MAX_REMEMBERED) known.clear();
+        known.set(key, subject);
       }
     }
     return subject;
-  }
-
-  /** After a reset or a restore: the tokens may be others now. */
-  forget(): void {
-    this.known.clear();
   }
 }

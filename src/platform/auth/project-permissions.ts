@@ -149,7 +149,6 @@ function rightsOf(details: ReturnType<typeof detailsOf>): ProjectPermission[] {
   return rights;
 }
 
-/** What `grants` (a caller's standing in the projects' organization) allows on each of `projectIds`, in one query. */
 /** A team project grant's level and custom settings, as `detailsOf` and `projectGrantLevel` read them. */
 export const TEAM_PROJECT_ACCESS_COLUMNS = {
   projectId: teamProjects.projectId,
@@ -158,6 +157,7 @@ export const TEAM_PROJECT_ACCESS_COLUMNS = {
   workspaceAccess: teamProjects.workspaceAccess,
 };
 
+/** What `grants` (a caller's standing in the projects' organization) allows on each of `projectIds`, in one query. */
 export function projectPermissionsForMany(
   db: DbOrTx,
   grants: Pick<OrganizationGrants, 'permissions' | 'teamIds'>,

@@ -3,7 +3,7 @@ import { ApiError, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import type { OrganizationSettings } from '../../store/tables.js';
-import { organizationCreationLimited } from '../admin/service.js';
+import { organizationCreationLimited } from '../admin-settings/service.js';
 import { isSiteAdmin, type OrganizationRow, type Principal, type UserRow } from '../auth/principal.js';
 import { Permissions, type OrganizationPermission } from '../auth/permissions.js';
 import * as repo from './repo.js';

@@ -24,10 +24,10 @@ export function defaultProjectInclude(db: DbOrTx): (page: OrganizationPage) => R
 /** `include=project` on workspaces: the projects of the page's workspaces, all of one organization. */
 export function projectWorkspaceInclude(
   db: DbOrTx,
-): (page: { principal: Principal; organization: OrganizationRow; rows: readonly { projectId: string | null }[] }) => ResourceObject[] {
+): (page: { principal: Principal; organization: OrganizationRow; rows: readonly { projectId: string }[] }) => ResourceObject[] {
   return ({ principal, organization, rows }) => {
     const grants = new Permissions(db).organization(principal, organization);
-    const ids = rows.map((row) => row.projectId ?? defaultProjectId(organization.id));
+    const ids = rows.map((row) => row.projectId);
     return findProjects(db, ids).map((project) => projectResource(project, organization.name, grants));
   };
 }

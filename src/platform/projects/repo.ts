@@ -1,4 +1,4 @@
-import { and, asc, count, eq, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, isNotNull, sql, type SQL } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
@@ -70,12 +70,9 @@ export function deleteProject(db: DbOrTx, id: string): void {
   db.delete(projects).where(eq(projects.id, id)).run();
 }
 
-/** Whether any workspace belongs to the project (null project ids mean the default one). */
+/** Whether any workspace belongs to the project. */
 export function holdsWorkspaces(db: DbOrTx, project: ProjectRow): boolean {
-  const condition = project.isDefault
-    ? and(eq(workspaces.organizationId, project.organizationId), sql`coalesce(${workspaces.projectId}, ${project.id}) = ${project.id}`)
-    : eq(workspaces.projectId, project.id);
-  return db.select({ id: workspaces.id }).from(workspaces).where(condition).limit(1).get() !== undefined;
+  return db.select({ id: workspaces.id }).from(workspaces).where(eq(workspaces.projectId, project.id)).limit(1).get() !== undefined;
 }
 
 export interface ProjectFilter {
@@ -133,16 +130,6 @@ export function countsOf(db: DbOrTx, rows: readonly ProjectRow[]): Map<string, {
   for (const row of placed) {
     const entry = row.projectId ? counts.get(row.projectId) : undefined;
     if (entry) entry.workspaces += row.n;
-  }
-  // Workspaces without a project id sit in their organization's default project.
-  for (const project of rows.filter((row) => row.isDefault)) {
-    const unplaced = db
-      .select({ n: count() })
-      .from(workspaces)
-      .where(and(eq(workspaces.organizationId, project.organizationId), isNull(workspaces.projectId)))
-      .get();
-    const entry = counts.get(project.id);
-    if (entry) entry.workspaces += unplaced?.n ?? 0;
   }
   const granted = db
     .select({ projectId: teamProjects.projectId, n: count() })

@@ -142,12 +142,12 @@ export class RunTaskService {
   }
 }
 
-/** A new task's row: the API's create defaults for what the input leaves out (no global configuration). */
 /** The HMAC key as stored: sealed (delivery.ts opens it to sign), never in clear. */
 function sealedKey(atRest: SecretsAtRest, key: string | null | undefined): string | null {
   return key ? atRest.sealMarked(key) : null;
 }
 
+/** A new task's row: the API's create defaults for what the input leaves out (no global configuration). */
 function newRunTaskRow(organizationId: string, input: RunTaskInput, at: Date, atRest: SecretsAtRest): RunTaskRow {
   return {
     id: newId('task'),

@@ -52,12 +52,12 @@ export class RunActivityService {
     return { comment, located };
   }
 
-  /** The ids of a run's comments, oldest first (the run's `comments` relationship). */
   /** A comment by id, whoever asks (for `include=comment` on events the caller may already read). */
   findComment(id: string): RunCommentRow | undefined {
     return repo.findComment(this.db, id);
   }
 
+  /** The ids of a run's comments, oldest first (the run's `comments` relationship). */
   commentIdsOf(runId: string): string[] {
     return repo.commentsOf(this.db, runId).map((row) => row.id);
   }

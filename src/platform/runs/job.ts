@@ -51,7 +51,8 @@ export function buildJob(sources: JobSources, run: RunRow): PlanJob {
 export function runNames(db: DbOrTx, run: RunRow): RunNames {
   const workspace = findWorkspace(db, run.workspaceId);
   const organization = findOrganizationById(db, run.organizationId);
-  const projectId = workspace?.projectId ?? defaultProjectId(run.organizationId);
+  // A workspace deleted under a running run leaves only ids, and the organization's default project.
+  const projectId = workspace ? workspace.projectId : defaultProjectId(run.organizationId);
   const project = findProject(db, projectId);
   return {
     organization: { id: run.organizationId, name: organization?.name ?? run.organizationId },

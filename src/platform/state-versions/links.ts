@@ -25,25 +25,24 @@ export function readUploadToken(token: string): { stateVersionId: string; kind: 
   return { stateVersionId, kind, secret };
 }
 
-// One signing key per clock, that is per running server: the API signs, the object routes verify.
-const signers = new WeakMap<Clock, DownloadLinks>();
+/**
+ * Self-authorizing, short-lived download links: the state version, what to download, expiry,
+ * signature. One per server (made in the door, services.ts), so its key is: the API signs, the
+ * object routes verify.
+ */
+export class StateDownloadLinks {
+  private readonly signer: DownloadLinks;
 
-/** Self-authorizing, short-lived download links: the state version, what to download, expiry, signature. */
-export function stateDownloadLinks(clock: Clock): {
-  path(id: string, kind: StateKind): string;
-  verify(token: string): { stateVersionId: string; kind: StateKind } | null;
-} {
-  let links = signers.get(clock);
-  if (!links) {
-    links = new DownloadLinks(clock);
-    signers.set(clock, links);
+  constructor(clock: Clock) {
+    this.signer = new DownloadLinks(clock);
   }
-  const signer = links;
-  return {
-    path: (id, kind) => `${OBJECT_PREFIX}/download/${signer.token(`${id}~${kind}`)}`,
-    verify: (token) => {
-      const [stateVersionId, kind] = (signer.verify(token) ?? '').split('~');
-      return stateVersionId && (kind === 'state' || kind === 'json') ? { stateVersionId, kind } : null;
-    },
-  };
+
+  path(id: string, kind: StateKind): string {
+    return `${OBJECT_PREFIX}/download/${this.signer.token(`${id}~${kind}`)}`;
+  }
+
+  verify(token: string): { stateVersionId: string; kind: StateKind } | null {
+    const [stateVersionId, kind] = (this.signer.verify(token) ?? '').split('~');
+    return stateVersionId && (kind === 'state' || kind === 'json') ? { stateVersionId, kind } : null;
+  }
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { registerPlatformConventions } from '../conventions.js';
 import type { PlatformContext } from '../context.js';
 import { notFound } from '../../core/errors.js';
-import { readUploadToken, stateDownloadLinks } from './links.js';
+import { readUploadToken } from './links.js';
 
 /** The largest state an upload link takes. */
 export const STATE_UPLOAD_LIMIT = 64 * 1024 * 1024;
@@ -17,7 +17,7 @@ export async function stateObjectPlugin(app: FastifyInstance, runtime: PlatformC
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: STATE_UPLOAD_LIMIT }, (_request, body, done) => done(null, body));
   const service = runtime.services.stateVersions;
-  const signer = stateDownloadLinks(runtime.clock);
+  const signer = runtime.services.stateLinks;
   const open = { config: { public: true, secretParams: ['token'] } };
 
   app.put<{ Params: { token: string } }>('/upload/:token', { ...open, bodyLimit: STATE_UPLOAD_LIMIT }, async (request, reply) => {

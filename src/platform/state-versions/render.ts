@@ -1,8 +1,7 @@
-import type { Clock } from '../../core/clock.js';
 import type { DbOrTx } from '../../store/store.js';
 import type { OrganizationRow } from '../auth/principal.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import { stateDownloadLinks, uploadPath } from './links.js';
+import { uploadPath, type StateDownloadLinks } from './links.js';
 import { outputsOf, type StateVersionMeta, type StateVersionOutputRow } from './repo.js';
 import { stateVersionResource } from './resource.js';
 
@@ -15,13 +14,12 @@ export type UploadSecrets = { state: string; json: string };
  */
 export function renderStateVersions(
   db: DbOrTx,
-  clock: Clock,
+  signer: StateDownloadLinks,
   origin: string,
   organization: OrganizationRow,
   versions: readonly StateVersionMeta[],
   secrets: UploadSecrets | null = null,
 ): { items: ResourceObject[]; outputs: Map<string, StateVersionOutputRow[]> } {
-  const signer = stateDownloadLinks(clock);
   const outputs = outputsOf(
     db,
     versions.filter((version) => version.status === 'finalized').map((version) => version.id),

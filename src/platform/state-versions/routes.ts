@@ -61,7 +61,14 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
   ) => {
     const include = readInclude(request.query as Record<string, unknown>, STATE_VERSION_INCLUDES);
     const origin = requestUrl(request).origin;
-    const { items, outputs } = renderStateVersions(context.store.db, context.clock, origin, located.organization, versions, secrets);
+    const { items, outputs } = renderStateVersions(
+      context.store.db,
+      context.services.stateLinks,
+      origin,
+      located.organization,
+      versions,
+      secrets,
+    );
     const included = new Included();
     if (include.has('outputs')) {
       for (const own of outputs.values()) included.add(...own.map((output) => stateVersionOutputResource(output, false)));

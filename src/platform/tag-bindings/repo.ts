@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { asc, eq } from 'drizzle-orm';
 import { jsonList } from '../../store/sql-lists.js';
 import { preparedSql } from '../../store/prepared.js';
 import { rowReader } from '../row-reader.js';
@@ -83,17 +83,4 @@ export function updateBindingValue(db: DbOrTx, id: string, value: string): void 
 
 export function deleteBindingsOf(db: DbOrTx, owner: BindingOwner): void {
   db.delete(tagBindings).where(ownerCondition(owner)).run();
-}
-
-/** Whether the project carries a binding with `key` (and `value`, when given). */
-export function projectHasBinding(db: DbOrTx, projectId: string, key: string, value: string | undefined): boolean {
-  const conditions = [eq(tagBindings.projectId, projectId), eq(tagBindings.key, key)];
-  if (value !== undefined) conditions.push(eq(tagBindings.value, value));
-  return (
-    db
-      .select({ one: sql`1` })
-      .from(tagBindings)
-      .where(and(...conditions))
-      .get() !== undefined
-  );
 }

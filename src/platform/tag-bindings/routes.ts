@@ -4,7 +4,6 @@ import { listDocument, sendDocument } from '../jsonapi/documents.js';
 import { paginate, readPage } from '../jsonapi/pagination.js';
 import { listQuery, params } from '../jsonapi/schemas.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import { defaultProjectId } from '../default-project.js';
 import { effectiveTagBindingResource, tagBindingResource } from './resource.js';
 import { readTagBindings } from './rules.js';
 
@@ -59,9 +58,8 @@ export async function tagBindingRoutes(app: PlatformApp, context: PlatformContex
   });
 
   app.get('/workspaces/:id/effective-tag-bindings', { schema: { params: params('id'), querystring: list } }, async (request, reply) => {
-    const { workspace, organization } = workspaces.require(workspaces.locate(request.principal, request.params.id));
-    const holder = { id: workspace.id, projectId: workspace.projectId ?? defaultProjectId(organization.id) };
-    const effective = tagBindings.effectiveOf([holder]).get(workspace.id) ?? [];
+    const { workspace } = workspaces.require(workspaces.locate(request.principal, request.params.id));
+    const effective = tagBindings.effectiveOf([workspace]).get(workspace.id) ?? [];
     return sendDocument(reply, 200, send(request, effective.map(effectiveTagBindingResource)));
   });
 

@@ -119,9 +119,4 @@ export class TagBindingService {
     const own = repo.bindingsOfProjects(this.db, projectIds);
     return new Map([...own].map(([id, rows]) => [id, rows.map((binding) => ({ binding }))]));
   }
-
-  /** Whether the project carries `key` (with `value`, when given); the list filter asks this of the default project. */
-  projectCarries(projectId: string, key: string, value: string | undefined): boolean {
-    return repo.projectHasBinding(this.db, projectId, key, value);
-  }
 }

@@ -235,7 +235,6 @@ export class TeamService {
   }
 }
 
-/** Stores only the flags that are on, so an unset flag and a false one are the same thing. */
 /** A new team's row: the API's create defaults for what the input leaves out. */
 function newTeamRow(organizationId: string, input: TeamInput & { name: string }, at: Date): TeamRow {
   return {
@@ -251,6 +250,7 @@ function newTeamRow(organizationId: string, input: TeamInput & { name: string },
   };
 }
 
+/** Stores only the flags that are on, so an unset flag and a false one are the same thing. */
 function onlyTrue(access: OrganizationAccess): OrganizationAccess {
   return Object.fromEntries(Object.entries(access).filter(([, enabled]) => enabled === true));
 }

@@ -1,15 +1,8 @@
 import { and, eq, or } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
-import {
-  variableSetProjects,
-  variableSets,
-  variableSetVariables,
-  variableSetWorkspaces,
-  workspaceVariables,
-  workspaces,
-} from '../../store/tables.js';
-import { defaultProjectId } from '../default-project.js';
+import { variableSetProjects, variableSets, variableSetVariables, variableSetWorkspaces, workspaceVariables } from '../../store/tables.js';
+import { findWorkspace } from '../workspaces/repo.js';
 import { clearValue } from '../sensitive-values.js';
 
 export type VariableSetRow = typeof variableSets.$inferSelect;
@@ -32,9 +25,9 @@ type Scope = keyof typeof SCOPE_RANK;
 
 /** The sets that reach a workspace, each with the narrowest scope it reaches it by. */
 export function setsReaching(db: DbOrTx, workspaceId: string): { set: VariableSetRow; scope: Scope }[] {
-  const workspace = db.select().from(workspaces).where(eq(workspaces.id, workspaceId)).get();
+  const workspace = findWorkspace(db, workspaceId);
   if (!workspace) return [];
-  const projectId = workspace.projectId ?? defaultProjectId(workspace.organizationId);
+  const { projectId } = workspace;
   const direct = new Set(
     db
       .select({ id: variableSetWorkspaces.setId })

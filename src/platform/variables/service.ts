@@ -28,10 +28,10 @@ const KEY_PATTERNS: Record<VariableCategory, RegExp> = {
   env: /^[A-Za-z_][A-Za-z0-9_]*$/,
 };
 
-/** The rules a variable's key and `hcl` follow wherever it lives (a workspace or a variable set). */
 /** The longest description the real service keeps. */
 export const DESCRIPTION_LIMIT = 512;
 
+/** The rules a variable's key and `hcl` follow wherever it lives (a workspace or a variable set). */
 export function checkVariableShape(variable: Pick<VariableRow, 'key' | 'category' | 'hcl' | 'description'>): void {
   if ((variable.description?.length ?? 0) > DESCRIPTION_LIMIT) {
     throw unprocessable(`Description is too long (maximum is ${DESCRIPTION_LIMIT} characters)`, `${POINTER}/description`);

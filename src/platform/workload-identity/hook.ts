@@ -9,6 +9,7 @@ import type { RunVariable } from '../../adapters/executor/index.js';
 import type { Runtime } from '../../runtime.js';
 import type { PhaseHook, PhaseStart, PhaseVerdict } from '../runs/phase-hooks.js';
 import { mintWorkloadToken } from './mint.js';
+import type { SigningKeys } from './signing-keys.js';
 import { readSettings, SettingsError, type VaultLogin } from './settings.js';
 import { LoginFailed, loginWithJwt, type VaultSession } from './vault-login.js';
 
@@ -34,7 +35,10 @@ const NO_CONFIGURATION: ConfigurationFiles = { token_filename: '', address: '', 
 export class WorkloadIdentityHook implements PhaseHook {
   readonly name = 'dynamic credentials';
 
-  constructor(private readonly runtime: Runtime) {}
+  constructor(
+    private readonly runtime: Runtime,
+    private readonly signingKeys: SigningKeys,
+  ) {}
 
   async start(phase: PhaseStart): Promise<PhaseVerdict> {
     let settings;
@@ -47,7 +51,8 @@ export class WorkloadIdentityHook implements PhaseHook {
     if (settings.tokens.length === 0 && settings.vault.length === 0) return { kind: 'proceed' };
 
     const mint = async (audience: string) =>
-      (await mintWorkloadToken(this.runtime, { names: phase.names, phase: phase.phase, runId: phase.run.id, audience })).token;
+      (await mintWorkloadToken(this.runtime, this.signingKeys, { names: phase.names, phase: phase.phase, runId: phase.run.id, audience }))
+        .token;
     const environment: RunVariable[] = [];
     const secrets: string[] = [];
 

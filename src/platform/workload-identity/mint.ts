@@ -6,8 +6,8 @@
 import { createPrivateKey, sign } from 'node:crypto';
 import { parseDurationMs } from '../../core/duration.js';
 import type { Runtime } from '../../runtime.js';
-import { readSettings } from '../admin/service.js';
-import { signingKeysOf } from '../admin/signing-keys.js';
+import { readSettings } from '../admin-settings/service.js';
+import type { SigningKeys } from './signing-keys.js';
 import type { RunNames, RunPhase } from '../runs/phase-hooks.js';
 import { workloadClaims, type WorkloadClaims } from './claims.js';
 
@@ -42,8 +42,8 @@ export function phaseTimeoutMs(runtime: Runtime, phase: RunPhase): number {
   }
 }
 
-export async function mintWorkloadToken(runtime: Runtime, request: MintRequest): Promise<MintedToken> {
-  const keys = await signingKeysOf(runtime).published();
+export async function mintWorkloadToken(runtime: Runtime, signingKeys: SigningKeys, request: MintRequest): Promise<MintedToken> {
+  const keys = await signingKeys.published();
   const key = keys.find((candidate) => candidate.current) ?? keys[keys.length - 1];
   if (!key) throw new Error('no signing key is published');
   const claims = workloadClaims({

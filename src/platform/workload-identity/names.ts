@@ -1,5 +1,5 @@
 import type { DbOrTx } from '../../store/store.js';
-import { DEFAULT_PROJECT_NAME, defaultProjectId } from '../default-project.js';
+import { DEFAULT_PROJECT_NAME } from '../default-project.js';
 import { findProject } from '../projects/repo.js';
 import type { RunNames } from '../runs/phase-hooks.js';
 import { findWorkspaceWithOrganization } from '../workspaces/repo.js';
@@ -9,11 +9,10 @@ export function namesOfWorkspace(db: DbOrTx, workspaceId: string): RunNames | un
   const found = findWorkspaceWithOrganization(db, workspaceId);
   if (!found) return undefined;
   const { workspace, organization } = found;
-  const project = workspace.projectId ? findProject(db, workspace.projectId) : undefined;
+  const project = findProject(db, workspace.projectId);
   return {
     organization: { id: organization.id, name: organization.name },
-    // A workspace without a project row is in its organization's default project.
-    project: project ? { id: project.id, name: project.name } : { id: defaultProjectId(organization.id), name: DEFAULT_PROJECT_NAME },
+    project: { id: workspace.projectId, name: project?.name ?? DEFAULT_PROJECT_NAME },
     workspace: { id: workspace.id, name: workspace.name },
   };
 }

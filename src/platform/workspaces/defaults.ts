@@ -1,7 +1,8 @@
 import { editionAllows, type Edition } from '../../core/edition.js';
 import type { DbOrTx } from '../../store/store.js';
 import { newId } from '../../core/ids.js';
-import { defaultRemoteStateAccess as adminDefaultRemoteStateAccess } from '../admin/service.js';
+import { defaultProjectId } from '../default-project.js';
+import { defaultRemoteStateAccess as adminDefaultRemoteStateAccess } from '../admin-settings/service.js';
 import type { WorkspaceRow } from './repo.js';
 import { LATEST_RELEASE } from '../tool-versions/releases.js';
 
@@ -50,7 +51,7 @@ export function defaultWorkspaceRow(db: DbOrTx, organizationId: string, name: st
     lockedBy: null,
     lockReason: null,
     sshKeyId: null,
-    projectId: null,
+    projectId: defaultProjectId(organizationId),
     currentStateVersionId: null,
     resourceCount: 0,
     currentRunId: null,

@@ -4,7 +4,6 @@ import { jsonList } from '../../store/sql-lists.js';
 import { sqliteOf, type Db } from '../../store/store.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
 import { anchoredPage, anchorsOf, type WindowRequest } from '../list-anchors.js';
-import { defaultProjectId } from '../default-project.js';
 import { likeLiteral } from '../sql-like.js';
 import { workspaceRows, type WorkspaceFilter, type WorkspaceRow, type WorkspaceSort } from './repo.js';
 
@@ -109,8 +108,7 @@ function tagShape(shape: Shape, organizationId: string, filter: WorkspaceFilter)
 
 /**
  * `filter[tagged]`: per condition, the workspaces with the binding of their own, those whose
- * project has it and that do not override the key, and (only when the default project has it)
- * the rows without a project id. Each part starts from the `tag_bindings_org_key_value` index, so
+ * project has it and that do not override the key. Each part starts from the `tag_bindings_org_key_value` index, so
  * the cost follows the matches, not the store.
  */
 function taggedShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
@@ -125,21 +123,16 @@ function taggedShape(shape: Shape, organizationId: string, filter: WorkspaceFilt
         `WHERE ${match('p')} AND p.project_id IS NOT NULL AND ${overridden('pw')}`,
     ];
     const params: string[] = [...matchParams, ...matchParams, condition.key];
-    if (condition.inDefaultProject) {
-      parts.push(`SELECT dw.id FROM workspaces dw WHERE dw.organization_id = ? AND dw.project_id IS NULL AND ${overridden('dw')}`);
-      params.push(organizationId, condition.key);
-    }
     shape.where.push(`w.id IN (${parts.join(' UNION ALL ')})`);
     shape.params.push(...params);
     shape.anchorable = false;
   }
 }
 
-/** `filter[project][id]`; rows without a project belong to the organization's default one. */
-function projectShape(shape: Shape, organizationId: string, filter: WorkspaceFilter): void {
+/** `filter[project][id]`. */
+function projectShape(shape: Shape, filter: WorkspaceFilter): void {
   if (!filter.projectId) return;
-  const inDefault = filter.projectId === defaultProjectId(organizationId);
-  shape.where.push(inDefault ? '(w.project_id = ? OR w.project_id IS NULL)' : 'w.project_id = ?');
+  shape.where.push('w.project_id = ?');
   shape.params.push(filter.projectId);
   shape.anchorable = false;
 }
@@ -159,15 +152,13 @@ function shapeOf(organizationId: string, readable: ReadableSet, filter: Workspac
     if (readable.projectIds.length > 0) {
       granted.push(`w.project_id IN (${readable.projectIds.map(() => '?').join(', ')})`);
       shape.params.push(...readable.projectIds);
-      // Rows without a project are in the default one.
-      if (readable.projectIds.includes(defaultProjectId(organizationId))) granted.push('w.project_id IS NULL');
     }
     shape.where.push(granted.length === 1 ? (granted[0] as string) : `(${granted.join(' OR ')})`);
     shape.anchorable = false;
   }
   nameShape(shape, filter);
   tagShape(shape, organizationId, filter);
-  projectShape(shape, organizationId, filter);
+  projectShape(shape, filter);
   taggedShape(shape, organizationId, filter);
   // With a narrower index condition present, the organization is checked per row ("+" keeps
   // SQLite from walking the organization's whole index instead).

@@ -1,8 +1,7 @@
-import { and, asc, count, desc, eq, isNull, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
-import { defaultProjectId } from '../default-project.js';
 import { preparedSql } from '../../store/prepared.js';
-import { rowReader } from '../row-reader.js';
+import { rowReader, type RowReader } from '../row-reader.js';
 import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { tags, teamWorkspaces, workspaces, workspaceTags } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
@@ -11,11 +10,16 @@ import type { OrganizationRow } from '../auth/principal.js';
 import { organizationRows } from '../organizations/repo.js';
 import { updateRows } from '../../store/update.js';
 
-export type WorkspaceRow = typeof workspaces.$inferSelect;
+/**
+ * A workspace as stored. `project_id` is nullable in SQL (making it NOT NULL means rebuilding the
+ * table and its hand-written triggers), but never null in a row: every write names a project (the
+ * default one when the caller names none) and the store's upgrade 5 filled in older rows.
+ */
+export type WorkspaceRow = Omit<typeof workspaces.$inferSelect, 'projectId'> & { projectId: string };
 
 // Lookups by key run on every workspace request: raw statements compiled once per connection,
 // their rows mapped by one precomputed loop (row-reader.ts) rather than drizzle's per-cell walk.
-export const workspaceRows = rowReader(workspaces);
+export const workspaceRows = rowReader(workspaces) as RowReader<WorkspaceRow>;
 const BY_ID = `SELECT ${workspaceRows.columns('w')} FROM workspaces w WHERE w.id = ?`;
 const BY_NAME = `SELECT ${workspaceRows.columns('w')} FROM workspaces w WHERE w.organization_id = ? AND w.name = ?`;
 
@@ -45,7 +49,9 @@ export function findWorkspaceByName(db: DbOrTx, organizationId: string, name: st
 }
 
 export function findWorkspaces(db: DbOrTx, ids: readonly string[]): WorkspaceRow[] {
-  return inSlices([...new Set(ids)]).flatMap((slice) => db.select().from(workspaces).where(inList(workspaces.id, slice)).all());
+  return inSlices([...new Set(ids)]).flatMap(
+    (slice) => db.select().from(workspaces).where(inList(workspaces.id, slice)).all() as WorkspaceRow[],
+  );
 }
 
 export function insertWorkspace(db: DbOrTx, row: WorkspaceRow): void {
@@ -87,8 +93,6 @@ export interface TaggedCondition {
   key: string;
   /** Undefined: any value. */
   value?: string;
-  /** Whether the organization's default project carries the binding (its workspaces may have no project id). */
-  inDefaultProject?: boolean;
 }
 
 /** A LIKE pattern matching `text` literally, with `\` as the escape character. */
@@ -126,7 +130,6 @@ export function workspaceConditions(db: DbOrTx, organizationId: string, readable
       .where(inList(teamWorkspaces.teamId, [...readable.teamIds]));
     const granted = [inList(workspaces.id, accessible)];
     if (readable.projectIds.length > 0) granted.push(inList(workspaces.projectId, [...readable.projectIds]));
-    if (readable.projectIds.includes(defaultProjectId(organizationId))) granted.push(isNull(workspaces.projectId));
     conditions.push(or(...granted));
   }
   if (filter.name) conditions.push(sql`${workspaces.name} LIKE ${`%${likeLiteral(filter.name)}%`} ESCAPE '\\'`);
@@ -177,7 +180,7 @@ export function listWorkspaces(
     .orderBy(...order)
     .limit(limit)
     .offset(offset)
-    .all();
+    .all() as WorkspaceRow[];
   const total = db.select({ n: count() }).from(workspaces).where(where).get()?.n ?? 0;
   return { rows, total };
 }

@@ -9,7 +9,6 @@ import type { TagRow } from '../tags/repo.js';
 import { DEFAULT_AGENT_POOL_ID } from '../organizations/repo.js';
 import { organizationServiceAccount } from '../users/service.js';
 import type { WorkspaceRow } from './repo.js';
-import { defaultProjectId } from '../default-project.js';
 import { retentionPolicyRelationship } from '../retention-policy.js';
 
 /** What a workspace's wire form needs besides its row; loaded per page, never per row. */
@@ -182,7 +181,7 @@ export function workspaceResource(view: WorkspaceView, options: RenderOptions): 
           }
         : {}),
       'locked-by': lockedByRelationship(workspace, organization),
-      project: { data: { id: workspace.projectId ?? defaultProjectId(organization.id), type: 'projects' } },
+      project: { data: { id: workspace.projectId, type: 'projects' } },
       tags: { data: view.tags.map((tag) => ({ id: tag.id, type: 'tags' })) },
       ...(view.tagBindingIds ? tagBindingRelationships(view.tagBindingIds, base) : {}),
       ...(hosted ? { 'current-assessment-result': { data: null } } : {}),

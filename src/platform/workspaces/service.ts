@@ -7,7 +7,6 @@ import { refusingDuplicates } from '../db-errors.js';
 import { inSlices } from '../sql-slices.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { projectPermissions, projectPermissionsFor } from '../auth/project-permissions.js';
-import { defaultProjectId } from '../default-project.js';
 import {
   hasPermission,
   requirePermission,
@@ -175,18 +174,18 @@ export class WorkspaceService {
   }
 
   /**
-   * Many workspaces with default settings in one transaction (the control plane's bulk fixture).
-   * A clash on the first or last name refuses the lot, so nothing is half-created.
-   */
-  /**
-   * Many workspaces with the create defaults in one transaction (the control plane's bulk
-   * creation, seeds); `settings` overrides a default per workspace. A name taken is a 409.
+   * Many workspaces in one transaction (the control plane's bulk creation, seeds), each with what
+   * `create` gives a body that names nothing else: the default project and the duration it passes
+   * on; `settings` overrides a default per workspace. A name taken is a 409 and refuses the lot,
+   * so nothing is half-created.
    */
   createMany(organization: OrganizationRow, entries: readonly (string | SeededWorkspace)[], db: DbOrTx = this.db): Date {
     const at = this.clock.now();
+    const projectId = projectForWorkspace(db, organization.id, null);
+    const placed = { projectId, autoDestroyActivityDuration: inheritedActivityDuration(db, projectId) };
     const rows = entries.map((entry) => {
       const { name, ...settings } = typeof entry === 'string' ? { name: entry } : entry;
-      return { ...defaultWorkspaceRow(db, organization.id, name, at, this.edition), ...settings };
+      return { ...defaultWorkspaceRow(db, organization.id, name, at, this.edition), ...placed, ...settings };
     });
     refusingDuplicates(
       () => db.transaction((tx) => inSlices(rows).forEach((slice) => repo.insertWorkspaces(tx, slice))),
@@ -195,9 +194,12 @@ export class WorkspaceService {
     return at;
   }
 
-  /** Settings changes need admin access; absent attributes keep their values (with the spec's exceptions). */
-  /** A `projectId` moves the workspace (null: back to the default project); undefined leaves it. */
-  /** `tagBindings`, when given, replaces the workspace's own bindings (an empty list removes them all). */
+  /**
+   * Settings changes need admin access; absent attributes keep their values (with the spec's
+   * exceptions). A `projectId` moves the workspace (null: back to the default project); undefined
+   * leaves it. `tagBindings`, when given, replaces the workspace's own bindings (an empty list
+   * removes them all).
+   */
   update(located: Located, settings: WorkspaceSettingsInput, projectId?: string | null, tagBindings?: readonly TagBindingInput[]): Located {
     this.require(located, 'can-update');
     const { workspace, organization } = located;
@@ -240,20 +242,13 @@ export class WorkspaceService {
   list(principal: Principal, organizationName: string, filter: WorkspaceFilter, sort: WorkspaceSort, page: Page) {
     const { organization, scope } = this.organization(principal, organizationName);
     const readable = new WorkspacePermissions(this.db).readable(scope);
-    const defaultProject = defaultProjectId(organization.id);
-    const tagged = filter.tagged?.map((condition) => ({
-      ...condition,
-      inDefaultProject: this.tagBindings.projectCarries(defaultProject, condition.key, condition.value),
-    }));
-    const filtered = tagged ? { ...filter, tagged } : filter;
-    return { organization, scope, ...pageOfWorkspaces(this.db, organization.id, readable, filtered, sort, page) };
+    return { organization, scope, ...pageOfWorkspaces(this.db, organization.id, readable, filter, sort, page) };
   }
 
   /** Workspace admins delete, and so does a team whose access to the workspace's project includes deleting its workspaces. */
   private requireDestroy(located: Located): void {
     if (hasPermission(located.scope, located.level, 'can-destroy')) return;
-    const { workspace, organization } = located;
-    const projectId = workspace.projectId ?? defaultProjectId(organization.id);
+    const { projectId } = located.workspace;
     if (!hasPermission(located.scope, located.level, 'can-read-settings')) throw NOT_FOUND;
     if (
       !projectPermissionsFor(this.db, { permissions: located.scope.grants, teamIds: new Set(located.scope.teamIds) }, projectId).has(

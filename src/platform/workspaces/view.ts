@@ -4,7 +4,6 @@ import { permissionFlags, WorkspacePermissions, type AccessLevel, type CallerSco
 import { IncludeRegistry, type Included } from '../jsonapi/include.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { tagsOfWorkspaces } from '../tags/repo.js';
-import { defaultProjectId } from '../default-project.js';
 import type { WorkspaceRow } from './repo.js';
 import { workspaceResource, type RenderOptions } from './resource.js';
 
@@ -88,9 +87,7 @@ export class WorkspaceViews {
     const levels = knownLevels ?? new WorkspacePermissions(this.db).levels(scope, ids);
     const outputs = this.parts.outputIds(currentStateVersionIds(rows));
     const variables = this.parts.variableIds(ids);
-    const bindings = this.parts.tagBindingIds?.(
-      rows.map((row) => ({ id: row.id, projectId: row.projectId ?? defaultProjectId(organization.id) })),
-    );
+    const bindings = this.parts.tagBindingIds?.(rows);
     return rows.map((workspace) => {
       const permissions = permissionFlags(levels.get(workspace.id) ?? null, scope.grants);
       const current = workspace.currentStateVersionId;

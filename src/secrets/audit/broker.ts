@@ -23,8 +23,26 @@ interface ActiveDevice {
   callerAuth: (token: TokenEntry | null) => string;
 }
 
-/** The last record time written (as JSON text), shared by every trail: one clock, one text per millisecond. */
-const lastTime = { ms: Number.NaN, text: '' };
+/**
+ * Record times as JSON text, one text per millisecond of the clock: the two records of a request,
+ * and requests close together, share it. One per broker, so per server: servers in one process
+ * may run different clocks.
+ */
+class RecordTimes {
+  private ms = Number.NaN;
+  private text = '';
+
+  constructor(private readonly clock: Clock) {}
+
+  now(): string {
+    const ms = this.clock.nowMs();
+    if (this.ms !== ms) {
+      this.ms = ms;
+      this.text = `"${new Date(ms).toISOString()}"`;
+    }
+    return this.text;
+  }
+}
 
 /** The `auth` and `request` members of both records as JSON text, built once per device. */
 type Preamble = string;
@@ -47,12 +65,14 @@ export class AuditBroker {
   private readonly connection: object;
   /** The store's database file (`:memory:` for none): a device may not write into it. */
   private readonly storeFile: string;
+  private readonly times: RecordTimes;
 
   constructor(
     db: Db,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly log: FastifyBaseLogger,
   ) {
+    this.times = new RecordTimes(clock);
     this.table = new AuditDeviceTable(db);
     this.connection = sqliteOf(db);
     this.storeFile = sqliteOf(db).name;
@@ -87,7 +107,7 @@ export class AuditBroker {
     if (UNAUDITED.has(path.endsWith('/') ? path.replace(/\/+$/, '') : path)) return undefined;
     const devices = this.enabled();
     if (devices.length === 0) return undefined;
-    return new AuditTrail(devices, request, this.clock);
+    return new AuditTrail(devices, request, this.times);
   }
 
   /**
@@ -167,7 +187,7 @@ export class AuditTrail {
   constructor(
     private readonly devices: readonly ActiveDevice[],
     request: LogicalRequest,
-    private readonly clock: Clock,
+    private readonly times: RecordTimes,
   ) {
     this.facts = {
       id: randomUUID(),
@@ -222,22 +242,12 @@ export class AuditTrail {
     return this.mountText.text;
   }
 
-  /** The record's time as JSON text; both records of a request usually fall in the same millisecond. */
-  private time(): string {
-    const ms = this.clock.nowMs();
-    if (lastTime.ms !== ms) {
-      lastTime.ms = ms;
-      lastTime.text = `"${new Date(ms).toISOString()}"`;
-    }
-    return lastTime.text;
-  }
-
   /**
    * One record per device, in the real member order (time, type, auth, request, then `rest`):
    * written as text so the members both records share are serialised once.
    */
   private write(rest: (hash: Hashers) => string, type: 'request' | 'response' = 'request'): void {
-    const head = `{"time":${this.time()},"type":"${type}",`;
+    const head = `{"time":${this.times.now()},"type":"${type}",`;
     this.devices.forEach(({ settings, sink, hash }, index) => {
       const line = `${settings.prefix}${head}${this.preambles[index] ?? ''}${rest(hash)}}\n`;
       // The request record goes to the file with the response record: one write per request.

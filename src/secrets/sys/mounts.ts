@@ -97,7 +97,6 @@ export function mountInfoWire(
   };
 }
 
-/** `kv-v1` and `kv-v2` are the key/value engine with its `version` option set, as in the real service. */
 /**
  * Tuned options merge into the mount's: a given value replaces, an empty one removes (but for
  * `version`). A kv mount's version only goes up, as the real service allows.

@@ -172,7 +172,7 @@ export const workspaces = sqliteTable(
     sourceUrl: text('source_url'),
     lockedBy: text('locked_by', { mode: 'json' }).$type<WorkspaceLocker>(),
     lockReason: text('lock_reason'),
-    /** null: the organization's default project (rows from before projects existed, bulk fixtures). */
+    /** Never null in a row since upgrade 5 (workspaces/repo.ts WorkspaceRow); the column stays nullable. */
     projectId: text('project_id').references(() => projects.id),
     /** The latest finalized state version (kept here so a page of workspaces renders without looking it up). */
     currentStateVersionId: text('current_state_version_id'),

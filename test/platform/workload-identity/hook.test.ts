@@ -21,7 +21,7 @@ describe('the dynamic credentials phase hook, called directly', () => {
 
   beforeAll(async () => {
     server = await startServer({ UNDERSTUDY_EXECUTOR: 'simulated' });
-    hook = new WorkloadIdentityHook(server.app.runtime);
+    hook = new WorkloadIdentityHook(server.app.runtime, server.app.platform.services.signingKeys);
     workspaceId = await newWorkspace(server, 'wif-hook');
     await setUpJwtMethod(server.baseUrl, server.baseUrl);
     await putPolicy(server.baseUrl, 'plan-reads', runPolicy('path "secret/data/app" { capabilities = ["read"] }'));

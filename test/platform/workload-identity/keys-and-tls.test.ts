@@ -100,7 +100,7 @@ describe('a login over HTTPS with TFC_VAULT_ENCODED_CACERT (UNDERSTUDY_TLS=auto)
     });
     expect(role.status, role.body).toBe(204);
 
-    const hook = new WorkloadIdentityHook(server.app.runtime);
+    const hook = new WorkloadIdentityHook(server.app.runtime, server.app.platform.services.signingKeys);
     const names = namesOfWorkspace(server.app.runtime.store.db, workspaceId);
     const variables: Record<string, string> = {
       TFC_VAULT_PROVIDER_AUTH: 'true',

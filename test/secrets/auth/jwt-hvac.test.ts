@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listSigningKeys } from '../../../src/platform/admin/repo.js';
+import { listSigningKeys } from '../../../src/platform/admin-settings/repo.js';
 import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
 import { hvacInterpreter as interpreter, missingHvacReason as missingReason, runPython } from '../../helpers/python.js';
 import { signJwt } from './jwt-helpers.js';

@@ -513,7 +513,7 @@ describe('the jwt auth method', () => {
       expect((await config({ oidc_discovery_url: server.baseUrl, bound_issuer: server.baseUrl }, 'self')).status).toBe(204);
       expect((await role('run', { ...RUN_ROLE }, 'self')).status).toBe(204);
       const jwks = (await (await fetch(`${server.baseUrl}/.well-known/jwks`)).json()) as { keys: { kid: string }[] };
-      const { listSigningKeys } = await import('../../../src/platform/admin/repo.js');
+      const { listSigningKeys } = await import('../../../src/platform/admin-settings/repo.js');
       const row = listSigningKeys(server.app.runtime.store.db).find((key) => key.current);
       expect(row && jwks.keys.map((key) => key.kid)).toContain(row?.kid);
       const { createPrivateKey, createPublicKey } = await import('node:crypto');

@@ -263,7 +263,6 @@ function publicKeyInfo(key: KeyObject): asn.SubjectPublicKeyInfo {
   return spki;
 }
 
-/** X.509 times: UTCTime through 2049, GeneralizedTime after, as RFC 5280 requires. */
 /** Encoded SPKIs by key object (a new key's is needed for its identifier, then its certificate). */
 const spkiDers = new WeakMap<KeyObject, Buffer>();
 
@@ -296,6 +295,7 @@ function timeDer(date: Date): Buffer {
   return tagged(utc ? 0x17 : 0x18, Buffer.from(utc ? digits.slice(2) : digits, 'latin1'));
 }
 
+/** X.509 times: UTCTime through 2049, GeneralizedTime after, as RFC 5280 requires. */
 function time(date: Date): asn.Time {
   return date.getUTCFullYear() < 2050 ? new asn.Time({ utcTime: date }) : new asn.Time({ generalTime: date });
 }

@@ -4,7 +4,7 @@ import { unprocessable } from '../../core/errors.js';
 import type { DueItem, DueSource, RanWork } from '../../core/scheduler.js';
 import type { Runtime } from '../../runtime.js';
 import type { DbOrTx } from '../../store/store.js';
-import * as repo from './repo.js';
+import * as repo from '../admin-settings/repo.js';
 
 const DAY_MS = 86_400_000;
 /** The spec's limits: automatic rotation every 90 days, trimming 30 days after the last rotation. */
@@ -43,7 +43,8 @@ function readTimers(db: DbOrTx): Timers {
 /**
  * The signing keys for dynamic provider credentials: a set published at `/.well-known/jwks`, one
  * of them current. The set starts with one key the first time anyone asks; rotation and trimming
- * happen on request or on the scheduler, which `POST /_emulator/clock` drives.
+ * happen on request or on the scheduler, which `POST /_emulator/clock` drives. One per server,
+ * made in the door (services.ts), which registers it with the scheduler.
  */
 export class SigningKeys implements DueSource {
   readonly name = 'signing-keys';
@@ -136,17 +137,4 @@ export class SigningKeys implements DueSource {
 /** The JWK set document: every published key, marked for signatures with RS256. */
 export function jwksDocument(keys: readonly repo.SigningKeyRow[]): { keys: Record<string, unknown>[] } {
   return { keys: keys.map((key) => ({ ...key.publicJwk, kid: key.kid, use: 'sig', alg: 'RS256' })) };
-}
-
-const instances = new WeakMap<Runtime, SigningKeys>();
-
-/** The one signing-key set of a server, registered with its scheduler the first time it is asked for. */
-export function signingKeysOf(runtime: Runtime): SigningKeys {
-  let keys = instances.get(runtime);
-  if (!keys) {
-    keys = new SigningKeys(runtime);
-    instances.set(runtime, keys);
-    runtime.scheduler.register(keys);
-  }
-  return keys;
 }

@@ -3,11 +3,11 @@ import { sendSms } from '../../adapters/sms/messages-api.js';
 import { ApiError, badRequest } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
 import type { Runtime } from '../../runtime.js';
+import { StoreDerived } from '../../store/generation.js';
 import type { DbOrTx } from '../../store/store.js';
 import { isSiteAdmin, type Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { defaults, type SettingsName } from './fields.js';
-import { forgetLimitPolicy } from './rate-limit.js';
 import * as repo from './repo.js';
 import { checkSettings, parseUpdate } from './rules.js';
 
@@ -46,7 +46,23 @@ type OutboxEntry = Omit<repo.OutboxRow, 'id' | 'sentAt'>;
 
 /** The administrator settings: reads, validated updates, and the side effects some updates have. */
 export class AdminService {
-  constructor(private readonly runtime: Runtime) {}
+  /**
+   * What the general settings say about the API rate limit, read once and kept until they are
+   * written (here) or the store's content is replaced, so the limiter pays no query per request.
+   */
+  private readonly limit: StoreDerived<{ enabled: boolean; limit: number }>;
+
+  constructor(private readonly runtime: Runtime) {
+    this.limit = new StoreDerived(runtime.store.sqlite, () => {
+      const general = readSettings(this.db, 'general');
+      return { enabled: general['api-rate-limiting-enabled'] === true, limit: general['api-rate-limit'] as number };
+    });
+  }
+
+  /** The rate limiter's policy (platform/rate-limit.ts). */
+  limitPolicy(): { enabled: boolean; limit: number } {
+    return this.limit.get();
+  }
 
   private get db() {
     return this.runtime.store.db;
@@ -88,7 +104,7 @@ export class AdminService {
       repo.saveSettings(tx, name, merged, this.runtime.clock.now());
       if (sent) this.record(tx, sent);
     });
-    if (name === 'general') forgetLimitPolicy(this.db);
+    if (name === 'general') this.limit.drop();
     return merged;
   }
 

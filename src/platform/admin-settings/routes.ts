@@ -6,7 +6,6 @@ import { readResource } from '../jsonapi/body.js';
 import { requestUrl, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { SETTINGS_NAMES, type SettingsName } from './fields.js';
 import { settingsResource } from './resource.js';
-import { signingKeysOf } from './signing-keys.js';
 
 /** A PATCH body: a JSON:API document whose `type` may be empty, as real clients send it. */
 const SettingsBody = Type.Object({
@@ -26,7 +25,7 @@ function addressesOf(name: SettingsName): string[] {
 /** `/api/v2/admin/…` (self-hosted edition only; `platform/plugin.ts` decides whether to register it). */
 export async function adminRoutes(app: FastifyInstance, context: PlatformContext): Promise<void> {
   const service = context.services.admin;
-  const signingKeys = signingKeysOf(context);
+  const { signingKeys } = context.services;
   // Before body validation, so a caller who is not a site administrator meets the 404 whatever it sends.
   app.addHook('preValidation', async (request) => service.requireAdmin(request.principal));
   const render = (request: FastifyRequest, name: SettingsName, settings: Record<string, unknown>) =>

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Runtime } from '../../runtime.js';
-import { jwksDocument, signingKeysOf } from './signing-keys.js';
+import type { PlatformContext } from '../context.js';
+import { jwksDocument } from './signing-keys.js';
 
 /** The claims a workload identity token carries (workload-identity/claims.ts), as the hosted platform lists them. */
 const CLAIMS_SUPPORTED = [
@@ -28,8 +28,8 @@ const CLAIMS_SUPPORTED = [
  * for dynamic provider credentials, where a cloud's identity federation looks for them. Both
  * editions publish them; neither needs a token.
  */
-export async function signingKeyDiscoveryRoutes(app: FastifyInstance, runtime: Runtime): Promise<void> {
-  const keys = signingKeysOf(runtime);
+export async function signingKeyDiscoveryRoutes(app: FastifyInstance, runtime: PlatformContext): Promise<void> {
+  const keys = runtime.services.signingKeys;
 
   app.get('/.well-known/jwks', async (_request, reply) =>
     reply.header('cache-control', 'no-store').send(jwksDocument(await keys.published())),
