@@ -46,10 +46,28 @@ export function nextQueued(db: DbOrTx, workspaceId: string): RunRow | undefined 
   return db
     .select()
     .from(runs)
-    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.status, 'pending'), eq(runs.planOnly, false)))
+    .where(
+      and(
+        eq(runs.workspaceId, workspaceId),
+        or(
+          and(eq(runs.status, 'pending'), eq(runs.planOnly, false), eq(runs.savePlan, false)),
+          // A saved plan confirmed for apply waits for the workspace here.
+          and(eq(runs.status, 'confirmed'), eq(runs.savePlan, true)),
+        ),
+      ),
+    )
     .orderBy(asc(runs.sequence))
     .limit(1)
     .get();
+}
+
+/** Saved plans of a workspace not yet applying: waiting to be confirmed, or confirmed and waiting for the workspace. */
+export function savedPlansWaiting(db: DbOrTx, workspaceId: string): RunRow[] {
+  return db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.savePlan, true), inList(runs.status, ['planned_and_saved', 'confirmed'])))
+    .all();
 }
 
 /** Unfinished, non-speculative runs of a workspace created before `sequence` (force-execute clears them). */
