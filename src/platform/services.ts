@@ -184,7 +184,10 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const policyChecks = new PolicyCheckService(db, clock, runs);
   const policies = new PolicyService(db, clock, organizations);
   engine.addCheck(policyChecks.runCheck());
-  engine.onApplied = (run) => runs.triggered(run);
+  engine.onApplied = (run) => {
+    configurationVersions.applied(run.configurationVersionId);
+    runs.triggered(run);
+  };
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
     of: (organizationId, userId) => findMembership(db, organizationId, userId),

@@ -58,10 +58,13 @@ describe('saved-plan runs', () => {
 
   it('apply on the apply action: confirmed, the workspace taken for the apply, the state written', async () => {
     const ws = await newWorkspace(server, 'saved-apply', { 'auto-apply': true });
-    await uploadConfiguration(server, ws, simpleConfig('kept'));
-    const id = await savedRun(ws);
+    const older = await uploadConfiguration(server, ws, simpleConfig('older'));
+    // What `terraform plan -out` uploads: a provisional version, which is not current until applied.
+    const provisional = await uploadConfiguration(server, ws, simpleConfig('kept'), { 'auto-queue-runs': false, provisional: true });
+    const id = await savedRun(ws, provisional);
     // A saved plan is never auto-applied, even in an auto-apply workspace.
     await waitFor(server, id, 'planned_and_saved');
+    expect((await workspace(ws)).relationships['current-configuration-version'].data.id).toBe(older);
 
     expect((await action(server, id, 'apply', { comment: 'ship it' })).status).toBe(202);
     const applied = await waitFor(server, id, 'applied');
@@ -72,6 +75,9 @@ describe('saved-plan runs', () => {
     expect(after.attributes.locked).toBe(false);
     expect(after.relationships['current-run'].data.id).toBe(id);
     expect(after.attributes['resource-count']).toBe(3);
+    expect(after.relationships['current-configuration-version'].data.id).toBe(provisional);
+    const outputs = await platform(server, 'GET', `/workspaces/${ws}/current-state-version?include=outputs`);
+    expect(outputs.body.included[0].attributes).toMatchObject({ name: 'greeting', value: 'kept' });
     const shown = await platform(server, 'GET', `/runs/${id}?include=apply`);
     expect(shown.body.included[0].attributes.status).toBe('finished');
     const events = await platform(server, 'GET', `/runs/${id}/run-events`);
