@@ -40,6 +40,7 @@ import { variableRoutes } from './variables/routes.js';
 import { teamProjectRoutes } from './team-projects/routes.js';
 import { configurationVersionRoutes } from './configuration-versions/routes.js';
 import { runRoutes } from './runs/routes.js';
+import { queryRoutes } from './queries/routes.js';
 import { runEventRoutes } from './runs/event-routes.js';
 import { taskStageRoutes } from './task-stages/routes.js';
 import { runTriggerRoutes } from './runs/trigger-routes.js';
@@ -70,6 +71,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => configurationVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runEventRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => queryRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => taskStageRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runTriggerRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => notificationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
