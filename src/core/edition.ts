@@ -58,6 +58,11 @@ export const EDITION_RULES: readonly EditionRule[] = [
     'self-hosted': 'absent (404)',
     hosted: 'present: the switches and their timestamps are kept; nothing is streamed',
   },
+  {
+    what: 'Version headers on every `/api/v2` response',
+    'self-hosted': '`TFP-AppName: Terraform Enterprise`, `X-TFE-Version: v202301-1`, `TFP-API-Version: 2.6`',
+    hosted: '`TFP-AppName: understudy` (not `HCP Terraform`: see the differences), no `X-TFE-Version`, `TFP-API-Version: 2.6`',
+  },
   { what: 'API rate limit and the other admin settings', 'self-hosted': 'the seed, then `PATCH /api/v2/admin/…`', hosted: 'the seed only' },
 ];
 
@@ -68,4 +73,6 @@ export const editionAllows = {
   hostedOnlyAttributes: (edition: Edition) => edition === 'hosted',
   remoteStateAccessSetting: (edition: Edition) => edition === 'self-hosted',
   auditTrails: (edition: Edition) => edition === 'hosted',
+  /** `X-TFE-Version`: a self-hosted release says which it is; the hosted service sends none. */
+  releaseHeader: (edition: Edition) => edition === 'self-hosted',
 } as const;

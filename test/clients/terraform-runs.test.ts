@@ -59,7 +59,7 @@ describe.skipIf(version === null)('terraform plan and apply in remote execution 
     const plan = await terraform(dir, server.baseUrl, 'plan', '-input=false');
     expect(plan.stderr).toBe('');
     expect(plan.status).toBe(0);
-    expect(plan.stdout).toContain('Running plan in HCP Terraform');
+    expect(plan.stdout).toContain('Running plan in Terraform Enterprise');
     expect(plan.stdout).toContain('# terraform_data.greeting will be created');
     expect(plan.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
 
@@ -108,7 +108,7 @@ describe.skipIf(version === null)('terraform plan and apply in remote execution 
     const apply = await terraform(dir, server.baseUrl, 'apply', '-input=false', '-auto-approve');
     expect(apply.stderr).toBe('');
     expect(apply.status).toBe(0);
-    expect(apply.stdout).toContain('Running apply in HCP Terraform');
+    expect(apply.stdout).toContain('Running apply in Terraform Enterprise');
     expect(apply.stdout).toContain('terraform_data.greeting: Creation complete');
     expect(apply.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
     const output = await terraform(dir, server.baseUrl, 'output', '-raw', 'greeting');
