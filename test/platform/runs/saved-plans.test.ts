@@ -105,6 +105,29 @@ describe('saved-plan runs', () => {
     expect((await workspace(ws)).relationships['current-run'].data.id).toBe(id);
   });
 
+  it("plan while a user holds the workspace's lock; once confirmed, apply when it is unlocked, or end on a cancel", async () => {
+    const ws = await newWorkspace(server, 'saved-user-lock');
+    await uploadConfiguration(server, ws, simpleConfig('l'));
+    expect((await platform(server, 'POST', `/workspaces/${ws}/actions/lock`, { body: { reason: 'mine' } })).status).toBe(200);
+    const kept = await savedRun(ws);
+    const dropped = await savedRun(ws);
+    await waitFor(server, kept, 'planned_and_saved');
+    await waitFor(server, dropped, 'planned_and_saved');
+    expect((await action(server, kept, 'apply')).status).toBe(202);
+    expect((await action(server, dropped, 'apply')).status).toBe(202);
+    const waiting = await run(server, dropped);
+    expect(waiting.attributes.status).toBe('confirmed');
+    // Confirmed and waiting for the workspace, it is working as far as the actions go: a cancel ends it.
+    expect(waiting.attributes.actions['is-cancelable']).toBe(true);
+    expect((await action(server, dropped, 'cancel')).status).toBe(202);
+    await waitFor(server, dropped, 'canceled');
+    expect((await run(server, kept)).attributes.status).toBe('confirmed');
+
+    expect((await platform(server, 'POST', `/workspaces/${ws}/actions/unlock`)).status).toBe(200);
+    await waitFor(server, kept, 'applied');
+    expect((await platform(server, 'GET', `/workspaces/${ws}`)).body.data.attributes.locked).toBe(false);
+  });
+
   it('go stale when another run of the workspace applies first: discarded, and the apply action refused', async () => {
     const ws = await newWorkspace(server, 'saved-stale');
     await uploadConfiguration(server, ws, simpleConfig('s'));
