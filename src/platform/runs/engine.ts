@@ -258,8 +258,6 @@ export class RunEngine implements DueSource {
   /** Ends earlier unfinished runs and starts this one, taking the workspace from whichever run held it. */
   forceExecute(run: RunRow): void {
     for (const earlier of repo.unfinishedBefore(this.db, run.workspaceId, run.sequence)) {
-      // A saved plan not yet confirmed holds nothing and is not ahead in the queue: it stays.
-      if (earlier.status === 'planned_and_saved') continue;
       if (earlier.status === 'pending' || earlier.status === 'planned') this.discard(earlier.id);
       else this.cancel(earlier.id, true);
     }

@@ -70,7 +70,13 @@ export function savedPlansWaiting(db: DbOrTx, workspaceId: string): RunRow[] {
     .all();
 }
 
-/** Unfinished, non-speculative runs of a workspace created before `sequence` (force-execute clears them). */
+/** The statuses of a saved plan once confirmed: from then on it is in its workspace's queue (or holds it). */
+const SAVED_PLAN_QUEUED = ['confirmed', 'pre_apply_running', 'pre_apply_completed', 'apply_queued', 'applying'];
+
+/**
+ * Unfinished runs of a workspace's queue created before `sequence` (force-execute clears them):
+ * neither speculative ones nor saved plans not yet confirmed, which never queue.
+ */
 export function unfinishedBefore(db: DbOrTx, workspaceId: string, sequence: number): RunRow[] {
   return db
     .select()
@@ -81,6 +87,7 @@ export function unfinishedBefore(db: DbOrTx, workspaceId: string, sequence: numb
         lt(runs.sequence, sequence),
         eq(runs.planOnly, false),
         notInArray(runs.status, [...FINAL_STATUSES]),
+        or(eq(runs.savePlan, false), inList(runs.status, SAVED_PLAN_QUEUED)),
       ),
     )
     .all();

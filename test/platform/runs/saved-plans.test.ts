@@ -93,6 +93,10 @@ describe('saved-plan runs', () => {
     const id = await savedRun(ws);
     await waitFor(server, id, 'planned_and_saved');
     expect((await workspace(ws)).relationships['locked-by'].data.id).toBe(holder);
+    // A saved plan not yet confirmed is not in the queue: a run queued after it has only the holder ahead.
+    const queued = (await createRun(server, ws)).body.data.id as string;
+    expect((await run(server, queued)).attributes['position-in-queue']).toBe(1);
+    expect((await action(server, queued, 'discard')).status).toBe(202);
 
     expect((await action(server, id, 'apply')).status).toBe(202);
     const waiting = await run(server, id);
