@@ -169,6 +169,21 @@ describe('query runs', () => {
     expect((await control(server, 'POST', `/runs/${pending}/advance`)).status).toBe(409);
   });
 
+  it('under the clock progression, each status lasts five virtual seconds', async () => {
+    const { ws } = await appliedWorkspace('queries-clock');
+    expect((await control(server, 'PUT', '/runs/progression', { mode: 'clock', workspace: ws })).status).toBe(200);
+    const id = (await createQuery(ws)).body.data.id as string;
+    expect((await read(id)).attributes.status).toBe('pending');
+    await control(server, 'POST', '/clock', { advance: '5s' });
+    expect((await read(id)).attributes.status).toBe('queued');
+    await control(server, 'POST', '/clock', { advance: '1m' });
+    const done = await until(id, 'finished');
+    const stamps = done.attributes['status-timestamps'] as Record<string, string>;
+    // The virtual clock also moves with real time: five seconds, give or take the test's own pace.
+    expect(Date.parse(stamps['queued-at']!) - Date.parse(stamps['pending-at']!)).toBeGreaterThanOrEqual(5_000);
+    expect(Date.parse(stamps['queued-at']!) - Date.parse(stamps['pending-at']!)).toBeLessThan(6_000);
+  });
+
   it('error without query files or on the failure marker; refuse bad requests with 4xx', async () => {
     const ws = await newWorkspace(server, 'queries-bad');
     // No configuration version yet.
