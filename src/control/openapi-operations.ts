@@ -74,6 +74,7 @@ const RESOURCE_TAGS: Record<string, ReadmeTag> = {
   plans: RUNS,
   applies: RUNS,
   'run-events': RUNS,
+  queries: RUNS,
   comments: RUNS,
   'run-triggers': RUNS,
   tasks: RUNS,

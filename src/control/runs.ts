@@ -9,13 +9,14 @@ const MODES: readonly Progression[] = ['immediate', 'clock', 'manual'];
 const refuse = (reply: FastifyReply, status: number, message: string) => reply.code(status).send({ error: message });
 
 /**
- * Pacing simulated runs from a test: `POST /runs/:id/advance` moves a run waiting under the
+ * Pacing simulated runs from a test: `POST /runs/:id/advance` moves a run (or a query run) waiting under the
  * `manual` progression (or the `clock` one, without waiting for the clock) to its next state and
  * answers once it has stopped again; `PUT /runs/progression` chooses the progression globally or
  * for one workspace (runs created afterwards follow it).
  */
 export async function runControlRoutes(app: FastifyInstance, runtime: PlatformContext): Promise<void> {
   const { engine } = runtime.services.runs;
+  const { queries } = runtime.services;
   const { db } = runtime.store;
   const describe = (id: string) => {
     const run = findRun(db, id);
@@ -24,6 +25,12 @@ export async function runControlRoutes(app: FastifyInstance, runtime: PlatformCo
 
   app.post<{ Params: { id: string } }>('/runs/:id/advance', async (request, reply) => {
     const run = findRun(db, request.params.id);
+    const query = run ? undefined : queries.describe(request.params.id);
+    if (query) {
+      if (!(await queries.release(query.id)))
+        return refuse(reply, 409, `query run ${query.id} is ${query.status} and not waiting to advance`);
+      return queries.describe(query.id);
+    }
     if (!run) return refuse(reply, 404, `no run ${request.params.id}`);
     await engine.whenSettled(run.id);
     if (!(await engine.release(run.id))) {

@@ -66,6 +66,11 @@ export const EDITION_RULES: readonly EditionRule[] = [
     hosted: '404',
   },
   { what: 'IP ranges (`GET /api/meta/ip-ranges`)', 'self-hosted': '404', hosted: 'present: the loopback ranges for every kind of traffic' },
+  {
+    what: 'Version headers on every `/api/v2` response',
+    'self-hosted': '`TFP-AppName: Terraform Enterprise`, `X-TFE-Version: v202301-1`, `TFP-API-Version: 2.6`',
+    hosted: '`TFP-AppName: understudy` (not `HCP Terraform`: see the differences), no `X-TFE-Version`, `TFP-API-Version: 2.6`',
+  },
   { what: 'API rate limit and the other admin settings', 'self-hosted': 'the seed, then `PATCH /api/v2/admin/…`', hosted: 'the seed only' },
 ];
 
@@ -78,4 +83,6 @@ export const editionAllows = {
   auditTrails: (edition: Edition) => edition === 'hosted',
   dataRetentionPolicies: (edition: Edition) => edition === 'self-hosted',
   ipRanges: (edition: Edition) => edition === 'hosted',
+  /** `X-TFE-Version`: a self-hosted release says which it is; the hosted service sends none. */
+  releaseHeader: (edition: Edition) => edition === 'self-hosted',
 } as const;

@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { registerPlatformConventions } from './conventions.js';
 import type { PlatformContext } from './context.js';
-import { metaRoutes } from './meta/routes.js';
+import { metaRoutes, versionHeaders } from './meta/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
 import { teamRoutes } from './teams/routes.js';
 import { tokenRoutes } from './tokens/routes.js';
@@ -41,6 +41,7 @@ import { variableRoutes } from './variables/routes.js';
 import { teamProjectRoutes } from './team-projects/routes.js';
 import { configurationVersionRoutes } from './configuration-versions/routes.js';
 import { runRoutes } from './runs/routes.js';
+import { queryRoutes } from './queries/routes.js';
 import { runEventRoutes } from './runs/event-routes.js';
 import { taskStageRoutes } from './task-stages/routes.js';
 import { runTriggerRoutes } from './runs/trigger-routes.js';
@@ -52,6 +53,12 @@ import { planExportRoutes } from './policies/plan-export-routes.js';
 
 /** The `/api/v2` tree: JSON:API conventions, bearer auth, one permissions module. */
 export async function platformPlugin(app: FastifyInstance, context: PlatformContext): Promise<void> {
+  // The version headers the real editions send on every API response (a refused token's and a rate limit's included, so
+  // this hook comes before the conventions' own), which the Go client reads at ping.
+  const headers = versionHeaders(context.config.edition);
+  app.addHook('onRequest', async (_request, reply) => {
+    reply.headers(headers);
+  });
   registerPlatformConventions(app, context);
   // Every successful write becomes an audit event, here once rather than in each service.
   const audit = auditRecorder(context.store.db, context.clock);
@@ -71,6 +78,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => configurationVersionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runEventRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => queryRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => taskStageRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => runTriggerRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => notificationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));

@@ -54,6 +54,7 @@ import { ConfigurationVersionService } from './configuration-versions/service.js
 import { LogBook } from './runs/logs.js';
 import { FINAL_STATUSES } from './runs/states.js';
 import { RunEngine } from './runs/engine.js';
+import { QueryService } from './queries/service.js';
 import { RunService } from './runs/service.js';
 import { RunActivityService } from './runs/activity.js';
 import { RunTriggerService } from './runs/triggers.js';
@@ -138,6 +139,8 @@ export interface PlatformServices {
   /** The self-hosted edition's installation-wide administration of organizations and workspaces. */
   readonly siteAdmin: SiteAdminService;
   readonly runLogs: LogBook;
+  /** Query runs (`/api/v2/queries`), simulated. */
+  readonly queries: QueryService;
   readonly taskStages: TaskStageService;
   readonly workspaceLocks: WorkspaceLocks;
   /** Workspaces as wire objects, with the parts and includes other domains own. */
@@ -198,7 +201,10 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const policyChecks = new PolicyCheckService(db, clock, runs);
   const policies = new PolicyService(db, clock, organizations);
   engine.addCheck(policyChecks.runCheck());
-  engine.onApplied = (run) => runs.triggered(run);
+  engine.onApplied = (run) => {
+    configurationVersions.applied(run.configurationVersionId);
+    runs.triggered(run);
+  };
   const teams = new TeamService(db, clock, {
     byId: (id) => findMembershipById(db, id),
     of: (organizationId, userId) => findMembership(db, organizationId, userId),
@@ -292,6 +298,12 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     runTriggers: new RunTriggerService(db, clock, workspaces),
     siteAdmin: new SiteAdminService(db, organizations, workspaces),
     runLogs,
+    queries: new QueryService(db, clock, runtime.scheduler, workspaces, {
+      configurationVersions,
+      stateVersions,
+      logs: runLogs,
+      progressionOf: (workspaceId) => engine.progressionOf(workspaceId),
+    }),
     taskStages,
     workspaceLocks,
     workspaceViews,

@@ -19,3 +19,4 @@ export * from './schema/policies.js';
 export * from './schema/policy-set-contents.js';
 export * from './schema/policy-evaluations.js';
 export * from './schema/emulator.js';
+export * from './schema/queries.js';

@@ -59,7 +59,7 @@ describe.skipIf(version === null)('terraform plan and apply in remote execution 
     const plan = await terraform(dir, server.baseUrl, 'plan', '-input=false');
     expect(plan.stderr).toBe('');
     expect(plan.status).toBe(0);
-    expect(plan.stdout).toContain('Running plan in HCP Terraform');
+    expect(plan.stdout).toContain('Running plan in Terraform Enterprise');
     expect(plan.stdout).toContain('# terraform_data.greeting will be created');
     expect(plan.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
 
@@ -71,6 +71,36 @@ describe.skipIf(version === null)('terraform plan and apply in remote execution 
     expect(workspace.relationships['current-state-version'].data).toBeNull();
   });
 
+  it('saves a plan with plan -out (the workspace untouched) and applies that run with apply FILE', async () => {
+    const dir = directory();
+    writeFileSync(join(dir, 'main.tf'), configuration('remote-saved', 'saved'));
+    expect((await terraform(dir, server.baseUrl, 'init', '-input=false')).status).toBe(0);
+    const plan = await terraform(dir, server.baseUrl, 'plan', '-input=false', '-out=saved.tfplan');
+    expect(plan.stderr).toBe('');
+    expect(plan.status).toBe(0);
+    expect(plan.stdout).toContain('Plan: 1 to add, 0 to change, 0 to destroy.');
+    const saved = await runsOf(server, 'remote-saved');
+    expect(saved.runs).toHaveLength(1);
+    expect(saved.runs[0]!.attributes).toMatchObject({ status: 'planned_and_saved', 'save-plan': true, 'plan-only': false });
+    expect(saved.workspace.attributes.locked).toBe(false);
+    expect(saved.workspace.relationships['current-state-version'].data).toBeNull();
+
+    const apply = await terraform(dir, server.baseUrl, 'apply', '-input=false', 'saved.tfplan');
+    expect(apply.stderr).toBe('');
+    expect(apply.status).toBe(0);
+    expect(apply.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
+    expect((await terraform(dir, server.baseUrl, 'output', '-raw', 'greeting')).stdout).toBe('saved');
+    const { workspace, runs } = await runsOf(server, 'remote-saved');
+    expect(runs.map((run) => run.id)).toEqual([saved.runs[0]!.id]);
+    expect(runs[0]!.attributes.status).toBe('applied');
+    expect(workspace.relationships['current-run'].data.id).toBe(runs[0]!.id);
+
+    // Applied once, the file cannot be applied again: the CLI reads the run and refuses.
+    const again = await terraform(dir, server.baseUrl, 'apply', '-input=false', 'saved.tfplan');
+    expect(again.status).not.toBe(0);
+    expect(again.stderr).toContain('Saved plan is already applied');
+  });
+
   it("applies remotely: queues, plans, applies, and the state is the workspace's; a second apply is serial 2", async () => {
     const dir = directory();
     writeFileSync(join(dir, 'main.tf'), configuration('remote-apply', 'hello'));
@@ -78,7 +108,7 @@ describe.skipIf(version === null)('terraform plan and apply in remote execution 
     const apply = await terraform(dir, server.baseUrl, 'apply', '-input=false', '-auto-approve');
     expect(apply.stderr).toBe('');
     expect(apply.status).toBe(0);
-    expect(apply.stdout).toContain('Running apply in HCP Terraform');
+    expect(apply.stdout).toContain('Running apply in Terraform Enterprise');
     expect(apply.stdout).toContain('terraform_data.greeting: Creation complete');
     expect(apply.stdout).toContain('Apply complete! Resources: 1 added, 0 changed, 0 destroyed.');
     const output = await terraform(dir, server.baseUrl, 'output', '-raw', 'greeting');

@@ -81,6 +81,22 @@ export class ConfigurationVersionService {
     return { version, secret: upload.secret };
   }
 
+  /**
+   * A run of this version was applied: a provisional version (a saved plan's) becomes its
+   * workspace's current one then, unless a newer version already is.
+   */
+  applied(id: string): void {
+    const version = repo.findConfigurationVersion(this.db, id);
+    if (!version?.provisional) return;
+    const workspace = workspacesRepo.findWorkspace(this.db, version.workspaceId);
+    if (!workspace || workspace.currentConfigurationVersionId === id) return;
+    const current = workspace.currentConfigurationVersionId
+      ? repo.findConfigurationVersion(this.db, workspace.currentConfigurationVersionId)
+      : undefined;
+    if (current && current.createdAt > version.createdAt) return;
+    workspacesRepo.updateWorkspace(this.db, workspace.id, { currentConfigurationVersionId: id });
+  }
+
   /** The version if the caller may read its workspace's runs; the 404 of a missing one otherwise. */
   locate(principal: Principal, id: string): { version: ConfigurationVersionMeta; located: Located } {
     const version = repo.findConfigurationVersion(this.db, id);

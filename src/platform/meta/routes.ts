@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { editionAllows, type Edition } from '../../core/edition.js';
 import { VERSION } from '../../core/version.js';
 
 /** The API version real clients read from ping (go-tfe gates features on it). */
@@ -8,20 +9,33 @@ export const API_VERSION = '2.6';
  * The release the self-hosted edition reports, in the real `vYYYYMM-N` shape the CLI parses (a
  * semantic version makes `terraform plan` in remote mode fail). A release before 202302-1 tells
  * the CLI to print a run's log as it streams rather than re-render structured run output, which
- * understudy does not model.
+ * understudy does not model. Releases of that shape send no `X-TFE-Current-Version` (the numeric
+ * version header came with the 1.0 releases), so neither does understudy.
  */
 export const TFE_RELEASE = 'v202301-1';
 
+/**
+ * The hosted edition's `TFP-AppName`. The real one is `HCP Terraform`, but a client told that
+ * renders structured run output (the CLI then re-renders the plan from its redacted JSON with
+ * provider schemas), which understudy does not model; any other name makes the Go client take
+ * the service for a self-hosted one whose release it cannot tell, and the CLI stream the log.
+ */
+export const HOSTED_APP_NAME = 'understudy';
+
+/**
+ * The headers every `/api/v2` response carries, as the real editions send them: the API version,
+ * the product name, and on the self-hosted edition its release (`X-TFE-Version`, which the hosted
+ * service does not send).
+ */
+export function versionHeaders(edition: Edition): Record<string, string> {
+  return editionAllows.releaseHeader(edition)
+    ? { 'TFP-API-Version': API_VERSION, 'TFP-AppName': 'Terraform Enterprise', 'X-TFE-Version': TFE_RELEASE }
+    : { 'TFP-API-Version': API_VERSION, 'TFP-AppName': HOSTED_APP_NAME };
+}
+
 export async function metaRoutes(app: FastifyInstance): Promise<void> {
-  // go-tfe calls ping first and reads only the headers; the status is not checked.
+  // go-tfe calls ping first and reads only the headers (set on every response by the platform plugin); the status is not checked.
   app.get('/ping', { config: { public: true } }, async (_request, reply) => {
-    return reply
-      .code(204)
-      .header('TFP-API-Version', API_VERSION)
-      .header('TFP-AppName', 'understudy')
-      .header('X-TFE-Version', TFE_RELEASE)
-      .header('X-TFE-Current-Version', TFE_RELEASE)
-      .header('X-Understudy-Version', `v${VERSION}`)
-      .send();
+    return reply.code(204).header('X-Understudy-Version', `v${VERSION}`).send();
   });
 }

@@ -31,7 +31,7 @@ import { RunGone, RunRecords } from './records.js';
 import * as repo from './repo.js';
 import type { PhaseRow, RunRow } from './repo.js';
 import { ActiveRuns, type ActiveRun } from './settle.js';
-import { FINAL_STATUSES, isFinal } from './states.js';
+import { APPLIABLE, FINAL_STATUSES, isFinal } from './states.js';
 
 export type { Progression } from './progression.js';
 export { CLOCK_STEP_MS } from './progression.js';
@@ -172,12 +172,15 @@ export class RunEngine implements DueSource {
 
   // ---- Entry points ------------------------------------------------------------------
 
-  /** A new run: speculative ones start at once, the others join their workspace's queue. */
+  /**
+   * A new run: speculative and saved-plan ones plan at once (neither holds the workspace while it
+   * plans), the others join their workspace's queue.
+   */
   enqueue(run: RunRow, origin?: string): void {
     if (origin) this.origins.set(run.id, origin);
     this.stages?.prepare(run);
     this.records.created(run);
-    if (run.planOnly) this.start(run.id, run.workspaceId);
+    if (run.planOnly || run.savePlan) this.start(run.id, run.workspaceId);
     else this.queue.pump(run.workspaceId);
   }
 
@@ -208,16 +211,27 @@ export class RunEngine implements DueSource {
     const entry = this.active.get(runId);
     if (!entry || entry.gate) return;
     const run = repo.findRun(this.db, runId);
-    if (!run || isFinal(run.status) || run.status === 'policy_override' || (run.status === 'planned' && entry.prepared)) return;
+    if (!run || isFinal(run.status) || run.status === 'policy_override' || entry.awaitingWorkspace) return;
+    if (APPLIABLE.has(run.status) && entry.prepared) return;
     await this.active.settled(entry);
   }
 
-  /** A confirmed apply (the apply action, or auto-apply) continues from `planned`. */
+  /**
+   * A confirmed apply (the apply action, or auto-apply) continues from `planned`. A saved plan
+   * (`planned_and_saved`) is confirmed too, then joins its workspace's queue: it becomes the
+   * current run and takes the lock when nothing else holds the workspace, and applies then.
+   */
   confirm(runId: string, by: PrincipalLocker | null): void {
     const entry = this.active.get(runId);
     if (!entry?.prepared) return;
-    this.records.transition(runId, 'confirmed', { confirmedBy: by });
-    void this.guard(runId, entry, () => this.applyPhase(runId, entry));
+    const saved = this.records.mustRun(runId).status === 'planned_and_saved';
+    const run = this.records.transition(runId, 'confirmed', { confirmedBy: by });
+    if (!saved) {
+      void this.guard(runId, entry, () => this.applyPhase(runId, entry));
+      return;
+    }
+    entry.awaitingWorkspace = true;
+    this.queue.pump(run.workspaceId);
   }
 
   /** Cancels a working run: its execution is interrupted; a queued one ends at once. */
@@ -227,8 +241,10 @@ export class RunEngine implements DueSource {
       entry.force = force;
       entry.controller.abort();
       entry.gate?.resolve();
-      // A run waiting for its confirmation has no work in flight to notice the abort (only an admin force-cancel gets here).
-      if (repo.findRun(this.db, runId)?.status === 'planned') this.end(runId, force ? 'force_canceled' : 'canceled');
+      // A run waiting for its confirmation (or a confirmed saved plan waiting for its workspace) has no work in
+      // flight to notice the abort (only an admin force-cancel gets here).
+      const status = repo.findRun(this.db, runId)?.status ?? '';
+      if (APPLIABLE.has(status) || entry.awaitingWorkspace) this.end(runId, force ? 'force_canceled' : 'canceled');
       return;
     }
     this.end(runId, force ? 'force_canceled' : 'canceled');
@@ -260,7 +276,14 @@ export class RunEngine implements DueSource {
 
   // ---- The lifecycle ------------------------------------------------------------------
 
+  /** Starts a run's plan; for a confirmed saved plan the queue hands over, its apply. */
   private start(runId: string, workspaceId: string): void {
+    const waiting = this.active.get(runId);
+    if (waiting?.awaitingWorkspace) {
+      waiting.awaitingWorkspace = false;
+      void this.guard(runId, waiting, () => this.applyPhase(runId, waiting));
+      return;
+    }
     const entry = this.active.begin(runId, workspaceId);
     void this.guard(runId, entry, () => this.planPhase(runId, entry));
   }
@@ -329,6 +352,11 @@ export class RunEngine implements DueSource {
       this.end(runId, 'planned_and_finished');
       return;
     }
+    if (run.savePlan) {
+      // Never auto-applied: the saved plan waits for the apply action (confirm) or a discard.
+      this.records.transition(runId, 'planned_and_saved');
+      return;
+    }
     run = this.records.transition(runId, 'planned');
     if (run.autoApply) {
       await this.gate(runId, entry);
@@ -366,6 +394,7 @@ export class RunEngine implements DueSource {
       this.end(runId, 'errored');
       return;
     }
+    this.discardStaleSavedPlans(run);
     run = this.end(runId, 'applied') ?? this.records.mustRun(runId);
     this.onApplied(run);
     // The run has ended; its post-apply tasks are told, and their verdicts recorded, but cannot stop it.
@@ -437,6 +466,16 @@ export class RunEngine implements DueSource {
       this.records.transition(runId, check.completed);
     }
     return true;
+  }
+
+  /**
+   * Saved plans of the workspace were made against the state this apply replaced: those waiting to
+   * be confirmed, or confirmed and waiting for the workspace, can no longer apply and are discarded.
+   */
+  private discardStaleSavedPlans(applied: RunRow): void {
+    for (const saved of repo.savedPlansWaiting(this.db, applied.workspaceId)) {
+      if (saved.id !== applied.id) this.discard(saved.id);
+    }
   }
 
   private originOf(runId: string): string {

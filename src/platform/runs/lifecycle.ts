@@ -23,6 +23,7 @@ export type RunStatus =
   | 'policy_override'
   | 'policy_checked'
   | 'planned'
+  | 'planned_and_saved'
   | 'confirmed'
   | 'pre_apply_running'
   | 'pre_apply_completed'
@@ -33,8 +34,11 @@ export type RunStatus =
 /** How any unfinished run may end early: an error, a cancel, a force-cancel. */
 const INTERRUPTED: readonly FinalRunStatus[] = ['errored', 'canceled', 'force_canceled'];
 
-/** Where the plan ends: waiting for a confirmation, or done (speculative, or nothing to apply). */
-const PLAN_DONE: readonly RunStatus[] = ['planned', 'planned_and_finished'];
+/**
+ * Where the plan ends: waiting for a confirmation, done (speculative, or nothing to apply), or
+ * saved (a saved-plan run: it waits for the apply action without holding its workspace).
+ */
+const PLAN_DONE: readonly RunStatus[] = ['planned', 'planned_and_finished', 'planned_and_saved'];
 
 /** Status → the statuses the engine may move it to (besides `INTERRUPTED`, open to every unfinished one). */
 const NEXT: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
@@ -50,7 +54,10 @@ const NEXT: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   policy_override: ['policy_checked', 'discarded'],
   policy_checked: PLAN_DONE,
   planned: ['confirmed', 'discarded'],
-  confirmed: ['pre_apply_running', 'apply_queued'],
+  // A saved plan goes stale (discarded) when another run of its workspace applied first.
+  planned_and_saved: ['confirmed', 'discarded'],
+  // A confirmed saved plan waits here for its workspace, and goes stale as above if another run applied meanwhile.
+  confirmed: ['pre_apply_running', 'apply_queued', 'discarded'],
   pre_apply_running: ['pre_apply_completed'],
   pre_apply_completed: ['apply_queued'],
   apply_queued: ['applying'],

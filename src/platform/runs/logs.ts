@@ -8,14 +8,18 @@ import { findPhase } from './repo.js';
 const STX = '\u0002';
 const ETX = '\u0003';
 
+/** A stored log by id: its text, and whether it is complete (ETX follows). */
+export type StoredLogSource = (id: string) => { log: string; complete: boolean } | undefined;
+
 /**
- * Plan and apply logs. While a phase works its log grows here in memory, so `log-read-url`
+ * Plan and apply logs (and query runs' logs, through `addSource`). While a phase works its log grows here in memory, so `log-read-url`
  * serves each line as soon as it is written; when the phase ends the whole log is stored with
  * it. Links carry an HMAC of the phase id with a key that lives only in this process.
  */
 export class LogBook {
   private readonly live = new Map<string, string>();
   private readonly key = randomBytes(32);
+  private readonly sources: StoredLogSource[] = [];
 
   constructor(private readonly db: Db) {}
 
@@ -42,9 +46,17 @@ export class LogBook {
     const live = this.live.get(phaseId);
     if (live !== undefined) return STX + live;
     const phase = findPhase(this.db, phaseId);
-    if (!phase) return null;
+    if (!phase) {
+      const stored = this.sources.map((source) => source(phaseId)).find((found) => found !== undefined);
+      return stored ? STX + stored.log + (stored.complete ? ETX : '') : null;
+    }
     // A phase still waiting its turn has a log to come; any other has said all it will.
     return STX + phase.log + (phase.status === 'pending' || phase.status === 'queued' ? '' : ETX);
+  }
+
+  /** Another kind of log kept by id (query runs): the stored text once it is no longer live. */
+  addSource(source: StoredLogSource): void {
+    this.sources.push(source);
   }
 
   clear(): void {

@@ -46,13 +46,37 @@ export function nextQueued(db: DbOrTx, workspaceId: string): RunRow | undefined 
   return db
     .select()
     .from(runs)
-    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.status, 'pending'), eq(runs.planOnly, false)))
+    .where(
+      and(
+        eq(runs.workspaceId, workspaceId),
+        or(
+          and(eq(runs.status, 'pending'), eq(runs.planOnly, false), eq(runs.savePlan, false)),
+          // A saved plan confirmed for apply waits for the workspace here.
+          and(eq(runs.status, 'confirmed'), eq(runs.savePlan, true)),
+        ),
+      ),
+    )
     .orderBy(asc(runs.sequence))
     .limit(1)
     .get();
 }
 
-/** Unfinished, non-speculative runs of a workspace created before `sequence` (force-execute clears them). */
+/** Saved plans of a workspace not yet applying: waiting to be confirmed, or confirmed and waiting for the workspace. */
+export function savedPlansWaiting(db: DbOrTx, workspaceId: string): RunRow[] {
+  return db
+    .select()
+    .from(runs)
+    .where(and(eq(runs.workspaceId, workspaceId), eq(runs.savePlan, true), inList(runs.status, ['planned_and_saved', 'confirmed'])))
+    .all();
+}
+
+/** The statuses of a saved plan once confirmed: from then on it is in its workspace's queue (or holds it). */
+const SAVED_PLAN_QUEUED = ['confirmed', 'pre_apply_running', 'pre_apply_completed', 'apply_queued', 'applying'];
+
+/**
+ * Unfinished runs of a workspace's queue created before `sequence` (force-execute clears them):
+ * neither speculative ones nor saved plans not yet confirmed, which never queue.
+ */
 export function unfinishedBefore(db: DbOrTx, workspaceId: string, sequence: number): RunRow[] {
   return db
     .select()
@@ -63,6 +87,7 @@ export function unfinishedBefore(db: DbOrTx, workspaceId: string, sequence: numb
         lt(runs.sequence, sequence),
         eq(runs.planOnly, false),
         notInArray(runs.status, [...FINAL_STATUSES]),
+        or(eq(runs.savePlan, false), inList(runs.status, SAVED_PLAN_QUEUED)),
       ),
     )
     .all();

@@ -17,7 +17,7 @@ import type { Located, WorkspaceService } from '../workspaces/service.js';
 import type { RunEngine } from './engine.js';
 import * as repo from './repo.js';
 import type { RunRow } from './repo.js';
-import { actionFlags, FORCE_CANCEL_COOL_OFF_MS, isFinal, TRANSITION_REFUSED } from './states.js';
+import { actionFlags, APPLIABLE, FORCE_CANCEL_COOL_OFF_MS, isFinal, TRANSITION_REFUSED } from './states.js';
 
 export interface CreateRun {
   configurationVersionId?: string;
@@ -264,7 +264,7 @@ export class RunService {
   apply(principal: Principal, id: string, comment: string | null): void {
     const { run, located } = this.locate(principal, id);
     this.workspaces.require(located, 'can-queue-apply');
-    if (!this.flags(run)['is-confirmable'] || run.status !== 'planned') throw TRANSITION_REFUSED.apply();
+    if (!this.flags(run)['is-confirmable'] || !APPLIABLE.has(run.status)) throw TRANSITION_REFUSED.apply();
     this.comment(run.id, principal, comment);
     this.engine.confirm(run.id, lockerOf(principal));
   }
@@ -331,7 +331,7 @@ export class RunService {
    * never queue).
    */
   positionInQueue(run: RunRow): number {
-    if (run.status !== 'pending' || run.planOnly) return 0;
+    if (run.status !== 'pending' || run.planOnly || run.savePlan) return 0;
     return repo.unfinishedBefore(this.db, run.workspaceId, run.sequence).length;
   }
 

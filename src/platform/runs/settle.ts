@@ -16,6 +16,8 @@ export interface ActiveRun {
   /** The gate the run waits at, under the manual or clock progression. */
   gate?: Gate;
   force?: boolean;
+  /** A confirmed saved plan waiting for its workspace's queue to hand it over (then it applies). */
+  awaitingWorkspace?: boolean;
 }
 
 /**

@@ -1,19 +1,16 @@
 import { conflict } from '../../core/errors.js';
 
 /** Statuses a run ends in: nothing more happens to it. */
-export const FINAL_STATUSES = new Set([
-  'applied',
-  'planned_and_finished',
-  'planned_and_saved',
-  'discarded',
-  'canceled',
-  'force_canceled',
-  'errored',
-]);
+export const FINAL_STATUSES = new Set(['applied', 'planned_and_finished', 'discarded', 'canceled', 'force_canceled', 'errored']);
 
-/** Statuses in which the run is paused, waiting for someone: a confirmation or a task-stage override. */
+/**
+ * Statuses in which the run is paused, waiting for someone: a confirmation or a task-stage override.
+ * `planned_and_saved` is a saved-plan run's: it waits for the apply action (or a discard) without
+ * holding its workspace, and so is not final.
+ */
 const AWAITING = new Set([
   'planned',
+  'planned_and_saved',
   'cost_estimated',
   'policy_checked',
   'policy_override',
@@ -44,6 +41,9 @@ const WORKING = new Set([
 ]);
 
 export const isFinal = (status: string) => FINAL_STATUSES.has(status);
+
+/** The statuses the apply action confirms: a plan waiting for it, or a saved plan. */
+export const APPLIABLE = new Set(['planned', 'planned_and_saved']);
 
 export interface RunActionFlags {
   'is-cancelable': boolean;

@@ -27,13 +27,21 @@ describe('the run lifecycle table', () => {
   });
 
   it('lets every unfinished status end errored or canceled, and nothing leave a final status', () => {
-    for (const from of ['pending', 'planning', 'post_plan_running', 'planned', 'applying'] as const) {
+    for (const from of ['pending', 'planning', 'post_plan_running', 'planned', 'planned_and_saved', 'applying'] as const) {
       expect(canMove(from, 'errored')).toBe(true);
       expect(canMove(from, 'canceled')).toBe(true);
       expect(canMove(from, 'force_canceled')).toBe(true);
     }
-    for (const from of ['applied', 'errored', 'discarded', 'planned_and_finished', 'planned_and_saved'])
-      expect(canMove(from, 'errored')).toBe(false);
+    for (const from of ['applied', 'errored', 'discarded', 'planned_and_finished']) expect(canMove(from, 'errored')).toBe(false);
+  });
+
+  it('ends a saved plan at planned_and_saved, confirmable or discarded from there, never auto-applied past it', () => {
+    expect(canMove('planning', 'planned_and_saved')).toBe(true);
+    expect(canMove('post_plan_completed', 'planned_and_saved')).toBe(true);
+    expect(canMove('planned_and_saved', 'confirmed')).toBe(true);
+    expect(canMove('planned_and_saved', 'discarded')).toBe(true);
+    expect(canMove('planned_and_saved', 'apply_queued')).toBe(false);
+    expect(canMove('planned_and_saved', 'planned')).toBe(false);
   });
 
   it('lets a status the engine never writes only end, so a restart can clear it', () => {
