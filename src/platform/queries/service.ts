@@ -58,6 +58,7 @@ export class QueryService implements DueSource {
   readonly name = 'queries';
   private readonly active = new Map<string, Active>();
   private generation = 0;
+  private readonly statusListeners = new Set<(id: string, status: string) => void>();
 
   constructor(
     private readonly db: Db,
@@ -139,6 +140,22 @@ export class QueryService implements DueSource {
 
   isCancelable(query: QueryRunRow): boolean {
     return CANCELABLE.has(query.status);
+  }
+
+  /** Calls `listener` after every status a query run reaches; answers the unsubscribe. Listeners cannot break a query. */
+  onStatus(listener: (id: string, status: string) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  private announce(id: string, status: string): void {
+    for (const listener of this.statusListeners) {
+      try {
+        listener(id, status);
+      } catch {
+        // A listener's failure is its own; the query run goes on.
+      }
+    }
   }
 
   // ---- Pacing (the control plane's advance, the clock) -----------------------------------
@@ -230,6 +247,7 @@ export class QueryService implements DueSource {
       statusTimestamps: { ...row.statusTimestamps, [`${status}-at`]: isoTimestamp(now) },
       updatedAt: now,
     });
+    this.announce(id, status);
   }
 
   /** Ends a query (unless it has ended already): its final status, its whole log stored, its work stopped. */
@@ -247,6 +265,7 @@ export class QueryService implements DueSource {
         updatedAt: now,
       });
       this.sources.logs.forget(id);
+      this.announce(id, status);
     }
     const entry = this.active.get(id);
     this.active.delete(id);

@@ -51,14 +51,19 @@ const read = async (id: string) => {
   };
 };
 
-/** Polls until the query run reaches `status` (immediate progression settles within a few ticks), as go-tfe's helper polls. */
+/** Resolves once the query run reaches `status`: the service's status event (subscribed before the read, so no change is missed). */
 async function until(id: string, status: string) {
-  for (let tries = 0; tries < 200; tries++) {
-    const current = await read(id);
-    if (current.attributes.status === status) return current;
-    await new Promise((resolve) => setTimeout(resolve, 25));
+  let stop = () => {};
+  const reached = new Promise<void>((resolve) => {
+    stop = server.app.platform.services.queries.onStatus((query, now) => {
+      if (query === id && now === status) resolve();
+    });
+  });
+  try {
+    if ((await read(id)).attributes.status !== status) await reached;
+  } finally {
+    stop();
   }
-  expect((await read(id)).attributes.status).toBe(status);
   return read(id);
 }
 
