@@ -10,7 +10,7 @@
  * BENCH_ROUNDS pairs of rounds (5), BENCH_CONNECTIONS (2), BENCH_STARTS spawn-to-ready rounds (5),
  * BENCH_ONLY runs only scenarios whose name contains it (or any of its `|`-separated parts),
  * BENCH_SOAK seconds of the soak row (60; the issue's full soak is 600, after a warm-up of a tenth
- * of it), run when BENCH_ONLY is unset or `soak`; BENCH_SOAK_HEAP_DIR makes it write heap
+ * of it and at least 10 000 requests), run when BENCH_ONLY is unset or `soak`; BENCH_SOAK_HEAP_DIR makes it write heap
  * snapshots there (bench/soak.ts).
  */
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -23,7 +23,7 @@ import { BASELINE_TOKEN } from './baseline-token.js';
 import { evaluateGoals, failedRow, printGoals, printTable, row, type Row, type Yardsticks } from './report.js';
 import { alternate, median, preflight, quotients, spread, type RoundSettings, type Side } from './rounds.js';
 import type { BenchTarget, OwnServer, Scenario } from './scenario.js';
-import { rssMb, soak, SOAK_GROWTH_GOAL, soakServerEnvironment, type SoakResult } from './soak.js';
+import { rssMb, soak, SOAK_GROWTH_GOAL, SOAK_PEAK_GOAL, soakServerEnvironment, type SoakResult } from './soak.js';
 
 function positiveInteger(name: string, fallback: number): number {
   const text = process.env[name];
@@ -218,6 +218,22 @@ async function measureUnderstudy(scenarios: readonly Scenario[], document: Side,
   return soaked;
 }
 
+/** The soak row: its RSS figures and its two goals. */
+function printSoak(soaked: SoakResult): void {
+  const { seconds, warmupSeconds, requests, rssAfterStartMb, rssAfterWarmupMb, rssAfterSoakMb, rssPeakMb, rssIdleMb } = soaked;
+  const verdict = (met: boolean) => (met ? 'met' : 'NOT MET');
+  console.log(
+    `\nsoak: ${seconds} s after a warm-up of ${warmupSeconds} s and ${soaked.warmupRequests} requests, ` +
+      `${requests} requests (${soaked.non2xx} non-2xx, ${soaked.errors} errors)\n` +
+      `  RSS idle ${rssAfterStartMb} MB, after warm-up ${rssAfterWarmupMb} MB, after soak ${rssAfterSoakMb} MB, peak ${rssPeakMb} MB, ` +
+      `2 s later ${rssIdleMb} MB\n` +
+      `  growth after warm-up ${(soaked.growth * 100).toFixed(1)}% (goal < ${SOAK_GROWTH_GOAL * 100}%: ${verdict(soaked.growthMet)}), ` +
+      `peak / idle ${soaked.peakRatio} (goal < ${SOAK_PEAK_GOAL}: ${verdict(soaked.peakMet)})`,
+  );
+  if (soaked.heapSnapshots.length > 0)
+    console.log(`  heap snapshots in ${process.env.BENCH_SOAK_HEAP_DIR}: ${soaked.heapSnapshots.join(', ')}`);
+}
+
 function report(
   machine: ReturnType<typeof printMachine>,
   startRounds: Map<string, number[]>,
@@ -230,17 +246,7 @@ function report(
   const goals = evaluateGoals(rows, yardsticks.documentMedian, startRounds);
   console.log('');
   printGoals(goals);
-  if (soaked) {
-    const { seconds, warmupSeconds, requests, rssAfterWarmupMb, rssAfterSoakMb, rssIdleMb, growth, met } = soaked;
-    console.log(
-      `\nsoak: idle RSS after start ${soaked.rssAfterStartMb} MB; ` +
-        `${seconds} s after ${warmupSeconds} s warm-up, ${requests} requests (${soaked.non2xx} non-2xx, ${soaked.errors} errors); ` +
-        `RSS ${rssAfterWarmupMb} -> ${rssAfterSoakMb} MB (growth ${(growth * 100).toFixed(1)}%, goal < ${SOAK_GROWTH_GOAL * 100}%: ` +
-        `${met ? 'met' : 'NOT MET'}), idle ${rssIdleMb} MB`,
-    );
-    if (soaked.heapSnapshots.length > 0)
-      console.log(`heap snapshots in ${process.env.BENCH_SOAK_HEAP_DIR}: ${soaked.heapSnapshots.join(', ')}`);
-  }
+  if (soaked) printSoak(soaked);
   const startToReadyMs = Object.fromEntries([...startRounds].map(([label, samples]) => [label, { ...spread(samples), samples }]));
   const results = {
     date: new Date().toISOString(),

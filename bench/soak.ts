@@ -5,20 +5,49 @@ import type { BenchTarget } from './scenario.js';
 
 /** The soak's goal (issue 22): RSS growth across the measured run, after the warm-up. */
 export const SOAK_GROWTH_GOAL = 0.1;
+/** The soak's other goal (issue 31): the highest RSS seen while loaded, as a multiple of the fresh server's. */
+export const SOAK_PEAK_GOAL = 2;
+/**
+ * The warm-up also serves at least this many requests: the request journal keeps the last 10 000
+ * (UNDERSTUDY_JOURNAL_SIZE's default), about 1.2 KB each here, so the live heap grows by some 12 MB
+ * until its ring is full and then stays (heap statistics after a full collection: 31 -> 43 MB, flat
+ * at 30 MB with the journal off). A quiet machine serves that in about 3 s; a loaded one at 270
+ * req/s needs 40, and a 10 s warm-up there read the ring filling as growth.
+ */
+const WARMUP_REQUESTS = 10_000;
+/** How often the server's RSS is read while it is loaded. */
+const SAMPLE_MS = 250;
+/**
+ * A phase's RSS is the mean of its readings over its last 5 s: the collector's sawtooth (the young
+ * generation alone swings by some 12 MB between two collections) is not growth, and a single reading
+ * lands anywhere on it.
+ */
+const SETTLED_MS = 5_000;
 
 export interface SoakResult {
   seconds: number;
   warmupSeconds: number;
+  /** Requests the warm-up served (at least 10 000). */
+  warmupRequests: number;
   /** RSS of the freshly started server, before any request of the soak. */
   rssAfterStartMb: number;
   requests: number;
   non2xx: number;
   errors: number;
+  /** Mean RSS over the warm-up's last 5 s. */
   rssAfterWarmupMb: number;
+  /** Mean RSS over the soak's last 5 s. */
   rssAfterSoakMb: number;
   /** RSS after two idle seconds once the soak is over. */
   rssIdleMb: number;
+  /** The highest RSS read (every 250 ms) during the warm-up and the soak. */
+  rssPeakMb: number;
   growth: number;
+  /** rssPeakMb / rssAfterStartMb. */
+  peakRatio: number;
+  growthMet: boolean;
+  peakMet: boolean;
+  /** Both goals. */
   met: boolean;
   /** Heap snapshots written after the warm-up and after the soak, when BENCH_SOAK_HEAP_DIR asked for them. */
   heapSnapshots: string[];
@@ -82,12 +111,42 @@ function mix(target: BenchTarget): autocannon.Request[] {
   ];
 }
 
-const run = (target: BenchTarget, seconds: number, connections: number) =>
-  autocannon({ url: target.baseUrl, requests: mix(target), duration: seconds, connections });
+/**
+ * The load for some seconds or requests, reading the server's RSS every 250 ms meanwhile: `peak` keeps the
+ * highest, and the answer's `settledMb` is the mean over the last 5 s. Heap snapshots are taken
+ * between two runs, so their own RSS never counts.
+ */
+async function run(
+  target: BenchTarget,
+  pid: number,
+  load: { duration: number } | { amount: number },
+  connections: number,
+  peak: { mb: number },
+) {
+  const readings: { atMs: number; mb: number }[] = [];
+  const sample = () => {
+    const mb = rssMb(pid);
+    readings.push({ atMs: performance.now(), mb });
+    peak.mb = Math.max(peak.mb, mb);
+  };
+  const sampler = setInterval(sample, SAMPLE_MS);
+  try {
+    const result = await autocannon({ url: target.baseUrl, requests: mix(target), ...load, connections });
+    sample();
+    const since = performance.now() - SETTLED_MS;
+    const settled = readings.filter((reading) => reading.atMs >= since);
+    const settledMb = Math.round((settled.reduce((sum, reading) => sum + reading.mb, 0) / settled.length) * 10) / 10;
+    return { result, settledMb };
+  } finally {
+    clearInterval(sampler);
+  }
+}
 
 /**
- * Memory under a steady load: a warm-up, the RSS, the measured run, the RSS again. Growth is
- * (after - before) / before; the caches are bounded, so it should stay under the goal.
+ * Memory under a steady load: a warm-up, the RSS, the measured run, the RSS again, and the peak
+ * read throughout. Growth is (after - before) / before; the caches are bounded and V8 is told to
+ * size its heap for memory (src/core/lean-heap.ts), so it should stay under the goal, and the peak
+ * under twice the fresh server's RSS.
  */
 export async function soak(
   target: BenchTarget,
@@ -98,17 +157,24 @@ export async function soak(
 ): Promise<SoakResult> {
   const warmupSeconds = Math.max(10, Math.round(seconds / 10));
   const heapSnapshots: string[] = [];
-  await run(target, warmupSeconds, connections);
-  const rssAfterWarmupMb = rssMb(pid);
+  const peak = { mb: 0 };
+  const warmup = await run(target, pid, { duration: warmupSeconds }, connections, peak);
+  const short = WARMUP_REQUESTS - warmup.result.requests.total;
+  const topUp = short > 0 ? await run(target, pid, { amount: short }, connections, peak) : undefined;
+  const rssAfterWarmupMb = (topUp ?? warmup).settledMb;
+  const warmupRequests = warmup.result.requests.total + (topUp?.result.requests.total ?? 0);
   if (SOAK_HEAP_DIR !== '') heapSnapshots.push(await heapSnapshot(target, pid));
-  const result = await run(target, seconds, connections);
-  const rssAfterSoakMb = rssMb(pid);
+  const { result, settledMb: rssAfterSoakMb } = await run(target, pid, { duration: seconds }, connections, peak);
   if (SOAK_HEAP_DIR !== '') heapSnapshots.push(await heapSnapshot(target, pid));
   await sleep(2_000);
   const growth = Math.round(((rssAfterSoakMb - rssAfterWarmupMb) / rssAfterWarmupMb) * 1000) / 1000;
+  const peakRatio = Math.round((peak.mb / rssAfterStartMb) * 100) / 100;
+  const growthMet = growth < SOAK_GROWTH_GOAL;
+  const peakMet = peakRatio < SOAK_PEAK_GOAL;
   return {
     seconds,
     warmupSeconds,
+    warmupRequests,
     rssAfterStartMb,
     requests: result.requests.total,
     non2xx: result.non2xx,
@@ -116,8 +182,12 @@ export async function soak(
     rssAfterWarmupMb,
     rssAfterSoakMb,
     rssIdleMb: rssMb(pid),
+    rssPeakMb: peak.mb,
     growth,
-    met: growth < SOAK_GROWTH_GOAL,
+    peakRatio,
+    growthMet,
+    peakMet,
+    met: growthMet && peakMet,
     heapSnapshots,
   };
 }

@@ -9,7 +9,6 @@ import type { HandlerRequest, LogicalResponse, MountInfo, Operation } from './fr
 import { MountStorage } from './storage/mount-storage.js';
 import { identityBackend } from './identity/backend.js';
 import { isEmptyResponse } from './http/respond.js';
-import { effectiveTtls } from './leases/ttl.js';
 import { carriesSecretBodies } from './http/secret-bodies.js';
 import { systemBackend } from './sys/backend.js';
 import { tokenBackend } from './tokens/backend.js';
@@ -153,7 +152,7 @@ export class SecretsRouter {
     }
     try {
       const response = await this.dispatch(request, route, match, operation, handlerRequest);
-      return this.wrapIfAsked(request, route, match, response);
+      return this.wrapIfAsked(request, match, response);
     } finally {
       // A use-limited token's last use still answers; then the token goes, as in the real service.
       if (lastUse && token) await tokens.revokeTree(token);
@@ -163,22 +162,18 @@ export class SecretsRouter {
   /**
    * Where every answer leaves the router: wrapped when the caller asked (`X-Vault-Wrap-TTL`) or
    * the handler did (a rewrap), with the shorter TTL when both did. An empty answer (204) has
-   * nothing to wrap and goes out as it is, as in the real service. The TTL is capped at the
-   * mount's maximum lease TTL (the system's 768h when it sets none), as the real service caps it,
-   * so `X-Vault-Wrap-TTL: 1000000h` wraps for 768h.
+   * nothing to wrap and goes out as it is, as in the real service. Nothing else bounds the TTL:
+   * the real service takes the shorter of the two and makes the wrapping token with it, without
+   * the mount's or the system's maximum lease TTL (those bound leases and tokens, not wrapping
+   * tokens); only the header's parse (a duration Go can hold) and the policies' `min_wrapping_ttl`
+   * and `max_wrapping_ttl` limit it.
    */
-  private wrapIfAsked(
-    request: LogicalRequest,
-    route: Route | undefined,
-    match: PathMatch | undefined,
-    response: LogicalResponse | undefined,
-  ) {
+  private wrapIfAsked(request: LogicalRequest, match: PathMatch | undefined, response: LogicalResponse | undefined) {
     if (!response || match?.spec.neverWrapped) return response;
     const asked = [request.wrapTtl ?? 0, response.rewrap?.ttl ?? 0].filter((ttl) => ttl > 0);
     if (asked.length === 0) return response;
     if (!response.rewrap && !response.raw && isEmptyResponse(response)) return response;
-    const { maxTtl } = effectiveTtls(route?.mount.config ?? {});
-    return this.context.wrapping.wrap(response, Math.min(...asked, maxTtl), request.path);
+    return this.context.wrapping.wrap(response, Math.min(...asked), request.path);
   }
 
   private async dispatch(
