@@ -57,7 +57,7 @@ export async function registerOpenApi(fastify: FastifyInstance, runtime: Runtime
         ...own,
         tags: own['tags'] ?? tagsOf(url),
         summary: own['summary'] ?? summaryOf(method, url),
-        response: own['response'] ?? responsesOf(method, url),
+        response: responsesOf(method, url, own['response'] as Json | undefined),
       };
       if (url === SECRETS_CATCH_ALL) described['hide'] = true;
       const security = securityOf(url);
