@@ -1,5 +1,7 @@
 import { created, noContent, ok, paged, single, type ResponseTable } from './jsonapi/responses.js';
 import { ADMIN_SETTINGS_RESPONSES } from './admin/schemas.js';
+import { AUDIT_CONFIGURATION_RESPONSES } from './audit-configuration/schemas.js';
+import { AUDIT_TRAIL_RESPONSES } from './audit-trail/schemas.js';
 import { AGENT_POOLS_RESPONSES } from './agent-pools/schemas.js';
 import { AGENTS_RESPONSES } from './agents/schemas.js';
 import { CONFIGURATION_VERSIONS_RESPONSES } from './configuration-versions/schemas.js';
@@ -61,6 +63,8 @@ const ACROSS_DOMAINS: ResponseTable = {
 export const PLATFORM_RESPONSES: ResponseTable = {
   ...ADMIN_SETTINGS_RESPONSES,
   ...AGENT_POOLS_RESPONSES,
+  ...AUDIT_CONFIGURATION_RESPONSES,
+  ...AUDIT_TRAIL_RESPONSES,
   ...AGENTS_RESPONSES,
   ...CONFIGURATION_VERSIONS_RESPONSES,
   ...MEMBERSHIPS_RESPONSES,

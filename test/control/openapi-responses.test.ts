@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PLATFORM_RESPONSES } from '../../src/platform/response-tables.js';
 import { responseKey } from '../../src/platform/jsonapi/responses.js';
-import { startServer, type TestServer } from '../helpers/app.js';
+import { ADMIN_TOKEN, startServer, type TestServer } from '../helpers/app.js';
 import {
   act,
   buildWorld,
@@ -77,6 +77,8 @@ export function checkSamples(document: Document, samples: Sample[]): { problems:
     const operation = document.paths[path]?.[method.toLowerCase()];
     const where = `${sample.operation} (${sample.path})`;
     if (!operation) {
+      // A route of the other edition is not registered here: the not-found document is right.
+      if (sample.status === 404) continue;
       problems.push(`${where}: not in the document`);
       continue;
     }
@@ -103,7 +105,11 @@ export function checkSamples(document: Document, samples: Sample[]): { problems:
     }
     const body = sample.body === undefined ? null : sample.body;
     if (!validate(body)) {
-      problems.push(`${where}: ${ajv.errorsText(validate.errors, { separator: '; ' })}`);
+      const errors = (validate.errors ?? []).map((error) => {
+        const extra = (error.params as { additionalProperty?: string }).additionalProperty;
+        return `${error.instancePath} ${error.message ?? ''}${extra ? ` (${extra})` : ''}`;
+      });
+      problems.push(`${where}: ${errors.join('; ')}`);
       continue;
     }
     checked.add(sample.operation);
@@ -111,15 +117,20 @@ export function checkSamples(document: Document, samples: Sample[]): { problems:
   return { problems, checked };
 }
 
-describe('the OpenAPI document against real answers', () => {
+const CONFIGURATIONS = [
+  { dialect: 'spec', edition: 'self-hosted' },
+  { dialect: 'upstream', edition: 'hosted' },
+];
+
+describe.each(CONFIGURATIONS)('the OpenAPI document against real answers ($dialect dialect, $edition edition)', ({ dialect, edition }) => {
   let server: TestServer;
   let document: Document;
   const sampler = { current: undefined as Sampler | undefined };
   beforeAll(async () => {
-    server = await startServer();
+    server = await startServer({ UNDERSTUDY_DIALECT: dialect, UNDERSTUDY_EDITION: edition });
     document = (await (await fetch(`${server.baseUrl}/_emulator/openapi.json`)).json()) as Document;
     const made = new Sampler(server);
-    await buildWorld(made);
+    await buildWorld(made, edition);
     await relate(made);
     await discover(made);
     const operations = Object.entries(document.paths).filter(([path]) => path.startsWith('/api/v2/'));
@@ -161,14 +172,21 @@ describe('the OpenAPI document against real answers', () => {
     expect(checked.size).toBeGreaterThan(250);
   });
 
-  it('declares a response for every /api/v2 route, and every declaration names a route', () => {
+  it('declares a response for every /api/v2 route', () => {
     const routes = server.app.routes.filter((route) => route.url.startsWith('/api/v2/') && route.method !== 'HEAD');
-    const keys = new Set(routes.map((route) => responseKey(route.method, route.url)));
-    const undeclared = [...keys].filter((key) => PLATFORM_RESPONSES[key] === undefined);
+    const undeclared = routes.map((route) => responseKey(route.method, route.url)).filter((key) => PLATFORM_RESPONSES[key] === undefined);
     expect(undeclared).toEqual([]);
-    const orphans = Object.keys(PLATFORM_RESPONSES).filter((key) => !keys.has(key));
-    expect(orphans).toEqual([]);
     expect(JSON.stringify(document.paths)).not.toContain('x-undeclared-response');
+  });
+
+  it('documents without serializing: members the schema does not name are still written', async () => {
+    // `included` is declared as resources with an empty attributes object; a serializer built from
+    // the schema (Fastify's default) would write `"attributes":{}`.
+    const response = await fetch(`${server.baseUrl}/api/v2/organizations/understudy?include=default-project`, {
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+    });
+    const body = (await response.json()) as { included: { type: string; attributes: Record<string, unknown> }[] };
+    expect(body.included[0]).toMatchObject({ type: 'projects', attributes: { name: 'Default Project' } });
   });
 
   it('fails a body that breaks its schema: a wrong attribute type, a forgotten attribute, an undocumented status', () => {
@@ -185,4 +203,19 @@ describe('the OpenAPI document against real answers', () => {
       expect.stringContaining('answered 201, documented 200, 4XX'),
     ]);
   });
+});
+
+describe('the response declarations', () => {
+  it('each name a route of one edition or the other (none left behind by a moved route)', async () => {
+    const keys = new Set<string>();
+    for (const edition of ['self-hosted', 'hosted']) {
+      const server = await startServer({ UNDERSTUDY_EDITION: edition });
+      try {
+        for (const route of server.app.routes) if (route.url.startsWith('/api/v2/')) keys.add(responseKey(route.method, route.url));
+      } finally {
+        await server.close();
+      }
+    }
+    expect(Object.keys(PLATFORM_RESPONSES).filter((key) => !keys.has(key))).toEqual([]);
+  }, 60_000);
 });

@@ -64,13 +64,20 @@ export class Sampler {
   constructor(private readonly server: TestServer) {}
 
   /** One request to an operation; the answer is recorded and returned. */
-  async call(method: string, template: string, values: Values = {}, body?: unknown, query = ''): Promise<{ status: number; body: Any }> {
+  async call(
+    method: string,
+    template: string,
+    values: Values = {},
+    body?: unknown,
+    query = '',
+    token = ADMIN_TOKEN,
+  ): Promise<{ status: number; body: Any }> {
     const path = `${fill(template, values)}${query}`;
     const response = await fetch(`${this.server.baseUrl}/api/v2${path}`, {
       method,
       redirect: 'manual',
       headers: {
-        authorization: `Bearer ${ADMIN_TOKEN}`,
+        authorization: `Bearer ${token}`,
         accept: 'application/vnd.api+json',
         ...(body === undefined ? {} : { 'content-type': 'application/vnd.api+json' }),
       },
@@ -154,7 +161,8 @@ const richest = (sets: { id: string; attributes: Record<string, unknown> }[] | u
 };
 
 /** The world: an organization with one of each resource, made through the API. */
-export async function buildWorld(sampler: Sampler): Promise<void> {
+export async function buildWorld(sampler: Sampler, edition: string): Promise<void> {
+  const selfHosted = edition === 'self-hosted';
   const { ids } = sampler;
   const org = { org: ORG, name: ORG, organization: ORG };
   await sampler.make('/organizations', {}, { data: { type: 'organizations', attributes: { name: ORG, email: 'owners@samples.test' } } });
@@ -176,13 +184,17 @@ export async function buildWorld(sampler: Sampler): Promise<void> {
     { teamId: ids.team },
     { data: { type: 'authentication-tokens', attributes: { description: 'another' } } },
   );
-  await sampler.make('/organizations/{organization}/authentication-token', org, { data: { type: 'authentication-tokens' } });
-  await sampler.make(
-    '/admin/users',
-    {},
-    { data: { type: 'users', attributes: { username: 'sampled', email: 'sampled@samples.test' } } },
-    'otherUser',
-  );
+  const organizationToken = await sampler.make('/organizations/{organization}/authentication-token', org, {
+    data: { type: 'authentication-tokens' },
+  });
+  ids.organizationToken = organizationToken.data.attributes.token as string;
+  if (selfHosted)
+    await sampler.make(
+      '/admin/users',
+      {},
+      { data: { type: 'users', attributes: { username: 'sampled', email: 'sampled@samples.test' } } },
+      'otherUser',
+    );
   await sampler.make(
     '/organizations/{org}/organization-memberships',
     org,
@@ -363,7 +375,7 @@ export async function buildWorld(sampler: Sampler): Promise<void> {
       data: { type: 'registry-provider-platforms', attributes: { os: 'linux', arch: 'amd64', shasum: 'a'.repeat(64), filename: 'p.zip' } },
     },
   );
-  for (const tool of ['terraform', 'opa', 'sentinel']) {
+  for (const tool of selfHosted ? ['terraform', 'opa', 'sentinel'] : []) {
     await sampler.make(
       `/admin/${tool}-versions`,
       {},
@@ -616,10 +628,14 @@ export async function act(sampler: Sampler): Promise<void> {
   await sampler.runReaches(ids.run, ['discarded']);
   await sampler.call('POST', '/notification-configurations/{id}/actions/verify', { id: ids.notification });
   await sampler.call('POST', '/configuration-versions/{id}/actions/archive', { id: ids.cv });
-  for (const action of ['suspend', 'unsuspend', 'grant_admin', 'revoke_admin', 'disable_two_factor']) {
+  // The administrator's user actions (self-hosted edition: the user was made through /admin/users).
+  for (const action of ids.otherUser ? ['suspend', 'unsuspend', 'grant_admin', 'revoke_admin', 'disable_two_factor'] : []) {
     await sampler.call('POST', `/admin/users/{id}/actions/${action}`, { id: ids.otherUser });
   }
   await sampler.call('POST', '/admin/saml-settings/actions/revoke-old-certificate');
+  // The hosted edition's audit trail, read with the organization's token (elsewhere: not a route, 404).
+  await sampler.call('POST', '/organizations/{org}/audit-configuration/test', { org: ORG });
+  await sampler.call('GET', '/organization/audit-trail', {}, undefined, '', ids.organizationToken);
   await sampler.put('/policies/{id}/upload', { id: ids.policy }, 'main = rule { true }\n');
   await sampler.call('GET', '/policies/{id}/download', { id: ids.policy });
   const notification = {

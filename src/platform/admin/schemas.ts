@@ -1,91 +1,33 @@
-/** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, NoBody, noContent, ok, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+/** Response schemas of the administrator settings (see ../jsonapi/responses.ts), from the settings' field tables. */
+import type { TProperties } from '@fastify/type-provider-typebox';
+import { A, noContent, NoBody, ok, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { FIELDS, type Field, type SettingsName } from './fields.js';
 
-/** The `general-settings` resource. */
-export const GENERAL_SETTINGS = resourceSchema(
-  'general-settings',
-  {
-    'allow-speculative-plans-on-pull-requests-from-forks': A.boolean(),
-    'api-rate-limit': A.integer(),
-    'api-rate-limiting-enabled': A.boolean(),
-    'default-remote-state-access': A.boolean(),
-    'limit-user-organization-creation': A.boolean(),
-    'send-passing-statuses-for-untriggered-speculative-plans': A.boolean(),
-  },
-  { links: 'never' },
-);
+/** A field as returned: a null default stays null until set; upstream-only fields appear in that dialect only. */
+function fieldSchema(field: Field) {
+  const base =
+    field.kind === 'boolean' ? A.boolean() : field.kind === 'integer' ? A.integer() : field.oneOf ? A.oneOf(...field.oneOf) : A.string();
+  const typed = field.default === null ? A.nullable(base) : base;
+  return field.upstreamOnly ? A.optional(typed) : typed;
+}
 
-/** The `cost-estimation-settings` resource. */
-export const COST_ESTIMATION_SETTINGS = resourceSchema(
-  'cost-estimation-settings',
-  {
-    enabled: A.boolean(),
-    'cloud-a-access-key-id': A.string(),
-    'cloud-c-client-id': A.string(),
-    'cloud-c-subscription-id': A.string(),
-    'cloud-c-tenant-id': A.string(),
-  },
-  { links: 'never' },
-);
+/** A settings document: every field it returns (not the write-only or transient ones), and SAML's two links. */
+function settingsSchema(name: SettingsName) {
+  const returned = FIELDS[name].filter((field) => !field.writeOnly && !field.transient);
+  const computed: TProperties = name === 'saml' ? { 'acs-consumer-url': A.string(), 'metadata-url': A.string() } : {};
+  return resourceSchema(
+    `${name}-settings`,
+    { ...Object.fromEntries(returned.map((field) => [field.name, fieldSchema(field)])), ...computed },
+    { links: 'never' },
+  );
+}
 
-/** The `saml-settings` resource. */
-export const SAML_SETTINGS = resourceSchema(
-  'saml-settings',
-  {
-    enabled: A.boolean(),
-    debug: A.boolean(),
-    'idp-cert': A.string(),
-    'old-idp-cert': A.nullable(A.string()),
-    'slo-endpoint-url': A.string(),
-    'sso-endpoint-url': A.string(),
-    'attr-username': A.string(),
-    'attr-groups': A.string(),
-    'attr-site-admin': A.string(),
-    'site-admin-role': A.string(),
-    'sso-api-token-session-timeout': A.integer(),
-    'acs-consumer-url': A.string(),
-    'metadata-url': A.string(),
-  },
-  { links: 'never' },
-);
-
-/** The `smtp-settings` resource. */
-export const SMTP_SETTINGS = resourceSchema(
-  'smtp-settings',
-  {
-    enabled: A.boolean(),
-    host: A.string(),
-    port: A.nullable(A.integer()),
-    sender: A.string(),
-    auth: A.string(),
-    username: A.string(),
-  },
-  { links: 'never' },
-);
-
-/** The `sms-settings` resource. */
-export const SMS_SETTINGS = resourceSchema(
-  'sms-settings',
-  {
-    enabled: A.boolean(),
-    'account-sid': A.string(),
-    'from-number': A.string(),
-  },
-  { links: 'never' },
-);
-
-/** The `customization-settings` resource. */
-export const CUSTOMIZATION_SETTINGS = resourceSchema(
-  'customization-settings',
-  {
-    'support-email-address': A.string(),
-    'login-help': A.string(),
-    footer: A.string(),
-    error: A.string(),
-    'new-user': A.string(),
-  },
-  { links: 'never' },
-);
+export const GENERAL_SETTINGS = settingsSchema('general');
+export const COST_ESTIMATION_SETTINGS = settingsSchema('cost-estimation');
+export const SAML_SETTINGS = settingsSchema('saml');
+export const SMTP_SETTINGS = settingsSchema('smtp');
+export const SMS_SETTINGS = settingsSchema('sms');
+export const CUSTOMIZATION_SETTINGS = settingsSchema('customization');
 
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const ADMIN_SETTINGS_RESPONSES: ResponseTable = {

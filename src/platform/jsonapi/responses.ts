@@ -138,12 +138,12 @@ export const NoBody = Type.Null({ description: 'done, no body' });
 
 /**
  * A body that is not JSON:API (an archive, a plan's JSON, a policy's text), under its own media
- * type: `{ description, content: { <media type>: { schema } } }`, which Fastify and the document
- * both read per status.
+ * type, with a schema when it is JSON of a known shape: `{ description, content: { <media type>:
+ * { schema } } }`, which Fastify and the document both read per status.
  */
-export const bytes = (mediaType: string, description: string) => ({
+export const bytes = (mediaType: string, description: string, schema?: TSchema) => ({
   description,
-  content: { [mediaType]: { schema: mediaType.endsWith('json') ? Type.Unknown() : Type.String() } },
+  content: { [mediaType]: { schema: schema ?? (mediaType.endsWith('json') ? Type.Unknown() : Type.String()) } },
 });
 
 /**

@@ -11,7 +11,7 @@ export const NOTIFICATION_CONFIGURATION = resourceSchema(
     name: A.string(),
     token: A.nullable(A.string()),
     triggers: A.strings(),
-    url: A.string(),
+    url: A.nullable(A.string()),
     'email-addresses': A.strings(),
     'delivery-responses': Type.Array(A.any()),
     'created-at': A.time(),

@@ -19,7 +19,7 @@ export const ORGANIZATION = resourceSchema(
     email: A.string(),
     'external-id': A.string(),
     'created-at': A.time(),
-    'trial-expires-at': A.nullable(A.string()),
+    'trial-expires-at': A.nullable(A.time()),
     'remaining-testable-count': A.integer(),
     permissions: A.flags(),
   },

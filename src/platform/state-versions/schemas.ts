@@ -8,15 +8,15 @@ export const STATE_VERSION = resourceSchema(
     'created-at': A.time(),
     size: A.integer(),
     serial: A.integer(),
-    lineage: A.string(),
+    lineage: A.nullable(A.string()),
     md5: A.string(),
     status: A.string(),
     intermediate: A.boolean(),
     'resources-processed': A.boolean(),
     'resource-count': A.integer(),
-    'state-version': A.integer(),
-    'terraform-version': A.string(),
-    'hosted-state-download-url': A.string(),
+    'state-version': A.nullable(A.integer()),
+    'terraform-version': A.nullable(A.string()),
+    'hosted-state-download-url': A.nullable(A.string()),
     'hosted-json-state-download-url': A.nullable(A.string()),
     'hosted-state-upload-url': A.nullable(A.string()),
     'hosted-json-state-upload-url': A.nullable(A.string()),
@@ -36,7 +36,7 @@ export const STATE_VERSION_OUTPUT = resourceSchema('state-version-outputs', {
   sensitive: A.boolean(),
   type: A.string(),
   value: A.any(),
-  'detailed-type': A.string(),
+  'detailed-type': A.any(),
 });
 
 /** The `resources` resource. */

@@ -12,7 +12,7 @@ export const WORKSPACE = resourceSchema(
     operations: A.boolean(),
     'auto-apply': A.boolean(),
     'auto-apply-run-trigger': A.boolean(),
-    'auto-destroy-at': A.nullable(A.string()),
+    'auto-destroy-at': A.nullable(A.time()),
     'auto-destroy-activity-duration': A.nullable(A.string()),
     'allow-destroy-plan': A.boolean(),
     'file-triggers-enabled': A.boolean(),
@@ -45,10 +45,13 @@ export const WORKSPACE = resourceSchema(
     'setting-overwrites': A.object(),
     'can-queue-destroy-plan': A.boolean(),
     'hyok-enabled': A.boolean(),
+    // Hosted edition only.
+    'assessments-enabled': A.optional(A.boolean()),
   },
   {
     relationships: [
       'agent-pool',
+      'current-assessment-result',
       'current-configuration-version',
       'current-run',
       'current-state-version',
