@@ -357,17 +357,27 @@ const JSONAPI_ERRORS: Json = {
 
 const NO_BODY: Json = { description: 'done, no body', type: 'null' };
 
-/** Responses for the document: JSON:API under `/api/v2`, `{"error": …}` on the control plane, JSON or bytes elsewhere. */
-export function responsesOf(method: string, url: string): Json {
+/** Marks the generic answer of an `/api/v2` route that declares no response schema of its own. */
+export const UNDECLARED = 'x-undeclared-response';
+
+/**
+ * Responses for the document. An `/api/v2` route declares its own successes (`schema.response`,
+ * see platform/jsonapi/responses.ts); the JSON:API error document is added for 4XX. A route that
+ * declares none gets a generic JSON:API document, marked `x-undeclared-response`.
+ * `{"error": …}` on the control plane, JSON or bytes elsewhere.
+ */
+export function responsesOf(method: string, url: string, declared?: Json): Json {
   if (url.startsWith('/api/v2')) {
+    if (declared) return { ...declared, '4XX': JSONAPI_ERRORS };
     const success =
       method === 'POST'
-        ? { '201': { ...JSONAPI_DOCUMENT, description: 'the created resource (actions answer 200, 202 or 204)' } }
+        ? { '201': { ...JSONAPI_DOCUMENT, description: 'the created resource (actions answer 200, 202 or 204)', [UNDECLARED]: true } }
         : method === 'DELETE'
-          ? { '204': NO_BODY }
-          : { '200': { ...JSONAPI_DOCUMENT, description: 'a JSON:API document' } };
+          ? { '204': { ...NO_BODY, [UNDECLARED]: true } }
+          : { '200': { ...JSONAPI_DOCUMENT, description: 'a JSON:API document', [UNDECLARED]: true } };
     return { ...success, '4XX': JSONAPI_ERRORS };
   }
+  if (declared) return declared;
   if (url.startsWith('/_emulator')) {
     return {
       '2XX': { description: 'JSON (the README’s control plane table describes each answer)', type: 'object' },

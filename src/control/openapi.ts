@@ -1,5 +1,6 @@
 import swagger from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
+import { spell, type Dialect } from '../core/dialect.js';
 import { VERSION } from '../core/version.js';
 import type { Runtime } from '../runtime.js';
 import { README_TAGS, responsesOf, secretsTagOf, summaryOf, tagsOf } from './openapi-operations.js';
@@ -26,6 +27,34 @@ const SECRETS_CATCH_ALL = '/v1/*';
 const VALIDATION_ONLY = new Set(['errorMessage', 'optionalBody']);
 const forDocument = (schema: unknown): unknown =>
   JSON.parse(JSON.stringify(schema, (key, value: unknown) => (VALIDATION_ONLY.has(key) ? undefined : value))) as unknown;
+
+/**
+ * A declared response schema as the server's dialect writes the answer: property names and
+ * literal values (an attribute's key, a settings document's type) in its spelling.
+ */
+function spelledFor(schema: unknown, dialect: Dialect): unknown {
+  if (dialect === 'spec' || schema === undefined) return schema;
+  const walk = (node: unknown): unknown => {
+    if (Array.isArray(node)) return node.map(walk);
+    if (typeof node !== 'object' || node === null) return node;
+    return Object.fromEntries(
+      Object.entries(node as Record<string, unknown>).map(([key, value]) => {
+        if (key === 'properties' && typeof value === 'object' && value !== null)
+          return [
+            key,
+            Object.fromEntries(
+              Object.entries(value as Record<string, unknown>).map(([name, child]) => [spell(name, dialect), walk(child)]),
+            ),
+          ];
+        if (key === 'required' && Array.isArray(value))
+          return [key, (value as unknown[]).map((name) => (typeof name === 'string' ? spell(name, dialect) : name))];
+        if (key === 'const' && typeof value === 'string') return [key, spell(value, dialect)];
+        return [key, walk(value)];
+      }),
+    );
+  };
+  return walk(schema);
+}
 
 /**
  * Registers @fastify/swagger on the root instance (before any tree, so it sees every route) and
@@ -62,7 +91,7 @@ export async function registerOpenApi(
         ...own,
         tags: own['tags'] ?? tagsOf(url),
         summary: own['summary'] ?? summaryOf(method, url),
-        response: own['response'] ?? responsesOf(method, url),
+        response: responsesOf(method, url, spelledFor(own['response'], runtime.config.dialect) as Json | undefined),
       };
       if (url === SECRETS_CATCH_ALL) described['hide'] = true;
       const security = securityOf(url);

@@ -64,6 +64,8 @@ export function platformAuthentication(context: Runtime): onRequestHookHandler {
   };
 }
 
+const serializeAsIs = (data: unknown): string => JSON.stringify(data);
+
 /**
  * Everything that makes a Fastify scope speak the platform API: JSON bodies whatever the content
  * type, TypeBox route schemas checked into JSON:API errors, JSON:API error and not-found
@@ -78,6 +80,9 @@ export function registerPlatformConventions(scope: FastifyInstance, context: Pla
   scope.addContentTypeParser('*', { parseAs: 'string' }, parseBody);
   scope.setValidatorCompiler(platformValidatorCompiler);
   scope.setErrorHandler(platformErrorHandler);
+  // Response schemas document (jsonapi/responses.ts); they never shape an answer. Fastify's default
+  // would compile each into a serializer that drops undeclared members: this one writes what it gets.
+  scope.setSerializerCompiler(() => serializeAsIs);
   if (ownNotFound) scope.setNotFoundHandler((_request: FastifyRequest, reply: FastifyReply) => sendError(reply, NOT_FOUND));
   // Filled by the hook; null until then (routes marked public never read it).
   if (!scope.hasRequestDecorator('principal')) scope.decorateRequest('principal', null as never);

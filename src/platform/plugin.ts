@@ -1,6 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { registerPlatformConventions } from './conventions.js';
+import { declareResponses } from './jsonapi/responses.js';
+import { PLATFORM_RESPONSES } from './response-tables.js';
 import type { PlatformContext } from './context.js';
 import { metaRoutes, versionHeaders } from './meta/routes.js';
 import { organizationRoutes } from './organizations/routes.js';
@@ -60,6 +62,8 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
     reply.headers(headers);
   });
   registerPlatformConventions(app, context);
+  // Before any route: each gets its declared answer as `schema.response` (see jsonapi/responses.ts).
+  declareResponses(app, PLATFORM_RESPONSES);
   // Every successful write becomes an audit event, here once rather than in each service.
   const audit = auditRecorder(context.store.db, context.clock);
   app.addHook('preHandler', audit.preHandler);

@@ -1,0 +1,133 @@
+/** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
+import { Type } from '@fastify/type-provider-typebox';
+import { A, bytes, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+
+/** The `policies` resource. */
+export const POLICY = resourceSchema(
+  'policies',
+  {
+    name: A.string(),
+    kind: A.string(),
+    query: A.nullable(A.string()),
+    description: A.nullable(A.string()),
+    'enforcement-level': A.string(),
+    enforce: Type.Array(Type.Object({})),
+    'policy-set-count': A.integer(),
+    'updated-at': A.time(),
+  },
+  { relationships: ['organization', 'policy-sets'] },
+);
+
+/** The `policy-sets` resource. */
+export const POLICY_SET = resourceSchema(
+  'policy-sets',
+  {
+    name: A.string(),
+    description: A.nullable(A.string()),
+    kind: A.string(),
+    global: A.boolean(),
+    overridable: A.boolean(),
+    'agent-enabled': A.boolean(),
+    'policy-tool-version': A.nullable(A.string()),
+    'policies-path': A.nullable(A.string()),
+    'policy-count': A.integer(),
+    'workspace-count': A.integer(),
+    'project-count': A.integer(),
+    'vcs-repo': A.nullable(A.object()),
+    'created-at': A.time(),
+    'updated-at': A.time(),
+  },
+  { relationships: ['current-version', 'newest-version', 'organization', 'policies', 'projects', 'workspace-exclusions', 'workspaces'] },
+);
+
+/** The `vars` resource (parameter view). */
+export const POLICY_SET_PARAMETER = resourceSchema(
+  'vars',
+  {
+    key: A.string(),
+    value: A.nullable(A.string()),
+    category: A.string(),
+    sensitive: A.boolean(),
+  },
+  { relationships: ['configurable'] },
+);
+
+/** The `policy-set-versions` resource. */
+export const POLICY_SET_VERSION = resourceSchema(
+  'policy-set-versions',
+  {
+    source: A.string(),
+    status: A.string(),
+    'status-timestamps': A.object(),
+    error: A.nullable(A.string()),
+    'error-message': A.nullable(A.string()),
+    'ingress-attributes': A.nullable(A.object()),
+    'created-at': A.time(),
+    'updated-at': A.time(),
+  },
+  { relationships: ['policy-set'] },
+);
+
+/** The `plan-exports` resource. */
+export const PLAN_EXPORT = resourceSchema(
+  'plan-exports',
+  {
+    'data-type': A.string(),
+    status: A.string(),
+    'status-timestamps': A.object(),
+  },
+  { relationships: ['plan'] },
+);
+
+/** The `policy-checks` resource. */
+export const POLICY_CHECK = resourceSchema(
+  'policy-checks',
+  {
+    actions: A.flags(),
+    permissions: A.flags(),
+    result: A.object(),
+    scope: A.string(),
+    status: A.string(),
+    'status-timestamps': A.object(),
+  },
+  { relationships: ['run'] },
+);
+
+/** What each of this domain's routes answers, keyed as registered under /api/v2. */
+export const POLICIES_RESPONSES: ResponseTable = {
+  'GET /runs/:id/policy-checks': ok(paged(POLICY_CHECK)),
+  'GET /policy-checks/:id': ok(single(POLICY_CHECK)),
+  'POST /policy-checks/:id/actions/override': ok(single(POLICY_CHECK)),
+  'GET /policy-checks/:id/output': ok(bytes('text/plain', 'the policy check output')),
+  'GET /policy-sets/:id/parameters': ok(paged(POLICY_SET_PARAMETER)),
+  'POST /policy-sets/:id/parameters': created(single(POLICY_SET_PARAMETER)),
+  'GET /policy-sets/:id/parameters/:param': ok(single(POLICY_SET_PARAMETER)),
+  'PATCH /policy-sets/:id/parameters/:param': ok(single(POLICY_SET_PARAMETER)),
+  'DELETE /policy-sets/:id/parameters/:param': noContent,
+  'POST /plan-exports': created(single(PLAN_EXPORT)),
+  'GET /plan-exports/:id': ok(single(PLAN_EXPORT)),
+  'GET /plan-exports/:id/download': ok(bytes('application/octet-stream', 'the export bundle (tar.gz)')),
+  'DELETE /plan-exports/:id': noContent,
+  'GET /organizations/:org/policies': ok(paged(POLICY)),
+  'POST /organizations/:org/policies': created(single(POLICY)),
+  'GET /policies/:id': ok(single(POLICY)),
+  'PATCH /policies/:id': ok(single(POLICY)),
+  'DELETE /policies/:id': noContent,
+  'PUT /policies/:id/upload': noContent,
+  'GET /policies/:id/download': ok(bytes('text/plain', 'the policy code')),
+  'GET /organizations/:org/policy-sets': ok(paged(POLICY_SET)),
+  'POST /organizations/:org/policy-sets': created(single(POLICY_SET)),
+  'GET /policy-sets/:id': ok(single(POLICY_SET)),
+  'PATCH /policy-sets/:id': ok(single(POLICY_SET)),
+  'DELETE /policy-sets/:id': noContent,
+  'POST /policy-sets/:id/versions': created(single(POLICY_SET_VERSION)),
+  'GET /policy-set-versions/:id': ok(single(POLICY_SET_VERSION)),
+  'POST /policy-sets/:id/relationships/policies': noContent,
+  'DELETE /policy-sets/:id/relationships/policies': noContent,
+  'POST /policy-sets/:id/relationships/workspaces': noContent,
+  'DELETE /policy-sets/:id/relationships/workspaces': noContent,
+  'POST /policy-sets/:id/relationships/projects': noContent,
+  'DELETE /policy-sets/:id/relationships/projects': noContent,
+  'POST /policy-sets/:id/relationships/workspace-exclusions': noContent,
+  'DELETE /policy-sets/:id/relationships/workspace-exclusions': noContent,
+};

@@ -1,0 +1,28 @@
+/** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
+import { A, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+
+/** The `projects` resource. */
+export const PROJECT = resourceSchema(
+  'projects',
+  {
+    name: A.string(),
+    description: A.nullable(A.string()),
+    'created-at': A.time(),
+    'updated-at': A.time(),
+    'is-unified': A.boolean(),
+    'auto-destroy-activity-duration': A.nullable(A.string()),
+    'workspace-count': A.integer(),
+    'team-count': A.integer(),
+    permissions: A.flags(),
+  },
+  { relationships: ['effective-tag-bindings', 'organization', 'tag-bindings'] },
+);
+
+/** What each of this domain's routes answers, keyed as registered under /api/v2. */
+export const PROJECTS_RESPONSES: ResponseTable = {
+  'GET /organizations/:org/projects': ok(paged(PROJECT)),
+  'POST /organizations/:org/projects': created(single(PROJECT)),
+  'GET /projects/:id': ok(single(PROJECT)),
+  'PATCH /projects/:id': ok(single(PROJECT)),
+  'DELETE /projects/:id': noContent,
+};
