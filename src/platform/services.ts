@@ -17,7 +17,6 @@ import { GpgKeyService } from './registry-providers/gpg-keys.js';
 import { ProviderProtocol } from './registry-providers/protocol.js';
 import { RegistryProviderService } from './registry-providers/service.js';
 import { RemoteStateService } from './remote-state/service.js';
-import { currentRunIncludes } from './runs/workspace-includes.js';
 import { ReservedTagKeyService } from './reserved-tag-keys/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
@@ -54,6 +53,7 @@ import { LogBook } from './runs/logs.js';
 import { FINAL_STATUSES } from './runs/states.js';
 import { RunEngine } from './runs/engine.js';
 import { RunService } from './runs/service.js';
+import { RunViews } from './runs/view.js';
 import { RunActivityService } from './runs/activity.js';
 import { RunTriggerService } from './runs/triggers.js';
 import { SiteAdminService } from './site-admin/service.js';
@@ -127,6 +127,8 @@ export interface PlatformServices {
   readonly variableSetViews: VariableSetViews;
   readonly configurationVersions: ConfigurationVersionService;
   readonly runs: RunService;
+  /** Runs as wire objects, with their includes. */
+  readonly runViews: RunViews;
   readonly runActivity: RunActivityService;
   readonly runTriggers: RunTriggerService;
   /** The self-hosted edition's installation-wide administration of organizations and workspaces. */
@@ -192,7 +194,19 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const stateParts = stateVersionWorkspaceParts(db, clock);
   const runActivity = new RunActivityService(db, clock, runs);
   const taskStages = new TaskStageService(db, taskStageRunner);
-  const workspaceViews = new WorkspaceViews(db, {
+  // Runs render their workspace and workspaces their current run: each view reaches the other once both are made.
+  const runViews: RunViews = new RunViews({
+    db,
+    clock,
+    dialect,
+    edition,
+    workspaces,
+    runLogs,
+    taskStages,
+    policyChecks,
+    workspaceViews: (): WorkspaceViews => workspaceViews,
+  });
+  const workspaceViews: WorkspaceViews = new WorkspaceViews(db, {
     outputIds: stateParts.outputIds,
     variableIds: (ids) => variableIdsOf(db, ids),
     tagBindingIds: (holders) => tagBindings.idsOf(holders),
@@ -201,17 +215,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
       ...stateParts.includes,
       project: projectWorkspaceInclude(db),
       effective_tag_bindings: effectiveTagBindingsInclude(tagBindings),
-      ...currentRunIncludes({
-        db,
-        clock,
-        dialect,
-        workspaces,
-        configurationVersions,
-        runLogs,
-        taskStages,
-        runActivity,
-        policyChecks,
-      }),
+      ...runViews.workspaceIncludes(),
     },
   });
   const notifications = new NotificationService(
@@ -271,6 +275,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaces,
     configurationVersions,
     runs,
+    runViews,
     runActivity,
     runTriggers: new RunTriggerService(db, clock, workspaces),
     siteAdmin: new SiteAdminService(db, organizations, workspaces),

@@ -68,6 +68,16 @@ export function unfinishedBefore(db: DbOrTx, workspaceId: string, sequence: numb
     .all();
 }
 
+/** Unfinished, non-speculative runs of these workspaces (queue positions for a page at once). */
+export function unfinishedIn(db: DbOrTx, workspaceIds: readonly string[]): Pick<RunRow, 'id' | 'workspaceId' | 'sequence'>[] {
+  if (workspaceIds.length === 0) return [];
+  return db
+    .select({ id: runs.id, workspaceId: runs.workspaceId, sequence: runs.sequence })
+    .from(runs)
+    .where(and(inList(runs.workspaceId, [...workspaceIds]), eq(runs.planOnly, false), notInArray(runs.status, [...FINAL_STATUSES])))
+    .all();
+}
+
 /** Runs not in a final status, everywhere (a restart errors them: their execution died with the process). */
 export function unfinishedRuns(db: DbOrTx): RunRow[] {
   return db
@@ -150,6 +160,20 @@ export function insertComment(db: DbOrTx, row: RunCommentRow): void {
 
 export function commentsOf(db: DbOrTx, runId: string): RunCommentRow[] {
   return db.select().from(runComments).where(eq(runComments.runId, runId)).orderBy(asc(runComments.createdAt), asc(runComments.id)).all();
+}
+
+/** The comment ids of each run, oldest first, for a page at once. */
+export function commentIdsOfRuns(db: DbOrTx, runIds: readonly string[]): Map<string, string[]> {
+  const byRun = new Map<string, string[]>(runIds.map((id) => [id, []]));
+  if (runIds.length === 0) return byRun;
+  const rows = db
+    .select({ id: runComments.id, runId: runComments.runId })
+    .from(runComments)
+    .where(inList(runComments.runId, [...runIds]))
+    .orderBy(asc(runComments.createdAt), asc(runComments.id))
+    .all();
+  for (const row of rows) byRun.get(row.runId)?.push(row.id);
+  return byRun;
 }
 
 export const findComment = (db: DbOrTx, id: string) => db.select().from(runComments).where(eq(runComments.id, id)).get();

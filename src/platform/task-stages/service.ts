@@ -82,11 +82,24 @@ export class TaskStageService {
     return this.db.select().from(taskResults).where(eq(taskResults.id, id)).get();
   }
 
-  /** The stages (with their results' ids) as resources. */
+  /** The stages (with their results' ids) as resources, in the order of `ids`: one query for the stages, one for the results. */
   render(ids: readonly string[]): ResourceObject[] {
+    if (ids.length === 0) return [];
+    const stages = new Map(
+      this.db
+        .select()
+        .from(taskStages)
+        .where(inList(taskStages.id, [...ids]))
+        .all()
+        .map((stage) => [stage.id, stage]),
+    );
+    const results = new Map<string, TaskResultRow[]>();
+    for (const result of this.runner.resultsOf([...stages.keys()])) {
+      results.set(result.taskStageId, [...(results.get(result.taskStageId) ?? []), result]);
+    }
     return ids.flatMap((id) => {
-      const stage = this.findStage(id);
-      return stage ? [taskStageResource(stage, this.runner.resultsOf([id]))] : [];
+      const stage = stages.get(id);
+      return stage ? [taskStageResource(stage, results.get(id) ?? [])] : [];
     });
   }
 
