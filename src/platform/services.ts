@@ -62,9 +62,9 @@ import { TaskStageRunner } from './task-stages/runner.js';
 import { WorkspaceLocks } from './workspaces/locking.js';
 import { WorkspaceViews } from './workspaces/view.js';
 import { workspaceOwnIncludes } from './workspaces/includes.js';
-import { stateVersionWorkspaceParts } from './state-versions/includes.js';
+import { stateVersionWorkspaceParts } from './state-versions/view.js';
 import { latestIsPending } from './state-versions/repo.js';
-import { defaultProjectInclude, projectWorkspaceInclude } from './projects/include.js';
+import { defaultProjectInclude, projectWorkspaceInclude, ProjectViews } from './projects/view.js';
 import { insertDefaultProject } from './projects/repo.js';
 import { requireAgentPoolOf } from './agent-pools/rules.js';
 import { IncludeRegistry } from './jsonapi/include.js';
@@ -85,6 +85,7 @@ export interface PlatformServices {
   readonly organizations: OrganizationService;
   readonly organizationIncludes: IncludeRegistry<OrganizationPage>;
   readonly projects: ProjectService;
+  readonly projectViews: ProjectViews;
   readonly registry: RegistryService;
   readonly noCode: NoCodeService;
   readonly registryProtocol: RegistryProtocol;
@@ -239,6 +240,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     organizations,
     organizationIncludes: new IncludeRegistry<OrganizationPage>({ 'default-project': defaultProjectInclude(db) }),
     projects,
+    projectViews: new ProjectViews(projects, tagBindings),
     registry,
     noCode: new NoCodeService(db, clock, registry),
     registryProtocol: new RegistryProtocol(db, organizations),

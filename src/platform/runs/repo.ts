@@ -3,7 +3,7 @@ import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { runComments, runEvents, runPhases, runs, runTriggers } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
-import { commentEventId } from './includes.js';
+import { commentEventId } from './comment-ids.js';
 import { FINAL_STATUSES } from './states.js';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -177,6 +177,15 @@ export function commentIdsOfRuns(db: DbOrTx, runIds: readonly string[]): Map<str
 }
 
 export const findComment = (db: DbOrTx, id: string) => db.select().from(runComments).where(eq(runComments.id, id)).get();
+
+export function findComments(db: DbOrTx, ids: readonly string[]): RunCommentRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(runComments)
+    .where(inList(runComments.id, [...ids]))
+    .all();
+}
 
 export function insertTrigger(db: DbOrTx, row: RunTriggerRow): void {
   db.insert(runTriggers).values(row).run();

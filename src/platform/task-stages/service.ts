@@ -54,6 +54,9 @@ export function taskStageResource(stage: TaskStageRow, results: readonly TaskRes
   };
 }
 
+export const resultsOfStage = (results: readonly TaskResultRow[], stageId: string) =>
+  results.filter((result) => result.taskStageId === stageId);
+
 /** Task stages and results as the API shows them; the runner (runner.ts) drives them. */
 export class TaskStageService {
   constructor(
@@ -82,10 +85,10 @@ export class TaskStageService {
     return this.db.select().from(taskResults).where(eq(taskResults.id, id)).get();
   }
 
-  /** The stages (with their results' ids) as resources, in the order of `ids`: one query for the stages, one for the results. */
-  render(ids: readonly string[]): ResourceObject[] {
-    if (ids.length === 0) return [];
-    const stages = new Map(
+  /** The stages of `ids` that exist, in that order, with their results: one query for each. */
+  load(ids: readonly string[]): { stages: TaskStageRow[]; results: TaskResultRow[] } {
+    if (ids.length === 0) return { stages: [], results: [] };
+    const byId = new Map(
       this.db
         .select()
         .from(taskStages)
@@ -93,17 +96,13 @@ export class TaskStageService {
         .all()
         .map((stage) => [stage.id, stage]),
     );
-    const results = new Map<string, TaskResultRow[]>();
-    for (const result of this.runner.resultsOf([...stages.keys()])) {
-      results.set(result.taskStageId, [...(results.get(result.taskStageId) ?? []), result]);
-    }
-    return ids.flatMap((id) => {
-      const stage = stages.get(id);
-      return stage ? [taskStageResource(stage, results.get(id) ?? [])] : [];
-    });
+    const stages = ids.flatMap((id) => byId.get(id) ?? []);
+    return { stages, results: this.runner.resultsOf(stages.map((stage) => stage.id)) };
   }
 
-  renderResults(stage: TaskStageRow): ResourceObject[] {
-    return this.runner.resultsOf([stage.id]).map((result) => taskResultResource(result, stage));
+  /** The stages (with their results' ids) as resources, in the order of `ids`. */
+  render(ids: readonly string[]): ResourceObject[] {
+    const { stages, results } = this.load(ids);
+    return stages.map((stage) => taskStageResource(stage, resultsOfStage(results, stage.id)));
   }
 }
