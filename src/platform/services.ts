@@ -34,7 +34,7 @@ import { effectiveTagBindingsInclude } from './tag-bindings/view.js';
 import { TeamAccessService } from './team-access/service.js';
 import { TeamProjectService } from './team-projects/service.js';
 import { TeamService } from './teams/service.js';
-import { teamUsersInclude, type TeamPage } from './teams/resource.js';
+import { teamUsersInclude, type TeamPage } from './teams/view.js';
 import { findMembership, findMembershipById } from './memberships/repo.js';
 import { TokenService } from './tokens/service.js';
 import { ToolVersionService } from './tool-versions/service.js';
@@ -66,7 +66,7 @@ import { defaultProjectInclude, projectWorkspaceInclude, ProjectViews } from './
 import { insertDefaultProject } from './projects/repo.js';
 import { requireAgentPoolOf } from './agent-pools/rules.js';
 import { IncludeRegistry } from './jsonapi/include.js';
-import type { OrganizationPage } from './organizations/resource.js';
+import type { OrganizationPage } from './organizations/view.js';
 import { WorkloadIdentityHook } from './workload-identity/hook.js';
 import { NotificationDispatcher } from './notifications/delivery.js';
 import { NotificationService } from './notifications/service.js';

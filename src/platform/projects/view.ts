@@ -5,7 +5,7 @@ import { defaultProjectId, findProjects, type ProjectRow } from './repo.js';
 import { projectResource } from './resource.js';
 import { IncludeRegistry, type Included } from '../jsonapi/include.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import type { OrganizationPage } from '../organizations/resource.js';
+import type { OrganizationPage } from '../organizations/view.js';
 import { effectiveTagBindingResource, type EffectiveBinding } from '../tag-bindings/resource.js';
 import type { TagBindingService } from '../tag-bindings/service.js';
 import type { ProjectService } from './service.js';
