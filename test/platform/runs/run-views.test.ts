@@ -141,4 +141,14 @@ describe('the run view', () => {
     };
     expect(await statementsDuring(ofWorkspace(10))).toBe(await statementsDuring(ofWorkspace(3)));
   });
+
+  it('refuses a bad include on a run create before the run exists', async () => {
+    const id = await newWorkspace(server, 'views-refused');
+    await uploadConfiguration(server, id, simpleConfig('refused'));
+    const body = { data: { type: 'runs', relationships: { workspace: { data: { type: 'workspaces', id } } } } };
+    const refused = await platform(server, 'POST', '/runs?include=owners', { body });
+    expect(refused.status).toBe(400);
+    const runs = await platform(server, 'GET', `/workspaces/${id}/runs`);
+    expect(runs.body.data).toEqual([]);
+  });
 });
