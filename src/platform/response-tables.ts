@@ -1,5 +1,5 @@
 import { created, noContent, ok, paged, single, type ResponseTable } from './jsonapi/responses.js';
-import { ADMIN_SETTINGS_RESPONSES } from './admin/schemas.js';
+import { ADMIN_SETTINGS_RESPONSES } from './admin-settings/schemas.js';
 import { AUDIT_CONFIGURATION_RESPONSES } from './audit-configuration/schemas.js';
 import { AUDIT_TRAIL_RESPONSES } from './audit-trail/schemas.js';
 import { AGENT_POOLS_RESPONSES } from './agent-pools/schemas.js';

@@ -4,7 +4,7 @@ import { AgentPoolService } from './agent-pools/service.js';
 import { AgentService } from './agents/service.js';
 import { DataRetentionService } from './data-retention/service.js';
 import { MembershipService } from './memberships/service.js';
-import { MembershipViews } from './memberships/view.js';
+import { MembershipViews, teamMembershipsInclude } from './memberships/view.js';
 import { OAuthClientService } from './oauth-clients/service.js';
 import { OrganizationService } from './organizations/service.js';
 import { ProjectService } from './projects/service.js';
@@ -18,7 +18,6 @@ import { GpgKeyService } from './registry-providers/gpg-keys.js';
 import { ProviderProtocol } from './registry-providers/protocol.js';
 import { RegistryProviderService } from './registry-providers/service.js';
 import { RemoteStateService } from './remote-state/service.js';
-import { currentRunIncludes } from './runs/workspace-includes.js';
 import { ReservedTagKeyService } from './reserved-tag-keys/service.js';
 import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
@@ -32,12 +31,11 @@ import { StateVersionService } from './state-versions/service.js';
 import { SubscriptionService } from './subscriptions/service.js';
 import { TagService } from './tags/service.js';
 import { TagBindingService } from './tag-bindings/service.js';
-import { effectiveTagBindingsInclude } from './tag-bindings/include.js';
+import { effectiveTagBindingsInclude } from './tag-bindings/view.js';
 import { TeamAccessService } from './team-access/service.js';
 import { TeamProjectService } from './team-projects/service.js';
 import { TeamService } from './teams/service.js';
-import { teamUsersInclude, type TeamPage } from './teams/resource.js';
-import { teamMembershipsInclude } from './memberships/includes.js';
+import { teamUsersInclude, type TeamPage } from './teams/view.js';
 import { findMembership, findMembershipById } from './memberships/repo.js';
 import { TokenService } from './tokens/service.js';
 import { ToolVersionService } from './tool-versions/service.js';
@@ -56,21 +54,21 @@ import { FINAL_STATUSES } from './runs/states.js';
 import { RunEngine } from './runs/engine.js';
 import { QueryService } from './queries/service.js';
 import { RunService } from './runs/service.js';
+import { RunViews } from './runs/view.js';
 import { RunActivityService } from './runs/activity.js';
 import { RunTriggerService } from './runs/triggers.js';
 import { SiteAdminService } from './site-admin/service.js';
 import { TaskStageService } from './task-stages/service.js';
 import { TaskStageRunner } from './task-stages/runner.js';
 import { WorkspaceLocks } from './workspaces/locking.js';
-import { WorkspaceViews } from './workspaces/view.js';
-import { workspaceOwnIncludes } from './workspaces/includes.js';
-import { stateVersionWorkspaceParts } from './state-versions/includes.js';
+import { WorkspaceViews, workspaceOwnIncludes } from './workspaces/view.js';
+import { stateVersionWorkspaceParts } from './state-versions/view.js';
 import { latestIsPending } from './state-versions/repo.js';
-import { defaultProjectInclude, projectWorkspaceInclude } from './projects/include.js';
+import { defaultProjectInclude, projectWorkspaceInclude, ProjectViews } from './projects/view.js';
 import { insertDefaultProject } from './projects/repo.js';
 import { requireAgentPoolOf } from './agent-pools/rules.js';
 import { IncludeRegistry } from './jsonapi/include.js';
-import type { OrganizationPage } from './organizations/resource.js';
+import type { OrganizationPage } from './organizations/view.js';
 import { WorkloadIdentityHook } from './workload-identity/hook.js';
 import { NotificationDispatcher } from './notifications/delivery.js';
 import { NotificationService } from './notifications/service.js';
@@ -92,6 +90,7 @@ export interface PlatformServices {
   readonly organizations: OrganizationService;
   readonly organizationIncludes: IncludeRegistry<OrganizationPage>;
   readonly projects: ProjectService;
+  readonly projectViews: ProjectViews;
   readonly registry: RegistryService;
   readonly noCode: NoCodeService;
   readonly registryProtocol: RegistryProtocol;
@@ -134,6 +133,8 @@ export interface PlatformServices {
   readonly variableSetViews: VariableSetViews;
   readonly configurationVersions: ConfigurationVersionService;
   readonly runs: RunService;
+  /** Runs as wire objects, with their includes. */
+  readonly runViews: RunViews;
   readonly runActivity: RunActivityService;
   readonly runTriggers: RunTriggerService;
   /** The self-hosted edition's installation-wide administration of organizations and workspaces. */
@@ -213,7 +214,19 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   const stateParts = stateVersionWorkspaceParts(db, stateLinks);
   const runActivity = new RunActivityService(db, clock, runs);
   const taskStages = new TaskStageService(db, taskStageRunner);
-  const workspaceViews = new WorkspaceViews(db, {
+  // Runs render their workspace and workspaces their current run: each view reaches the other once both are made.
+  const runViews: RunViews = new RunViews({
+    db,
+    clock,
+    dialect,
+    edition,
+    workspaces,
+    runLogs,
+    taskStages,
+    policyChecks,
+    workspaceViews: (): WorkspaceViews => workspaceViews,
+  });
+  const workspaceViews: WorkspaceViews = new WorkspaceViews(db, {
     outputIds: stateParts.outputIds,
     variableIds: (ids) => variableIdsOf(db, ids),
     tagBindingIds: (holders) => tagBindings.idsOf(holders),
@@ -222,17 +235,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
       ...stateParts.includes,
       project: projectWorkspaceInclude(db),
       effective_tag_bindings: effectiveTagBindingsInclude(tagBindings),
-      ...currentRunIncludes({
-        db,
-        clock,
-        dialect,
-        workspaces,
-        configurationVersions,
-        runLogs,
-        taskStages,
-        runActivity,
-        policyChecks,
-      }),
+      ...runViews.workspaceIncludes(),
     },
   });
   const notifications = new NotificationService(
@@ -258,6 +261,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     organizations,
     organizationIncludes: new IncludeRegistry<OrganizationPage>({ 'default-project': defaultProjectInclude(db) }),
     projects,
+    projectViews: new ProjectViews(projects, tagBindings),
     registry,
     noCode: new NoCodeService(db, clock, registry),
     registryProtocol: new RegistryProtocol(db, organizations),
@@ -294,6 +298,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaces,
     configurationVersions,
     runs,
+    runViews,
     runActivity,
     runTriggers: new RunTriggerService(db, clock, workspaces),
     siteAdmin: new SiteAdminService(db, organizations, workspaces),

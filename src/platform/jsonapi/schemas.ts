@@ -34,7 +34,7 @@ function buildParams<K extends string>(names: K[]) {
   return Type.Object(Object.fromEntries(names.map((name) => [name, Type.String()])) as { [P in K]: ReturnType<typeof Type.String> });
 }
 
-/** `include`, documented with the values an endpoint offers (readInclude answers the 400 for others). */
+/** `include`, documented with the values an endpoint offers (the endpoint's IncludeRegistry answers the 400 for others). */
 const includeParameter = (includes: readonly string[]) =>
   Type.Optional(
     Type.Union([Type.String(), Type.Array(Type.String())], {

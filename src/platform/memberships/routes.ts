@@ -2,7 +2,6 @@ import { badRequest } from '../../core/errors.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource, relationshipIds } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { Included } from '../jsonapi/include.js';
 import { queryList } from '../jsonapi/query.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { MEMBERSHIP_INCLUDES } from './view.js';
@@ -76,13 +75,11 @@ export async function membershipRoutes(app: PlatformApp, context: PlatformContex
     const principal = request.principal;
     if (principal.kind !== 'user') return sendDocument(reply, 200, listDocument(request, { items: [], total: 0, page }));
     const { rows, total } = service.ofUser(principal.user, page);
-    const items = [];
-    const included = new Included();
-    for (const { membership, organization } of rows) {
-      const rendered = render(principal, organization, [{ membership, user: principal.user }], wanted);
-      items.push(...rendered.data);
-      included.add(...(rendered.included.toArray() ?? []));
-    }
+    const { data: items, included } = context.services.membershipViews.renderAcross(
+      principal,
+      rows.map(({ membership, organization }) => ({ membership, organization, user: principal.user })),
+      wanted,
+    );
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 

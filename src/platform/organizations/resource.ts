@@ -1,5 +1,5 @@
 import { isoTimestamp } from '../../core/clock.js';
-import type { OrganizationRow, Principal } from '../auth/principal.js';
+import type { OrganizationRow } from '../auth/principal.js';
 import type { OrganizationPermission } from '../auth/permissions.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { defaultProjectId } from '../default-project.js';
@@ -94,10 +94,4 @@ export function entitlementSetResource(organization: OrganizationRow): ResourceO
     attributes: entitlements(organization),
     links: { self: `/api/v2/entitlement-sets/${organization.id}` },
   };
-}
-
-/** What an include on organizations loads from: one page of them, and who asks. */
-export interface OrganizationPage {
-  principal: Principal;
-  organizations: readonly OrganizationRow[];
 }

@@ -4,18 +4,16 @@ import { listDocument, sendDocument, sendNoContent, singleDocument } from '../js
 import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
-import { Included, readInclude } from '../jsonapi/include.js';
 import type { OrganizationPermission } from '../auth/permissions.js';
-import { effectiveTagBindingResource } from '../tag-bindings/resource.js';
 import { readTaggedFilter } from '../tag-bindings/rules.js';
 import type { ProjectRow } from './repo.js';
-import { projectResource } from './resource.js';
+import { projectIncludes } from './view.js';
 import type { Principal } from '../auth/principal.js';
 import type { LocatedProject, ProjectInput } from './service.js';
 import { readTagBindings } from '../tag-bindings/rules.js';
 
 /** `include` values of the project endpoints (the real client's `ProjectEffectiveTagBindings`). */
-const PROJECT_INCLUDES = ['effective_tag_bindings'] as const;
+const PROJECT_INCLUDES = projectIncludes.names;
 
 const PROJECT_BODY = resourceBody(['projects'], {
   attributes: {
@@ -46,32 +44,13 @@ function readProjectInput(body: unknown): ProjectInput {
 /** Projects: create, list (`q`, `filter[names]`), show, update and delete. */
 export async function projectRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = context.services.projects;
-  /**
-   * Projects with the caller's rights, their counts and tag-binding relationships, and the bindings
-   * themselves when `include` asks.
-   */
+  const views = context.services.projectViews;
   const render = (
     request: { query: unknown; principal: Principal },
     rows: readonly ProjectRow[],
     organization: LocatedProject['organization'],
     grants: ReadonlySet<OrganizationPermission>,
-  ) => {
-    const include = readInclude(request.query as Record<string, unknown>, PROJECT_INCLUDES);
-    const details = service.details(request.principal, organization, rows);
-    const effective = context.services.tagBindings.projectEffectiveOf(rows.map((row) => row.id));
-    const items = rows.map((row) =>
-      projectResource(
-        row,
-        organization.name,
-        grants,
-        details.get(row.id),
-        (effective.get(row.id) ?? []).map((entry) => entry.binding.id),
-      ),
-    );
-    const included = new Included();
-    if (include.has('effective_tag_bindings')) included.add(...[...effective.values()].flat().map(effectiveTagBindingResource));
-    return { items, included };
-  };
+  ) => views.render(request.principal, rows, organization, grants, projectIncludes.read(request.query as Record<string, unknown>));
   const one = (request: { query: unknown; principal: Principal }, { project, organization, grants }: LocatedProject) => {
     const { items, included } = render(request, [project], organization, grants);
     return singleDocument(items[0] as NonNullable<(typeof items)[number]>, included);
@@ -102,7 +81,7 @@ export async function projectRoutes(app: PlatformApp, context: PlatformContext):
     '/organizations/:org/projects',
     { schema: { params: params('org'), querystring: show, body: PROJECT_BODY } },
     async (request, reply) => {
-      readInclude(request.query, PROJECT_INCLUDES);
+      projectIncludes.read(request.query);
       return sendDocument(reply, 201, one(request, service.create(request.principal, request.params.org, readProjectInput(request.body))));
     },
   );
@@ -112,7 +91,7 @@ export async function projectRoutes(app: PlatformApp, context: PlatformContext):
   });
 
   app.patch('/projects/:id', { schema: { params: params('id'), querystring: show, body: PROJECT_BODY } }, async (request, reply) => {
-    readInclude(request.query, PROJECT_INCLUDES);
+    projectIncludes.read(request.query);
     const located = service.locate(request.principal, request.params.id);
     return sendDocument(reply, 200, one(request, service.update(located, readProjectInput(request.body))));
   });

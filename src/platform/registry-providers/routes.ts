@@ -4,11 +4,11 @@ import { unprocessable } from '../../core/errors.js';
 import type { PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { Included, readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import { baseUrlOf } from '../registry/routes.js';
 import { platformResource, providerResource, versionResource, type LinkMaker } from './resource.js';
+import { providerIncludes } from './view.js';
 import type { LoadedProvider, ProviderAddress } from './service.js';
 
 const Segment = Type.String({ minLength: 1 });
@@ -16,7 +16,7 @@ const OrgParams = Type.Object({ org: Segment });
 const ProviderParams = Type.Object({ org: Segment, registry: Segment, namespace: Segment, name: Segment });
 const VersionParams = Type.Object({ ...ProviderParams.properties, version: Segment });
 const PlatformParams = Type.Object({ ...VersionParams.properties, os: Segment, arch: Segment });
-const INCLUDES = ['registry-provider-versions'] as const;
+const INCLUDES = providerIncludes.names;
 const ListQuery = Type.Object({
   ...listQuery({ includes: INCLUDES }).properties,
   q: Type.Optional(Type.String()),
@@ -59,19 +59,12 @@ export async function registryProviderRoutes(app: FastifyInstance, context: Plat
   const providerDocument = (loaded: LoadedProvider) =>
     providerResource(loaded.provider, loaded.organization.name, loaded.versions, loaded.canManage);
   /** `include=registry-provider-versions`: each provider's versions in `included`. */
-  const includedOf = (request: FastifyRequest, loaded: LoadedProvider[]) => {
-    const included = new Included();
-    if (!readInclude(request.query as Record<string, unknown>, INCLUDES).has('registry-provider-versions')) return included;
-    const links = linksFor(request);
-    for (const { provider, versions, canManage } of loaded) {
-      const platforms = service.platformsOf(versions.map((version) => version.id));
-      for (const version of versions) {
-        const own = platforms.filter((platform) => platform.versionId === version.id);
-        included.add(versionResource(provider, version, own, canManage, links));
-      }
-    }
-    return included;
-  };
+  const includedOf = (request: FastifyRequest, loaded: LoadedProvider[]) =>
+    providerIncludes.collect(providerIncludes.read(request.query as Record<string, unknown>), {
+      loaded,
+      platformsOf: (ids) => service.platformsOf(ids),
+      links: linksFor(request),
+    });
 
   app.get<{ Params: Static<typeof OrgParams>; Querystring: Static<typeof ListQuery> }>(
     '/organizations/:org/registry-providers',
@@ -79,7 +72,7 @@ export async function registryProviderRoutes(app: FastifyInstance, context: Plat
     async (request, reply) => {
       const { query } = request;
       const page = readPage(query);
-      readInclude(query, INCLUDES);
+      providerIncludes.read(query);
       const otherOrganization = query['filter[organization_name]'] && query['filter[organization_name]'] !== request.params.org;
       const filter = {
         ...(query.q ? { q: query.q } : {}),

@@ -3,12 +3,12 @@ import { unprocessable } from '../../core/errors.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource, relationshipId } from '../jsonapi/body.js';
 import { sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { Included, readInclude } from '../jsonapi/include.js';
 import { Attr, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import type { LoadedNoCode, NoCodeInput, VariableOptionInput } from './no-code.js';
-import { noCodeResource, variableOptionResources } from './resource.js';
+import { noCodeResource } from './resource.js';
+import { noCodeIncludes } from './view.js';
 
-const INCLUDES = ['variable-options'] as const;
+const INCLUDES = noCodeIncludes.names;
 const NO_CODE_BODY = resourceBody(['no-code-modules'], {
   attributes: { enabled: Attr.boolean(), 'version-pin': Attr.string('"latest", empty, or an existing version of the module') },
   relationships: ['registry-module', 'variable-options'],
@@ -57,25 +57,22 @@ function readNoCodeInput(body: unknown): NoCodeInput {
  */
 export async function noCodeRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = context.services.noCode;
-  const document = (loaded: LoadedNoCode, withOptions: boolean) => {
-    const included = new Included();
-    if (withOptions) included.add(...variableOptionResources(loaded.row));
-    return singleDocument(noCodeResource(loaded.row, loaded.organizationName), included);
-  };
+  const document = (loaded: LoadedNoCode, wanted: ReadonlySet<string> = new Set()) =>
+    singleDocument(noCodeResource(loaded.row, loaded.organizationName), noCodeIncludes.collect(wanted, loaded));
 
   app.post('/organizations/:org/no-code-modules', { schema: { params: params('org'), body: NO_CODE_BODY } }, async (request, reply) => {
     const created = service.create(request.principal, request.params.org, readNoCodeInput(request.body));
-    return sendDocument(reply, 201, document(created, false));
+    return sendDocument(reply, 201, document(created));
   });
 
   app.get('/no-code-modules/:id', { schema: { params: params('id'), querystring: showQuery(INCLUDES) } }, async (request, reply) => {
-    const include = readInclude(request.query, INCLUDES);
-    return sendDocument(reply, 200, document(service.get(request.principal, request.params.id), include.has('variable-options')));
+    const wanted = noCodeIncludes.read(request.query);
+    return sendDocument(reply, 200, document(service.get(request.principal, request.params.id), wanted));
   });
 
   app.patch('/no-code-modules/:id', { schema: { params: params('id'), body: NO_CODE_BODY } }, async (request, reply) => {
     const updated = service.update(request.principal, request.params.id, readNoCodeInput(request.body));
-    return sendDocument(reply, 200, document(updated, false));
+    return sendDocument(reply, 200, document(updated));
   });
 
   app.delete('/no-code-modules/:id', { schema: { params: params('id') } }, async (request, reply) => {

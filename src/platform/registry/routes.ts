@@ -6,11 +6,11 @@ import type { PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
-import { Included, readInclude } from '../jsonapi/include.js';
 import { Attr, resourceBody } from '../jsonapi/schemas.js';
-import { moduleResource, noCodeResource, versionResource } from './resource.js';
+import { moduleResource, versionResource } from './resource.js';
 import { type Loaded, type ModuleAddress, type UpdateModule } from './service.js';
 import type { VersionSummary } from './repo.js';
+import { moduleIncludes } from './view.js';
 
 const Segment = Type.String({ minLength: 1 });
 const OrgParams = Type.Object({ org: Segment });
@@ -29,7 +29,6 @@ const ListQuery = Type.Object({
   include: Type.Optional(Type.String({ description: 'no-code-modules' })),
 });
 const ShowQuery = Type.Object({ include: Type.Optional(Type.String({ description: 'no-code-modules' })) });
-const MODULE_INCLUDES = ['no-code-modules'] as const;
 const MODULE_UPDATE_BODY = resourceBody(['registry-modules'], {
   attributes: { 'no-code': Attr.boolean(), 'vcs-repo': Attr.object(), 'test-config': Attr.object() },
   relationships: ['tag-bindings'],
@@ -77,13 +76,8 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
       webhookSecret: service.webhookSecret(loaded.module),
     });
   /** `include=no-code-modules` (list and reads): each module's no-code module in `included`. */
-  const includedOf = (request: FastifyRequest, loaded: Loaded[]) => {
-    const included = new Included();
-    if (readInclude(request.query as Record<string, unknown>, MODULE_INCLUDES).has('no-code-modules')) {
-      for (const { noCode, organization } of loaded) included.add(...noCode.map((row) => noCodeResource(row, organization.name)));
-    }
-    return included;
-  };
+  const includedOf = (request: FastifyRequest, loaded: Loaded[]) =>
+    moduleIncludes.collect(moduleIncludes.read(request.query as Record<string, unknown>), loaded);
   const sendModule = (request: FastifyRequest, reply: FastifyReply, status: number, loaded: Loaded) =>
     sendDocument(reply, status, singleDocument(moduleDocument(request, loaded), includedOf(request, [loaded])));
   const sendVersion = (request: FastifyRequest, reply: FastifyReply, version: VersionSummary) =>
@@ -105,7 +99,7 @@ export async function registryRoutes(app: FastifyInstance, context: PlatformCont
     async (request, reply) => {
       const query = request.query;
       const page = readPage(query);
-      readInclude(query, MODULE_INCLUDES);
+      moduleIncludes.read(query);
       const filterOrganization = query['filter[organization_name]'] || undefined;
       const { items, total } = service.list(
         request.principal,

@@ -3,7 +3,7 @@ import { inList } from '../../store/sql-lists.js';
 import type { DbOrTx } from '../../store/store.js';
 import { runComments, runEvents, runPhases, runs, runTriggers } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
-import { commentEventId } from './includes.js';
+import { commentEventId } from './comment-ids.js';
 import { FINAL_STATUSES } from './states.js';
 
 export type RunRow = typeof runs.$inferSelect;
@@ -93,6 +93,16 @@ export function unfinishedBefore(db: DbOrTx, workspaceId: string, sequence: numb
     .all();
 }
 
+/** Unfinished, non-speculative runs of these workspaces (queue positions for a page at once). */
+export function unfinishedIn(db: DbOrTx, workspaceIds: readonly string[]): Pick<RunRow, 'id' | 'workspaceId' | 'sequence'>[] {
+  if (workspaceIds.length === 0) return [];
+  return db
+    .select({ id: runs.id, workspaceId: runs.workspaceId, sequence: runs.sequence })
+    .from(runs)
+    .where(and(inList(runs.workspaceId, [...workspaceIds]), eq(runs.planOnly, false), notInArray(runs.status, [...FINAL_STATUSES])))
+    .all();
+}
+
 /** Runs not in a final status, everywhere (a restart errors them: their execution died with the process). */
 export function unfinishedRuns(db: DbOrTx): RunRow[] {
   return db
@@ -177,7 +187,30 @@ export function commentsOf(db: DbOrTx, runId: string): RunCommentRow[] {
   return db.select().from(runComments).where(eq(runComments.runId, runId)).orderBy(asc(runComments.createdAt), asc(runComments.id)).all();
 }
 
+/** The comment ids of each run, oldest first, for a page at once. */
+export function commentIdsOfRuns(db: DbOrTx, runIds: readonly string[]): Map<string, string[]> {
+  const byRun = new Map<string, string[]>(runIds.map((id) => [id, []]));
+  if (runIds.length === 0) return byRun;
+  const rows = db
+    .select({ id: runComments.id, runId: runComments.runId })
+    .from(runComments)
+    .where(inList(runComments.runId, [...runIds]))
+    .orderBy(asc(runComments.createdAt), asc(runComments.id))
+    .all();
+  for (const row of rows) byRun.get(row.runId)?.push(row.id);
+  return byRun;
+}
+
 export const findComment = (db: DbOrTx, id: string) => db.select().from(runComments).where(eq(runComments.id, id)).get();
+
+export function findComments(db: DbOrTx, ids: readonly string[]): RunCommentRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(runComments)
+    .where(inList(runComments.id, [...ids]))
+    .all();
+}
 
 export function insertTrigger(db: DbOrTx, row: RunTriggerRow): void {
   db.insert(runTriggers).values(row).run();

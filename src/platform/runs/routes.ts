@@ -1,21 +1,18 @@
 import type { FastifyRequest } from 'fastify';
 import { unprocessable } from '../../core/errors.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
-import { configurationVersionResource } from '../configuration-versions/resource.js';
 import { Attributes, readResource, relationshipId } from '../jsonapi/body.js';
 import { listDocument, requestUrl, sendDocument, singleDocument } from '../jsonapi/documents.js';
-import { Included, readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
 import { Type } from '@fastify/type-provider-typebox';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import { userResource } from '../users/resource.js';
-import { organizationServiceAccount } from '../users/service.js';
 import type { Located } from '../workspaces/service.js';
 import { renderOptions } from '../workspaces/documents.js';
 import type { RunRow } from './repo.js';
-import { phaseResource, runResource } from './resource.js';
+import { phaseResource } from './resource.js';
+import { RUN_INCLUDES } from './view.js';
 import type { CreateRun, RunListQuery } from './service.js';
 
 const CREATE_BODY = resourceBody(['runs'], {
@@ -37,17 +34,6 @@ const ACTION_BODY = Type.Union([Type.Object({ comment: Type.Optional(Type.Union(
   optionalBody: true,
 });
 
-/** What `include` may name on a run (the CLI asks for `task_stages`, `workspace`, `plan`). */
-export const RUN_INCLUDES = [
-  'plan',
-  'apply',
-  'created_by',
-  'cost_estimate',
-  'configuration_version',
-  'configuration_version.ingress_attributes',
-  'workspace',
-  'task_stages',
-] as const;
 const LIST_FILTERS = [
   'filter[status]',
   'filter[operation]',
@@ -126,73 +112,34 @@ function listQueryOf(query: Record<string, unknown>): RunListQuery {
 export async function runRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = context.services.runs;
   const { engine } = service;
-  const { dialect } = context.config;
 
-  const render = (request: FastifyRequest, runs: readonly RunRow[], located: Located): { items: ResourceObject[]; included: Included } => {
-    const include = readInclude(request.query as Record<string, unknown>, RUN_INCLUDES);
-    const origin = requestUrl(request).origin;
-    const phases = service.phasesOf(runs.map((run) => run.id));
-    const stages = context.services.taskStages.stageIdsOf(runs.map((run) => run.id));
-    const included = new Included();
-    const items = runs.map((run) => {
-      const plan = phases.find((phase) => phase.runId === run.id && phase.kind === 'plan');
-      const apply = phases.find((phase) => phase.runId === run.id && phase.kind === 'apply');
-      if (include.has('plan') && plan) included.add(phaseResource(plan, origin + context.services.runLogs.path(plan.id)));
-      if (include.has('apply') && apply) included.add(phaseResource(apply, origin + context.services.runLogs.path(apply.id)));
-      if (include.has('task_stages')) included.add(...context.services.taskStages.render(stages.get(run.id) ?? []));
-      if (include.has('configuration_version')) {
-        const version = context.services.configurationVersions.find(run.configurationVersionId);
-        if (version) included.add(configurationVersionResource(version, dialect));
-      }
-      if (include.has('created_by') && run.createdBy?.kind === 'user') {
-        const user = service.creatorOf(run);
-        if (user) included.add(userResource(user));
-      } else if (include.has('created_by') && run.createdBy?.kind === 'organization') {
-        included.add(userResource(organizationServiceAccount(located.organization)));
-      }
-      return runResource(run, {
-        dialect,
-        nowMs: context.clock.nowMs(),
-        located,
-        plan,
-        apply,
-        taskStageIds: stages.get(run.id) ?? [],
-        commentIds: context.services.runActivity.commentIdsOf(run.id),
-        positionInQueue: service.positionInQueue(run),
-        canOverridePolicyCheck: context.services.policyChecks.canOverrideFor(request.principal, located.organization.id),
-      });
-    });
-    if (include.has('workspace')) {
-      const fresh = service.workspaces.reload(located);
-      included.add(
-        context.services.workspaceViews.render(fresh.scope, fresh.organization, [fresh.workspace], renderOptions(context, request))[0],
-      );
-    }
-    return { items, included };
-  };
-  const one = (request: FastifyRequest, run: RunRow, located: Located) => {
-    const { items, included } = render(request, [run], located);
+  const views = context.services.runViews;
+  const one = (request: FastifyRequest, run: RunRow, located: Located, wanted: ReadonlySet<string>) => {
+    const { items, included } = views.render(request.principal, located, [run], renderOptions(context, request), wanted);
     return singleDocument(items[0] as ResourceObject, included);
   };
 
   app.post('/runs', { schema: { body: CREATE_BODY } }, async (request, reply) => {
+    const wanted = views.read(request.query);
     const { workspaceId, input } = readCreate(request.body);
     const located = service.workspaces.locate(request.principal, workspaceId);
     const run = service.create(located, request.principal, input, undefined, requestUrl(request).origin);
-    return sendDocument(reply, 201, one(request, run, located));
+    return sendDocument(reply, 201, one(request, run, located, wanted));
   });
 
   app.get<ById>('/runs/:id', { schema: { params: params('id'), querystring: showQuery(RUN_INCLUDES) } }, async (request, reply) => {
+    const wanted = views.read(request.query);
     const { run, located } = service.locate(request.principal, request.params.id);
-    return sendDocument(reply, 200, one(request, run, located));
+    return sendDocument(reply, 200, one(request, run, located, wanted));
   });
 
   const listSchema = listQuery({ includes: RUN_INCLUDES, filters: LIST_FILTERS });
   app.get<ById>('/workspaces/:id/runs', { schema: { params: params('id'), querystring: listSchema } }, async (request, reply) => {
+    const wanted = views.read(request.query);
     const located = service.workspaces.locate(request.principal, request.params.id);
     const page = readPage(request.query as Record<string, unknown>);
     const { rows, total } = service.list(located, listQueryOf(request.query as Record<string, unknown>), page.offset, page.size);
-    const { items, included } = render(request, rows, located);
+    const { items, included } = views.render(request.principal, located, rows, renderOptions(context, request), wanted);
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
@@ -200,19 +147,18 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
     '/organizations/:org/runs',
     { schema: { params: params('org'), querystring: listSchema } },
     async (request, reply) => {
+      const wanted = views.read(request.query);
       const page = readPage(request.query as Record<string, unknown>);
-      const { rows, total } = service.listForOrganization(
+      const { rows, total, organization, scope } = service.listForOrganization(
         request.principal,
         request.params.org,
         listQueryOf(request.query as Record<string, unknown>),
         page.offset,
         page.size,
       );
-      const items = rows.flatMap((run) => {
-        const located = service.workspaces.locate(request.principal, run.workspaceId);
-        return render(request, [run], located).items;
-      });
-      return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+      const options = renderOptions(context, request);
+      const { items, included } = views.renderForOrganization(request.principal, organization, scope, rows, options, wanted);
+      return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
     },
   );
 
@@ -222,18 +168,19 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
     { schema: { params: params('org'), querystring: listQuery() } },
     async (request, reply) => {
       const page = readPage(request.query as Record<string, unknown>);
-      const { rows, total } = service.listForOrganization(
+      const { rows, total, organization, scope } = service.listForOrganization(
         request.principal,
         request.params.org,
         { statuses: QUEUED },
         page.offset,
         page.size,
       );
-      const items = rows.map((run, index) => {
-        const located = service.workspaces.locate(request.principal, run.workspaceId);
-        const [item] = render(request, [run], located).items;
-        return { ...item!, attributes: { ...item!.attributes, 'position-in-queue': page.offset + index + 1 } };
-      });
+      const options = renderOptions(context, request);
+      const rendered = views.renderForOrganization(request.principal, organization, scope, rows, options, new Set()).items;
+      const items = rendered.map((item, index) => ({
+        ...item,
+        attributes: { ...item.attributes, 'position-in-queue': page.offset + index + 1 },
+      }));
       return sendDocument(reply, 200, listDocument(request, { items, total, page }));
     },
   );

@@ -239,7 +239,7 @@ export class RunService {
       });
       filter.workspaceIds = filter.workspaceIds ? filter.workspaceIds.filter((id) => named.includes(id)) : named;
     }
-    return repo.listRuns(this.db, this.filter(filter, query), offset, limit);
+    return { ...repo.listRuns(this.db, this.filter(filter, query), offset, limit), organization, scope };
   }
 
   private filter(base: repo.RunFilter, query: RunListQuery): repo.RunFilter {

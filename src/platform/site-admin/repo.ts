@@ -127,6 +127,20 @@ export function findWorkspace(db: DbOrTx, id: string): AdminWorkspaceRow | undef
   return db.select(ADMIN_WORKSPACE_COLUMNS).from(workspaces).where(eq(workspaces.id, id)).get();
 }
 
+/** Workspaces by id, in the order of `ids`, in one query (missing ids are left out). */
+export function findWorkspaces(db: DbOrTx, ids: readonly string[]): AdminWorkspaceRow[] {
+  if (ids.length === 0) return [];
+  const byId = new Map(
+    db
+      .select(ADMIN_WORKSPACE_COLUMNS)
+      .from(workspaces)
+      .where(inList(workspaces.id, [...ids]))
+      .all()
+      .map((row) => [row.id, row]),
+  );
+  return ids.flatMap((id) => byId.get(id) ?? []);
+}
+
 export type RunSummary = Pick<typeof runs.$inferSelect, 'id' | 'status' | 'createdAt' | 'workspaceId'>;
 
 export function runsByIds(db: DbOrTx, ids: readonly string[]): RunSummary[] {

@@ -3,15 +3,23 @@ import { badRequest } from '../../core/errors.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, sendNoContent, singleDocument } from '../jsonapi/documents.js';
-import { Included, readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
+import type { ResourceObject } from '../jsonapi/types.js';
 import { userResource } from '../users/resource.js';
 import type { AdminWorkspaceSort } from './repo.js';
 import { ADMIN_ORGANIZATION_DEFAULTS, readAdminOrganizationUpdate } from './fields.js';
 import { isRunStatus } from '../runs/lifecycle.js';
-import { adminOrganizationResource, adminRunResource, adminWorkspaceResource, runSummaryResource } from './resource.js';
+import { adminOrganizationResource } from './resource.js';
+import {
+  adminOrganizationIncludes,
+  adminOrganizationView,
+  adminRunIncludes,
+  adminRunView,
+  adminWorkspaceIncludes,
+  adminWorkspaceView,
+} from './view.js';
 
 type Query = Record<string, unknown>;
 
@@ -30,9 +38,9 @@ const CONSUMERS_BODY = Type.Object({
 });
 
 const WORKSPACE_SORTS: readonly AdminWorkspaceSort[] = ['name', '-name', 'current-run.created-at', '-current-run.created-at'];
-const WORKSPACE_INCLUDES = ['organization', 'current_run', 'organization.owners'];
+const WORKSPACE_INCLUDES = adminWorkspaceIncludes.names;
 
-const RUN_INCLUDES = ['workspace', 'workspace.organization'];
+const RUN_INCLUDES = adminRunIncludes.names;
 /** Statuses go-tfe lets a caller filter on that understudy never writes: valid, they match nothing. */
 const OTHER_RUN_STATUSES = ['cost_estimating', 'cost_estimated', 'policy_soft_failed'];
 
@@ -66,7 +74,7 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
     async (request, reply) => {
       const query: Query = request.query;
       const page = readPage(query);
-      const includes = readInclude(query, ['owners']);
+      const wanted = adminOrganizationIncludes.read(query);
       const producer = text(query, 'filter[module_producer]');
       const { rows, total } = service.listOrganizations(
         request.principal,
@@ -74,13 +82,7 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
         page.offset,
         page.size,
       );
-      const owners = service.ownersOf(rows);
-      const included = new Included();
-      const items = rows.map((row) => {
-        const mine = owners.get(row.id) ?? [];
-        if (includes.has('owners')) included.add(...mine.map(userResource));
-        return adminOrganizationResource(row, mine);
-      });
+      const { items, included } = adminOrganizationView(rows, service.ownersOf(rows), wanted);
       return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
     },
   );
@@ -89,12 +91,10 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
     '/admin/organizations/:org',
     { schema: { params: params('org'), querystring: showQuery(['owners']) } },
     async (request, reply) => {
-      const includes = readInclude(request.query, ['owners']);
+      const wanted = adminOrganizationIncludes.read(request.query);
       const organization = service.showOrganization(request.principal, request.params.org);
-      const owners = service.ownersOf([organization]).get(organization.id) ?? [];
-      const document = singleDocument(adminOrganizationResource(organization, owners));
-      if (includes.has('owners')) document.included = owners.map(userResource);
-      return sendDocument(reply, 200, document);
+      const { items, included } = adminOrganizationView([organization], service.ownersOf([organization]), wanted);
+      return sendDocument(reply, 200, singleDocument(items[0] as ResourceObject, included));
     },
   );
 
@@ -134,7 +134,7 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
     async (request, reply) => {
       const query: Query = request.query;
       const page = readPage(query);
-      const includes = readInclude(query, WORKSPACE_INCLUDES);
+      const wanted = adminWorkspaceIncludes.read(query);
       const asked = text(query, 'sort');
       if (asked !== undefined && !WORKSPACE_SORTS.includes(asked as AdminWorkspaceSort)) {
         throw badRequest(`sort must be one of ${WORKSPACE_SORTS.join(', ')}`, { title: 'bad request', parameter: 'sort' });
@@ -149,19 +149,10 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
         page.offset,
         page.size,
       );
-      const included = new Included();
-      const items = found.rows.map((row) => {
-        const organization = found.organizations.get(row.organizationId);
-        if (organization && (includes.has('organization') || includes.has('organization.owners'))) {
-          const owners = found.owners.get(organization.id) ?? [];
-          included.add(adminOrganizationResource(organization, owners));
-          if (includes.has('organization.owners')) included.add(...owners.map(userResource));
-        }
-        return adminWorkspaceResource(row, organization?.name ?? '');
-      });
       // A current-run order sends the runs it sorted on even unasked: the Go client's sort test
       // compares the runs' `created-at` without naming the include.
-      if (includes.has('current_run') || sort.endsWith('current-run.created-at')) included.add(...found.runs.map(runSummaryResource));
+      if (sort.endsWith('current-run.created-at')) wanted.add('current_run');
+      const { items, included } = adminWorkspaceView({ ...found, workspaces: found.rows }, wanted);
       return sendDocument(reply, 200, listDocument(request, { items, total: found.total, page }, { included }));
     },
   );
@@ -172,7 +163,7 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
     async (request, reply) => {
       const query: Query = request.query;
       const page = readPage(query);
-      const includes = readInclude(query, RUN_INCLUDES);
+      const wanted = adminRunIncludes.read(query);
       const statuses = text(query, 'filter[status]')?.split(',');
       const unknown = statuses?.find((status) => !isRunStatus(status) && !OTHER_RUN_STATUSES.includes(status));
       if (unknown !== undefined)
@@ -186,18 +177,7 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
         page.offset,
         page.size,
       );
-      const included = new Included();
-      if (includes.has('workspace') || includes.has('workspace.organization')) {
-        for (const workspace of found.workspaces) {
-          included.add(adminWorkspaceResource(workspace, found.organizations.get(workspace.organizationId)?.name ?? ''));
-        }
-      }
-      if (includes.has('workspace.organization')) {
-        for (const organization of found.organizations.values()) {
-          included.add(adminOrganizationResource(organization, found.owners.get(organization.id)));
-        }
-      }
-      const items = found.rows.map(adminRunResource);
+      const { items, included } = adminRunView(found.rows, found, wanted);
       return sendDocument(reply, 200, listDocument(request, { items, total: found.total, page }, { included }));
     },
   );
@@ -217,19 +197,10 @@ export async function siteAdminRoutes(app: PlatformApp, context: PlatformContext
     '/admin/workspaces/:id',
     { schema: { params: params('id'), querystring: showQuery(WORKSPACE_INCLUDES) } },
     async (request, reply) => {
-      const includes = readInclude(request.query, WORKSPACE_INCLUDES);
-      const { workspace, organizations, runs, owners } = service.showWorkspace(request.principal, request.params.id);
-      const organization = organizations.get(workspace.organizationId);
-      const document = singleDocument(adminWorkspaceResource(workspace, organization?.name ?? ''));
-      const included = new Included();
-      if (organization && (includes.has('organization') || includes.has('organization.owners'))) {
-        included.add(adminOrganizationResource(organization, owners.get(organization.id)));
-        if (includes.has('organization.owners')) included.add(...(owners.get(organization.id) ?? []).map(userResource));
-      }
-      if (includes.has('current_run')) included.add(...runs.map(runSummaryResource));
-      const extra = included.toArray();
-      if (extra) document.included = extra;
-      return sendDocument(reply, 200, document);
+      const wanted = adminWorkspaceIncludes.read(request.query);
+      const { workspace, ...parts } = service.showWorkspace(request.principal, request.params.id);
+      const { items, included } = adminWorkspaceView({ ...parts, workspaces: [workspace] }, wanted);
+      return sendDocument(reply, 200, singleDocument(items[0] as ResourceObject, included));
     },
   );
 

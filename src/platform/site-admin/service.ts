@@ -90,7 +90,7 @@ export class SiteAdminService {
   listRuns(principal: Principal, filter: repo.AdminRunFilter, offset: number, limit: number) {
     this.requireAdmin(principal);
     const page = repo.listRuns(this.db, filter, offset, limit);
-    const workspaces = [...new Set(page.rows.map((row) => row.workspaceId))].flatMap((id) => repo.findWorkspace(this.db, id) ?? []);
+    const workspaces = repo.findWorkspaces(this.db, [...new Set(page.rows.map((row) => row.workspaceId))]);
     return { ...page, workspaces, ...this.workspaceParts(workspaces) };
   }
 

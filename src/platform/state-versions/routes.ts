@@ -7,11 +7,10 @@ import { NOT_FOUND } from '../jsonapi/errors.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
-import { Included, readInclude } from '../jsonapi/include.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { Located } from '../workspaces/service.js';
 import type { StateVersionMeta } from './repo.js';
-import { renderStateVersions, type UploadSecrets } from './render.js';
+import { stateVersionIncludes, stateVersionView, type UploadSecrets } from './view.js';
 import { stateVersionOutputResource } from './resource.js';
 import { workspaceResourceObject } from './resources.js';
 
@@ -34,8 +33,8 @@ const ROLLBACK_BODY = resourceBody(['state-versions'], { relationships: ['rollba
 
 type ById = { Params: { id: string } };
 
-/** What a state version document can include (the real API's `created_by` and `run` have nothing to show here). */
-const STATE_VERSION_INCLUDES = ['outputs'] as const;
+/** What a state version document can include. */
+const STATE_VERSION_INCLUDES = stateVersionIncludes.names;
 
 function base64Attribute(attributes: Attributes, name: string): Buffer | undefined {
   const text = attributes.string(name) ?? undefined;
@@ -59,21 +58,9 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
     located: Located,
     secrets: UploadSecrets | null = null,
   ) => {
-    const include = readInclude(request.query as Record<string, unknown>, STATE_VERSION_INCLUDES);
+    const wanted = stateVersionIncludes.read(request.query as Record<string, unknown>);
     const origin = requestUrl(request).origin;
-    const { items, outputs } = renderStateVersions(
-      context.store.db,
-      context.services.stateLinks,
-      origin,
-      located.organization,
-      versions,
-      secrets,
-    );
-    const included = new Included();
-    if (include.has('outputs')) {
-      for (const own of outputs.values()) included.add(...own.map((output) => stateVersionOutputResource(output, false)));
-    }
-    return { items, included };
+    return stateVersionView(context.store.db, context.services.stateLinks, origin, located.organization, versions, wanted, secrets);
   };
   const one = (request: FastifyRequest, version: StateVersionMeta, located: Located, secrets: UploadSecrets | null = null) => {
     const { items, included } = render(request, [version], located, secrets);
@@ -85,7 +72,7 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
     { ...SECRET_BODIES, schema: { params: params('id'), body: CREATE_BODY } },
     async (request, reply) => {
       // A bad include is refused before anything changes.
-      readInclude(request.query as Record<string, unknown>, STATE_VERSION_INCLUDES);
+      stateVersionIncludes.read(request.query as Record<string, unknown>);
       const located = byId(request);
       service.workspaces.require(located, 'can-create-state-versions');
       const input = readResource(request.body, ['state-versions']);
@@ -112,7 +99,7 @@ export async function stateVersionRoutes(app: PlatformApp, context: PlatformCont
 
   app.patch<ById>('/workspaces/:id/state-versions', { schema: { params: params('id'), body: ROLLBACK_BODY } }, async (request, reply) => {
     // A bad include is refused before anything changes.
-    readInclude(request.query as Record<string, unknown>, STATE_VERSION_INCLUDES);
+    stateVersionIncludes.read(request.query as Record<string, unknown>);
     const located = byId(request);
     service.workspaces.require(located, 'can-create-state-versions');
     const input = readResource(request.body, ['state-versions']);

@@ -4,12 +4,13 @@ import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, singleDocument } from '../jsonapi/documents.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
-import { Included, readInclude } from '../jsonapi/include.js';
 import { paginate, readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
+import type { ResourceObject } from '../jsonapi/types.js';
 import { taskResultResource } from './service.js';
+import { renderTaskStages, TASK_STAGE_INCLUDES } from './view.js';
 
-const STAGE_INCLUDES = ['task_results', 'policy_evaluations', 'policy_evaluations.policy_set_outcomes'] as const;
+const STAGE_INCLUDES = TASK_STAGE_INCLUDES.names;
 const CALLBACK_BODY = resourceBody(['task-results'], {
   attributes: { status: Attr.string('passed, failed or running'), message: Attr.string(), url: Attr.string() },
 });
@@ -21,24 +22,16 @@ export async function taskStageRoutes(app: PlatformApp, context: PlatformContext
   const service = context.services.taskStages;
   const runs = context.services.runs;
 
-  const stageDocument = (query: Record<string, unknown>, id: string) => {
-    const include = readInclude(query, STAGE_INCLUDES);
-    const stage = service.findStage(id);
-    if (!stage) throw NOT_FOUND;
-    const included = new Included();
-    if (include.has('task_results')) included.add(...service.renderResults(stage));
-    return { stage, data: service.render([id])[0]!, included };
-  };
-
   app.get<ById>(
     '/runs/:id/task-stages',
     { schema: { params: params('id'), querystring: listQuery({ includes: STAGE_INCLUDES }) } },
     async (request, reply) => {
       const { run } = runs.locate(request.principal, request.params.id);
+      const wanted = TASK_STAGE_INCLUDES.read(request.query as Record<string, unknown>);
       const page = readPage(request.query as Record<string, unknown>);
-      const ids = service.stageIdsOf([run.id]).get(run.id) ?? [];
-      const { items, total } = paginate(service.render(ids), page);
-      return sendDocument(reply, 200, listDocument(request, { items, total, page }));
+      const ids = paginate(service.stageIdsOf([run.id]).get(run.id) ?? [], page);
+      const { items, included } = renderTaskStages(service, ids.items, wanted);
+      return sendDocument(reply, 200, listDocument(request, { items, total: ids.total, page }, { included }));
     },
   );
 
@@ -49,8 +42,9 @@ export async function taskStageRoutes(app: PlatformApp, context: PlatformContext
       const stage = service.findStage(request.params.id);
       if (!stage) throw NOT_FOUND;
       runs.locate(request.principal, stage.runId);
-      const { data, included } = stageDocument(request.query as Record<string, unknown>, stage.id);
-      return sendDocument(reply, 200, singleDocument(data, included));
+      const wanted = TASK_STAGE_INCLUDES.read(request.query as Record<string, unknown>);
+      const { items, included } = renderTaskStages(service, [stage.id], wanted);
+      return sendDocument(reply, 200, singleDocument(items[0] as ResourceObject, included));
     },
   );
 

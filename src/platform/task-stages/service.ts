@@ -54,6 +54,9 @@ export function taskStageResource(stage: TaskStageRow, results: readonly TaskRes
   };
 }
 
+export const resultsOfStage = (results: readonly TaskResultRow[], stageId: string) =>
+  results.filter((result) => result.taskStageId === stageId);
+
 /** Task stages and results as the API shows them; the runner (runner.ts) drives them. */
 export class TaskStageService {
   constructor(
@@ -82,15 +85,24 @@ export class TaskStageService {
     return this.db.select().from(taskResults).where(eq(taskResults.id, id)).get();
   }
 
-  /** The stages (with their results' ids) as resources. */
-  render(ids: readonly string[]): ResourceObject[] {
-    return ids.flatMap((id) => {
-      const stage = this.findStage(id);
-      return stage ? [taskStageResource(stage, this.runner.resultsOf([id]))] : [];
-    });
+  /** The stages of `ids` that exist, in that order, with their results: one query for each. */
+  load(ids: readonly string[]): { stages: TaskStageRow[]; results: TaskResultRow[] } {
+    if (ids.length === 0) return { stages: [], results: [] };
+    const byId = new Map(
+      this.db
+        .select()
+        .from(taskStages)
+        .where(inList(taskStages.id, [...ids]))
+        .all()
+        .map((stage) => [stage.id, stage]),
+    );
+    const stages = ids.flatMap((id) => byId.get(id) ?? []);
+    return { stages, results: this.runner.resultsOf(stages.map((stage) => stage.id)) };
   }
 
-  renderResults(stage: TaskStageRow): ResourceObject[] {
-    return this.runner.resultsOf([stage.id]).map((result) => taskResultResource(result, stage));
+  /** The stages (with their results' ids) as resources, in the order of `ids`. */
+  render(ids: readonly string[]): ResourceObject[] {
+    const { stages, results } = this.load(ids);
+    return stages.map((stage) => taskStageResource(stage, resultsOfStage(results, stage.id)));
   }
 }

@@ -19,6 +19,16 @@ export function findTeam(db: DbOrTx, id: string): TeamRow | undefined {
   return db.select().from(teams).where(eq(teams.id, id)).get();
 }
 
+/** Teams by id, in one query (missing ids are left out). */
+export function findTeams(db: DbOrTx, ids: readonly string[]): TeamRow[] {
+  if (ids.length === 0) return [];
+  return db
+    .select()
+    .from(teams)
+    .where(inList(teams.id, [...ids]))
+    .all();
+}
+
 export function findTeamByName(db: DbOrTx, organizationId: string, name: string): TeamRow | undefined {
   return db
     .select()

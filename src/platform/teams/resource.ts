@@ -1,7 +1,6 @@
 import type { OrganizationAccess } from '../../store/tables.js';
 import { ORGANIZATION_ACCESS_FLAGS, type TeamPermission } from '../auth/permissions.js';
-import type { OrganizationRow, TeamRow, UserRow } from '../auth/principal.js';
-import { userResource } from '../users/resource.js';
+import type { TeamRow, UserRow } from '../auth/principal.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { MembershipRow } from './repo.js';
 
@@ -55,12 +54,3 @@ export function teamResource(view: TeamView): ResourceObject {
     links: { self },
   };
 }
-
-/** What an include on teams loads from: the rendered teams and the scope they were read in. */
-export interface TeamPage {
-  scope: { organization: OrganizationRow };
-  views: readonly TeamView[];
-}
-
-/** The users of the page's teams (`include=users`). */
-export const teamUsersInclude = ({ views }: TeamPage) => views.flatMap((view) => view.users.map(userResource));

@@ -3,15 +3,12 @@ import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { listDocument, sendDocument, singleDocument } from '../jsonapi/documents.js';
-import { Included, readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
-import { memberOrganizationResource, userResource } from './resource.js';
+import { userResource } from './resource.js';
+import { adminUserIncludes, adminUserView, userIncludes } from './view.js';
 
 type Query = Record<string, unknown>;
-
-/** A user offers no include; asking for one is the 400 clients match on. */
-const NO_INCLUDES: readonly string[] = [];
 
 const ACCOUNT_BODY = resourceBody(['users'], { allowEmptyType: true, attributes: { username: Attr.string(), email: Attr.string() } });
 const ADMIN_USER_BODY = resourceBody(['users'], {
@@ -28,13 +25,13 @@ export async function userRoutes(app: PlatformApp, context: PlatformContext): Pr
   const service = context.services.users;
 
   app.get('/users/:id', { schema: { params: params('id'), querystring: showQuery() } }, async (request, reply) => {
-    readInclude(request.query, NO_INCLUDES);
+    userIncludes.read(request.query);
     const user = service.visible(request.principal, request.params.id);
     return sendDocument(reply, 200, singleDocument(userResource(user)));
   });
 
   app.get('/account/details', { schema: { querystring: showQuery() } }, async (request, reply) => {
-    readInclude(request.query, NO_INCLUDES);
+    userIncludes.read(request.query);
     return sendDocument(reply, 200, singleDocument(userResource(service.current(request.principal))));
   });
 
@@ -61,11 +58,11 @@ export async function userRoutes(app: PlatformApp, context: PlatformContext): Pr
     return sendDocument(reply, 201, singleDocument(userResource(user)));
   });
 
-  const adminListQuery = listQuery({ includes: ['organizations'], filters: ['q', 'filter[admin]', 'filter[suspended]'] });
+  const adminListQuery = listQuery({ includes: adminUserIncludes.names, filters: ['q', 'filter[admin]', 'filter[suspended]'] });
   app.get('/admin/users', { schema: { querystring: adminListQuery } }, async (request, reply) => {
     const query: Query = request.query;
     const page = readPage(query);
-    const includes = readInclude(query, ['organizations']);
+    const wanted = adminUserIncludes.read(query);
     const { rows, total } = service.list(
       request.principal,
       { query: text(query['q']), siteAdmin: flag(query, 'filter[admin]'), suspended: flag(query, 'filter[suspended]') },
@@ -73,17 +70,7 @@ export async function userRoutes(app: PlatformApp, context: PlatformContext): Pr
       page.size,
     );
     const organizations = service.organizationsOf(rows.map((row) => row.id));
-    const included = new Included();
-    const items = rows.map((row) => {
-      const resource = userResource(row);
-      const mine = organizations.get(row.id) ?? [];
-      resource.relationships = {
-        ...resource.relationships,
-        organizations: { data: mine.map(({ name }) => ({ id: name, type: 'organizations' })) },
-      };
-      if (includes.has('organizations')) included.add(...mine.map(memberOrganizationResource));
-      return resource;
-    });
+    const { items, included } = adminUserView(rows, organizations, wanted);
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 }

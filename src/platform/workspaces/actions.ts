@@ -28,7 +28,7 @@ export async function workspaceActionRoutes(app: PlatformApp, context: PlatformC
   const byId = (request: FastifyRequest<ById>) => service.locate(request.principal, request.params.id);
 
   app.post<ById>('/workspaces/:id/actions/lock', { schema: { ...action, body: LOCK_BODY } }, async (request, reply) => {
-    const include = workspaceInclude(request);
+    const include = workspaceInclude(context, request);
     const located = service.require(byId(request), 'can-lock');
     // The real client sends `{"data":{"type":"","attributes":{"reason":…}}}`; curl users often send nothing.
     let reason: string | null = null;
@@ -43,12 +43,12 @@ export async function workspaceActionRoutes(app: PlatformApp, context: PlatformC
   });
 
   app.post<ById>('/workspaces/:id/actions/unlock', { schema: action }, async (request, reply) => {
-    const include = workspaceInclude(request);
+    const include = workspaceInclude(context, request);
     return sendDocument(reply, 200, workspaceDocument(context, request, locks.unlock(byId(request), request.principal), include));
   });
 
   app.post<ById>('/workspaces/:id/actions/force-unlock', { schema: action }, async (request, reply) => {
-    const include = workspaceInclude(request);
+    const include = workspaceInclude(context, request);
     return sendDocument(reply, 200, workspaceDocument(context, request, locks.forceUnlock(byId(request)), include));
   });
 
@@ -68,7 +68,7 @@ export async function workspaceActionRoutes(app: PlatformApp, context: PlatformC
 
   // The key id travels in `data.attributes.id`: a string assigns that key, null unassigns.
   app.patch<ById>('/workspaces/:id/relationships/ssh-key', { schema: { ...action, body: SSH_KEY_BODY } }, async (request, reply) => {
-    const include = workspaceInclude(request);
+    const include = workspaceInclude(context, request);
     const located = service.require(byId(request), 'can-update');
     const attributes = readResource(request.body, ['workspaces']).attributes;
     if (!('id' in attributes))

@@ -1,19 +1,17 @@
 import type { FastifyRequest } from 'fastify';
 import type { PlatformContext } from '../context.js';
 import { requestOrigin } from '../jsonapi/documents.js';
-import { Included, readInclude } from '../jsonapi/include.js';
 import type { ResourceObject, SingleDocument } from '../jsonapi/types.js';
 import type { RenderOptions } from './resource.js';
 import type { Located } from './service.js';
-import { WORKSPACE_INCLUDES } from './view.js';
 
 export function renderOptions(context: PlatformContext, request: FastifyRequest): RenderOptions {
   return { dialect: context.config.dialect, edition: context.config.edition, origin: requestOrigin(request) };
 }
 
 /** The request's `include`, checked before anything changes (a bad value is a 400, and nothing happens). */
-export function workspaceInclude(request: FastifyRequest): Set<string> {
-  return readInclude(request.query as Record<string, unknown>, WORKSPACE_INCLUDES);
+export function workspaceInclude(context: PlatformContext, request: FastifyRequest): Set<string> {
+  return context.services.workspaceViews.includes.read(request.query as Record<string, unknown>);
 }
 
 /** The one-workspace document every workspace endpoint answers with. */
@@ -32,9 +30,7 @@ export function workspaceDocument(
   const rows = [located.workspace];
   const known = levelCurrent ? new Map([[located.workspace.id, located.level]]) : undefined;
   const data = views.render(located.scope, located.organization, rows, renderOptions(context, request), known)[0] as ResourceObject;
-  const included = new Included();
   const page = { principal: request.principal, organization: located.organization, rows, origin: requestOrigin(request) };
-  views.include(include, page, included);
-  const extra = included.toArray();
+  const extra = views.include(include, page).toArray();
   return extra ? { data, included: extra } : { data };
 }

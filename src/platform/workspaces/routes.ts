@@ -2,7 +2,6 @@ import type { FastifyRequest } from 'fastify';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { readIdentifierList, readResource, relationshipId } from '../jsonapi/body.js';
 import { listDocument, requestOrigin, sendDocument, sendNoContent } from '../jsonapi/documents.js';
-import { Included } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { listQuery, params, showQuery } from '../jsonapi/schemas.js';
 import { tagReferences } from '../tags/service.js';
@@ -35,7 +34,7 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     '/organizations/:org/workspaces',
     { schema: { params: params('org'), querystring: showQuery(WORKSPACE_INCLUDES), body: WORKSPACE_BODY } },
     async (request, reply) => {
-      const include = workspaceInclude(request);
+      const include = workspaceInclude(context, request);
       service.creatable(request.principal, request.params.org, namedProject(request.body));
       const input = readResource(request.body, ['workspaces']);
       const tagsRelationship = input.relationships['tags'];
@@ -53,7 +52,7 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
   const listSchema = listQuery({ includes: WORKSPACE_INCLUDES, filters });
   app.get('/organizations/:org/workspaces', { schema: { params: params('org'), querystring: listSchema } }, async (request, reply) => {
     const query = request.query;
-    const include = workspaceInclude(request);
+    const include = workspaceInclude(context, request);
     const page = readPage(query);
     const { organization, scope, rows, total } = service.list(
       request.principal,
@@ -64,13 +63,12 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     );
     const views = context.services.workspaceViews;
     const items = views.render(scope, organization, rows, renderOptions(context, request));
-    const included = new Included();
-    views.include(include, { principal: request.principal, organization, rows, origin: requestOrigin(request) }, included);
+    const included = views.include(include, { principal: request.principal, organization, rows, origin: requestOrigin(request) });
     return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
   });
 
   const render = async (request: FastifyRequest, located: Located) =>
-    workspaceDocument(context, request, service.require(located), workspaceInclude(request), { levelCurrent: true });
+    workspaceDocument(context, request, service.require(located), workspaceInclude(context, request), { levelCurrent: true });
   app.get<ById>('/workspaces/:id', { schema: show }, async (request, reply) =>
     sendDocument(reply, 200, await render(request, byId(request))),
   );
@@ -79,7 +77,7 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
   );
 
   const update = (request: FastifyRequest, located: Located) => {
-    const include = workspaceInclude(request);
+    const include = workspaceInclude(context, request);
     service.require(located, 'can-update');
     const input = readResource(request.body, ['workspaces']);
     const project = relationshipId(input.relationships, 'project', 'projects');

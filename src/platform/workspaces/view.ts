@@ -1,7 +1,14 @@
-import type { DbOrTx } from '../../store/store.js';
+import type { Db, DbOrTx } from '../../store/store.js';
+import { Permissions } from '../auth/permissions.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
 import { permissionFlags, WorkspacePermissions, type AccessLevel, type CallerScope } from '../auth/workspace-permissions.js';
-import { IncludeRegistry, type Included } from '../jsonapi/include.js';
+import { IncludeRegistry, Included } from '../jsonapi/include.js';
+import { organizationResource } from '../organizations/resource.js';
+import { findTeams, findUsersByIds } from '../teams/repo.js';
+import { teamResource } from '../teams/resource.js';
+import type { TeamService } from '../teams/service.js';
+import { userResource } from '../users/resource.js';
+import { organizationServiceAccount } from '../users/service.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { tagsOfWorkspaces } from '../tags/repo.js';
 import type { WorkspaceRow } from './repo.js';
@@ -108,8 +115,38 @@ export class WorkspaceViews {
     });
   }
 
-  /** Adds what `wanted` asks for to `into`. */
-  include(wanted: ReadonlySet<string>, page: WorkspacePage, into: Included): void {
-    if (page.rows.length > 0) this.includes.collect(wanted, page, into);
+  /** What `wanted` asks for, for the page (added to `into` when given). */
+  include(wanted: ReadonlySet<string>, page: WorkspacePage, into = new Included()): Included {
+    return page.rows.length > 0 ? this.includes.collect(wanted, page, into) : into;
   }
+}
+
+/** The includes the workspace domain owns itself: its organization and who holds its lock (users and teams, one query each). */
+export function workspaceOwnIncludes(db: Db, teams: TeamService): Record<'organization' | 'locked_by', WorkspaceIncludeLoader> {
+  return {
+    organization: ({ principal, organization }) => [
+      organizationResource(organization, new Permissions(db).organization(principal, organization)),
+    ],
+    locked_by: ({ principal, organization, rows }: WorkspacePage) => {
+      const holders = rows.flatMap(({ lockedBy }) => (lockedBy ? [lockedBy] : []));
+      const idsOf = (kind: string) => [...new Set(holders.flatMap((holder) => (holder.kind === kind ? [holder.id] : [])))];
+      const users = findUsersByIds(db, idsOf('user'));
+      const teamIds = idsOf('team');
+      const lockingTeams = new Map(
+        teamIds.length === 0
+          ? []
+          : teams
+              .views({ organization, grants: new Permissions(db).grants(principal, organization) }, findTeams(db, teamIds))
+              .map((view) => [view.team.id, teamResource(view)]),
+      );
+      return holders.map((holder) => {
+        if (holder.kind === 'user') {
+          const user = users.get(holder.id);
+          return user && userResource(user);
+        }
+        if (holder.kind === 'organization') return userResource(organizationServiceAccount(organization));
+        return lockingTeams.get(holder.id);
+      });
+    },
+  };
 }

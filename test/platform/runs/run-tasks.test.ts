@@ -72,6 +72,15 @@ describe('run tasks called by real runs', () => {
       message: 'checked at pre_plan',
       'workspace-task-enforcement-level': 'mandatory',
     });
+    // The run's stage list includes every stage's results, each naming its stage.
+    const listed = await platform(world.server, 'GET', `/runs/${id}/task-stages?include=task_results`);
+    expect(listed.status).toBe(200);
+    const results = listed.body.included as { type: string; relationships: { 'task-stage': { data: { id: string } } } }[];
+    expect(results.map((result) => result.type)).toEqual(Array(4).fill('task-results'));
+    expect(results.map((result) => result.relationships['task-stage'].data.id)).toEqual(
+      stages.body.data.map((stage: { id: string }) => stage.id),
+    );
+    expect((await platform(world.server, 'GET', `/runs/${id}/task-stages?include=owners`)).status).toBe(400);
     const run = await platform(world.server, 'GET', `/runs/${id}`);
     expect(Object.keys(run.body.data.attributes['status-timestamps'])).toEqual(
       expect.arrayContaining(['pre-plan-running-at', 'pre-plan-completed-at', 'post-plan-running-at', 'pre-apply-running-at']),
