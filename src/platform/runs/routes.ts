@@ -29,6 +29,7 @@ const CREATE_BODY = resourceBody(['runs'], {
     'save-plan': Attr.boolean(),
     message: Attr.string(),
     'terraform-version': Attr.string('plan-only runs only'),
+    'policy-paths': Attr.strings('relative directories of the configuration holding policies (recorded and shown)'),
   },
   relationships: ['workspace', 'configuration-version'],
 });
@@ -91,11 +92,27 @@ function readCreate(body: unknown): { workspaceId: string; input: CreateRun } {
     message: attributes.string('message') ?? undefined,
     targetAddrs: attributes.stringArray('target-addrs'),
     replaceAddrs: attributes.stringArray('replace-addrs'),
+    policyPaths: readPolicyPaths(attributes.stringArray('policy-paths')),
     variables: (variables as { key: string; value: string }[] | undefined | null)?.map(({ key, value }) => ({ key, value })),
     terraformVersion: attributes.string('tool-version') ?? undefined,
   };
   const defined: CreateRun = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
   return { workspaceId, input: defined };
+}
+
+/** `policy-paths`: relative directories inside the configuration (no absolute path, no `..`, at most 100). */
+function readPolicyPaths(paths: string[] | undefined): string[] | undefined {
+  if (paths === undefined) return undefined;
+  const pointer = '/data/attributes/policy-paths';
+  if (paths.length > 100) throw unprocessable('policy-paths may name at most 100 paths', pointer);
+  for (const path of paths) {
+    if (path.trim() === '') throw unprocessable('policy-paths must not contain an empty path', pointer);
+    if (path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path))
+      throw unprocessable(`policy-paths must be relative paths: ${JSON.stringify(path)} is absolute`, pointer);
+    if (path.split(/[\\/]/).includes('..'))
+      throw unprocessable(`policy-paths must stay inside the configuration: ${JSON.stringify(path)} contains ..`, pointer);
+  }
+  return paths;
 }
 
 function comment(body: unknown): string | null {
@@ -134,12 +151,13 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
     const phases = service.phasesOf(runs.map((run) => run.id));
     const stages = context.services.taskStages.stageIdsOf(runs.map((run) => run.id));
     const included = new Included();
+    const canOverride = context.services.policyChecks.canOverrideFor(request.principal, located.organization.id);
     const items = runs.map((run) => {
       const plan = phases.find((phase) => phase.runId === run.id && phase.kind === 'plan');
       const apply = phases.find((phase) => phase.runId === run.id && phase.kind === 'apply');
       if (include.has('plan') && plan) included.add(phaseResource(plan, origin + context.services.runLogs.path(plan.id)));
       if (include.has('apply') && apply) included.add(phaseResource(apply, origin + context.services.runLogs.path(apply.id)));
-      if (include.has('task_stages')) included.add(...context.services.taskStages.render(stages.get(run.id) ?? []));
+      if (include.has('task_stages')) included.add(...context.services.taskStages.render(stages.get(run.id) ?? [], canOverride));
       if (include.has('configuration_version')) {
         const version = context.services.configurationVersions.find(run.configurationVersionId);
         if (version) included.add(configurationVersionResource(version, dialect));
@@ -159,7 +177,7 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
         taskStageIds: stages.get(run.id) ?? [],
         commentIds: context.services.runActivity.commentIdsOf(run.id),
         positionInQueue: service.positionInQueue(run),
-        canOverridePolicyCheck: context.services.policyChecks.canOverrideFor(request.principal, located.organization.id),
+        canOverridePolicyCheck: canOverride,
       });
     });
     if (include.has('workspace')) {

@@ -1,18 +1,28 @@
 import { answerTriggeredDelivery } from '../run-tasks/delivery.js';
-import { badRequest } from '../../core/errors.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { Attributes, readResource } from '../jsonapi/body.js';
 import { listDocument, sendDocument, singleDocument } from '../jsonapi/documents.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
 import { Included, readInclude } from '../jsonapi/include.js';
 import { paginate, readPage } from '../jsonapi/pagination.js';
+import { Type } from '@sinclair/typebox';
 import { Attr, listQuery, params, resourceBody, showQuery } from '../jsonapi/schemas.js';
 import { taskResultResource } from './service.js';
+import { policySetOutcomeResource } from '../policies/evaluations.js';
 
 const STAGE_INCLUDES = ['task_results', 'policy_evaluations', 'policy_evaluations.policy_set_outcomes'] as const;
 const CALLBACK_BODY = resourceBody(['task-results'], {
   attributes: { status: Attr.string('passed, failed or running'), message: Attr.string(), url: Attr.string() },
 });
+
+/** The override takes plain JSON, `{"comment": "…"}` (go-tfe's TaskStageOverrideOptions), or nothing. */
+const OVERRIDE_BODY = Type.Union(
+  [
+    Type.Object({ comment: Type.Optional(Type.Union([Type.String(), Type.Null()], { errorMessage: 'comment must be a string' })) }),
+    Type.Null(),
+  ],
+  { optionalBody: true },
+);
 
 type ById = { Params: { id: string } };
 
@@ -20,24 +30,34 @@ type ById = { Params: { id: string } };
 export async function taskStageRoutes(app: PlatformApp, context: PlatformContext): Promise<void> {
   const service = context.services.taskStages;
   const runs = context.services.runs;
+  const evaluations = context.services.policyEvaluations;
+  const canOverride = (principal: Parameters<typeof runs.locate>[0], organizationId: string) =>
+    context.services.policyChecks.canOverrideFor(principal, organizationId);
 
-  const stageDocument = (query: Record<string, unknown>, id: string) => {
+  const stageDocument = (query: Record<string, unknown>, id: string, canOverridePolicy: boolean) => {
     const include = readInclude(query, STAGE_INCLUDES);
     const stage = service.findStage(id);
     if (!stage) throw NOT_FOUND;
     const included = new Included();
     if (include.has('task_results')) included.add(...service.renderResults(stage));
-    return { stage, data: service.render([id])[0]!, included };
+    const rows = evaluations.ofStages([stage.id]);
+    if (include.has('policy_evaluations') || include.has('policy_evaluations.policy_set_outcomes')) {
+      included.add(...evaluations.render(rows));
+    }
+    if (include.has('policy_evaluations.policy_set_outcomes')) {
+      included.add(...evaluations.outcomesOf(rows.map((row) => row.id)).map((row) => policySetOutcomeResource(row)));
+    }
+    return { stage, data: service.render([id], canOverridePolicy)[0]!, included };
   };
 
   app.get<ById>(
     '/runs/:id/task-stages',
     { schema: { params: params('id'), querystring: listQuery({ includes: STAGE_INCLUDES }) } },
     async (request, reply) => {
-      const { run } = runs.locate(request.principal, request.params.id);
+      const { run, located } = runs.locate(request.principal, request.params.id);
       const page = readPage(request.query as Record<string, unknown>);
       const ids = service.stageIdsOf([run.id]).get(run.id) ?? [];
-      const { items, total } = paginate(service.render(ids), page);
+      const { items, total } = paginate(service.render(ids, canOverride(request.principal, located.organization.id)), page);
       return sendDocument(reply, 200, listDocument(request, { items, total, page }));
     },
   );
@@ -48,19 +68,24 @@ export async function taskStageRoutes(app: PlatformApp, context: PlatformContext
     async (request, reply) => {
       const stage = service.findStage(request.params.id);
       if (!stage) throw NOT_FOUND;
-      runs.locate(request.principal, stage.runId);
-      const { data, included } = stageDocument(request.query as Record<string, unknown>, stage.id);
+      const { located } = runs.locate(request.principal, stage.runId);
+      const standing = canOverride(request.principal, located.organization.id);
+      const { data, included } = stageDocument(request.query as Record<string, unknown>, stage.id, standing);
       return sendDocument(reply, 200, singleDocument(data, included));
     },
   );
 
-  app.post<ById>('/task-stages/:id/actions/override', { schema: { params: params('id') } }, async (request) => {
+  // Manage Policy Overrides lets a stage held by failed mandatory policies go on; without it the
+  // stage is hidden (404), as a policy check's override is.
+  app.post<ById>('/task-stages/:id/actions/override', { schema: { params: params('id'), body: OVERRIDE_BODY } }, async (request, reply) => {
     const stage = service.findStage(request.params.id);
     if (!stage) throw NOT_FOUND;
-    runs.locate(request.principal, stage.runId);
-    throw badRequest('this task stage cannot be overridden: a failed mandatory task ends the run here', {
-      title: 'transition not allowed',
-    });
+    const { located } = runs.locate(request.principal, stage.runId);
+    if (!canOverride(request.principal, located.organization.id)) throw NOT_FOUND;
+    const comment = (request.body as { comment?: string | null } | null)?.comment ?? null;
+    service.runner.override(stage.id);
+    if (comment) context.services.runActivity.recordOverrideComment(request.principal, stage.runId, comment);
+    return sendDocument(reply, 200, singleDocument(service.render([stage.id], true)[0]!));
   });
 
   app.get<ById>('/task-results/:id', { schema: { params: params('id') } }, async (request, reply) => {
