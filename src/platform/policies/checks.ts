@@ -13,7 +13,7 @@ import type { RunRow } from '../runs/repo.js';
 import type { RunService } from '../runs/service.js';
 import { findWorkspace } from '../workspaces/repo.js';
 import { countCheck } from './evaluation.js';
-import { applicableSets, type SetEvaluator } from './set-evaluation.js';
+import { applicableSets, type PolicySetRow, type SetEvaluator } from './set-evaluation.js';
 
 export type PolicyCheckRow = typeof policyChecks.$inferSelect;
 
@@ -27,6 +27,8 @@ const NOT_OVERRIDABLE = () => conflict('Policy check is not overridable', { titl
  */
 export class PolicyCheckService {
   private readonly waiting = new Map<string, (verdict: StageVerdict) => void>();
+  /** The sets `applies` found, for the `check` that follows it at once (the engine asks both in turn). */
+  private readonly found = new Map<string, PolicySetRow[]>();
 
   constructor(
     private readonly db: Db,
@@ -43,7 +45,12 @@ export class PolicyCheckService {
       running: 'policy_checking',
       completed: 'policy_checked',
       held: 'policy_override',
-      applies: (run) => this.applicable(run).length > 0,
+      applies: (run) => {
+        const sets = this.applicable(run);
+        if (sets.length === 0) return false;
+        this.found.set(run.id, sets);
+        return true;
+      },
       check: (run) => this.check(run),
       decision: (run, signal) => this.decision(run, signal),
     };
@@ -58,7 +65,9 @@ export class PolicyCheckService {
   }
 
   private async check(run: RunRow): Promise<CheckVerdict> {
-    const evaluated = await Promise.all(this.applicable(run).map((set) => this.sets.evaluate(set)));
+    const sets = this.found.get(run.id) ?? this.applicable(run);
+    this.found.delete(run.id);
+    const evaluated = await Promise.all(sets.map((set) => this.sets.evaluate(set)));
     const result = countCheck(evaluated);
     const status: PolicyCheckStatus = result['hard-failed'] > 0 ? 'hard_failed' : result['soft-failed'] > 0 ? 'soft_failed' : 'passed';
     const at = this.clock.now();

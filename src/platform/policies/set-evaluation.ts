@@ -1,11 +1,18 @@
 import { posix } from 'node:path';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, notExists, or, sql } from 'drizzle-orm';
 import { unprocessable } from '../../core/errors.js';
 import { readTarGz } from '../../core/tar-archive.js';
 import type { DbOrTx } from '../../store/store.js';
-import { policies, policySetPolicies, policySets, policySetVersions, type PolicyKind } from '../../store/tables.js';
+import {
+  policies,
+  policySetPolicies,
+  policySetProjects,
+  policySets,
+  policySetVersions,
+  policySetWorkspaces,
+  type PolicyKind,
+} from '../../store/tables.js';
 import { FAIL_MARKER, fails } from './evaluation.js';
-import { membersOf } from './repo.js';
 
 export type PolicySetRow = typeof policySets.$inferSelect;
 
@@ -28,22 +35,50 @@ export interface SetEvaluation {
   error: string | null;
 }
 
-/** The sets of an organization that apply to a workspace: attached to it, to its project, or global and not excluding it. */
+/**
+ * The sets of an organization that apply to a workspace: attached to it, to its project, or global
+ * and not excluding it; one query (every run asks, twice).
+ */
 export function applicableSets(
   db: DbOrTx,
   where: { organizationId: string; workspaceId: string; projectId: string | null },
   accept: (set: PolicySetRow) => boolean,
 ): PolicySetRow[] {
-  const sets = db.select().from(policySets).where(eq(policySets.organizationId, where.organizationId)).all();
-  return sets
-    .filter((set) => {
-      if (!accept(set)) return false;
-      const members = membersOf(db, set.id);
-      return set.global
-        ? !members['workspace-exclusions'].includes(where.workspaceId)
-        : members.workspaces.includes(where.workspaceId) || (where.projectId !== null && members.projects.includes(where.projectId));
-    })
-    .sort((a, b) => a.name.localeCompare(b.name));
+  const member = (excluded: boolean) =>
+    db
+      .select({ one: sql`1` })
+      .from(policySetWorkspaces)
+      .where(
+        and(
+          eq(policySetWorkspaces.policySetId, policySets.id),
+          eq(policySetWorkspaces.workspaceId, where.workspaceId),
+          eq(policySetWorkspaces.excluded, excluded),
+        ),
+      );
+  const throughProject =
+    where.projectId === null
+      ? sql`0`
+      : exists(
+          db
+            .select({ one: sql`1` })
+            .from(policySetProjects)
+            .where(and(eq(policySetProjects.policySetId, policySets.id), eq(policySetProjects.projectId, where.projectId))),
+        );
+  return db
+    .select()
+    .from(policySets)
+    .where(
+      and(
+        eq(policySets.organizationId, where.organizationId),
+        or(
+          and(eq(policySets.global, true), notExists(member(true))),
+          and(eq(policySets.global, false), or(exists(member(false)), throughProject)),
+        ),
+      ),
+    )
+    .orderBy(asc(policySets.name))
+    .all()
+    .filter(accept);
 }
 
 /** The archive's policy files that a set's configuration names, read once per version (versions never change). */

@@ -271,6 +271,52 @@ describe('OPA policy evaluations in the post-plan task stage', () => {
     expect((await stagesOf(runId))[0]?.attributes.status).toBe('failed');
   });
 
+  it('sets apply through the project and globally, and a global set leaves out the workspaces it excludes', async () => {
+    const inProject = await workspace('opa-project');
+    const excluded = await workspace('opa-excluded');
+    const project = (await call('GET', `/workspaces/${inProject}`)).body.data.relationships.project.data.id as string;
+    const policy = await opaPolicy('opa-scoped-passes', 'mandatory', false);
+    const byProject = await call('POST', `/organizations/${ORG}/policy-sets`, {
+      body: {
+        data: {
+          type: 'policy-sets',
+          attributes: { name: 'opa-project-set', kind: 'opa' },
+          relationships: {
+            policies: { data: [{ type: 'policies', id: policy }] },
+            projects: { data: [{ type: 'projects', id: project }] },
+          },
+        },
+      },
+    });
+    expect(byProject.status).toBe(201);
+    const global = await call('POST', `/organizations/${ORG}/policy-sets`, {
+      body: {
+        data: {
+          type: 'policy-sets',
+          attributes: { name: 'opa-global-set', kind: 'opa', global: true },
+          relationships: {
+            policies: { data: [{ type: 'policies', id: policy }] },
+            'workspace-exclusions': { data: [{ type: 'workspaces', id: excluded }] },
+          },
+        },
+      },
+    });
+    expect(global.status).toBe(201);
+    const names = async (ws: string) => {
+      const runId = await newRun(ws, { 'plan-only': true });
+      await untilRunStatus(world.server, runId, 'planned_and_finished');
+      const [stage] = await stagesOf(runId);
+      if (!stage) return [];
+      const outcomes = await outcomesOf((await evaluationOf(stage.id)).id);
+      return outcomes.map((outcome) => outcome.attributes['policy-set-name']);
+    };
+    // Other tests' sets are attached to their own workspaces only; the global set reaches every other workspace.
+    expect(await names(inProject)).toEqual(['opa-global-set', 'opa-project-set']);
+    expect(await names(excluded)).toEqual(['opa-project-set']);
+    await call('DELETE', `/policy-sets/${global.body.data.id}`);
+    await call('DELETE', `/policy-sets/${byProject.body.data.id}`);
+  });
+
   it('bad ids are 404s', async () => {
     expect((await call('GET', '/task-stages/ts-missing/policy-evaluations')).status).toBe(404);
     expect((await call('GET', '/policy-evaluations/poleval-missing/policy-set-outcomes')).status).toBe(404);
