@@ -14,8 +14,6 @@ import type { BenchTarget, OwnServer } from './scenario.js';
  */
 
 export const RUN_ORG = 'understudy';
-/** The yardstick of every run row: the run with nothing added (its row is in dynamic-credentials-run.ts). */
-export const PLAIN_RUN = 'simulated run, plan + apply (no dynamic credentials)';
 /** More than any BENCH_CONNECTIONS one would use: each request in flight takes one. */
 const WORKSPACES = 16;
 /** A run applies and keeps a state version: a fixed amount keeps the rows' stores alike. */

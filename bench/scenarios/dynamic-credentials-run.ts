@@ -1,5 +1,5 @@
 import { addGoals, cost } from '../goals.js';
-import { PLAIN_RUN, RUN_ORG, runDriver, runRequest } from '../run-driver.js';
+import { RUN_ORG, runDriver, runRequest } from '../run-driver.js';
 import type { BenchTarget, Scenario } from '../scenario.js';
 
 /**
@@ -10,7 +10,7 @@ import type { BenchTarget, Scenario } from '../scenario.js';
  * difference being the workspace's `env` variables, so the ratio is the feature's cost.
  */
 
-const PLAIN = PLAIN_RUN;
+const PLAIN = 'simulated run, plan + apply (no dynamic credentials)';
 const WITH_VAULT = 'simulated run, plan + apply, Vault dynamic credentials';
 
 async function secrets(target: BenchTarget, method: string, path: string, body: unknown): Promise<void> {

@@ -1,6 +1,7 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import { isoTimestamp, type Clock } from '../../core/clock.js';
 import { newId } from '../../core/ids.js';
+import { prepared } from '../../store/prepared.js';
 import { inList } from '../../store/sql-lists.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import {
@@ -22,6 +23,16 @@ export type PolicySetOutcomeRow = typeof policySetOutcomes.$inferSelect;
 
 /** What a stage's evaluations found: the task stage runner turns it into the stage's status. */
 export type EvaluationsVerdict = 'passed' | 'failed' | 'overridable' | 'errored';
+
+/** A stage's evaluations: asked several times by every run with a post-plan stage, so built once. */
+const byStage = prepared((db) =>
+  db
+    .select()
+    .from(policyEvaluations)
+    .where(eq(policyEvaluations.taskStageId, sql.placeholder('stageId')))
+    .orderBy(asc(policyEvaluations.createdAt), asc(policyEvaluations.policyKind))
+    .prepare(),
+);
 
 /** Sets evaluated in a task stage rather than by a policy check: OPA sets, and sentinel sets enabled for agents. */
 const inStage = (set: PolicySetRow) => set.kind === 'opa' || set.agentEnabled;
@@ -174,21 +185,27 @@ export class PolicyEvaluationService {
     }
   }
 
-  private set(row: PolicyEvaluationRow, status: PolicyEvaluationStatus, changes: Partial<PolicyEvaluationRow> = {}): void {
+  /** Moves an evaluation to `status`, stamped now; answers its new timestamps. */
+  private set(
+    row: PolicyEvaluationRow,
+    status: PolicyEvaluationStatus,
+    changes: Partial<PolicyEvaluationRow> = {},
+  ): Record<string, string> {
     const at = this.clock.now();
     const statusTimestamps = { ...row.statusTimestamps, [`${status}-at`]: isoTimestamp(at) };
     updateRows(this.db, policyEvaluations, { ...changes, status, statusTimestamps, updatedAt: at }, eq(policyEvaluations.id, row.id));
+    return statusTimestamps;
   }
 
   /** Evaluates the stage's pending evaluations against the sets that apply now; what they found. */
   async evaluate(run: RunRow, stageId: string): Promise<EvaluationsVerdict> {
     const rows = this.ofStages([stageId]);
     if (rows.length === 0) return 'passed';
-    for (const row of rows) this.set(row, 'running');
+    const running = new Map(rows.map((row) => [row.id, this.set(row, 'running')]));
     const applicable = this.applicable(run);
     const evaluated = await Promise.all(applicable.map((set) => this.sets.evaluate(set)));
     let verdict: EvaluationsVerdict = 'passed';
-    for (const row of this.ofStages([stageId])) {
+    for (const row of rows) {
       const total = zero();
       let blocked = false;
       let lockedOut = false;
@@ -220,7 +237,7 @@ export class PolicyEvaluationService {
         }
       });
       const status: PolicyEvaluationStatus = errored ? 'errored' : blocked ? 'failed' : 'passed';
-      this.set({ ...row, statusTimestamps: this.find(row.id)?.statusTimestamps ?? row.statusTimestamps }, status, { resultCount: total });
+      this.set({ ...row, statusTimestamps: running.get(row.id) ?? row.statusTimestamps }, status, { resultCount: total });
       const here: EvaluationsVerdict = errored ? 'errored' : lockedOut ? 'failed' : blocked ? 'overridable' : 'passed';
       verdict = worse(verdict, here);
     }
@@ -245,6 +262,7 @@ export class PolicyEvaluationService {
 
   ofStages(stageIds: readonly string[]): PolicyEvaluationRow[] {
     if (stageIds.length === 0) return [];
+    if (stageIds.length === 1) return byStage(this.db).all({ stageId: stageIds[0] });
     return this.db
       .select()
       .from(policyEvaluations)

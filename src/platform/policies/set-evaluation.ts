@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import { and, asc, desc, eq, exists, notExists, or, sql } from 'drizzle-orm';
 import { unprocessable } from '../../core/errors.js';
 import { readTarGz } from '../../core/tar-archive.js';
+import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import {
   policies,
@@ -35,51 +36,84 @@ export interface SetEvaluation {
   error: string | null;
 }
 
+/** A set's member row for the workspace (excluded or attached), correlated with the set of the outer query. */
+const memberRow = (db: DbOrTx, excluded: boolean) =>
+  db
+    .select({ one: sql`1` })
+    .from(policySetWorkspaces)
+    .where(
+      and(
+        eq(policySetWorkspaces.policySetId, policySets.id),
+        eq(policySetWorkspaces.workspaceId, sql.placeholder('workspaceId')),
+        eq(policySetWorkspaces.excluded, excluded),
+      ),
+    );
+
+/** Every run asks (at its creation and at each check), so the statement is built once. */
+const applicableStatement = prepared((db) =>
+  db
+    .select()
+    .from(policySets)
+    .where(
+      and(
+        eq(policySets.organizationId, sql.placeholder('organizationId')),
+        or(
+          and(eq(policySets.global, true), notExists(memberRow(db, true))),
+          and(
+            eq(policySets.global, false),
+            or(
+              exists(memberRow(db, false)),
+              exists(
+                db
+                  .select({ one: sql`1` })
+                  .from(policySetProjects)
+                  .where(
+                    and(eq(policySetProjects.policySetId, policySets.id), eq(policySetProjects.projectId, sql.placeholder('projectId'))),
+                  ),
+              ),
+            ),
+          ),
+        ),
+      ),
+    )
+    .orderBy(asc(policySets.name))
+    .prepare(),
+);
+
 /**
  * The sets of an organization that apply to a workspace: attached to it, to its project, or global
- * and not excluding it; one query (every run asks, twice).
+ * and not excluding it; one prepared query.
  */
 export function applicableSets(
   db: DbOrTx,
   where: { organizationId: string; workspaceId: string; projectId: string | null },
   accept: (set: PolicySetRow) => boolean,
 ): PolicySetRow[] {
-  const member = (excluded: boolean) =>
-    db
-      .select({ one: sql`1` })
-      .from(policySetWorkspaces)
-      .where(
-        and(
-          eq(policySetWorkspaces.policySetId, policySets.id),
-          eq(policySetWorkspaces.workspaceId, where.workspaceId),
-          eq(policySetWorkspaces.excluded, excluded),
-        ),
-      );
-  const throughProject =
-    where.projectId === null
-      ? sql`0`
-      : exists(
-          db
-            .select({ one: sql`1` })
-            .from(policySetProjects)
-            .where(and(eq(policySetProjects.policySetId, policySets.id), eq(policySetProjects.projectId, where.projectId))),
-        );
-  return db
-    .select()
-    .from(policySets)
-    .where(
-      and(
-        eq(policySets.organizationId, where.organizationId),
-        or(
-          and(eq(policySets.global, true), notExists(member(true))),
-          and(eq(policySets.global, false), or(exists(member(false)), throughProject)),
-        ),
-      ),
-    )
-    .orderBy(asc(policySets.name))
-    .all()
+  // A workspace without a project matches no project row: '' is no project's id.
+  return applicableStatement(db)
+    .all({ ...where, projectId: where.projectId ?? '' })
     .filter(accept);
 }
+
+const attachedStatement = prepared((db) =>
+  db
+    .select({ policy: policies })
+    .from(policySetPolicies)
+    .innerJoin(policies, eq(policies.id, policySetPolicies.policyId))
+    .where(eq(policySetPolicies.policySetId, sql.placeholder('setId')))
+    .orderBy(asc(policies.name))
+    .prepare(),
+);
+
+const readyVersionStatement = prepared((db) =>
+  db
+    .select({ id: policySetVersions.id })
+    .from(policySetVersions)
+    .where(and(eq(policySetVersions.policySetId, sql.placeholder('setId')), eq(policySetVersions.status, 'ready')))
+    .orderBy(desc(policySetVersions.createdAt), desc(policySetVersions.id))
+    .limit(1)
+    .prepare(),
+);
 
 /** The archive's policy files that a set's configuration names, read once per version (versions never change). */
 interface ArchivePolicies {
@@ -196,29 +230,14 @@ export class SetEvaluator {
 
   /** Whether the set has anything to evaluate: a policy attached to it, or a ready version. */
   hasPolicies(set: PolicySetRow): boolean {
-    const attached = this.db
-      .select({ id: policySetPolicies.policyId })
-      .from(policySetPolicies)
-      .where(eq(policySetPolicies.policySetId, set.id))
-      .limit(1)
-      .get();
-    if (attached) return true;
-    const ready = this.db
-      .select({ id: policySetVersions.id })
-      .from(policySetVersions)
-      .where(and(eq(policySetVersions.policySetId, set.id), eq(policySetVersions.status, 'ready')))
-      .limit(1)
-      .get();
-    return ready !== undefined;
+    return (
+      attachedStatement(this.db).all({ setId: set.id }).length > 0 || readyVersionStatement(this.db).get({ setId: set.id }) !== undefined
+    );
   }
 
   async evaluate(set: PolicySetRow): Promise<SetEvaluation> {
-    const attached = this.db
-      .select({ policy: policies })
-      .from(policySetPolicies)
-      .innerJoin(policies, eq(policies.id, policySetPolicies.policyId))
-      .where(eq(policySetPolicies.policySetId, set.id))
-      .all()
+    const attached = attachedStatement(this.db)
+      .all({ setId: set.id })
       .map(({ policy }) => policy)
       .sort((a, b) => a.name.localeCompare(b.name))
       .map((policy) => ({
@@ -229,12 +248,7 @@ export class SetEvaluator {
         description: policy.description ?? '',
         query: policy.query ?? '',
       }));
-    const version = this.db
-      .select({ id: policySetVersions.id })
-      .from(policySetVersions)
-      .where(and(eq(policySetVersions.policySetId, set.id), eq(policySetVersions.status, 'ready')))
-      .orderBy(desc(policySetVersions.createdAt), desc(policySetVersions.id))
-      .get();
+    const version = readyVersionStatement(this.db).get({ setId: set.id });
     if (!version) return { set, policies: attached, error: null };
     // The set's kind and path choose what is read, so they are part of the key.
     const key = `${version.id}\n${set.kind}\n${set.policiesPath ?? ''}`;

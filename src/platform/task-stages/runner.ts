@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { isoTimestamp, type ControllableClock } from '../../core/clock.js';
@@ -6,6 +6,7 @@ import { safeEqual, sha256Hex } from '../../core/crypto.js';
 import { conflict, notFound, unprocessable } from '../../core/errors.js';
 import { newId, secretToken } from '../../core/ids.js';
 import type { DueItem, DueSource, RanWork, Scheduler } from '../../core/scheduler.js';
+import { prepared } from '../../store/prepared.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import { runTasks, taskResults, taskStages, workspaceTasks, type PolicyKind, type RunTaskStage } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
@@ -20,6 +21,23 @@ export type TaskResultRow = typeof taskResults.$inferSelect;
 export const TASK_TIMEOUT_MS = 10 * 60 * 1000;
 const FINAL_RESULT = new Set(['passed', 'failed', 'errored', 'canceled', 'unreachable']);
 const STAGE_ORDER: RunTaskStage[] = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'];
+
+/** Every run asks for its stages at each check point, and a stage for its results several times: built once. */
+const stagesOfRun = prepared((db) =>
+  db
+    .select()
+    .from(taskStages)
+    .where(eq(taskStages.runId, sql.placeholder('runId')))
+    .orderBy(asc(taskStages.createdAt))
+    .prepare(),
+);
+const resultsOfStage = prepared((db) =>
+  db
+    .select()
+    .from(taskResults)
+    .where(eq(taskResults.taskStageId, sql.placeholder('stageId')))
+    .prepare(),
+);
 
 /** The override action's refusal when the stage is not waiting for one. */
 const NOT_OVERRIDABLE = () =>
@@ -115,11 +133,12 @@ export class TaskStageRunner implements StageRunner, DueSource {
   }
 
   stagesOf(runId: string): TaskStageRow[] {
-    return this.db.select().from(taskStages).where(eq(taskStages.runId, runId)).orderBy(asc(taskStages.createdAt)).all();
+    return stagesOfRun(this.db).all({ runId });
   }
 
   resultsOf(stageIds: readonly string[]): TaskResultRow[] {
     if (stageIds.length === 0) return [];
+    if (stageIds.length === 1) return resultsOfStage(this.db).all({ stageId: stageIds[0] });
     return this.db
       .select()
       .from(taskResults)
