@@ -80,6 +80,8 @@ const RESOURCE_TAGS: Record<string, ReadmeTag> = {
   tasks: RUNS,
   'task-stages': RUNS,
   'task-results': RUNS,
+  'policy-evaluations': RUNS,
+  'policy-set-outcomes': RUNS,
   capacity: RUNS,
   'notification-configurations': RUNS,
   'registry-modules': 'Module registry',

@@ -50,6 +50,7 @@ import { runTriggerRoutes } from './runs/trigger-routes.js';
 import { notificationRoutes } from './notifications/routes.js';
 import { policyRoutes } from './policies/routes.js';
 import { policyCheckRoutes } from './policies/check-routes.js';
+import { policyEvaluationRoutes } from './policies/evaluation-routes.js';
 import { policySetParameterRoutes } from './policies/parameter-routes.js';
 import { planExportRoutes } from './policies/plan-export-routes.js';
 
@@ -88,6 +89,7 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   await app.register(async (scoped) => notificationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => policyRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => policyCheckRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  await app.register(async (scoped) => policyEvaluationRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => policySetParameterRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => planExportRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   await app.register(async (scoped) => variableRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));

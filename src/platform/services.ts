@@ -23,6 +23,8 @@ import { RunTaskService } from './run-tasks/service.js';
 import { SshKeyService } from './ssh-keys/service.js';
 import { PolicyService } from './policies/service.js';
 import { PolicyCheckService } from './policies/checks.js';
+import { PolicyEvaluationService } from './policies/evaluations.js';
+import { SetEvaluator } from './policies/set-evaluation.js';
 import { PolicySetParameterService } from './policies/parameters.js';
 import { PolicySetVersionService } from './policies/versions.js';
 import { PlanExportService } from './policies/plan-exports.js';
@@ -106,6 +108,7 @@ export interface PlatformServices {
   /** Policies and policy sets (issue 29). */
   readonly policies: PolicyService;
   readonly policyChecks: PolicyCheckService;
+  readonly policyEvaluations: PolicyEvaluationService;
   readonly policySetParameters: PolicySetParameterService;
   readonly policySetVersions: PolicySetVersionService;
   readonly planExports: PlanExportService;
@@ -199,7 +202,11 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
   runtime.scheduler.register(signingKeys);
   engine.addPhaseHook(new WorkloadIdentityHook(runtime, signingKeys));
   // Policy checks come after the post-plan task stage (the order checks are added in).
-  const policyChecks = new PolicyCheckService(db, clock, runs);
+  const setEvaluator = new SetEvaluator(db);
+  const policyChecks = new PolicyCheckService(db, clock, runs, setEvaluator);
+  // OPA and agent-enabled sentinel sets are evaluated in the post-plan task stage instead.
+  const policyEvaluations = new PolicyEvaluationService(db, clock, setEvaluator);
+  taskStageRunner.policies = policyEvaluations;
   const policies = new PolicyService(db, clock, organizations);
   engine.addCheck(policyChecks.runCheck());
   engine.onApplied = (run) => {
@@ -279,6 +286,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     policySetVersions: new PolicySetVersionService(db, clock, policies),
     planExports: new PlanExportService(db, clock, runs, workspaces),
     policyChecks,
+    policyEvaluations,
     stateVersions,
     subscriptions: new SubscriptionService(db, clock),
     tags,

@@ -12,7 +12,8 @@ import type { CheckVerdict, RunCheck, StageVerdict } from '../runs/checks.js';
 import type { RunRow } from '../runs/repo.js';
 import type { RunService } from '../runs/service.js';
 import { findWorkspace } from '../workspaces/repo.js';
-import { applicablePolicies, evaluate } from './evaluation.js';
+import { countCheck } from './evaluation.js';
+import { applicableSets, type PolicySetRow, type SetEvaluator } from './set-evaluation.js';
 
 export type PolicyCheckRow = typeof policyChecks.$inferSelect;
 
@@ -26,11 +27,14 @@ const NOT_OVERRIDABLE = () => conflict('Policy check is not overridable', { titl
  */
 export class PolicyCheckService {
   private readonly waiting = new Map<string, (verdict: StageVerdict) => void>();
+  /** The sets `applies` found, for the `check` that follows it at once (the engine asks both in turn). */
+  private readonly found = new Map<string, PolicySetRow[]>();
 
   constructor(
     private readonly db: Db,
     private readonly clock: Clock,
     private readonly runs: RunService,
+    private readonly sets: SetEvaluator,
   ) {}
 
   /** The check the engine passes runs through. */
@@ -41,20 +45,30 @@ export class PolicyCheckService {
       running: 'policy_checking',
       completed: 'policy_checked',
       held: 'policy_override',
-      applies: (run) => this.applicable(run).length > 0,
-      check: async (run) => this.check(run),
+      applies: (run) => {
+        const sets = this.applicable(run);
+        if (sets.length === 0) return false;
+        this.found.set(run.id, sets);
+        return true;
+      },
+      check: (run) => this.check(run),
       decision: (run, signal) => this.decision(run, signal),
     };
   }
 
+  /** Sentinel sets not enabled for agents (those are evaluated in the post-plan task stage instead, see evaluations.ts). */
   private applicable(run: RunRow) {
     const workspace = findWorkspace(this.db, run.workspaceId);
     if (!workspace) return [];
-    return applicablePolicies(this.db, workspace.organizationId, workspace.id, workspace.projectId ?? null, 'sentinel');
+    const where = { organizationId: workspace.organizationId, workspaceId: workspace.id, projectId: workspace.projectId ?? null };
+    return applicableSets(this.db, where, (set) => set.kind === 'sentinel' && !set.agentEnabled && this.sets.hasPolicies(set));
   }
 
-  private check(run: RunRow): CheckVerdict {
-    const result = evaluate(this.applicable(run));
+  private async check(run: RunRow): Promise<CheckVerdict> {
+    const sets = this.found.get(run.id) ?? this.applicable(run);
+    this.found.delete(run.id);
+    const evaluated = await Promise.all(sets.map((set) => this.sets.evaluate(set)));
+    const result = countCheck(evaluated);
     const status: PolicyCheckStatus = result['hard-failed'] > 0 ? 'hard_failed' : result['soft-failed'] > 0 ? 'soft_failed' : 'passed';
     const at = this.clock.now();
     const stamp = isoTimestamp(at);

@@ -1,7 +1,6 @@
-import { and, eq } from 'drizzle-orm';
-import type { DbOrTx } from '../../store/store.js';
-import { policies, policySetPolicies, policySets, type PolicyCheckResult, type PolicyKind } from '../../store/tables.js';
-import { membersOf, type PolicyRow } from './repo.js';
+import type { PolicyCheckResult } from '../../store/tables.js';
+import type { PolicyRow } from './repo.js';
+import type { EvaluatedPolicy, SetEvaluation } from './set-evaluation.js';
 
 /**
  * The simulated evaluation: no policy language runs here. A policy passes unless its uploaded
@@ -12,39 +11,12 @@ export const FAIL_MARKER = 'understudy:fail';
 
 export const fails = (policy: PolicyRow) => (policy.source ?? '').includes(FAIL_MARKER);
 
-/** The policies of `kind` that apply to a workspace: through sets attached to it, its project, or global ones not excluding it. */
-export function applicablePolicies(
-  db: DbOrTx,
-  organizationId: string,
-  workspaceId: string,
-  projectId: string | null,
-  kind: PolicyKind,
-): PolicyRow[] {
-  const sets = db
-    .select()
-    .from(policySets)
-    .where(and(eq(policySets.organizationId, organizationId), eq(policySets.kind, kind)))
-    .all();
-  const byId = new Map<string, PolicyRow>();
-  for (const set of sets) {
-    const members = membersOf(db, set.id);
-    const applies = set.global
-      ? !members['workspace-exclusions'].includes(workspaceId)
-      : members.workspaces.includes(workspaceId) || (projectId !== null && members.projects.includes(projectId));
-    if (!applies) continue;
-    const rows = db
-      .select({ policy: policies })
-      .from(policySetPolicies)
-      .innerJoin(policies, eq(policies.id, policySetPolicies.policyId))
-      .where(eq(policySetPolicies.policySetId, set.id))
-      .all();
-    for (const { policy } of rows) byId.set(policy.id, policy);
-  }
-  return [...byId.values()].sort((a, b) => a.name.localeCompare(b.name));
-}
-
-/** Counts the outcome of every policy, as the check's `result` shows it. */
-export function evaluate(applicable: readonly PolicyRow[]): PolicyCheckResult {
+/**
+ * Counts the outcome of every policy of the sets a sentinel check evaluates, as its `result`
+ * shows it. A policy attached to several sets counts once; a set whose archive could not be read
+ * counts as a hard failure (the run cannot go on without it), with the reason in the output.
+ */
+export function countCheck(sets: readonly SetEvaluation[]): PolicyCheckResult {
   const result: PolicyCheckResult = {
     result: true,
     passed: 0,
@@ -55,17 +27,32 @@ export function evaluate(applicable: readonly PolicyRow[]): PolicyCheckResult {
     duration: 0,
     lines: [],
   };
-  for (const policy of applicable) {
-    if (!fails(policy)) {
+  const seen = new Set<string>();
+  const all: EvaluatedPolicy[] = [];
+  for (const evaluation of sets) {
+    for (const policy of evaluation.policies) {
+      if (policy.id !== undefined && seen.has(policy.id)) continue;
+      if (policy.id !== undefined) seen.add(policy.id);
+      all.push(policy);
+    }
+  }
+  for (const policy of all.sort((a, b) => a.name.localeCompare(b.name))) {
+    if (!policy.failed) {
       result.passed += 1;
-      result.lines.push(`${policy.name} (${policy.enforcementLevel}): PASS`);
+      result.lines.push(`${policy.name} (${policy.level}): PASS`);
       continue;
     }
     result['total-failed'] += 1;
-    if (policy.enforcementLevel === 'advisory') result['advisory-failed'] += 1;
-    else if (policy.enforcementLevel === 'soft-mandatory') result['soft-failed'] += 1;
+    if (policy.level === 'advisory') result['advisory-failed'] += 1;
+    else if (policy.level === 'soft-mandatory') result['soft-failed'] += 1;
     else result['hard-failed'] += 1;
-    result.lines.push(`${policy.name} (${policy.enforcementLevel}): FAIL`);
+    result.lines.push(`${policy.name} (${policy.level}): FAIL`);
+  }
+  for (const evaluation of sets) {
+    if (evaluation.error === null) continue;
+    result['total-failed'] += 1;
+    result['hard-failed'] += 1;
+    result.lines.push(`policy set ${evaluation.set.name}: ERROR ${evaluation.error}`);
   }
   result.result = result['hard-failed'] === 0 && result['soft-failed'] === 0;
   return result;

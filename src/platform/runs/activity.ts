@@ -52,6 +52,11 @@ export class RunActivityService {
     return { comment, located };
   }
 
+  /** The comment an override action carries (the caller's right to override was checked): a run comment by the caller. */
+  recordOverrideComment(principal: Principal, runId: string, body: string): void {
+    repo.insertComment(this.db, { id: newId('wsc'), runId, body, createdBy: lockerOf(principal), createdAt: this.clock.now() });
+  }
+
   /** A comment by id, whoever asks (for `include=comment` on events the caller may already read). */
   findComment(id: string): RunCommentRow | undefined {
     return repo.findComment(this.db, id);

@@ -48,13 +48,19 @@ export interface StageRunner {
   /** Creates the run's stages from the workspace's run tasks, when the run is created. */
   prepare(run: RunRow): void;
   has(runId: string, stage: TaskStageName): boolean;
-  run(run: RunRow, stage: TaskStageName, context: CheckContext): Promise<StageVerdict>;
+  /** `hold`: the stage waits in `awaiting_override` (failed mandatory policies that may be overridden). */
+  run(run: RunRow, stage: TaskStageName, context: CheckContext): Promise<CheckVerdict>;
+  /** The wait for a held stage's override; `stop` when the run ended first. */
+  decision(run: RunRow, stage: TaskStageName, signal: AbortSignal): Promise<StageVerdict>;
   reset(): void;
 }
 
 const STAGE_POINTS = { pre_plan: 'before_plan', post_plan: 'after_plan', pre_apply: 'before_apply' } as const;
 
-/** The three task stages that stand between statuses, as checks (post-apply runs after the run ended). */
+/**
+ * The three task stages that stand between statuses, as checks (post-apply runs after the run
+ * ended). A post-plan stage held for a policy override waits in `post_plan_awaiting_decision`.
+ */
 export function taskStageChecks(runner: StageRunner): RunCheck[] {
   return (Object.keys(STAGE_POINTS) as (keyof typeof STAGE_POINTS)[]).map((stage) => ({
     name: `${stage} task stage`,
@@ -63,5 +69,11 @@ export function taskStageChecks(runner: StageRunner): RunCheck[] {
     completed: `${stage}_completed`,
     applies: (run) => runner.has(run.id, stage),
     check: (run, context) => runner.run(run, stage, context),
+    ...(stage === 'post_plan'
+      ? {
+          held: 'post_plan_awaiting_decision' as const,
+          decision: (run: RunRow, signal: AbortSignal) => runner.decision(run, stage, signal),
+        }
+      : {}),
   }));
 }

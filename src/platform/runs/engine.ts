@@ -211,7 +211,7 @@ export class RunEngine implements DueSource {
     const entry = this.active.get(runId);
     if (!entry || entry.gate) return;
     const run = repo.findRun(this.db, runId);
-    if (!run || isFinal(run.status) || run.status === 'policy_override' || entry.awaitingWorkspace) return;
+    if (!run || isFinal(run.status) || HELD.has(run.status) || entry.awaitingWorkspace) return;
     if (APPLIABLE.has(run.status) && entry.prepared) return;
     await this.active.settled(entry);
   }
@@ -534,6 +534,9 @@ export class RunEngine implements DueSource {
     }
   }
 }
+
+/** Statuses a run waits in for someone's decision (an override or a discard). */
+const HELD = new Set(['policy_override', 'post_plan_awaiting_decision']);
 
 const PLAN_REFUSED: PlanOutcome = { status: 'errored', summary: NO_CHANGES, hasChanges: false, json: null };
 const APPLY_REFUSED: ApplyOutcome = { status: 'errored', summary: NO_CHANGES, state: null };

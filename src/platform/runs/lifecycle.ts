@@ -18,6 +18,7 @@ export type RunStatus =
   | 'plan_queued'
   | 'planning'
   | 'post_plan_running'
+  | 'post_plan_awaiting_decision'
   | 'post_plan_completed'
   | 'policy_checking'
   | 'policy_override'
@@ -47,7 +48,9 @@ const NEXT: Readonly<Record<RunStatus, readonly RunStatus[]>> = {
   pre_plan_completed: ['plan_queued'],
   plan_queued: ['planning'],
   planning: ['post_plan_running', 'policy_checking', ...PLAN_DONE],
-  post_plan_running: ['post_plan_completed'],
+  // Failed mandatory policies that may be overridden hold the post-plan stage: an override or a discard.
+  post_plan_running: ['post_plan_completed', 'post_plan_awaiting_decision'],
+  post_plan_awaiting_decision: ['post_plan_completed', 'discarded'],
   post_plan_completed: ['policy_checking', ...PLAN_DONE],
   // A soft-failed policy check waits in `policy_override` for an override or a discard.
   policy_checking: ['policy_checked', 'policy_override'],

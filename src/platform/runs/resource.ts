@@ -56,6 +56,7 @@ export function runResource(run: RunRow, context: RunRenderContext): ResourceObj
         'can-override-policy-check': context.canOverridePolicyCheck ?? false,
       },
       'plan-only': run.planOnly,
+      'policy-paths': run.policyPaths,
       'position-in-queue': context.positionInQueue,
       refresh: run.refresh,
       'refresh-only': run.refreshOnly,

@@ -26,6 +26,7 @@ const CREATE_BODY = resourceBody(['runs'], {
     'save-plan': Attr.boolean(),
     message: Attr.string(),
     'terraform-version': Attr.string('plan-only runs only'),
+    'policy-paths': Attr.strings('relative directories of the configuration holding policies (recorded and shown)'),
   },
   relationships: ['workspace', 'configuration-version'],
 });
@@ -77,11 +78,27 @@ function readCreate(body: unknown): { workspaceId: string; input: CreateRun } {
     message: attributes.string('message') ?? undefined,
     targetAddrs: attributes.stringArray('target-addrs'),
     replaceAddrs: attributes.stringArray('replace-addrs'),
+    policyPaths: readPolicyPaths(attributes.stringArray('policy-paths')),
     variables: (variables as { key: string; value: string }[] | undefined | null)?.map(({ key, value }) => ({ key, value })),
     terraformVersion: attributes.string('tool-version') ?? undefined,
   };
   const defined: CreateRun = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
   return { workspaceId, input: defined };
+}
+
+/** `policy-paths`: relative directories inside the configuration (no absolute path, no `..`, at most 100). */
+function readPolicyPaths(paths: string[] | undefined): string[] | undefined {
+  if (paths === undefined) return undefined;
+  const pointer = '/data/attributes/policy-paths';
+  if (paths.length > 100) throw unprocessable('policy-paths may name at most 100 paths', pointer);
+  for (const path of paths) {
+    if (path.trim() === '') throw unprocessable('policy-paths must not contain an empty path', pointer);
+    if (path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path))
+      throw unprocessable(`policy-paths must be relative paths: ${JSON.stringify(path)} is absolute`, pointer);
+    if (path.split(/[\\/]/).includes('..'))
+      throw unprocessable(`policy-paths must stay inside the configuration: ${JSON.stringify(path)} contains ..`, pointer);
+  }
+  return paths;
 }
 
 function comment(body: unknown): string | null {

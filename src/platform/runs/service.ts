@@ -31,6 +31,7 @@ export interface CreateRun {
   message?: string;
   targetAddrs?: string[];
   replaceAddrs?: string[];
+  policyPaths?: string[];
   variables?: StoredRunVariable[];
   terraformVersion?: string;
 }
@@ -128,6 +129,7 @@ export class RunService {
       savePlan: input.savePlan ?? false,
       targetAddrs: input.targetAddrs ?? [],
       replaceAddrs: input.replaceAddrs ?? [],
+      policyPaths: input.policyPaths ?? [],
       variables: input.variables ?? [],
       terraformVersion: input.terraformVersion ?? workspace.toolVersion,
       hasChanges: false,

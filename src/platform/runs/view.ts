@@ -41,6 +41,8 @@ export interface RunPage {
   runs: readonly RunRow[];
   phases: readonly PhaseRow[];
   stageIds: ReadonlyMap<string, string[]>;
+  /** Whether the caller may override policies (task stages' and policy checks' permissions). */
+  canOverridePolicy: boolean;
   /** The request's dialect, edition and origin (phases' log links are absolute). */
   options: RenderOptions;
 }
@@ -54,7 +56,10 @@ export interface RunViewParts {
   workspaces: WorkspaceService;
   runLogs: { path(phaseId: string): string };
   // Task stages and policy checks import runs, so runs names only the questions it asks them.
-  taskStages: { stageIdsOf(runIds: readonly string[]): Map<string, string[]>; render(ids: readonly string[]): ResourceObject[] };
+  taskStages: {
+    stageIdsOf(runIds: readonly string[]): Map<string, string[]>;
+    render(ids: readonly string[], canOverridePolicy: boolean): ResourceObject[];
+  };
   policyChecks: { canOverrideFor(principal: Principal, organizationId: string): boolean };
   /** The workspace view, made after this one (its `current_run` include renders runs here). */
   workspaceViews: () => WorkspaceViews;
@@ -103,7 +108,11 @@ export class RunViews {
       // Read afresh: a run just created changed its workspace (current run, lock).
       workspace: ({ runs, organization, scope, options }) =>
         parts.workspaceViews().render(scope, organization, findWorkspaces(db, [...new Set(runs.map((run) => run.workspaceId))]), options),
-      task_stages: ({ runs, stageIds }) => parts.taskStages.render(runs.flatMap((run) => stageIds.get(run.id) ?? [])),
+      task_stages: ({ runs, stageIds, canOverridePolicy }) =>
+        parts.taskStages.render(
+          runs.flatMap((run) => stageIds.get(run.id) ?? []),
+          canOverridePolicy,
+        ),
     };
     this.includes = new IncludeRegistry<RunPage>(loaders);
   }
@@ -221,7 +230,7 @@ export class RunViews {
         canOverridePolicyCheck,
       }),
     );
-    return { page: { principal, organization, scope, runs, phases, stageIds, options }, items };
+    return { page: { principal, organization, scope, runs, phases, stageIds, canOverridePolicy: canOverridePolicyCheck, options }, items };
   }
 
   /**

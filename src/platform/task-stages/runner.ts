@@ -1,17 +1,19 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { inList } from '../../store/sql-lists.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { isoTimestamp, type ControllableClock } from '../../core/clock.js';
 import { safeEqual, sha256Hex } from '../../core/crypto.js';
-import { notFound, unprocessable } from '../../core/errors.js';
+import { conflict, notFound, unprocessable } from '../../core/errors.js';
 import { newId, secretToken } from '../../core/ids.js';
 import type { DueItem, DueSource, RanWork, Scheduler } from '../../core/scheduler.js';
-import type { Db } from '../../store/store.js';
-import { runTasks, taskResults, taskStages, workspaceTasks, type RunTaskStage } from '../../store/tables.js';
+import { prepared } from '../../store/prepared.js';
+import type { Db, DbOrTx } from '../../store/store.js';
+import { runTasks, taskResults, taskStages, workspaceTasks, type PolicyKind, type RunTaskStage } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
 import { deliverRunTask } from '../run-tasks/delivery.js';
-import type { CheckContext, StageRunner, StageVerdict, TaskStageName } from '../runs/checks.js';
+import type { CheckContext, CheckVerdict, StageRunner, StageVerdict, TaskStageName } from '../runs/checks.js';
 import type { RunRow } from '../runs/repo.js';
+import type { ResourceObject } from '../jsonapi/types.js';
 
 export type TaskStageRow = typeof taskStages.$inferSelect;
 export type TaskResultRow = typeof taskResults.$inferSelect;
@@ -20,6 +22,45 @@ export type TaskResultRow = typeof taskResults.$inferSelect;
 export const TASK_TIMEOUT_MS = 10 * 60 * 1000;
 const FINAL_RESULT = new Set(['passed', 'failed', 'errored', 'canceled', 'unreachable']);
 const STAGE_ORDER: RunTaskStage[] = ['pre_plan', 'post_plan', 'pre_apply', 'post_apply'];
+
+/** Every run asks for its stages at each check point, and a stage for its results several times: built once. */
+const stagesOfRun = prepared((db) =>
+  db
+    .select()
+    .from(taskStages)
+    .where(eq(taskStages.runId, sql.placeholder('runId')))
+    .orderBy(asc(taskStages.createdAt))
+    .prepare(),
+);
+const resultsOfStage = prepared((db) =>
+  db
+    .select()
+    .from(taskResults)
+    .where(eq(taskResults.taskStageId, sql.placeholder('stageId')))
+    .prepare(),
+);
+
+/** The override action's refusal when the stage is not waiting for one. */
+const NOT_OVERRIDABLE = () =>
+  conflict('This task stage is not awaiting an override: only a post-plan stage held by failed mandatory policies is', {
+    title: 'transition not allowed',
+  });
+
+/**
+ * Policy evaluations a post-plan stage carries (the policies domain's PolicyEvaluationService,
+ * passed in by the door): which kinds apply to a run, its pending evaluations, and their verdict.
+ */
+export interface StagePolicies {
+  kindsFor(run: RunRow): PolicyKind[];
+  prepare(tx: DbOrTx, run: RunRow, stageId: string, kinds: readonly PolicyKind[]): void;
+  /** `overridable`: mandatory failures, all in sets that may be overridden. */
+  evaluate(run: RunRow, stageId: string): Promise<'passed' | 'failed' | 'overridable' | 'errored'>;
+  overridden(stageId: string): void;
+  canceled(stageId: string): void;
+  idsOf(stageIds: readonly string[]): Map<string, string[]>;
+  /** The stages' evaluations and their set outcomes as wire objects (a task stage's includes). */
+  stageIncludes(stageIds: readonly string[]): { evaluations: ResourceObject[]; outcomes: ResourceObject[] };
+}
 
 /**
  * Run tasks at the four stages of real runs. When a run is created, each enabled workspace run
@@ -31,6 +72,10 @@ const STAGE_ORDER: RunTaskStage[] = ['pre_plan', 'post_plan', 'pre_apply', 'post
 export class TaskStageRunner implements StageRunner, DueSource {
   readonly name = 'run-task-results';
   private readonly waiting = new Map<string, () => void>();
+  /** Stages held in `awaiting_override`: the override action (or the run's end) decides. */
+  private readonly held = new Map<string, (verdict: StageVerdict) => void>();
+  /** The policy evaluations of post-plan stages; none until the door plugs them in. */
+  policies: StagePolicies | null = null;
 
   constructor(
     private readonly db: Db,
@@ -44,22 +89,28 @@ export class TaskStageRunner implements StageRunner, DueSource {
 
   private readonly scheduler: Scheduler;
 
-  /** Creates the run's stages and pending results from the workspace's enabled run tasks. */
+  /**
+   * Creates the run's stages and pending results from the workspace's enabled run tasks, and a
+   * post-plan stage with pending policy evaluations when policy sets evaluated there apply.
+   */
   prepare(run: RunRow): void {
+    const kinds = this.policies?.kindsFor(run) ?? [];
     const attached = this.db
       .select({ attachment: workspaceTasks, task: runTasks })
       .from(workspaceTasks)
       .innerJoin(runTasks, eq(runTasks.id, workspaceTasks.taskId))
       .where(and(eq(workspaceTasks.workspaceId, run.workspaceId), eq(workspaceTasks.enabled, true), eq(runTasks.enabled, true)))
       .all();
-    if (attached.length === 0) return;
+    if (attached.length === 0 && kinds.length === 0) return;
     const now = this.clock.now();
     this.db.transaction((tx) => {
       for (const stage of STAGE_ORDER) {
         const here = attached.filter(({ attachment }) => attachment.stages.includes(stage));
-        if (here.length === 0) continue;
+        const evaluated = stage === 'post_plan' ? kinds : [];
+        if (here.length === 0 && evaluated.length === 0) continue;
         const stageId = newId('ts');
         tx.insert(taskStages).values({ id: stageId, runId: run.id, stage, status: 'pending', statusTimestamps: {}, createdAt: now }).run();
+        if (evaluated.length > 0) this.policies?.prepare(tx, run, stageId, evaluated);
         for (const { attachment, task } of here) {
           tx.insert(taskResults)
             .values({
@@ -85,11 +136,12 @@ export class TaskStageRunner implements StageRunner, DueSource {
   }
 
   stagesOf(runId: string): TaskStageRow[] {
-    return this.db.select().from(taskStages).where(eq(taskStages.runId, runId)).orderBy(asc(taskStages.createdAt)).all();
+    return stagesOfRun(this.db).all({ runId });
   }
 
   resultsOf(stageIds: readonly string[]): TaskResultRow[] {
     if (stageIds.length === 0) return [];
+    if (stageIds.length === 1) return resultsOfStage(this.db).all({ stageId: stageIds[0] });
     return this.db
       .select()
       .from(taskResults)
@@ -97,10 +149,14 @@ export class TaskStageRunner implements StageRunner, DueSource {
       .all();
   }
 
-  private setStage(id: string, status: string): void {
+  private setStage(id: string, status: string, alsoStamped: string[] = []): void {
     const row = this.db.select().from(taskStages).where(eq(taskStages.id, id)).get();
     if (!row) return;
-    const statusTimestamps = { ...row.statusTimestamps, [`${status}-at`]: isoTimestamp(this.clock.now()) };
+    const stamp = isoTimestamp(this.clock.now());
+    const statusTimestamps = {
+      ...row.statusTimestamps,
+      ...Object.fromEntries([...alsoStamped, status].map((name) => [`${name}-at`, stamp])),
+    };
     updateRows(this.db, taskStages, { status, statusTimestamps }, eq(taskStages.id, id));
   }
 
@@ -115,11 +171,18 @@ export class TaskStageRunner implements StageRunner, DueSource {
     return this.stagesOf(runId).some((row) => row.stage === stageName);
   }
 
-  /** Calls the stage's tasks and waits for their results: the verdict only; the engine moves the run. */
-  async run(run: RunRow, stageName: TaskStageName, { signal, origin, planId }: CheckContext): Promise<StageVerdict> {
+  /**
+   * Calls the stage's tasks and evaluates its policies, and waits for the tasks' results: the
+   * verdict only; the engine moves the run. A failed mandatory task, an errored evaluation or a
+   * mandatory policy failure that may not be overridden fails the stage; one that may holds it
+   * in `awaiting_override` (a plan-only run has nothing to override for: its stage fails and the
+   * run goes on, as a soft-failed policy check does).
+   */
+  async run(run: RunRow, stageName: TaskStageName, { signal, origin, planId }: CheckContext): Promise<CheckVerdict> {
     const stage = this.stagesOf(run.id).find((row) => row.stage === stageName);
     if (!stage) return 'proceed';
     this.setStage(stage.id, 'running');
+    const policies = this.policies?.evaluate(run, stage.id) ?? Promise.resolve('passed' as const);
     await Promise.all(
       this.resultsOf([stage.id]).map(async (result) => {
         const token = secretToken(24);
@@ -150,15 +213,69 @@ export class TaskStageRunner implements StageRunner, DueSource {
         }
       }),
     );
+    const policyVerdict = await policies;
     await this.settled(stage.id, signal);
     if (signal.aborted) {
       this.setStage(stage.id, 'canceled');
+      this.policies?.canceled(stage.id);
       return 'stop';
     }
     const results = this.resultsOf([stage.id]);
     const blocking = results.some((result) => result.enforcementLevel === 'mandatory' && result.status !== 'passed');
-    this.setStage(stage.id, blocking ? 'failed' : 'passed');
-    return blocking ? 'stop' : 'proceed';
+    if (blocking || policyVerdict === 'failed') {
+      this.setStage(stage.id, 'failed');
+      return 'stop';
+    }
+    if (policyVerdict === 'errored') {
+      this.setStage(stage.id, 'errored');
+      return 'stop';
+    }
+    if (policyVerdict === 'overridable') {
+      if (run.planOnly) {
+        this.setStage(stage.id, 'failed');
+        return 'proceed';
+      }
+      this.setStage(stage.id, 'awaiting_override');
+      return 'hold';
+    }
+    this.setStage(stage.id, 'passed');
+    return 'proceed';
+  }
+
+  /** Waits for the override of a stage held in `awaiting_override`; the run's end (a discard, a cancel) stops it. */
+  decision(run: RunRow, stageName: TaskStageName, signal: AbortSignal): Promise<StageVerdict> {
+    const stage = this.stagesOf(run.id).find((row) => row.stage === stageName);
+    if (!stage) return Promise.resolve('stop');
+    return new Promise((resolve) => {
+      const done = (verdict: StageVerdict) => {
+        this.held.delete(stage.id);
+        signal.removeEventListener('abort', aborted);
+        if (verdict === 'stop') {
+          this.setStage(stage.id, 'canceled');
+          this.policies?.canceled(stage.id);
+        }
+        resolve(verdict);
+      };
+      const aborted = () => done('stop');
+      signal.addEventListener('abort', aborted, { once: true });
+      this.held.set(stage.id, done);
+    });
+  }
+
+  /** The override action (permissions checked by the caller): the held stage passes and its run goes on. */
+  override(stageId: string): TaskStageRow {
+    const stage = this.db.select().from(taskStages).where(eq(taskStages.id, stageId)).get();
+    const resume = this.held.get(stageId);
+    if (!stage || stage.status !== 'awaiting_override' || !resume) throw NOT_OVERRIDABLE();
+    this.policies?.overridden(stageId);
+    this.setStage(stageId, 'passed', ['overridden']);
+    resume('proceed');
+    return this.db.select().from(taskStages).where(eq(taskStages.id, stageId)).get() ?? stage;
+  }
+
+  /** Whether the stage waits for an override right now. */
+  isOverridable(stage: TaskStageRow): boolean {
+    return stage.status === 'awaiting_override' && this.held.has(stage.id);
   }
 
   /** Resolves once every result of the stage is final (callbacks and timeouts wake it), or on cancel. */
@@ -210,5 +327,6 @@ export class TaskStageRunner implements StageRunner, DueSource {
   reset(): void {
     for (const wake of this.waiting.values()) wake();
     this.waiting.clear();
+    this.held.clear();
   }
 }

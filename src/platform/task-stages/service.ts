@@ -33,7 +33,18 @@ export function taskResultResource(result: TaskResultRow, stage: Pick<TaskStageR
   };
 }
 
-export function taskStageResource(stage: TaskStageRow, results: readonly TaskResultRow[]): ResourceObject {
+/** What the stage's `actions` and `permissions` show: whether it waits for an override, and whether the caller may give it. */
+export interface StageStanding {
+  overridable: boolean;
+  canOverridePolicy: boolean;
+}
+
+export function taskStageResource(
+  stage: TaskStageRow,
+  results: readonly TaskResultRow[],
+  evaluationIds: readonly string[] = [],
+  standing: StageStanding = { overridable: false, canOverridePolicy: false },
+): ResourceObject {
   return {
     id: stage.id,
     type: 'task-stages',
@@ -41,14 +52,19 @@ export function taskStageResource(stage: TaskStageRow, results: readonly TaskRes
       stage: stage.stage,
       status: stage.status,
       'status-timestamps': stage.statusTimestamps,
-      actions: { 'is-overridable': false },
-      permissions: { 'can-override-policy': false, 'can-override-tasks': false, 'can-override': false },
+      actions: { 'is-overridable': standing.overridable },
+      // Only policy failures are overridden here; a failed mandatory task ends the run.
+      permissions: {
+        'can-override-policy': standing.canOverridePolicy,
+        'can-override-tasks': false,
+        'can-override': standing.canOverridePolicy,
+      },
       ...timestamps(stage),
     },
     relationships: {
       run: { data: { id: stage.runId, type: 'runs' } },
       'task-results': { data: results.map((result) => ({ id: result.id, type: 'task-results' })) },
-      'policy-evaluations': { data: [] },
+      'policy-evaluations': { data: evaluationIds.map((id) => ({ id, type: 'policy-evaluations' })) },
     },
     links: { self: `/api/v2/task-stages/${stage.id}` },
   };
@@ -100,9 +116,22 @@ export class TaskStageService {
     return { stages, results: this.runner.resultsOf(stages.map((stage) => stage.id)) };
   }
 
-  /** The stages (with their results' ids) as resources, in the order of `ids`. */
-  render(ids: readonly string[]): ResourceObject[] {
-    const { stages, results } = this.load(ids);
-    return stages.map((stage) => taskStageResource(stage, resultsOfStage(results, stage.id)));
+  /** The stages (with their results' and evaluations' ids) as resources, in the order of `ids`; `canOverridePolicy`: the caller's standing. */
+  render(ids: readonly string[], canOverridePolicy = false): ResourceObject[] {
+    return this.resources(this.load(ids), canOverridePolicy);
+  }
+
+  /** Loaded stages as resources: their evaluations' ids in one query, whether each waits for an override. */
+  resources(
+    { stages, results }: { stages: readonly TaskStageRow[]; results: readonly TaskResultRow[] },
+    canOverridePolicy: boolean,
+  ): ResourceObject[] {
+    const evaluations = this.runner.policies?.idsOf(stages.map((stage) => stage.id)) ?? new Map<string, string[]>();
+    return stages.map((stage) =>
+      taskStageResource(stage, resultsOfStage(results, stage.id), evaluations.get(stage.id) ?? [], {
+        overridable: this.runner.isOverridable(stage),
+        canOverridePolicy,
+      }),
+    );
   }
 }

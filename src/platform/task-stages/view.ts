@@ -1,25 +1,37 @@
 import { IncludeRegistry } from '../jsonapi/include.js';
 import type { ResourceObject } from '../jsonapi/types.js';
-import type { TaskResultRow, TaskStageRow } from './runner.js';
-import { resultsOfStage, taskResultResource, taskStageResource, type TaskStageService } from './service.js';
+import type { StagePolicies, TaskResultRow, TaskStageRow } from './runner.js';
+import { resultsOfStage, taskResultResource, type TaskStageService } from './service.js';
 
-/** What the task-stage include loaders get: a page of stages and their results, loaded once. */
+/** What the task-stage include loaders get: a page of stages and their results, loaded once, and the stages' policies. */
 interface TaskStagePage {
   stages: readonly TaskStageRow[];
   results: readonly TaskResultRow[];
+  policies: StagePolicies | null;
 }
 
-/** What a task stage can include, declared once. Policy evaluations are accepted (real clients ask) and include nothing. */
+const policyIncludes = ({ stages, policies }: TaskStagePage) =>
+  policies?.stageIncludes(stages.map((stage) => stage.id)) ?? { evaluations: [], outcomes: [] };
+
+/** What a task stage can include, declared once. */
 export const TASK_STAGE_INCLUDES = new IncludeRegistry<TaskStagePage>({
   task_results: ({ stages, results }) =>
     stages.flatMap((stage) => resultsOfStage(results, stage.id).map((r) => taskResultResource(r, stage))),
-  policy_evaluations: () => [],
-  'policy_evaluations.policy_set_outcomes': () => [],
+  policy_evaluations: (page) => policyIncludes(page).evaluations,
+  'policy_evaluations.policy_set_outcomes': (page) => {
+    const { evaluations, outcomes } = policyIncludes(page);
+    return [...evaluations, ...outcomes];
+  },
 });
 
-/** Task stages as wire objects, in the order of `ids`, with what `wanted` includes. */
-export function renderTaskStages(service: TaskStageService, ids: readonly string[], wanted: ReadonlySet<string>) {
-  const page = service.load(ids);
-  const items: ResourceObject[] = page.stages.map((stage) => taskStageResource(stage, resultsOfStage(page.results, stage.id)));
+/** Task stages as wire objects, in the order of `ids`, with what `wanted` includes; `canOverridePolicy`: the caller's standing. */
+export function renderTaskStages(
+  service: TaskStageService,
+  ids: readonly string[],
+  wanted: ReadonlySet<string>,
+  canOverridePolicy: boolean,
+) {
+  const page = { ...service.load(ids), policies: service.runner.policies };
+  const items: ResourceObject[] = service.resources(page, canOverridePolicy);
   return { items, included: TASK_STAGE_INCLUDES.collect(wanted, page) };
 }

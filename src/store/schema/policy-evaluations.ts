@@ -18,7 +18,8 @@ export interface PolicyOutcome {
   description: string;
 }
 
-export type PolicyEvaluationStatus = 'pending' | 'running' | 'passed' | 'failed' | 'canceled' | 'unreachable';
+export type PolicyEvaluationStatus =
+  'pending' | 'queued' | 'running' | 'passed' | 'failed' | 'errored' | 'canceled' | 'overridden' | 'unreachable';
 
 /** A run's OPA policy evaluation, attached to its post-plan task stage. */
 export const policyEvaluations = sqliteTable(
@@ -32,6 +33,10 @@ export const policyEvaluations = sqliteTable(
       .notNull()
       .references(() => taskStages.id, { onDelete: 'cascade' }),
     status: text('status').$type<PolicyEvaluationStatus>().notNull(),
+    /** `opa`, or `sentinel` for agent-enabled sentinel sets: one evaluation per kind in a stage. */
+    policyKind: text('policy_kind', { enum: ['sentinel', 'opa'] })
+      .notNull()
+      .default('opa'),
     resultCount: text('result_count', { mode: 'json' }).$type<PolicyResultCount>().notNull(),
     statusTimestamps: text('status_timestamps', { mode: 'json' }).$type<Record<string, string>>().notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),
@@ -52,6 +57,8 @@ export const policySetOutcomes = sqliteTable(
     policySetName: text('policy_set_name').notNull(),
     policySetDescription: text('policy_set_description'),
     overridable: integer('overridable', { mode: 'boolean' }).notNull(),
+    /** Why the set could not be evaluated (an archive that does not parse), or null. */
+    error: text('error'),
     outcomes: text('outcomes', { mode: 'json' }).$type<PolicyOutcome[]>().notNull(),
     resultCount: text('result_count', { mode: 'json' }).$type<PolicyResultCount>().notNull(),
     createdAt: integer('created_at', { mode: 'timestamp_ms' }).notNull(),

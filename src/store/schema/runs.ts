@@ -76,6 +76,8 @@ export const runs = sqliteTable(
     savePlan: integer('save_plan', { mode: 'boolean' }).notNull(),
     targetAddrs: text('target_addrs', { mode: 'json' }).$type<string[]>().notNull(),
     replaceAddrs: text('replace_addrs', { mode: 'json' }).$type<string[]>().notNull(),
+    /** The run's `policy-paths`: directories of its configuration holding policies (recorded and shown). */
+    policyPaths: text('policy_paths', { mode: 'json' }).$type<string[]>().notNull().default([]),
     variables: text('variables', { mode: 'json' }).$type<StoredRunVariable[]>().notNull(),
     terraformVersion: text('terraform_version').notNull(),
     hasChanges: integer('has_changes', { mode: 'boolean' }).notNull(),

@@ -1,0 +1,133 @@
+import { createServer, type Server } from 'node:http';
+import { addGoals, cost } from '../goals.js';
+import { call } from '../platform-setup.js';
+import { RUN_ORG, runDriver, runRequest } from '../run-driver.js';
+import type { BaselineServer, BenchTarget, Scenario } from '../scenario.js';
+
+/**
+ * What a notification delivery and policy checks add to a whole simulated run (plan and
+ * auto-apply). Each row brings its own baseline, the plain run: the same driver
+ * (bench/run-driver.ts) on a fresh understudy of its own, the only difference being what each
+ * workspace has, measured in the same alternating rounds (plain, row, plain, row…), so the ratio
+ * is per round and holds on a busy machine better than two rows measured minutes apart.
+ */
+
+const WITH_NOTIFICATION = 'simulated run, plan + apply, one generic notification delivery (run:completed)';
+const WITH_POLICIES = 'simulated run, plan + apply, a sentinel policy check and an OPA policy evaluation';
+const PLAIN_BESIDE_NOTIFICATION = 'simulated run, plan + apply, nothing added (beside the notification row)';
+const PLAIN_BESIDE_POLICIES = 'simulated run, plan + apply, nothing added (beside the policy row)';
+
+/** The plain run on an understudy of its own, as a row's own baseline. */
+function plainRun(name: string, prefix: string): NonNullable<Scenario['baseline']> {
+  return {
+    name,
+    start: async (): Promise<BaselineServer> => {
+      const own = await runDriver({ prefix });
+      return { baseUrl: own.target.baseUrl, request: await runRequest(), stop: () => own.stop() };
+    },
+  };
+}
+
+/** A receiver in the bench process answering every delivery (and the verification) with 200. */
+function receiver(): { url: () => string; start: () => Promise<void>; stop: () => Promise<void> } {
+  let server: Server | undefined;
+  return {
+    url: () => `http://127.0.0.1:${(server?.address() as { port: number }).port}/hook`,
+    start: async () => {
+      server = createServer((request, response) => {
+        request.resume();
+        request.on('end', () => response.writeHead(200).end('ok'));
+      });
+      await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
+    },
+    stop: async () => {
+      const listening = server;
+      if (listening) await new Promise<void>((resolve) => listening.close(() => resolve()));
+    },
+  };
+}
+
+function notifiedDriver() {
+  const hook = receiver();
+  return runDriver({
+    prefix: 'bench-notified-',
+    setup: async () => {
+      await hook.start();
+      return {};
+    },
+    prepare: async (target, workspace) => {
+      await call(target, 'POST', `/api/v2/workspaces/${workspace}/notification-configurations`, {
+        data: {
+          type: 'notification-configurations',
+          attributes: { name: 'bench', 'destination-type': 'generic', url: hook.url(), enabled: true, triggers: ['run:completed'] },
+        },
+      });
+    },
+    teardown: () => hook.stop(),
+  });
+}
+
+/** A passing policy of `kind` in a global set of its own: every bench workspace's runs meet it. */
+async function globalSet(target: BenchTarget, kind: 'sentinel' | 'opa'): Promise<void> {
+  const policy = await call(target, 'POST', `/api/v2/organizations/${RUN_ORG}/policies`, {
+    data: {
+      type: 'policies',
+      attributes: {
+        name: `bench-${kind}`,
+        kind,
+        ...(kind === 'opa' ? { query: 'data.bench.deny', 'enforcement-level': 'mandatory' } : { 'enforcement-level': 'hard-mandatory' }),
+      },
+    },
+  });
+  const uploaded = await fetch(`${target.baseUrl}/api/v2/policies/${policy.data.id}/upload`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${target.adminToken}`, 'content-type': 'application/octet-stream' },
+    body: kind === 'opa' ? 'package bench\n\ndeny[msg] { false }\n' : 'main = rule { true }\n',
+  });
+  if (uploaded.status !== 204) throw new Error(`policy upload: ${uploaded.status}`);
+  await call(target, 'POST', `/api/v2/organizations/${RUN_ORG}/policy-sets`, {
+    data: {
+      type: 'policy-sets',
+      attributes: { name: `bench-${kind}-set`, kind, global: true },
+      relationships: { policies: { data: [{ type: 'policies', id: policy.data.id }] } },
+    },
+  });
+}
+
+export const scenarios: Scenario[] = [
+  {
+    name: WITH_NOTIFICATION,
+    baseline: plainRun(PLAIN_BESIDE_NOTIFICATION, 'bench-plain-'),
+    ownServer: notifiedDriver,
+    setup: runRequest,
+  },
+  {
+    name: WITH_POLICIES,
+    baseline: plainRun(PLAIN_BESIDE_POLICIES, 'bench-plain-'),
+    ownServer: () =>
+      runDriver({
+        prefix: 'bench-policed-',
+        setup: async (target) => {
+          await globalSet(target, 'sentinel');
+          await globalSet(target, 'opa');
+          return {};
+        },
+      }),
+    setup: runRequest,
+  },
+];
+
+addGoals(
+  cost(
+    'a run with one notification delivery vs the same run without (simulated)',
+    WITH_NOTIFICATION,
+    `baseline: ${PLAIN_BESIDE_NOTIFICATION}`,
+    1.1,
+  ),
+  cost(
+    'a run with policy checks (sentinel check + OPA evaluation) vs the same run without (simulated)',
+    WITH_POLICIES,
+    `baseline: ${PLAIN_BESIDE_POLICIES}`,
+    1.2,
+  ),
+);
