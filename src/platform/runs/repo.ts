@@ -99,7 +99,15 @@ export function unfinishedIn(db: DbOrTx, workspaceIds: readonly string[]): Pick<
   return db
     .select({ id: runs.id, workspaceId: runs.workspaceId, sequence: runs.sequence })
     .from(runs)
-    .where(and(inList(runs.workspaceId, [...workspaceIds]), eq(runs.planOnly, false), notInArray(runs.status, [...FINAL_STATUSES])))
+    .where(
+      and(
+        inList(runs.workspaceId, [...workspaceIds]),
+        eq(runs.planOnly, false),
+        notInArray(runs.status, [...FINAL_STATUSES]),
+        // A saved plan waits in the queue only once confirmed (as in unfinishedBefore).
+        or(eq(runs.savePlan, false), inList(runs.status, SAVED_PLAN_QUEUED)),
+      ),
+    )
     .all();
 }
 

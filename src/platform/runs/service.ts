@@ -326,17 +326,6 @@ export class RunService {
   phasesOf(runIds: readonly string[]): repo.PhaseRow[] {
     return repo.phasesOf(this.db, runIds);
   }
-
-  /**
-   * How many runs must start before this one: for a run waiting `pending` in its workspace's
-   * queue, the unfinished runs queued ahead of it there; 0 for every other run (speculative ones
-   * never queue).
-   */
-  positionInQueue(run: RunRow): number {
-    if (run.status !== 'pending' || run.planOnly || run.savePlan) return 0;
-    return repo.unfinishedBefore(this.db, run.workspaceId, run.sequence).length;
-  }
-
   /** The user who queued the run, when a user did (the `created_by` include). */
   creatorOf(run: RunRow): UserRow | undefined {
     return run.createdBy?.kind === 'user' ? findUserById(this.db, run.createdBy.id) : undefined;

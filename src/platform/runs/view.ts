@@ -235,10 +235,11 @@ export class RunViews {
 
   /**
    * How many runs must start before each run waiting `pending` in its workspace's queue: the
-   * unfinished, non-speculative runs queued ahead of it there (0 for every other run).
+   * unfinished, non-speculative runs queued ahead of it there, saved plans only once confirmed (0
+   * for every other run).
    */
   private queuePositions(runs: readonly RunRow[]): Map<string, number> {
-    const waiting = runs.filter((run) => run.status === 'pending' && !run.planOnly);
+    const waiting = runs.filter((run) => run.status === 'pending' && !run.planOnly && !run.savePlan);
     const positions = new Map<string, number>();
     if (waiting.length === 0) return positions;
     const unfinished = repo.unfinishedIn(this.parts.db, [...new Set(waiting.map((run) => run.workspaceId))]);
