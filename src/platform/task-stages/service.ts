@@ -116,7 +116,7 @@ export class TaskStageService {
     return { stages, results: this.runner.resultsOf(stages.map((stage) => stage.id)) };
   }
 
-  /** The stages (with their results' and evaluations' ids) as resources, in the order of `ids`; `canOverridePolicy`: the caller's standing. */
+  /** The stages (with their results' and evaluations' ids) as resources, in the order of `ids`; `canOverridePolicy`: the caller's. */
   render(ids: readonly string[], canOverridePolicy = false): ResourceObject[] {
     return this.resources(this.load(ids), canOverridePolicy);
   }
