@@ -68,8 +68,8 @@ export const EDITION_RULES: readonly EditionRule[] = [
   { what: 'IP ranges (`GET /api/meta/ip-ranges`)', 'self-hosted': '404', hosted: 'present: the loopback ranges for every kind of traffic' },
   {
     what: 'Version headers on every `/api/v2` response',
-    'self-hosted': '`TFP-AppName: Terraform Enterprise`, `X-TFE-Version: v202301-1`, `TFP-API-Version: 2.6`',
-    hosted: '`TFP-AppName: understudy` (not `HCP Terraform`: see the differences), no `X-TFE-Version`, `TFP-API-Version: 2.6`',
+    'self-hosted': '`TFP-AppName: Terraform Enterprise`, `X-TFE-Version: v202302-1`, `TFP-API-Version: 2.6`',
+    hosted: '`TFP-AppName: HCP Terraform`, no `X-TFE-Version`, `TFP-API-Version: 2.6`',
   },
   { what: 'API rate limit and the other admin settings', 'self-hosted': 'the seed, then `PATCH /api/v2/admin/…`', hosted: 'the seed only' },
 ];

@@ -210,6 +210,13 @@ describe.skipIf(version === null)('terraform remote runs with TFC_VAULT_PROVIDER
       planProbe('wif-cli-plan'),
       cliConfig,
     );
+    // Plain logs: the CLI shows the plugin's message as the log has it (structured output would draw the
+    // diagnostic in a wrapped box, splitting the answer across lines).
+    const workspace = await platform(server, 'GET', '/organizations/understudy/workspaces/wif-cli-plan');
+    const patched = await platform(server, 'PATCH', `/workspaces/${workspace.body.data.id}`, {
+      body: { data: { type: 'workspaces', attributes: { 'structured-run-output-enabled': false } } },
+    });
+    expect(patched.status).toBe(200);
     const plan = await terraformWithConfig(cliConfig, dir, server.baseUrl, 'plan', '-input=false');
     expect(plan.status).not.toBe(0);
     const shown = (plan.stdout + plan.stderr).replace(/\s+/g, ' ');

@@ -11,7 +11,7 @@ import { Transcript, cloudBlock, journalCount, runStatus, untilRunStatus } from 
 /**
  * The same interrupts with the real terraform executor, whose plan waits on a FIFO the test
  * holds: the run's terraform reads a `terraform_remote_state` from a local path that is a named
- * pipe, so it blocks in `Reading...` until the test writes. The plan log saying `Reading...` is
+ * pipe, so it blocks in `Refreshing...` until the test writes. The plan log saying `Refreshing...` is
  * the event the test waits for; nothing waits for a fixed time.
  */
 const version = requireTerraform('the Ctrl-C tests with the terraform executor');
@@ -86,8 +86,9 @@ describe.skipIf(version === null)('Ctrl-C while the terraform executor plans', (
     const cli = startTerraformPiped(dir, server.baseUrl, ...args);
     const transcript = new Transcript(cli);
     const runId = (await transcript.until(/\/runs\/(run-[A-Za-z0-9]+)/))[1]!;
-    // The CLI echoes the plan log as it streams: the executor's terraform is now reading the gate.
-    await transcript.until('data.terraform_remote_state.gate: Reading...');
+    // The CLI echoes the plan log as it streams: the executor's terraform is now reading the gate
+    // (structured run output, on by default, words the read `Refreshing...`, as `plan -json` does).
+    await transcript.until('data.terraform_remote_state.gate: Refreshing...');
     expect(await runStatus(server, runId)).toBe('planning');
     return { cli, transcript, runId };
   }

@@ -162,7 +162,8 @@ describe.skipIf(version === null)('phase hooks with the terraform executor', () 
           ],
         }),
       });
-      const ws = await newWorkspace(server, 'remote-hooks', { 'auto-apply': true });
+      // Plain logs: the plan's text shows the planned output's value (structured lines give only its action).
+      const ws = await newWorkspace(server, 'remote-hooks', { 'auto-apply': true, 'structured-run-output-enabled': false });
       await uploadConfiguration(
         server,
         ws,

@@ -31,6 +31,11 @@ export interface PlanJob {
   refreshOnly: boolean;
   targetAddrs: string[];
   replaceAddrs: string[];
+  /**
+   * Structured run output (the workspace's `structured-run-output-enabled`): the plan and apply
+   * logs are the machine-readable UI's JSON lines after the plain header; absent or false: plain text.
+   */
+  structured?: boolean;
 }
 
 /** Receives log text as it is produced; the platform stores it and serves it from `log-read-url`. */
@@ -51,6 +56,8 @@ export interface PlanOutcome {
   hasChanges: boolean;
   /** The plan as `terraform show -json` prints it; null when planning failed. */
   json: unknown;
+  /** The redacted plan with provider schemas (structured.ts, `redactedPlan`); null when planning failed. */
+  redactedJson?: unknown;
   /** Present when the plan finished: what an apply of exactly this plan needs. */
   prepared?: PreparedApply;
 }

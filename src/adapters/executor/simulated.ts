@@ -14,6 +14,7 @@ import {
   type RunVariable,
 } from './executor.js';
 import { readSlug } from './slug.js';
+import { changeSummaryLine, redactedPlan, uiLine, uiResource, versionLine } from './structured.js';
 
 /**
  * The documented way to make the simulated executor fail: a local named `understudy_simulate_failure`
@@ -102,9 +103,48 @@ function evaluate(value: Json, variables: Map<string, Json>, locals: Map<string,
 const typeName = (value: Json) =>
   typeof value === 'string' ? 'string' : typeof value === 'number' ? 'number' : typeof value === 'boolean' ? 'bool' : 'dynamic';
 
+/** A JSON value's type as the machine-readable UI writes it (cty's JSON type form). */
+export function ctyType(value: Json): unknown {
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'number') return 'number';
+  if (typeof value === 'boolean') return 'bool';
+  if (value === null) return 'dynamic';
+  if (Array.isArray(value)) return ['tuple', value.map(ctyType)];
+  return ['object', Object.fromEntries(Object.entries(value).map(([key, item]) => [key, ctyType(item)]))];
+}
+
+/** The schema the simulated resources are drawn with: every type has the two attributes the simulation gives it. */
+function simulatedSchemas(types: string[]) {
+  const attribute = (description: string) => ({ type: 'string', description, description_kind: 'plain', computed: true });
+  const providers: Record<string, { provider: { version: number; block: object }; resource_schemas: Record<string, object> }> = {};
+  for (const type of [...new Set(types)].sort()) {
+    const name = providerOf(type).replace(/^provider\["|"\]$/g, '');
+    const provider = (providers[name] ??= { provider: { version: 0, block: { description_kind: 'plain' } }, resource_schemas: {} });
+    provider.resource_schemas[type] = {
+      version: 0,
+      block: {
+        attributes: {
+          digest: attribute("A digest of the block's arguments (understudy's simulated executor)."),
+          id: attribute('The simulated id.'),
+        },
+        description_kind: 'plain',
+      },
+    };
+  }
+  return { format_version: '1.0', provider_schemas: providers };
+}
+
+const ACTION_VERBS: Record<string, [start: string, done: string]> = {
+  create: ['Creating...', 'Creation complete'],
+  update: ['Modifying...', 'Modifications complete'],
+  delete: ['Destroying...', 'Destruction complete'],
+};
+
 export interface SimulatedExecutorOptions {
   /** The version written into the log header and the state. */
   version: string;
+  /** The time the structured log lines carry (`@timestamp`); the wall clock when absent. */
+  now?: () => Date;
 }
 
 /**
@@ -118,6 +158,10 @@ export class SimulatedExecutor implements Executor {
   readonly runUser = null;
 
   constructor(private readonly options: SimulatedExecutorOptions) {}
+
+  private timestamp(): string {
+    return (this.options.now?.() ?? new Date()).toISOString();
+  }
 
   private header(): string {
     return `Terraform v${this.options.version}\non linux_amd64 (understudy simulated executor)\nInitializing plugins and modules...\n`;
@@ -196,15 +240,43 @@ export class SimulatedExecutor implements Executor {
     const hasChanges = summary.additions + summary.changes + summary.destructions > 0 || outputChanged || outputsRemoved;
 
     const verbs: Record<string, string> = { create: 'will be created', update: 'will be updated in-place', delete: 'will be destroyed' };
-    const lines = resourceChanges
-      .filter((change) => change.actions[0] !== 'no-op')
-      .map((change) => `  # ${change.instance.address} ${verbs[change.actions[0]!]}\n`);
-    log(
-      hasChanges
-        ? `\nTerraform will perform the following actions:\n\n${lines.join('')}\n` +
-            `Plan: ${summary.additions} to add, ${summary.changes} to change, ${summary.destructions} to destroy.\n`
-        : '\nNo changes. Your infrastructure matches the configuration.\n',
-    );
+    const changed = resourceChanges.filter((change) => change.actions[0] !== 'no-op');
+    const lines = changed.map((change) => `  # ${change.instance.address} ${verbs[change.actions[0]!]}\n`);
+    const resourceOf = (instance: (typeof resourceChanges)[number]['instance']) =>
+      uiResource(instance.type, instance.name, instance.indexKey);
+    if (job.structured) {
+      const now = this.timestamp();
+      log(
+        versionLine(now, this.options.version) +
+          changed
+            .map(({ instance, actions }) =>
+              uiLine(now, `${instance.address}: Plan to ${actions[0]}`, 'planned_change', {
+                change: {
+                  resource: resourceOf(instance),
+                  action: actions[0],
+                  ...(actions[0] === 'delete' && !job.isDestroy ? { reason: 'delete_because_no_resource_config' } : {}),
+                },
+              }),
+            )
+            .join('') +
+          changeSummaryLine(now, {
+            add: summary.additions,
+            change: summary.changes,
+            import: 0,
+            remove: summary.destructions,
+            operation: 'plan',
+          }) +
+          (Object.keys(outputs).length + Object.keys(previous?.outputs ?? {}).filter((name) => !(name in outputs)).length > 0
+            ? this.planOutputsLine(now, outputs, previous)
+            : ''),
+      );
+    } else
+      log(
+        hasChanges
+          ? `\nTerraform will perform the following actions:\n\n${lines.join('')}\n` +
+              `Plan: ${summary.additions} to add, ${summary.changes} to change, ${summary.destructions} to destroy.\n`
+          : '\nNo changes. Your infrastructure matches the configuration.\n',
+      );
     const resourceJson = (instance: (typeof resourceChanges)[number]['instance']) => ({
       address: instance.address,
       mode: 'managed',
@@ -236,14 +308,25 @@ export class SimulatedExecutor implements Executor {
           })),
         },
       },
-      resource_changes: resourceChanges.map(({ instance, actions }) => ({
-        ...resourceJson(instance),
-        change: {
-          actions,
-          before: existing.get(instance.address)?.instance.attributes ?? null,
-          after: actions[0] === 'delete' ? null : { digest: instance.digest },
-        },
-      })),
+      resource_changes: resourceChanges.map(({ instance, actions }) => {
+        const before = existing.get(instance.address)?.instance.attributes ?? null;
+        return {
+          ...resourceJson(instance),
+          change: {
+            actions,
+            before,
+            after:
+              actions[0] === 'delete'
+                ? null
+                : actions[0] === 'create'
+                  ? { digest: instance.digest }
+                  : { ...before, digest: instance.digest },
+            after_unknown: actions[0] === 'create' ? { id: true } : {},
+            before_sensitive: before === null ? false : {},
+            after_sensitive: actions[0] === 'delete' ? false : {},
+          },
+        };
+      }),
       output_changes: Object.fromEntries(
         Object.entries(outputs).map(([name, output]) => [
           name,
@@ -283,6 +366,7 @@ export class SimulatedExecutor implements Executor {
       summary,
       hasChanges,
       json,
+      redactedJson: redactedPlan(json, simulatedSchemas(resourceChanges.map((change) => change.instance.type))),
       prepared: {
         apply: async (applyLog: LogSink, applySignal: AbortSignal, applyExtras = NO_EXTRAS): Promise<ApplyOutcome> => {
           applyLog(this.header() + this.phaseEnvironment(applyExtras));
@@ -294,20 +378,96 @@ export class SimulatedExecutor implements Executor {
             applyLog(`\nError: simulated apply failure (local.${FAILURE_MARKER} = "apply")\n`);
             return { status: 'errored', summary: NO_CHANGES, state: null };
           }
-          for (const change of resourceChanges) {
-            if (change.actions[0] === 'create')
-              applyLog(`${change.instance.address}: Creation complete [id=${this.idOf(previous, job, change.instance.address)}]\n`);
-            if (change.actions[0] === 'update') applyLog(`${change.instance.address}: Modifications complete\n`);
-            if (change.actions[0] === 'delete') applyLog(`${change.instance.address}: Destruction complete\n`);
+          const state = this.nextState(previous, job, wanted, outputs);
+          if (job.structured) applyLog(this.structuredApply(job, changed, previous, summary, state));
+          else {
+            for (const change of resourceChanges) {
+              if (change.actions[0] === 'create')
+                applyLog(`${change.instance.address}: Creation complete [id=${this.idOf(previous, job, change.instance.address)}]\n`);
+              if (change.actions[0] === 'update') applyLog(`${change.instance.address}: Modifications complete\n`);
+              if (change.actions[0] === 'delete') applyLog(`${change.instance.address}: Destruction complete\n`);
+            }
+            applyLog(
+              `\nApply complete! Resources: ${summary.additions} added, ${summary.changes} changed, ${summary.destructions} destroyed.\n`,
+            );
           }
-          applyLog(
-            `\nApply complete! Resources: ${summary.additions} added, ${summary.changes} changed, ${summary.destructions} destroyed.\n`,
-          );
-          return { status: 'finished', summary, state: JSON.stringify(this.nextState(previous, job, wanted, outputs)) };
+          return { status: 'finished', summary, state: JSON.stringify(state) };
         },
         dispose: async () => undefined,
       },
     };
+  }
+
+  /** The plan's `outputs` line: each output's action (no values: the plan is drawn from its redacted JSON). */
+  private planOutputsLine(now: string, outputs: Record<string, { value: Json; sensitive: boolean }>, previous: StateFile | null): string {
+    const entries: [string, { sensitive: boolean; action: string }][] = [
+      ...Object.entries(outputs).map(([name, output]): [string, { sensitive: boolean; action: string }] => {
+        const before = previous?.outputs[name];
+        const action = !before ? 'create' : JSON.stringify(before.value) === JSON.stringify(output.value) ? 'noop' : 'update';
+        return [name, { sensitive: output.sensitive, action }];
+      }),
+      ...Object.entries(previous?.outputs ?? {})
+        .filter(([name]) => !(name in outputs))
+        .map(([name, output]): [string, { sensitive: boolean; action: string }] => [
+          name,
+          { sensitive: output.sensitive ?? false, action: 'delete' },
+        ]),
+    ];
+    return uiLine(now, `Outputs: ${entries.length}`, 'outputs', { outputs: Object.fromEntries(entries) });
+  }
+
+  /** The apply's machine-readable lines: the version, each change's start and end, the summary, the outputs. */
+  private structuredApply(
+    job: PlanJob,
+    changed: { instance: { address: string; type: string; name: string; indexKey?: string | number }; actions: string[] }[],
+    previous: StateFile | null,
+    summary: ChangeSummary,
+    state: StateFile,
+  ): string {
+    const now = this.timestamp();
+    const lines = [versionLine(now, this.options.version)];
+    for (const { instance, actions } of changed) {
+      const action = actions[0]!;
+      const resource = uiResource(instance.type, instance.name, instance.indexKey);
+      lines.push(uiLine(now, `${instance.address}: Plan to ${action}`, 'planned_change', { change: { resource, action } }));
+    }
+    for (const { instance, actions } of changed) {
+      const action = actions[0]!;
+      const [start, done] = ACTION_VERBS[action]!;
+      const resource = uiResource(instance.type, instance.name, instance.indexKey);
+      const id = this.idOf(previous, job, instance.address);
+      const known = action === 'create' ? {} : { id_key: 'id', id_value: id };
+      lines.push(
+        uiLine(now, `${instance.address}: ${start}${action === 'create' ? '' : ` [id=${id}]`}`, 'apply_start', {
+          hook: { resource, action, ...known },
+        }),
+        uiLine(now, `${instance.address}: ${done} after 0s${action === 'delete' ? '' : ` [id=${id}]`}`, 'apply_complete', {
+          hook: { resource, action, ...(action === 'delete' ? {} : { id_key: 'id', id_value: id }), elapsed_seconds: 0 },
+        }),
+      );
+    }
+    lines.push(
+      changeSummaryLine(now, {
+        add: summary.additions,
+        change: summary.changes,
+        import: 0,
+        remove: summary.destructions,
+        operation: job.isDestroy ? 'destroy' : 'apply',
+      }),
+    );
+    const outputs = Object.entries(state.outputs);
+    if (outputs.length > 0)
+      lines.push(
+        uiLine(now, `Outputs: ${outputs.length}`, 'outputs', {
+          outputs: Object.fromEntries(
+            outputs.map(([name, output]) => [
+              name,
+              { sensitive: output.sensitive ?? false, type: ctyType(output.value), ...(output.sensitive ? {} : { value: output.value }) },
+            ]),
+          ),
+        }),
+      );
+    return lines.join('');
   }
 
   private lineage(previous: StateFile | null, job: PlanJob): string {

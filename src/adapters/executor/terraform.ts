@@ -19,6 +19,7 @@ import { runProcess, type ProcessResult } from './process.js';
 import { handOver, makeRunDirectory, type RunUser } from './run-user.js';
 import { SlugRejected, unpackSlug } from './slug.js';
 import { summarisePlan } from './plan-json.js';
+import { redactedPlan } from './structured.js';
 
 export interface TerraformExecutorOptions {
   /** The CLI to run (`UNDERSTUDY_TERRAFORM_BIN`, else `terraform` on PATH). */
@@ -170,7 +171,9 @@ export class TerraformExecutor implements Executor {
         .join('');
       if (shown) log(shown);
     };
-    const plan = await run(['plan', '-input=false', '-no-color', `-out=${PLAN_FILE}`, ...planFlags(job)], planLog);
+    // Structured run output: the machine-readable UI's lines (`-json`), which never print the saved plan's advice.
+    const output = job.structured ? '-json' : '-no-color';
+    const plan = await run(['plan', '-input=false', output, `-out=${PLAN_FILE}`, ...planFlags(job)], planLog);
     const planProblem = problem(plan, 'terraform plan');
     if (planProblem) return planProblem;
 
@@ -183,12 +186,23 @@ export class TerraformExecutor implements Executor {
     } catch {
       return failed('errored', '\nError: terraform show -json printed something that is not JSON.\n');
     }
+    // The provider schemas the redacted plan carries, so a client can draw the plan's changes.
+    const schemas = await run(['providers', 'schema', '-json'], undefined);
+    const schemasProblem = problem(schemas, 'terraform providers schema -json');
+    if (schemasProblem) return schemasProblem;
+    let schemaJson: unknown;
+    try {
+      schemaJson = JSON.parse(schemas.stdout);
+    } catch {
+      return failed('errored', '\nError: terraform providers schema -json printed something that is not JSON.\n');
+    }
     const { summary, hasChanges } = summarisePlan(json);
     return {
       status: 'finished',
       summary,
       hasChanges,
       json,
+      redactedJson: redactedPlan(json, schemaJson),
       prepared: {
         apply: async (rawApplyLog, applySignal, applyExtras = NO_EXTRAS): Promise<ApplyOutcome> => {
           const applyLog = redactingSink(rawApplyLog, secretsOf(job, applyExtras));
@@ -197,7 +211,7 @@ export class TerraformExecutor implements Executor {
           if (applyExtras.variables.length > 0)
             await writeFile(join(directory, VARIABLES_FILE), variablesFile(withExtras(job.variables, applyExtras.variables)));
           let text = '';
-          const result = await runProcess(this.options.binary, ['apply', '-input=false', '-no-color', PLAN_FILE], {
+          const result = await runProcess(this.options.binary, ['apply', '-input=false', output, PLAN_FILE], {
             cwd: directory,
             env: this.environment(job, applyExtras, directory),
             signal: applySignal,

@@ -73,7 +73,20 @@ function showPhase(kind, phase) {
   $('#' + kind + '-status').textContent = phase ? phase.status : 'none';
   $('#' + kind + '-counts').textContent = phase
     ? '(+' + phase['resource-additions'] + ' ~' + phase['resource-changes'] + ' -' + phase['resource-destructions'] + ')' : '';
-  $('#' + kind + '-log').textContent = phase ? phase.log : '';
+  $('#' + kind + '-log').textContent = phase ? readableLog(phase.log) : '';
+}
+
+// Structured run output is one JSON object a line: the page shows each line's message.
+function readableLog(log) {
+  return log.split('\\n').map((line) => {
+    if (!line.startsWith('{')) return line;
+    try {
+      const entry = JSON.parse(line);
+      return typeof entry['@message'] === 'string' ? entry['@message'] : line;
+    } catch {
+      return line;
+    }
+  }).join('\\n');
 }
 
 async function refreshRun() {

@@ -7,20 +7,16 @@ export const API_VERSION = '2.6';
 
 /**
  * The release the self-hosted edition reports, in the real `vYYYYMM-N` shape the CLI parses (a
- * semantic version makes `terraform plan` in remote mode fail). A release before 202302-1 tells
- * the CLI to print a run's log as it streams rather than re-render structured run output, which
- * understudy does not model. Releases of that shape send no `X-TFE-Current-Version` (the numeric
- * version header came with the 1.0 releases), so neither does understudy.
+ * semantic version makes `terraform plan` in remote mode fail). From 202302-1 on, the CLI renders
+ * a workspace's structured run output (the JSON log lines, and the plan drawn from
+ * `json-output-redacted`); this is that first release. Releases of that shape send no
+ * `X-TFE-Current-Version` (the numeric version header came with the 1.0 releases), so neither
+ * does understudy.
  */
-export const TFE_RELEASE = 'v202301-1';
+export const TFE_RELEASE = 'v202302-1';
 
-/**
- * The hosted edition's `TFP-AppName`. The real one is `HCP Terraform`, but a client told that
- * renders structured run output (the CLI then re-renders the plan from its redacted JSON with
- * provider schemas), which understudy does not model; any other name makes the Go client take
- * the service for a self-hosted one whose release it cannot tell, and the CLI stream the log.
- */
-export const HOSTED_APP_NAME = 'understudy';
+/** The hosted edition's `TFP-AppName`, as the real service sends it (the CLI then renders structured run output). */
+export const HOSTED_APP_NAME = 'HCP Terraform';
 
 /**
  * The headers every `/api/v2` response carries, as the real editions send them: the API version,

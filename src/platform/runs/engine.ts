@@ -20,7 +20,7 @@ import type { WorkspaceLocks } from '../workspaces/locking.js';
 import { AgentDispatch } from './agent-dispatch.js';
 import { taskStageChecks, type CheckPoint, type RunCheck, type StageRunner } from './checks.js';
 import { TransitionEvents, type TransitionListener } from './events.js';
-import { buildJob, runNames, type JobSources } from './job.js';
+import { buildJob, runNames, structuredOutput, type JobSources } from './job.js';
 import type { FinalRunStatus } from './lifecycle.js';
 import type { LogBook } from './logs.js';
 import type { PhaseHook, RunPhase } from './phase-hooks.js';
@@ -330,7 +330,7 @@ export class RunEngine implements DueSource {
         const plan = this.records.phase(runId, 'plan');
         this.logs.start(plan.id);
         await this.gate(runId, entry);
-        const job = buildJob(this.services, run);
+        const job = { ...buildJob(this.services, run), structured: structuredOutput(this.db, run) };
         entry.job = job;
         const executor = await this.executor();
         return this.inPhase(run, 'plan', plan.id, job, entry, PLAN_REFUSED, (log, extras) =>

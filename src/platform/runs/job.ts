@@ -47,6 +47,11 @@ export function buildJob(sources: JobSources, run: RunRow): PlanJob {
   };
 }
 
+/** Whether the run's logs are structured: its workspace's `structured-run-output-enabled` (a deleted workspace's run: plain). */
+export function structuredOutput(db: DbOrTx, run: RunRow): boolean {
+  return findWorkspace(db, run.workspaceId)?.structuredRunOutputEnabled ?? false;
+}
+
 /** The organization, project and workspace a run belongs to, by id and name (for phase hooks). */
 export function runNames(db: DbOrTx, run: RunRow): RunNames {
   const workspace = findWorkspace(db, run.workspaceId);

@@ -153,6 +153,8 @@ export class RunRecords {
         resourceDestructions: outcome.summary.destructions,
         resourceImports: outcome.summary.imports,
         jsonOutput: outcome.json === null ? null : Buffer.from(JSON.stringify(outcome.json)),
+        jsonOutputRedacted:
+          outcome.json === null || outcome.redactedJson === undefined ? null : Buffer.from(JSON.stringify(outcome.redactedJson)),
       });
       repo.updateRun(tx, run.id, { hasChanges: outcome.hasChanges });
       const workspace = workspacesRepo.findWorkspace(tx, run.workspaceId);

@@ -245,9 +245,10 @@ export async function runRoutes(app: PlatformApp, context: PlatformContext): Pro
   for (const path of ['/plans/:id/json-output', '/plans/:id/json-output-redacted', '/runs/:id/plan/json-output']) {
     app.get<ById>(path, { config: { taskAccess: true }, schema: { params: params('id') } }, async (request, reply) => {
       const byRun = path.startsWith('/runs');
+      const redacted = path.endsWith('-redacted');
       const json = request.taskRunId
-        ? service.taskPlanJson(request.taskRunId, request.params.id, byRun)
-        : service.planJson(request.principal, request.params.id, byRun);
+        ? service.taskPlanJson(request.taskRunId, request.params.id, byRun, redacted)
+        : service.planJson(request.principal, request.params.id, byRun, redacted);
       return reply.code(200).type('application/json').send(json);
     });
   }

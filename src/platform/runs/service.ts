@@ -156,6 +156,7 @@ export class RunService {
           resourceImports: 0,
           log: '',
           jsonOutput: null,
+          jsonOutputRedacted: null,
           executionDetails: null,
           statusTimestamps: {},
           createdAt: now,
@@ -340,11 +341,10 @@ export class RunService {
   }
 
   /** The plan's JSON for a run task service of `taskRunId` (its payload's access token): that run's plan only. */
-  taskPlanJson(taskRunId: string, id: string, byRun: boolean): Buffer {
+  taskPlanJson(taskRunId: string, id: string, byRun: boolean, redacted = false): Buffer {
     const phase = byRun ? repo.phasesOf(this.db, [id]).find((row) => row.kind === 'plan') : repo.findPhase(this.db, id);
     if (!phase || phase.kind !== 'plan' || phase.runId !== taskRunId) throw NOT_FOUND;
-    if (!phase.jsonOutput) throw notFound('the plan has no JSON output (it has not finished)');
-    return phase.jsonOutput;
+    return planOutput(phase, redacted);
   }
 
   /** The configuration version id of `taskRunId`, the one its task service's access token may download. */
@@ -353,14 +353,24 @@ export class RunService {
   }
 
   /** The plan's JSON (`terraform show -json`), by plan id or run id; reading it needs the right to queue applies, as for real. */
-  planJson(principal: Principal, id: string, byRun: boolean): Buffer {
+  planJson(principal: Principal, id: string, byRun: boolean, redacted = false): Buffer {
     const phase = byRun ? repo.phasesOf(this.db, [id]).find((row) => row.kind === 'plan') : repo.findPhase(this.db, id);
     if (!phase || phase.kind !== 'plan') throw NOT_FOUND;
     const { located } = this.locate(principal, phase.runId);
     this.workspaces.require(located, 'can-read-state-versions');
-    if (!phase.jsonOutput) throw notFound('the plan has no JSON output (it has not finished)');
-    return phase.jsonOutput;
+    return planOutput(phase, redacted);
   }
+}
+
+/**
+ * A finished plan's JSON: `terraform show -json`, or the redacted plan with provider schemas the
+ * CLI draws structured run output from (`json-output-redacted`).
+ */
+function planOutput(phase: repo.PhaseRow, redacted: boolean): Buffer {
+  const output = redacted ? phase.jsonOutputRedacted : phase.jsonOutput;
+  if (!output)
+    throw notFound(phase.jsonOutput ? 'the plan has no redacted JSON output' : 'the plan has no JSON output (it has not finished)');
+  return output;
 }
 
 function orAll(parts: SQL[]): SQL {

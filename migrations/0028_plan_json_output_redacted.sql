@@ -1,0 +1,1 @@
+ALTER TABLE `run_phases` ADD `json_output_redacted` blob;
