@@ -11,6 +11,7 @@ import { OneAtATime } from '../../core/one-at-a-time.js';
 import { withSpooledUpload } from '../../core/upload-spool.js';
 import type { Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
+import { backingDataDeleted, backingDataMove, type BackingDataAction } from '../backing-data.js';
 import * as workspacesRepo from '../workspaces/repo.js';
 import type { Located, WorkspaceService } from '../workspaces/service.js';
 import { newUploadSecret, UPLOAD_LINK_TTL_MS } from './links.js';
@@ -122,7 +123,8 @@ export class ConfigurationVersionService {
 
   /** The archive for a run task service, whose access token opens its run's configuration version (`allowed`) only. */
   taskDownload(id: string, allowed: string | undefined): Buffer {
-    const archive = id === allowed ? repo.archiveOf(this.db, id) : null;
+    const readable = id === allowed && !backingDataDeleted(repo.findConfigurationVersion(this.db, id)?.status ?? 'pending');
+    const archive = readable ? repo.archiveOf(this.db, id) : null;
     if (!archive) throw NOT_FOUND;
     return archive;
   }
@@ -141,6 +143,32 @@ export class ConfigurationVersionService {
     if (repo.currentVersionIds(this.db, version.workspaceId, this.finalRunStatuses).has(version.id)) throw refuse('current');
     const statusTimestamps = { ...version.statusTimestamps, 'archived-at': isoTimestamp(this.clock.now()) };
     repo.updateConfigurationVersion(this.db, id, { status: 'archived', archive: null, statusTimestamps });
+  }
+
+  /**
+   * The backing-data actions (self-hosted edition). Soft delete hides an uploaded version's slug
+   * (its download answers 404, no run can use it) but keeps it; restore makes it `uploaded`
+   * again; permanent delete drops the slug of a soft-deleted version for good. The workspace's
+   * current version (and one an unfinished run reads) is never soft deleted. A move the statuses
+   * do not allow is a 409 "transition not allowed". Workspace admins only.
+   */
+  backingData(principal: Principal, id: string, action: BackingDataAction): void {
+    const { version, located } = this.locate(principal, id);
+    this.workspaces.require(located, 'can-update');
+    const refuse = (why: string) => conflict(`configuration version ${version.id} ${why}`, { title: 'transition not allowed' });
+    const { from, to } = backingDataMove(action, 'uploaded');
+    if (version.status !== from) throw refuse(`is ${version.status}, not ${from}`);
+    if (
+      action === 'soft_delete_backing_data' &&
+      repo.currentVersionIds(this.db, version.workspaceId, this.finalRunStatuses).has(version.id)
+    ) {
+      throw refuse('is current');
+    }
+    repo.updateConfigurationVersion(
+      this.db,
+      id,
+      action === 'permanently_delete_backing_data' ? { status: to, archive: null } : { status: to },
+    );
   }
 
   find(id: string): ConfigurationVersionMeta | undefined {

@@ -6,6 +6,7 @@ import { safeEqual, sha256Hex } from '../../core/crypto.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import type { Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
+import { backingDataDeleted, backingDataMove, type BackingDataAction } from '../backing-data.js';
 import { lockerOf } from '../workspaces/locking.js';
 import * as workspacesRepo from '../workspaces/repo.js';
 import { WorkspaceService, type Located } from '../workspaces/service.js';
@@ -267,11 +268,34 @@ export class StateVersionService {
     this.db.transaction((tx) => this.finalize(tx, version, body));
   }
 
-  /** The raw state (or JSON state) a download link names; 404 once it no longer exists. */
+  /** The raw state (or JSON state) a download link names; 404 once it no longer exists or its backing data is deleted. */
   download(stateVersionId: string, kind: StateKind): Buffer {
-    const data = repo.stateData(this.db, stateVersionId, kind);
+    const version = repo.findStateVersion(this.db, stateVersionId);
+    const data = version && !backingDataDeleted(version.status) ? repo.stateData(this.db, stateVersionId, kind) : null;
     if (!data) throw notFound('the download link is unknown or has expired');
     return data;
+  }
+
+  /**
+   * The backing-data actions (self-hosted edition). Soft delete hides a finalized version's state
+   * (its downloads answer 404) but keeps it; restore brings it back; permanent delete drops the
+   * bytes of a soft-deleted version for good. The workspace's current version is never soft
+   * deleted. A move the statuses do not allow is a 409 "transition not allowed". Workspace admins only.
+   */
+  backingData(principal: Principal, id: string, action: BackingDataAction): void {
+    const { version, located } = this.locate(principal, id);
+    this.workspaces.require(located, 'can-update');
+    const refuse = (why: string) => conflict(`state version ${version.id} ${why}`, { title: 'transition not allowed' });
+    const { from, to } = backingDataMove(action, 'finalized');
+    if (version.status !== from) throw refuse(`is ${version.status}, not ${from}`);
+    if (action === 'soft_delete_backing_data' && located.workspace.currentStateVersionId === version.id) {
+      throw refuse("is the workspace's current state version");
+    }
+    repo.updateStateVersion(
+      this.db,
+      version.id,
+      action === 'permanently_delete_backing_data' ? { status: to, state: null, jsonState: null } : { status: to },
+    );
   }
 
   /**
