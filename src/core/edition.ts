@@ -62,7 +62,9 @@ export const EDITION_RULES: readonly EditionRule[] = [
     what:
       'Data retention policies (`/api/v2/organizations/:org/relationships/data-retention-policy`, ' +
       '`/api/v2/workspaces/:id/relationships/data-retention-policy`)',
-    'self-hosted': "present: kept and shown as the owner's `data-retention-policy` relationship; nothing is deleted by them",
+    'self-hosted':
+      "present: shown as the owner's `data-retention-policy` relationship; " +
+      '`delete-older-than-n-days` soft deletes old backing data on the clock',
     hosted: '404',
   },
   {

@@ -39,6 +39,8 @@ export type AutoQueue = (configurationVersion: ConfigurationVersionMeta, origin:
  * until it expires (the Go client's own test uploads twice); the last one wins.
  */
 export class ConfigurationVersionService {
+  /** Told after a version is uploaded or gets its backing data back (the retention sweep looks again); set by the door. */
+  backingDataChanged: (workspaceId: string) => void = () => undefined;
   /** Set by the run service: queues a run for `auto-queue-runs` versions. */
   autoQueue: AutoQueue = () => undefined;
   /** Uploaded slugs are read back whole one at a time, so concurrent uploads never hold several. */
@@ -169,6 +171,19 @@ export class ConfigurationVersionService {
       id,
       action === 'permanently_delete_backing_data' ? { status: to, archive: null } : { status: to },
     );
+    if (action === 'restore_backing_data') this.backingDataChanged(version.workspaceId);
+  }
+
+  /** The versions of a workspace that keep their slug whatever a retention policy says (the newest uploaded, those runs read). */
+  protectedVersions(workspaceId: string): Set<string> {
+    return repo.currentVersionIds(this.db, workspaceId, this.finalRunStatuses);
+  }
+
+  /** A data retention policy's soft delete: an uploaded version that is not protected. */
+  expireBackingData(id: string): void {
+    const version = repo.findConfigurationVersion(this.db, id);
+    if (version?.status !== 'uploaded' || this.protectedVersions(version.workspaceId).has(id)) return;
+    repo.updateConfigurationVersion(this.db, id, { status: backingDataMove('soft_delete_backing_data', 'uploaded').to });
   }
 
   find(id: string): ConfigurationVersionMeta | undefined {
@@ -226,6 +241,7 @@ export class ConfigurationVersionService {
         });
       });
     });
+    this.backingDataChanged(version.workspaceId);
     // Only the first upload queues a run; a later one through the same link replaces the slug.
     if (version.autoQueueRuns && first) {
       const uploaded = repo.findConfigurationVersion(this.db, id);

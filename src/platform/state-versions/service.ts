@@ -53,6 +53,8 @@ export class StateVersionService {
   ) {}
 
   private readonly parsedResources = new Map<string, StateResource[]>();
+  /** Told after a version becomes current or gets its backing data back (the retention sweep looks again); set by the door. */
+  backingDataChanged: (workspaceId: string) => void = () => undefined;
 
   /** The version and its workspace, if the caller may read the workspace's state; 404 otherwise. */
   locate(principal: Principal, id: string): { version: StateVersionMeta; located: Located } {
@@ -166,6 +168,7 @@ export class StateVersionService {
       repo.insertStateVersion(tx, version);
       this.finalize(tx, version, state);
     });
+    this.backingDataChanged(version.workspaceId);
     return repo.findStateVersion(this.db, version.id) ?? null;
   }
 
@@ -205,6 +208,7 @@ export class StateVersionService {
       repo.insertStateVersion(tx, version);
       if (input.state) this.finalize(tx, version, input.state);
     });
+    if (input.state) this.backingDataChanged(version.workspaceId);
     const stored = repo.findStateVersion(this.db, version.id);
     if (!stored) throw NOT_FOUND;
     return { version: stored, secrets: secrets && { state: secrets.state.secret, json: secrets.json.secret } };
@@ -266,6 +270,7 @@ export class StateVersionService {
     // service accepts it; the version keeps what was declared when it was created.
     parseState(body, '/');
     this.db.transaction((tx) => this.finalize(tx, version, body));
+    this.backingDataChanged(version.workspaceId);
   }
 
   /** The raw state (or JSON state) a download link names; 404 once it no longer exists or its backing data is deleted. */
@@ -296,6 +301,15 @@ export class StateVersionService {
       version.id,
       action === 'permanently_delete_backing_data' ? { status: to, state: null, jsonState: null } : { status: to },
     );
+    if (action === 'restore_backing_data') this.backingDataChanged(version.workspaceId);
+  }
+
+  /** A data retention policy's soft delete: a finalized version that is not its workspace's current one. */
+  expireBackingData(id: string): void {
+    const version = repo.findStateVersion(this.db, id);
+    if (version?.status !== 'finalized') return;
+    if (workspacesRepo.findWorkspace(this.db, version.workspaceId)?.currentStateVersionId === id) return;
+    repo.updateStateVersion(this.db, id, { status: backingDataMove('soft_delete_backing_data', 'finalized').to });
   }
 
   /**
@@ -330,6 +344,7 @@ export class StateVersionService {
       repo.insertStateVersion(tx, version);
       this.finalize(tx, version, state);
     });
+    this.backingDataChanged(version.workspaceId);
     const stored = repo.findStateVersion(this.db, version.id);
     if (!stored) throw NOT_FOUND;
     return stored;
