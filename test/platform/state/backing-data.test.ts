@@ -80,6 +80,11 @@ describe('state version backing data (TestStateVersions_ManageBackingData)', () 
     expect([soft.status, soft.text]).toEqual([204, '']);
     expect(await stateStatus(older.id)).toBe('backing_data_soft_deleted');
     expect((await download(older.url)).status).toBe(404);
+    // The record stays readable: its outputs are kept, and it offers no download link.
+    const shown = (await platform(world.server, 'GET', `/state-versions/${older.id}`)).body.data;
+    expect(shown.attributes['hosted-state-download-url']).toBeNull();
+    expect(shown.attributes['resources-processed']).toBe(true);
+    expect(shown.relationships.outputs.data).toHaveLength(3);
     expect(storedBytes('state_versions', 'state', older.id)?.equals(older.state)).toBe(true);
 
     expect((await act(older.id, 'restore_backing_data')).status).toBe(204);
