@@ -198,6 +198,13 @@ const SUMMARIES: Record<string, string> = {
   'POST /api/v2/admin/saml-settings/actions/revoke-old-certificate': 'Revoke the old SAML certificate',
   'POST /api/v2/admin/oidc-settings/actions/rotate-key': 'Rotate the signing key',
   'POST /api/v2/admin/oidc-settings/actions/trim-key': 'Remove all signing keys but the current one',
+  'POST /api/v2/state-versions/:id/actions/soft_delete_backing_data': "Soft delete a state version's backing data",
+  'POST /api/v2/state-versions/:id/actions/restore_backing_data': "Restore a state version's soft-deleted backing data",
+  'POST /api/v2/state-versions/:id/actions/permanently_delete_backing_data': "Permanently delete a state version's backing data",
+  'POST /api/v2/configuration-versions/:id/actions/soft_delete_backing_data': "Soft delete a configuration version's backing data",
+  'POST /api/v2/configuration-versions/:id/actions/restore_backing_data': "Restore a configuration version's soft-deleted backing data",
+  'POST /api/v2/configuration-versions/:id/actions/permanently_delete_backing_data':
+    "Permanently delete a configuration version's backing data",
   'POST /api/v2/admin/organizations/:org/subscription': 'Set an organization’s subscription (administrator)',
   'GET /api/registry/v1/modules/': 'List modules (registry protocol)',
   'GET /api/registry/v1/modules/search': 'Search modules (registry protocol)',

@@ -62,7 +62,16 @@ export const EDITION_RULES: readonly EditionRule[] = [
     what:
       'Data retention policies (`/api/v2/organizations/:org/relationships/data-retention-policy`, ' +
       '`/api/v2/workspaces/:id/relationships/data-retention-policy`)',
-    'self-hosted': "present: kept and shown as the owner's `data-retention-policy` relationship; nothing is deleted by them",
+    'self-hosted':
+      "present: shown as the owner's `data-retention-policy` relationship; " +
+      '`delete-older-than-n-days` soft deletes old backing data on the clock',
+    hosted: '404',
+  },
+  {
+    what:
+      'Backing-data actions (`POST /api/v2/state-versions/:id/actions/…_backing_data`, ' +
+      '`POST /api/v2/configuration-versions/:id/actions/…_backing_data`)',
+    'self-hosted': 'present',
     hosted: '404',
   },
   { what: 'IP ranges (`GET /api/meta/ip-ranges`)', 'self-hosted': '404', hosted: 'present: the loopback ranges for every kind of traffic' },
@@ -82,6 +91,7 @@ export const editionAllows = {
   remoteStateAccessSetting: (edition: Edition) => edition === 'self-hosted',
   auditTrails: (edition: Edition) => edition === 'hosted',
   dataRetentionPolicies: (edition: Edition) => edition === 'self-hosted',
+  backingDataActions: (edition: Edition) => edition === 'self-hosted',
   ipRanges: (edition: Edition) => edition === 'hosted',
   /** `X-TFE-Version`: a self-hosted release says which it is; the hosted service sends none. */
   releaseHeader: (edition: Edition) => edition === 'self-hosted',

@@ -34,6 +34,8 @@ import { workspaceActionRoutes } from './workspaces/actions.js';
 import { workspaceRoutes } from './workspaces/routes.js';
 import { oauthClientRoutes } from './oauth-clients/routes.js';
 import { dataRetentionRoutes } from './data-retention/routes.js';
+import { stateVersionBackingDataRoutes } from './state-versions/backing-routes.js';
+import { configurationVersionBackingDataRoutes } from './configuration-versions/backing-routes.js';
 import { noCodeRoutes } from './registry/no-code-routes.js';
 import { registryRoutes } from './registry/routes.js';
 import { registryProviderRoutes } from './registry-providers/routes.js';
@@ -113,6 +115,10 @@ export async function platformPlugin(app: FastifyInstance, context: PlatformCont
   }
   if (editionAllows.dataRetentionPolicies(context.config.edition)) {
     await app.register(async (scoped) => dataRetentionRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+  }
+  if (editionAllows.backingDataActions(context.config.edition)) {
+    await app.register(async (scoped) => stateVersionBackingDataRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
+    await app.register(async (scoped) => configurationVersionBackingDataRoutes(scoped.withTypeProvider<TypeBoxTypeProvider>(), context));
   }
   if (editionAllows.adminApi(context.config.edition)) {
     await app.register(async (scoped) => adminRoutes(scoped, context));

@@ -3,6 +3,8 @@ import { AdminService } from './admin-settings/service.js';
 import { AgentPoolService } from './agent-pools/service.js';
 import { AgentService } from './agents/service.js';
 import { DataRetentionService } from './data-retention/service.js';
+import { RetentionSweep } from './data-retention/sweep.js';
+import { editionAllows } from '../core/edition.js';
 import { MembershipService } from './memberships/service.js';
 import { MembershipViews, teamMembershipsInclude } from './memberships/view.js';
 import { OAuthClientService } from './oauth-clients/service.js';
@@ -195,6 +197,15 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     workspaceLocks,
   });
   const runs = new RunService(db, clock, workspaces, engine);
+  // Data retention policies applied (self-hosted only: the hosted edition has no policies).
+  const retentionSweep = editionAllows.dataRetentionPolicies(edition)
+    ? new RetentionSweep(db, clock, runtime.scheduler, {
+        expireStateVersion: (id) => stateVersions.expireBackingData(id),
+        expireConfigurationVersion: (id) => configurationVersions.expireBackingData(id),
+        protectedConfigurationVersions: (workspaceId) => configurationVersions.protectedVersions(workspaceId),
+      })
+    : null;
+  if (retentionSweep) runtime.scheduler.register(retentionSweep.source);
   configurationVersions.autoQueue = (version, origin) => runs.autoQueue(version, origin);
   const taskStageRunner = new TaskStageRunner(db, clock, runtime.scheduler, runtime.log);
   engine.useStages(taskStageRunner);
@@ -261,7 +272,7 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     admin,
     agentPools,
     agents: new AgentService(db, clock, agentPools, (poolId) => engine.agents.offer(poolId)),
-    dataRetention: new DataRetentionService(db, organizations, workspaces),
+    dataRetention: new DataRetentionService(db, organizations, workspaces, () => retentionSweep?.changed()),
     memberships: new MembershipService(db, clock, dialect, users),
     membershipViews: new MembershipViews(db, teams),
     oauthClients,
@@ -329,6 +340,14 @@ export function buildPlatformContext(runtime: Runtime): PlatformContext {
     stateLinks,
   };
   workspaceLocks.onUnlocked = (workspaceId) => engine.pump(workspaceId);
+  if (retentionSweep) {
+    // What a policy reads: new current versions, restores, and a run's end (its configuration version is no longer in use).
+    stateVersions.backingDataChanged = (workspaceId) => retentionSweep.changedIn(workspaceId);
+    configurationVersions.backingDataChanged = (workspaceId) => retentionSweep.changedIn(workspaceId);
+    engine.onTransition((transition) => {
+      if (FINAL_STATUSES.has(transition.to)) retentionSweep.changedIn(transition.run.workspaceId);
+    });
+  }
   // Every committed run status change reaches the notification dispatcher (which returns at once).
   engine.onTransition((transition) => notifications.dispatcher.runTransition(transition));
   return { ...runtime, services };

@@ -11,6 +11,7 @@ import { OneAtATime } from '../../core/one-at-a-time.js';
 import { withSpooledUpload } from '../../core/upload-spool.js';
 import type { Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
+import { backingDataDeleted, backingDataMove, type BackingDataAction } from '../backing-data.js';
 import * as workspacesRepo from '../workspaces/repo.js';
 import type { Located, WorkspaceService } from '../workspaces/service.js';
 import { newUploadSecret, UPLOAD_LINK_TTL_MS } from './links.js';
@@ -38,6 +39,8 @@ export type AutoQueue = (configurationVersion: ConfigurationVersionMeta, origin:
  * until it expires (the Go client's own test uploads twice); the last one wins.
  */
 export class ConfigurationVersionService {
+  /** Told after a version is uploaded or gets its backing data back (the retention sweep looks again); set by the door. */
+  backingDataChanged: (workspaceId: string) => void = () => undefined;
   /** Set by the run service: queues a run for `auto-queue-runs` versions. */
   autoQueue: AutoQueue = () => undefined;
   /** Uploaded slugs are read back whole one at a time, so concurrent uploads never hold several. */
@@ -122,7 +125,8 @@ export class ConfigurationVersionService {
 
   /** The archive for a run task service, whose access token opens its run's configuration version (`allowed`) only. */
   taskDownload(id: string, allowed: string | undefined): Buffer {
-    const archive = id === allowed ? repo.archiveOf(this.db, id) : null;
+    const readable = id === allowed && !backingDataDeleted(repo.findConfigurationVersion(this.db, id)?.status ?? 'pending');
+    const archive = readable ? repo.archiveOf(this.db, id) : null;
     if (!archive) throw NOT_FOUND;
     return archive;
   }
@@ -141,6 +145,45 @@ export class ConfigurationVersionService {
     if (repo.currentVersionIds(this.db, version.workspaceId, this.finalRunStatuses).has(version.id)) throw refuse('current');
     const statusTimestamps = { ...version.statusTimestamps, 'archived-at': isoTimestamp(this.clock.now()) };
     repo.updateConfigurationVersion(this.db, id, { status: 'archived', archive: null, statusTimestamps });
+  }
+
+  /**
+   * The backing-data actions (self-hosted edition). Soft delete hides an uploaded version's slug
+   * (its download answers 404, no run can use it) but keeps it; restore makes it `uploaded`
+   * again; permanent delete drops the slug of a soft-deleted version for good. The workspace's
+   * current version (and one an unfinished run reads) is never soft deleted. A move the statuses
+   * do not allow is a 409 "transition not allowed". Workspace admins only.
+   */
+  backingData(principal: Principal, id: string, action: BackingDataAction): void {
+    const { version, located } = this.locate(principal, id);
+    this.workspaces.require(located, 'can-update');
+    const refuse = (why: string) => conflict(`configuration version ${version.id} ${why}`, { title: 'transition not allowed' });
+    const { from, to } = backingDataMove(action, 'uploaded');
+    if (version.status !== from) throw refuse(`is ${version.status}, not ${from}`);
+    if (
+      action === 'soft_delete_backing_data' &&
+      repo.currentVersionIds(this.db, version.workspaceId, this.finalRunStatuses).has(version.id)
+    ) {
+      throw refuse('is current');
+    }
+    repo.updateConfigurationVersion(
+      this.db,
+      id,
+      action === 'permanently_delete_backing_data' ? { status: to, archive: null } : { status: to },
+    );
+    if (action === 'restore_backing_data') this.backingDataChanged(version.workspaceId);
+  }
+
+  /** The versions of a workspace that keep their slug whatever a retention policy says (the newest uploaded, those runs read). */
+  protectedVersions(workspaceId: string): Set<string> {
+    return repo.currentVersionIds(this.db, workspaceId, this.finalRunStatuses);
+  }
+
+  /** A data retention policy's soft delete: an uploaded version that is not protected. */
+  expireBackingData(id: string): void {
+    const version = repo.findConfigurationVersion(this.db, id);
+    if (version?.status !== 'uploaded' || this.protectedVersions(version.workspaceId).has(id)) return;
+    repo.updateConfigurationVersion(this.db, id, { status: backingDataMove('soft_delete_backing_data', 'uploaded').to });
   }
 
   find(id: string): ConfigurationVersionMeta | undefined {
@@ -198,6 +241,7 @@ export class ConfigurationVersionService {
         });
       });
     });
+    this.backingDataChanged(version.workspaceId);
     // Only the first upload queues a run; a later one through the same link replaces the slug.
     if (version.autoQueueRuns && first) {
       const uploaded = repo.findConfigurationVersion(this.db, id);

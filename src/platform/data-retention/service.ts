@@ -20,8 +20,8 @@ export interface OwnedPolicy {
 /**
  * Data retention policies of organizations and workspaces (self-hosted edition). A policy is kept
  * on its owner's row and shows as the owner's `data-retention-policy` relationship; setting the
- * same kind again keeps its id, another kind replaces it. understudy keeps the policy and deletes
- * nothing by it. Reading takes read access (organization membership, a workspace's settings);
+ * same kind again keeps its id, another kind replaces it. The retention sweep (sweep.ts) applies
+ * `delete-older` policies as the clock moves. Reading takes read access (organization membership, a workspace's settings);
  * setting and deleting take the owners' rights on an organization and admin on a workspace.
  */
 export class DataRetentionService {
@@ -29,6 +29,8 @@ export class DataRetentionService {
     private readonly db: Db,
     private readonly organizations: OrganizationService,
     private readonly workspaces: WorkspaceService,
+    /** Told after a policy is set or removed (the retention sweep looks again). */
+    private readonly policiesChanged: () => void = () => undefined,
   ) {}
 
   private organization(principal: Principal, name: string, write: boolean): OrganizationRow {
@@ -46,12 +48,14 @@ export class DataRetentionService {
     const organization = this.organization(principal, name, true);
     const policy = nextPolicy(organization.dataRetentionPolicy, choice);
     updateOrganization(this.db, organization.id, { dataRetentionPolicy: policy });
+    this.policiesChanged();
     return { policy, ownerPath: organizationPath(organization) };
   }
 
   deleteOrganizationPolicy(principal: Principal, name: string): void {
     const organization = this.organization(principal, name, true);
     updateOrganization(this.db, organization.id, { dataRetentionPolicy: null });
+    this.policiesChanged();
   }
 
   workspacePolicy(principal: Principal, id: string): OwnedPolicy {
@@ -63,12 +67,14 @@ export class DataRetentionService {
     const { workspace } = this.workspaces.require(this.workspaces.locate(principal, id), 'can-update');
     const policy = nextPolicy(workspace.dataRetentionPolicy, choice);
     updateWorkspace(this.db, workspace.id, { dataRetentionPolicy: policy });
+    this.policiesChanged();
     return { policy, ownerPath: `/api/v2/workspaces/${workspace.id}` };
   }
 
   deleteWorkspacePolicy(principal: Principal, id: string): void {
     const { workspace } = this.workspaces.require(this.workspaces.locate(principal, id), 'can-update');
     updateWorkspace(this.db, workspace.id, { dataRetentionPolicy: null });
+    this.policiesChanged();
   }
 }
 

@@ -1,4 +1,5 @@
 import { isoTimestamp } from '../../core/clock.js';
+import { backingDataDeleted } from '../backing-data.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import { organizationServiceAccount } from '../users/service.js';
 import type { OrganizationRow } from '../auth/principal.js';
@@ -26,7 +27,7 @@ export function stateVersionResource(
   outputs: readonly StateVersionOutputRow[],
   links: StateVersionLinks,
 ): ResourceObject {
-  const finalized = version.status === 'finalized';
+  const processed = version.status === 'finalized' || backingDataDeleted(version.status);
   return {
     id: version.id,
     type: 'state-versions',
@@ -38,7 +39,7 @@ export function stateVersionResource(
       md5: version.md5,
       status: version.status,
       intermediate: false,
-      'resources-processed': finalized,
+      'resources-processed': processed,
       'resource-count': version.resourceCount,
       'state-version': version.stateFormatVersion,
       'terraform-version': version.terraformVersion,

@@ -6,6 +6,7 @@ import { safeEqual, sha256Hex } from '../../core/crypto.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import type { Principal } from '../auth/principal.js';
 import { NOT_FOUND } from '../jsonapi/errors.js';
+import { backingDataDeleted, backingDataMove, type BackingDataAction } from '../backing-data.js';
 import { lockerOf } from '../workspaces/locking.js';
 import * as workspacesRepo from '../workspaces/repo.js';
 import { WorkspaceService, type Located } from '../workspaces/service.js';
@@ -52,6 +53,8 @@ export class StateVersionService {
   ) {}
 
   private readonly parsedResources = new Map<string, StateResource[]>();
+  /** Told after a version becomes current or gets its backing data back (the retention sweep looks again); set by the door. */
+  backingDataChanged: (workspaceId: string) => void = () => undefined;
 
   /** The version and its workspace, if the caller may read the workspace's state; 404 otherwise. */
   locate(principal: Principal, id: string): { version: StateVersionMeta; located: Located } {
@@ -165,6 +168,7 @@ export class StateVersionService {
       repo.insertStateVersion(tx, version);
       this.finalize(tx, version, state);
     });
+    this.backingDataChanged(version.workspaceId);
     return repo.findStateVersion(this.db, version.id) ?? null;
   }
 
@@ -204,6 +208,7 @@ export class StateVersionService {
       repo.insertStateVersion(tx, version);
       if (input.state) this.finalize(tx, version, input.state);
     });
+    if (input.state) this.backingDataChanged(version.workspaceId);
     const stored = repo.findStateVersion(this.db, version.id);
     if (!stored) throw NOT_FOUND;
     return { version: stored, secrets: secrets && { state: secrets.state.secret, json: secrets.json.secret } };
@@ -265,13 +270,46 @@ export class StateVersionService {
     // service accepts it; the version keeps what was declared when it was created.
     parseState(body, '/');
     this.db.transaction((tx) => this.finalize(tx, version, body));
+    this.backingDataChanged(version.workspaceId);
   }
 
-  /** The raw state (or JSON state) a download link names; 404 once it no longer exists. */
+  /** The raw state (or JSON state) a download link names; 404 once it no longer exists or its backing data is deleted. */
   download(stateVersionId: string, kind: StateKind): Buffer {
-    const data = repo.stateData(this.db, stateVersionId, kind);
+    const version = repo.findStateVersion(this.db, stateVersionId);
+    const data = version && !backingDataDeleted(version.status) ? repo.stateData(this.db, stateVersionId, kind) : null;
     if (!data) throw notFound('the download link is unknown or has expired');
     return data;
+  }
+
+  /**
+   * The backing-data actions (self-hosted edition). Soft delete hides a finalized version's state
+   * (its downloads answer 404) but keeps it; restore brings it back; permanent delete drops the
+   * bytes of a soft-deleted version for good. The workspace's current version is never soft
+   * deleted. A move the statuses do not allow is a 409 "transition not allowed". Workspace admins only.
+   */
+  backingData(principal: Principal, id: string, action: BackingDataAction): void {
+    const { version, located } = this.locate(principal, id);
+    this.workspaces.require(located, 'can-update');
+    const refuse = (why: string) => conflict(`state version ${version.id} ${why}`, { title: 'transition not allowed' });
+    const { from, to } = backingDataMove(action, 'finalized');
+    if (version.status !== from) throw refuse(`is ${version.status}, not ${from}`);
+    if (action === 'soft_delete_backing_data' && located.workspace.currentStateVersionId === version.id) {
+      throw refuse("is the workspace's current state version");
+    }
+    repo.updateStateVersion(
+      this.db,
+      version.id,
+      action === 'permanently_delete_backing_data' ? { status: to, state: null, jsonState: null } : { status: to },
+    );
+    if (action === 'restore_backing_data') this.backingDataChanged(version.workspaceId);
+  }
+
+  /** A data retention policy's soft delete: a finalized version that is not its workspace's current one. */
+  expireBackingData(id: string): void {
+    const version = repo.findStateVersion(this.db, id);
+    if (version?.status !== 'finalized') return;
+    if (workspacesRepo.findWorkspace(this.db, version.workspaceId)?.currentStateVersionId === id) return;
+    repo.updateStateVersion(this.db, id, { status: backingDataMove('soft_delete_backing_data', 'finalized').to });
   }
 
   /**
@@ -306,6 +344,7 @@ export class StateVersionService {
       repo.insertStateVersion(tx, version);
       this.finalize(tx, version, state);
     });
+    this.backingDataChanged(version.workspaceId);
     const stored = repo.findStateVersion(this.db, version.id);
     if (!stored) throw NOT_FOUND;
     return stored;

@@ -1,4 +1,5 @@
 import type { Db, DbOrTx } from '../../store/store.js';
+import { backingDataDeleted } from '../backing-data.js';
 import type { OrganizationRow } from '../auth/principal.js';
 import { IncludeRegistry, type Included } from '../jsonapi/include.js';
 import type { ResourceObject } from '../jsonapi/types.js';
@@ -34,7 +35,8 @@ export function renderStateVersions(
 ): { items: ResourceObject[]; outputs: Map<string, StateVersionOutputRow[]> } {
   const outputs = outputsOf(
     db,
-    versions.filter((version) => version.status === 'finalized').map((version) => version.id),
+    // A version whose backing data was deleted keeps its outputs (records, not the state file).
+    versions.filter((version) => version.status === 'finalized' || backingDataDeleted(version.status)).map((version) => version.id),
   );
   const items = versions.map((version) => {
     const finalized = version.status === 'finalized';

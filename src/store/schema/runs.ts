@@ -34,7 +34,9 @@ export const configurationVersions = sqliteTable(
     workspaceId: text('workspace_id')
       .notNull()
       .references(() => workspaces.id, { onDelete: 'cascade' }),
-    status: text('status', { enum: ['pending', 'fetching', 'uploaded', 'archived', 'errored'] }).notNull(),
+    status: text('status', {
+      enum: ['pending', 'fetching', 'uploaded', 'archived', 'errored', 'backing_data_soft_deleted', 'backing_data_permanently_deleted'],
+    }).notNull(),
     source: text('source').notNull(),
     speculative: integer('speculative', { mode: 'boolean' }).notNull(),
     provisional: integer('provisional', { mode: 'boolean' }).notNull(),

@@ -24,7 +24,9 @@ export const stateVersions = sqliteTable(
     serial: integer('serial').notNull(),
     lineage: text('lineage'),
     md5: text('md5').notNull(),
-    status: text('status', { enum: ['pending', 'finalized', 'discarded'] }).notNull(),
+    status: text('status', {
+      enum: ['pending', 'finalized', 'discarded', 'backing_data_soft_deleted', 'backing_data_permanently_deleted'],
+    }).notNull(),
     state: blob('state', { mode: 'buffer' }),
     jsonState: blob('json_state', { mode: 'buffer' }),
     uploadSecret: text('upload_secret'),
