@@ -63,6 +63,19 @@ export function pairCost(label: string, pairRow: string, reference: string, max:
   };
 }
 
+/** Milliseconds one request of `row` takes (requests run one at a time on the server's one thread). */
+export function millisecondsPer(label: string, row: string, maxMs: number): Goal {
+  return {
+    label,
+    target: `<= ${maxMs} ms`,
+    figure: ({ rps }) => {
+      const perSecond = rps.get(row);
+      return perSecond === undefined || perSecond === 0 ? undefined : 1000 / perSecond;
+    },
+    met: (figure) => figure <= maxMs,
+  };
+}
+
 /** Spawn-to-ready of `command` in spawns of the bare Node HTTP server measured in the same round. */
 function startCost(command: string, max: number): Goal {
   return {

@@ -2,8 +2,8 @@
 // Run one after another they took about 5 minutes on a 2-core machine; the suite alone leaves more
 // than half of both cores idle (its tests mostly wait on sockets, child processes and the
 // databases), and the checks need about 2 core-minutes. The checks run at the lowest CPU priority
-// (`nice`), so they take only what the suite leaves idle and its timing-sensitive tests (a shutdown
-// deadline, the SMTP timeout, the key pool's burst) keep the CPU they had. Arguments go to vitest
+// (`nice`), so they take only what the suite leaves idle and the suite keeps the CPU it had (its
+// tests time nothing, but a starved one still takes longer). Arguments go to vitest
 // (`npm test -- test/ops`). The checks' output is printed after the suite's, each under its name;
 // the exit code is 1 if anything failed.
 import { spawn, spawnSync } from 'node:child_process';

@@ -1,4 +1,4 @@
-import { addGoals, cost, type Goal } from '../goals.js';
+import { addGoals, cost, millisecondsPer } from '../goals.js';
 import { call, headers } from '../platform-setup.js';
 import autocannon from 'autocannon';
 import { startUnderstudy } from '../processes.js';
@@ -42,19 +42,6 @@ async function freshServerAfterReads(environment: Record<string, string>): Promi
     throw error;
   }
   return { target: server.target, stop: () => server.stop() };
-}
-
-/** Milliseconds one request of `row` takes (requests run one at a time on the server's one thread). */
-function millisecondsPer(label: string, row: string, maxMs: number): Goal {
-  return {
-    label,
-    target: `<= ${maxMs} ms`,
-    figure: ({ rps }) => {
-      const perSecond = rps.get(row);
-      return perSecond === undefined || perSecond === 0 ? undefined : 1000 / perSecond;
-    },
-    met: (figure) => figure <= maxMs,
-  };
 }
 
 /** Writes `count` key/value secrets, a few requests at a time. */

@@ -10,12 +10,11 @@ import { DEFAULT_SEED, startProcess, tempDir, type Running } from '../ops/proces
  * control plane): each gets a few requests with generated path parameters, queries and bodies,
  * and none may answer 5xx, except the faithful ones the README documents. It runs against the
  * built server as users run it (`dist/main.js`, a store file), so it also checks what the fuzz
- * leaves behind: SIGTERM ends the process (exit 0) within 5 s, and the store file passes
+ * leaves behind: SIGTERM ends the process (exit 0, before its own 5 s watchdog), and the store file passes
  * SQLite's integrity check and every full-text index check. Small enough for CI;
  * `FUZZ_SEED=<n>` replays a run, `FUZZ_ROUNDS=<n>` makes it longer.
  */
 
-const SHUTDOWN_DEADLINE_MS = 5_000;
 /** A request the server has not answered by then is a failure of its own (a wedged connection). */
 const REQUEST_TIMEOUT_MS = 30_000;
 const SEED = Number(process.env.FUZZ_SEED ?? 20261125);
@@ -227,13 +226,13 @@ describe('every OpenAPI operation, fuzzed', () => {
     expect(failures, `FUZZ_SEED=${SEED}`).toEqual([]);
   }, 300_000);
 
-  it(`then exits 0 within ${SHUTDOWN_DEADLINE_MS} ms of SIGTERM`, async () => {
+  it('then exits 0 on SIGTERM, closed before its shutdown deadline', async () => {
     agent.destroy();
-    const started = performance.now();
     const exit = await (running as Running).stop('SIGTERM');
-    const took = performance.now() - started;
+    // Past its deadline the process's own watchdog exits 1 saying so: exit 0 without that line is
+    // a shutdown that closed everything in time (its own judgement, not a timer in this test).
     expect(exit.code, exit.stderr.slice(-2000)).toBe(0);
-    expect(took).toBeLessThan(SHUTDOWN_DEADLINE_MS);
+    expect(exit.stderr).not.toContain('shutdown did not finish');
   }, 30_000);
 
   it('leaves the store whole: SQLite integrity check and every full-text index check pass', () => {

@@ -59,10 +59,10 @@ describe.concurrent('an invalid configuration stops the start with one line nami
   it.each([
     ['/proc/nope/x.sqlite', /ENOENT/],
     ['/dev/null/x.sqlite', /unable to open|ENOTDIR/],
-  ])('an unusable store %s, promptly, naming UNDERSTUDY_STORE and the reason', async (store, reason) => {
-    const started = Date.now();
+  ])('an unusable store %s, naming UNDERSTUDY_STORE and the reason', async (store, reason) => {
+    // The process exits by itself (code 1, checked in refusedLine): one that hung would be killed
+    // by runToExit's bound and have no exit code.
     const line = await refusedLine({ UNDERSTUDY_STORE: store });
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(line).toMatch(new RegExp(`^understudy: UNDERSTUDY_STORE=${store} cannot be used: `));
     expect(line).toMatch(reason);
   });

@@ -7,9 +7,10 @@ import { startProcess, type Running } from './process.js';
 // SIGTERM must end the process within 5 s whatever is open: idle keep-alive connections, a
 // client that sent half a request, one that half-closed its side, an upload stopped mid-body, a
 // connection left over from a rejected upload, the PKI key pool's workers and a MySQL pool.
+// The deadline is the process's own: its watchdog exits 1, saying so, when closing takes longer.
+// Exit 0 without that line is a close that finished in time; this test times nothing itself.
 
 const mysqlUp = await reachable('MariaDB', () => myQuery({}, 'SELECT 1'));
-const DEADLINE_MS = 5_000;
 
 let running: Running | undefined;
 const sockets: Socket[] = [];
@@ -41,7 +42,7 @@ async function rawSocket(): Promise<Socket> {
 const firstBytes = (socket: Socket) => new Promise<string>((resolve) => socket.once('data', (chunk: Buffer) => resolve(chunk.toString())));
 
 describe('shutdown', () => {
-  it(`exits 0 within ${DEADLINE_MS} ms of SIGTERM with connections in every state, workers and pools open`, async () => {
+  it('exits 0 on SIGTERM, closed before its shutdown deadline, with connections in every state, workers and pools open', async () => {
     running = await startProcess({ env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: ':memory:', UNDERSTUDY_LOG_LEVEL: 'info' } });
 
     // The PKI key pool's workers.
@@ -106,13 +107,10 @@ describe('shutdown', () => {
     expect([(await journal.next()).status, (await journal.next()).status]).toEqual([422, 422]);
     journal.close();
 
-    const started = performance.now();
     const exit = await running.stop('SIGTERM');
-    const took = performance.now() - started;
     running = undefined;
     expect(exit.stderr).toContain('shutting down');
     expect(exit.stderr).not.toContain('did not');
     expect(exit).toMatchObject({ code: 0, signal: null });
-    expect(took).toBeLessThan(DEADLINE_MS);
   });
 });

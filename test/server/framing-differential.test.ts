@@ -126,17 +126,28 @@ const recorder: RequestListener = (request: IncomingMessage, response: ServerRes
   });
 };
 
+/**
+ * Not a pacing: a bound that turns a connection the server never closes into a failure naming the
+ * stream, instead of the test's own timeout. Nothing else could end that wait; no stream of the
+ * generator has come near it (each server closes at once after the client's end).
+ */
+const HUNG_CONNECTION_MS = 30_000;
+
+/**
+ * Sends `bytes` and half-closes; the server has seen all it will see once it closes the
+ * connection (every stream ends so: the client's end, then the server's after its answers).
+ */
 async function run(server: Server, bytes: Buffer): Promise<Seen> {
   current = [];
   const { port } = server.address() as { port: number };
   const socket = connect({ host: '127.0.0.1', port, noDelay: true });
   let received = '';
   socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
-  await new Promise<void>((resolve) => {
+  await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => {
       socket.destroy();
-      resolve();
-    }, 1_000);
+      reject(new Error(`the server kept the connection open ${HUNG_CONNECTION_MS} ms after ${JSON.stringify(bytes.toString('latin1'))}`));
+    }, HUNG_CONNECTION_MS);
     socket.on('close', () => {
       clearTimeout(timer);
       resolve();

@@ -9,7 +9,13 @@ import { patchSettings } from '../admin/helpers.js';
 import { action, control, createRun, newWorkspace, simpleConfig, uploadConfiguration } from '../runs/helpers.js';
 import { deadUrl, startReceiver, startSilentReceiver, type Receiver } from './receiver.js';
 
-const TIMEOUT_MS = 1_000;
+/**
+ * The delivery timeout. Not a pacing: the receivers that answer must always beat it, on a busy
+ * machine too, and the silent receiver's delivery must still be pending while the test reads its
+ * (empty) responses after the request arrived; only the silent test waits it out. 1 s was short
+ * enough for a slow answer to lose.
+ */
+const TIMEOUT_MS = 5_000;
 
 describe('delivering run notifications', () => {
   let server: TestServer;

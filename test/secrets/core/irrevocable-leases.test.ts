@@ -2,14 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { retryDelayMs } from '../../../src/secrets/leases/lease-manager.js';
 import { startServer, type TestServer } from '../../helpers/app.js';
 import { advance, v1 } from './client.js';
-import { repaired, revokeAttempts, TEST_ENGINE, WITH_TEST_ENGINE } from './test-engine.js';
+import { TEST_ENGINE, withTestEngine } from './test-engine.js';
 
 /** A revocation that keeps failing (the database connection is gone) backs off and then gives up, visibly. */
 describe('irrevocable leases', () => {
   let server: TestServer;
   let accessor: string;
+  const { engines, records } = withTestEngine();
+  const { repaired, revokeAttempts } = records;
   beforeAll(async () => {
-    server = await startServer({}, WITH_TEST_ENGINE);
+    server = await startServer({}, { engines });
     expect((await v1(server, 'POST', 'sys/mounts/gone-db', { body: { type: TEST_ENGINE } })).status).toBe(204);
     accessor = (await v1(server, 'GET', 'sys/mounts')).body.data['gone-db/'].accessor as string;
   });

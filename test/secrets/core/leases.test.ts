@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../helpers/app.js';
 import { advance, createToken, list, putPolicy, v1 } from './client.js';
-import { revokeAttempts, revokedLeases, TEST_ENGINE, WITH_TEST_ENGINE } from './test-engine.js';
+import { TEST_ENGINE, withTestEngine } from './test-engine.js';
 
 async function mountTestEngine(server: TestServer, path = 'creds-engine', config: Record<string, unknown> = {}) {
   const reply = await v1(server, 'POST', `sys/mounts/${path}`, { body: { type: TEST_ENGINE, config } });
@@ -25,8 +25,10 @@ async function issue(server: TestServer, query: string, token?: string) {
 
 describe('leases', () => {
   let server: TestServer;
+  const { engines, records } = withTestEngine();
+  const { revokeAttempts, revokedLeases } = records;
   beforeAll(async () => {
-    server = await startServer({}, WITH_TEST_ENGINE);
+    server = await startServer({}, { engines });
     await mountTestEngine(server, 'creds-engine', { max_lease_ttl: '10h' });
   });
   afterAll(() => server.close());
@@ -212,7 +214,10 @@ describe('pending lease work across a restart', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it('runs an expiry, a token expiry and a pending retry that were scheduled before the restart', async () => {
-    const first = await startServer({ UNDERSTUDY_STORE: store }, WITH_TEST_ENGINE);
+    // Both servers reach the same "database" (one set of records): the flaky lease's first failed
+    // attempt, made before the restart, counts towards the two it fails.
+    const { engines, records } = withTestEngine();
+    const first = await startServer({ UNDERSTUDY_STORE: store }, { engines });
     await mountTestEngine(first);
     const plain = await issue(first, 'restart?ttl=30m');
     const flaky = await issue(first, 'flaky-restart?ttl=10m');
@@ -222,13 +227,13 @@ describe('pending lease work across a restart', () => {
     expect(before.map((work) => work.outcome)).toEqual(['failed']);
     await first.close();
 
-    const second = await startServer({ UNDERSTUDY_STORE: store }, WITH_TEST_ENGINE);
+    const second = await startServer({ UNDERSTUDY_STORE: store }, withTestEngine(records));
     try {
       const ran = await advance(second, '1h');
       expect(ran.filter((work) => work.subject === flaky.lease_id).map((work) => work.outcome)).toEqual(['failed', 'done']);
       expect(ran).toContainEqual(expect.objectContaining({ subject: plain.lease_id, outcome: 'done' }));
       expect(ran).toContainEqual(expect.objectContaining({ kind: 'token-expiry', subject: token.accessor, outcome: 'done' }));
-      expect(revokedLeases).toEqual(expect.arrayContaining([plain.lease_id, flaky.lease_id]));
+      expect(records.revokedLeases).toEqual(expect.arrayContaining([plain.lease_id, flaky.lease_id]));
     } finally {
       await second.close();
     }

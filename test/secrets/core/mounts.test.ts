@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../../helpers/app.js';
 import { createToken, list, v1 } from './client.js';
-import { revokedLeases, TEST_ENGINE, WITH_TEST_ENGINE } from './test-engine.js';
+import { TEST_ENGINE, withTestEngine } from './test-engine.js';
 import { AUTH_MOUNTS, MountTable } from '../../../src/secrets/mounts/mount-table.js';
 
 describe('mounts', () => {
   let server: TestServer;
+  const { engines, records } = withTestEngine();
   beforeAll(async () => {
-    server = await startServer({}, WITH_TEST_ENGINE);
+    server = await startServer({}, { engines });
   });
   afterAll(() => server.close());
 
@@ -175,7 +176,7 @@ describe('mounts', () => {
     await v1(server, 'POST', 'scratch-drop/item', { body: { v: 1 } });
 
     expect((await v1(server, 'DELETE', 'sys/mounts/to-drop')).status).toBe(204);
-    expect(revokedLeases).toContain(lease);
+    expect(records.revokedLeases).toContain(lease);
     expect((await v1(server, 'PUT', 'sys/leases/lookup', { body: { lease_id: lease } })).status).toBe(400);
 
     expect((await v1(server, 'DELETE', 'sys/mounts/scratch-drop')).status).toBe(204);

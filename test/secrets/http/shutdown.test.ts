@@ -7,25 +7,30 @@ import { openSocket, readResponses, send, startListServer } from './support.js';
 // Closing the server must not wait for idle keep-alive connections, now that each one is a
 // wrapper around the TCP socket rather than the socket itself.
 
-/** Closes the server, failing fast (rather than at the test timeout) if closing hangs. */
-async function closeWithin(close: () => Promise<void>, ms: number): Promise<number> {
-  const started = performance.now();
+/**
+ * Not a pacing: a close that waited for its idle connections would end only when their keep-alive
+ * timeout (72 s, Fastify's default) closed them, past the test's timeout; this bound fails first,
+ * saying so. Nothing else ends that wait.
+ */
+const HUNG_MS = 20_000;
+
+/** Closes the server, failing with a clear message (rather than at the test timeout) if closing hangs. */
+async function closeOrFail(close: () => Promise<void>): Promise<void> {
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new Error(`server.close() still pending after ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(new Error(`server.close() still pending after ${HUNG_MS} ms`)), HUNG_MS);
   });
   try {
     await Promise.race([close(), hung]);
   } finally {
     clearTimeout(timer);
   }
-  return performance.now() - started;
 }
 
 const closed = (socket: Socket) => new Promise<void>((resolve) => (socket.destroyed ? resolve() : socket.once('close', () => resolve())));
 
 describe('server shutdown', () => {
-  it('completes promptly with idle keep-alive connections open, and closes them', async () => {
+  it('completes without waiting for idle keep-alive connections, and closes them', async () => {
     const server = await startListServer();
     const headers = { 'x-vault-token': ROOT_TOKEN };
     const agents = [new Agent({ keepAlive: true }), new Agent({ keepAlive: true })];
@@ -48,20 +53,20 @@ describe('server shutdown', () => {
       expect((await reading).map((response) => response.status)).toEqual([200, 200]);
       expect(clientSockets).toHaveLength(3);
 
-      expect(await closeWithin(() => server.close(), 2_000)).toBeLessThan(1_000);
+      await closeOrFail(() => server.close());
       await Promise.all(clientSockets.map(closed));
     } finally {
       for (const agent of agents) agent.destroy();
     }
   });
 
-  it('completes promptly right after a keep-alive LIST when nothing is open', async () => {
+  it('completes right after a keep-alive LIST when nothing is open', async () => {
     const server = await startListServer();
     const agent = new Agent({ keepAlive: true });
     try {
       await send(server, { agent, method: 'LIST', path: '/v1/sys/policies/acl', headers: { 'x-vault-token': ROOT_TOKEN } });
       agent.destroy();
-      expect(await closeWithin(() => server.close(), 2_000)).toBeLessThan(1_000);
+      await closeOrFail(() => server.close());
     } finally {
       agent.destroy();
     }

@@ -28,20 +28,24 @@ describe('the key pool', () => {
     expect(keys.available(spec)).toBe(4);
   });
 
+  // How fast a pooled key comes back is the bench's business (bench/scenarios/pki.ts issues after
+  // the pool filled); here: which keys came from the pool and which waited for a worker.
   it('serves a burst from the pool and generates on demand once it is empty', async () => {
     const keys = pool(3);
     const spec = { type: 'rsa' as const, bits: 2048 };
     keys.warm(spec);
     await keys.whenAvailable(spec, 3);
-    const started = performance.now();
     const burst = await Promise.all([keys.take(spec), keys.take(spec), keys.take(spec)]);
-    const pooledMs = performance.now() - started;
     expect(burst.map((key) => key.asymmetricKeyDetails?.modulusLength)).toEqual([2048, 2048, 2048]);
     expect(new Set(burst.map((key) => key.export({ format: 'pem', type: 'pkcs8' }))).size).toBe(3);
-    // A fourth key has to be generated; the pool's keys came back without waiting for one.
+    // The burst waited for no worker: every key was ready.
+    expect(keys.takenKeys).toEqual({ pooled: 3, onDemand: 0 });
+    expect(keys.available(spec)).toBe(0);
+    // A fourth key has to be generated: no refill can have arrived, as a worker's key comes in an
+    // event and none ran since the burst (it resolved in promise callbacks alone).
     const onDemand = await keys.take(spec);
     expect(onDemand.asymmetricKeyDetails?.modulusLength).toBe(2048);
-    expect(pooledMs).toBeLessThan(1000);
+    expect(keys.takenKeys).toEqual({ pooled: 3, onDemand: 1 });
   });
 
   it('size 0 still generates off the event loop, and close fails what is pending', async () => {

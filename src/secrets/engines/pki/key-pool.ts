@@ -54,6 +54,7 @@ export class KeyPool {
   private readonly watchers: { id: string; count: number; resolve(): void; reject(error: Error): void }[] = [];
   private workers = 0;
   private closed = false;
+  private readonly taken = { pooled: 0, onDemand: 0 };
 
   constructor(
     /** Keys kept ready per type and size; 0 generates every key on demand (still off the event loop). */
@@ -90,6 +91,8 @@ export class KeyPool {
       return (await generateEc('ec', { namedCurve: EC_CURVES[spec.bits] as string })).privateKey;
     }
     const pooled = this.ready.get(specId(spec))?.shift();
+    if (pooled) this.taken.pooled += 1;
+    else this.taken.onDemand += 1;
     this.warm(spec);
     const der =
       pooled ??
@@ -114,6 +117,14 @@ export class KeyPool {
     if (this.available(spec) >= count) return Promise.resolve();
     if (this.closed) return Promise.reject(new Error('the key pool is closed'));
     return new Promise((resolve, reject) => this.watchers.push({ id, count, resolve, reject }));
+  }
+
+  /**
+   * RSA keys handed out so far: `pooled` came ready from the pool, `onDemand` waited for a worker
+   * to generate them (tests check a burst is served from the pool; EC keys are counted in neither).
+   */
+  get takenKeys(): { pooled: number; onDemand: number } {
+    return { ...this.taken };
   }
 
   /** Worker threads alive now (none before first use, none after close). */
