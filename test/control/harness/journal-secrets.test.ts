@@ -188,7 +188,14 @@ describe('the request journal keeps no secret of any kind', () => {
       body: { data: { type: 'ssh-keys', attributes: { value: 'S3CRET-ssh-key-value-2' } } },
     });
     expect(sshKeyPatch.status).toBe(200);
-    remember('S3CRET-ssh-key-value', 'S3CRET-ssh-key-value-2');
+    // The same body on a doubled-slash spelling matches no route (404): the journal does not record it at all.
+    const doubled = await fetch(`${server.baseUrl}//api/v2/organizations/understudy/ssh-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/vnd.api+json' },
+      body: JSON.stringify({ data: { type: 'ssh-keys', attributes: { name: 'doubled', value: 'S3CRET-ssh-key-doubled' } } }),
+    });
+    expect(doubled.status).toBe(404);
+    remember('S3CRET-ssh-key-value', 'S3CRET-ssh-key-value-2', 'S3CRET-ssh-key-doubled');
     // A sensitive variable, and an update that sends only its new value (the body does not say it is sensitive).
     const variable = await platform(server, 'POST', `/workspaces/${id}/vars`, {
       body: { data: { type: 'vars', attributes: { key: 'HIDDEN', value: 'S3CRET-variable', category: 'env', sensitive: true } } },
