@@ -245,10 +245,20 @@ export function redactBody(value: unknown, rules: BodyRules, depth = 0): unknown
   const copy: Record<string, unknown> = {};
   for (const [name, member] of Object.entries(record)) {
     if (member !== null && (isSecretName(name) || (name === 'value' && record['sensitive'] === true))) copy[name] = REDACTED;
+    else if (name === 'attributes' && hidesValue(record) && isRecord(member) && member['value'] != null)
+      copy[name] = { ...(redactBody(member, rules, depth + 1) as Record<string, unknown>), value: REDACTED };
     else copy[name] = redactBody(member, rules, depth + 1);
   }
   return copy;
 }
+
+/**
+ * A variable (`"type": "vars"`) whose attributes do not say it is not sensitive: an update of a
+ * sensitive variable may send only its new value, so the value is hidden unless `sensitive` is
+ * `false` in the same attributes (as every answer about a variable says).
+ */
+const hidesValue = (record: Record<string, unknown>): boolean =>
+  record['type'] === 'vars' && isRecord(record['attributes']) && record['attributes']['sensitive'] !== false;
 
 /**
  * What the journal shows for a body of a route that carries secrets in its bodies (KV, cubbyhole,

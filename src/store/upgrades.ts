@@ -84,8 +84,44 @@ const HIDDEN_SETTINGS: Record<string, readonly string[]> = {
  * settings secrets, sensitive variable values, workload-identity signing keys and workspace SSH
  * keys. Reads accept both forms, so this only takes the
  * clear copies out of the file; a value already sealed is left alone, so it may run again.
+ * Returns how many rows it sealed.
  */
-export function sealHiddenValues(sqlite: Database.Database): void {
+export function sealHiddenValues(sqlite: Database.Database): number {
+  const { entries, tasks, workspaceVariables, setVariables, signingKeys, sshKeys, clearSettings, hiddenIn, found } =
+    clearHiddenRows(sqlite);
+  if (found === 0) return 0; // no key for a store that has nothing to protect
+
+  // The clear copies must leave the file, not only the rows: secure_delete zeroes the space an
+  // updated row leaves behind (a restore calls this outside upgradeData, which also sets it).
+  const secureDelete = sqlite.pragma('secure_delete', { simple: true }) as number;
+  sqlite.pragma('secure_delete = ON');
+  const atRest = storeAtRest(sqlite);
+  const seal = (table: string, column: string, rows: { id: number; value: string }[], sealed: (value: string) => string) => {
+    const update = sqlite.prepare(`UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
+    for (const { id, value } of rows) update.run(sealed(value), id);
+  };
+  seal('secret_entries', 'value', entries, (value) => JSON.stringify(atRest.sealMarked(value)));
+  seal('run_tasks', 'hmac_key', tasks, (value) => atRest.sealMarked(value));
+  seal('workspace_variables', 'value', workspaceVariables, (value) => atRest.sealMarked(value));
+  seal('variable_set_variables', 'value', setVariables, (value) => atRest.sealMarked(value));
+  seal('signing_keys', 'private_key_pem', signingKeys, (value) => atRest.sealMarked(value));
+  seal('ssh_keys', 'value', sshKeys, (value) => atRest.sealMarked(value));
+  const saveSettings = sqlite.prepare('UPDATE admin_settings SET attributes = ? WHERE name = ?');
+  for (const { name, attributes } of clearSettings) {
+    for (const field of hiddenIn(name, attributes)) attributes[field] = atRest.sealMarked(attributes[field] as string);
+    saveSettings.run(JSON.stringify(attributes), name);
+  }
+  sqlite.pragma(`secure_delete = ${secureDelete}`);
+  return found;
+}
+
+/** How many rows of a store hold a hidden value in clear (written by an older version); nothing is changed. */
+export function countClearHiddenValues(sqlite: Database.Database): number {
+  return clearHiddenRows(sqlite).found;
+}
+
+/** The rows whose hidden values are in clear, by table, and how many in all. */
+function clearHiddenRows(sqlite: Database.Database) {
   const unmarked = (column: string) => `(substr(${column}, 1, ${SEALED_MARK.length}) <> '${SEALED_MARK}')`;
   const entries = sqlite
     .prepare(`SELECT rowid AS id, value FROM secret_entries WHERE substr(value, 1, ?) <> ?`)
@@ -127,29 +163,7 @@ export function sealHiddenValues(sqlite: Database.Database): void {
     clearSettings.length +
     signingKeys.length +
     sshKeys.length;
-  if (found === 0) return; // no key for a store that has nothing to protect
-
-  // The clear copies must leave the file, not only the rows: secure_delete zeroes the space an
-  // updated row leaves behind (a restore calls this outside upgradeData, which also sets it).
-  const secureDelete = sqlite.pragma('secure_delete', { simple: true }) as number;
-  sqlite.pragma('secure_delete = ON');
-  const atRest = storeAtRest(sqlite);
-  const seal = (table: string, column: string, rows: { id: number; value: string }[], sealed: (value: string) => string) => {
-    const update = sqlite.prepare(`UPDATE ${table} SET ${column} = ? WHERE rowid = ?`);
-    for (const { id, value } of rows) update.run(sealed(value), id);
-  };
-  seal('secret_entries', 'value', entries, (value) => JSON.stringify(atRest.sealMarked(value)));
-  seal('run_tasks', 'hmac_key', tasks, (value) => atRest.sealMarked(value));
-  seal('workspace_variables', 'value', workspaceVariables, (value) => atRest.sealMarked(value));
-  seal('variable_set_variables', 'value', setVariables, (value) => atRest.sealMarked(value));
-  seal('signing_keys', 'private_key_pem', signingKeys, (value) => atRest.sealMarked(value));
-  seal('ssh_keys', 'value', sshKeys, (value) => atRest.sealMarked(value));
-  const saveSettings = sqlite.prepare('UPDATE admin_settings SET attributes = ? WHERE name = ?');
-  for (const { name, attributes } of clearSettings) {
-    for (const field of hiddenIn(name, attributes)) attributes[field] = atRest.sealMarked(attributes[field] as string);
-    saveSettings.run(JSON.stringify(attributes), name);
-  }
-  sqlite.pragma(`secure_delete = ${secureDelete}`);
+  return { entries, tasks, workspaceVariables, setVariables, signingKeys, sshKeys, clearSettings, hiddenIn, found };
 }
 
 export function upgradeData(sqlite: Database.Database): void {

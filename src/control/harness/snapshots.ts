@@ -1,6 +1,7 @@
 import {
   chmodSync,
   closeSync,
+  copyFileSync,
   existsSync,
   mkdirSync,
   openSync,
@@ -22,7 +23,7 @@ import type { ControllableClock } from '../../core/clock.js';
 import { spoolToFile } from '../../core/upload-spool.js';
 import { markStoreReplaced } from '../../store/generation.js';
 import { unreadableRow } from '../../store/row-check.js';
-import { placeUnplacedWorkspaces, sealHiddenValues } from '../../store/upgrades.js';
+import { countClearHiddenValues, placeUnplacedWorkspaces, sealHiddenValues } from '../../store/upgrades.js';
 import { openStore, type Store } from '../../store/store.js';
 import { HarnessError } from './errors.js';
 
@@ -97,6 +98,62 @@ function asSingleFile(file: string): void {
 }
 
 /**
+ * A copy of a store file (at `copyAt()`) holding no hidden value in clear anywhere, when the file holds
+ * some: rows an older version wrote in clear are sealed (under the file's own at-rest key, which a
+ * restore brings along with the rows), and the copy is rebuilt (VACUUM), so neither the replaced
+ * values nor what an older server left in its free pages stays in it. Sealing in place would not
+ * do: SQLite's secure_delete zeroes a dropped cell, but a page rebalanced into an interior page
+ * keeps the old bytes in its unused space. The copy's rollback journal is kept in memory, so no
+ * journal file ever holds the clear pages. `always`: rebuild a file with free pages even when no
+ * row is in clear (an import, whose free pages are another server's). Returns the copy's path
+ * (`copyAt()`), or null, making no copy, when there is nothing to do or the file cannot be read
+ * (the caller's own checks refuse it).
+ */
+function sealedCopy(file: string, copyAt: () => string, always: boolean): string | null {
+  let needed: boolean;
+  try {
+    const check = new Database(file, { fileMustExist: true });
+    try {
+      if (unreadableRow(check, 'main') !== null) return null;
+      const free = check.pragma('freelist_count', { simple: true }) as number;
+      needed = countClearHiddenValues(check) > 0 || (always && free > 0);
+    } finally {
+      check.close();
+    }
+  } catch {
+    return null;
+  }
+  if (!needed) return null;
+  const copy = copyAt();
+  try {
+    copyFileSync(file, copy);
+    chmodSync(copy, 0o600);
+    const sqlite = new Database(copy);
+    try {
+      sqlite.pragma('journal_mode = MEMORY');
+      sqlite.transaction(() => sealHiddenValues(sqlite))();
+      sqlite.exec('VACUUM');
+    } finally {
+      sqlite.close();
+    }
+    return copy;
+  } catch (error) {
+    rmSync(copy, { force: true });
+    throw error;
+  }
+}
+
+/** `sealedCopy` of a file that then takes the file's place; a crash on the way leaves the file as it was. */
+function sealInPlace(file: string, always: boolean): void {
+  const partial = partialFileOf(file);
+  try {
+    if (sealedCopy(file, () => partial, always) !== null) renameSync(partial, file);
+  } finally {
+    rmSync(partial, { force: true });
+  }
+}
+
+/**
  * Named copies of the whole store. Taking one uses SQLite's online backup, so it is consistent
  * while requests keep writing; restoring copies every table back in one transaction, so a failed
  * restore leaves the world as it was. A snapshot is a store file (plus a small JSON file with
@@ -149,7 +206,7 @@ export class Snapshots {
       // A copy of the store: as private as the store (store.ts).
       chmodSync(partial, 0o600);
       asSingleFile(partial);
-      writeFileSync(`${file}.json`, JSON.stringify(sidecar));
+      writeFileSync(`${file}.json`, JSON.stringify(sidecar), { mode: 0o600 });
       renameSync(partial, file);
     } finally {
       rmSync(partial, { force: true });
@@ -195,6 +252,9 @@ export class Snapshots {
     if (restoreClock && clockAt === null)
       throw new HarnessError(400, 'this snapshot does not record the emulated time; restore it without "clock"');
     const started = performance.now();
+    // A snapshot an older version left here holds hidden values in clear: sealed in the file
+    // first, so no clear value reaches the store (or its WAL) and the snapshot keeps none either.
+    sealInPlace(file, false);
     this.load(file, JSON.stringify(name));
     if (clockAt !== null) this.clock.set(new Date(clockAt), true);
     this.afterRestore();
@@ -206,12 +266,18 @@ export class Snapshots {
    * server keeps in memory is the caller's to forget. `what` names the file in the error.
    */
   load(file: string, what: string): void {
+    // A store file written before sealing (a seed, which is not rewritten) is copied in from a
+    // sealed copy, so no clear value reaches the store or its WAL.
+    let sealed: string | null = null;
     try {
-      this.copyIn(file, what);
+      sealed = sealedCopy(file, () => partialFileOf(join(this.directory, 'sealed')), false);
+      this.copyIn(sealed ?? file, what);
     } catch (error) {
       if (error instanceof HarnessError || !(error instanceof Database.SqliteError)) throw error;
       // The transaction rolled back: the world is as it was.
       throw new HarnessError(409, `the snapshot ${what} cannot be read (${error.message}); nothing was changed`);
+    } finally {
+      if (sealed !== null) rmSync(sealed, { force: true });
     }
   }
 
@@ -231,6 +297,7 @@ export class Snapshots {
         sql: string;
       }[];
       const indexes = fullTextIndexes(sqlite);
+      let sealed = 0;
       sqlite.pragma('foreign_keys = OFF');
       try {
         sqlite.transaction(() => {
@@ -241,13 +308,17 @@ export class Snapshots {
           }
           // Through FTS5 itself, so what it keeps in memory matches what the tables hold.
           for (const index of indexes) sqlite.exec(`INSERT INTO main.${quoted(index)} (${quoted(index)}) VALUES ('rebuild')`);
-          // A snapshot of the same schema taken before sealing holds hidden values in clear.
-          sealHiddenValues(sqlite);
+          // A snapshot of the same schema taken before sealing holds hidden values in clear
+          // (a restore has sealed its file already; a store file given as the seed is not rewritten).
+          sealed = sealHiddenValues(sqlite);
           // And workspaces stored without a project (before upgrade 5) get their default one.
           placeUnplacedWorkspaces(sqlite);
           for (const trigger of triggers) sqlite.exec(trigger.sql);
         })();
         markStoreReplaced(sqlite);
+        // A large copy spills pages to the WAL before the values on them are sealed: the WAL is
+        // emptied, so only the sealed pages stay (in the database file).
+        if (sealed > 0) sqlite.pragma('wal_checkpoint(TRUNCATE)');
       } finally {
         sqlite.pragma('foreign_keys = ON');
       }
@@ -297,6 +368,8 @@ export class Snapshots {
         imported?.close();
       }
       asSingleFile(partial);
+      // What the upgrade sealed and whatever the other server left in its free pages leave the file.
+      sealInPlace(partial, true);
       // The upload took a while: another request may have taken the name meanwhile.
       refuseTaken();
       rmSync(`${file}.json`, { force: true });

@@ -6,6 +6,8 @@ import { Attr, listQuery, params, resourceBody } from '../jsonapi/schemas.js';
 import { sshKeyResource } from './resource.js';
 
 const NAME_RULE = { maxLength: 255 };
+/** A create or update carries the private key: the request journal keeps neither body. */
+const SECRET_BODIES = { config: { secretBodies: true } };
 const SSH_KEY_BODY = resourceBody(['ssh-keys'], {
   attributes: { name: Attr.string('at most 255 characters'), value: Attr.string('the private key (never returned)') },
 });
@@ -20,20 +22,24 @@ export async function sshKeyRoutes(app: PlatformApp, context: PlatformContext): 
     return sendDocument(reply, 200, listDocument(request, { items, total, page }));
   });
 
-  app.post('/organizations/:org/ssh-keys', { schema: { params: params('org'), body: SSH_KEY_BODY } }, async (request, reply) => {
-    const attributes = new Attributes(readResource(request.body, ['ssh-keys']).attributes);
-    const name = attributes.string('name', { required: true, ...NAME_RULE }) as string;
-    const value = attributes.string('value', { required: true }) as string;
-    const { key, organization } = service.create(request.principal, request.params.org, { name, value });
-    return sendDocument(reply, 201, singleDocument(sshKeyResource(key, organization.name)));
-  });
+  app.post(
+    '/organizations/:org/ssh-keys',
+    { ...SECRET_BODIES, schema: { params: params('org'), body: SSH_KEY_BODY } },
+    async (request, reply) => {
+      const attributes = new Attributes(readResource(request.body, ['ssh-keys']).attributes);
+      const name = attributes.string('name', { required: true, ...NAME_RULE }) as string;
+      const value = attributes.string('value', { required: true }) as string;
+      const { key, organization } = service.create(request.principal, request.params.org, { name, value });
+      return sendDocument(reply, 201, singleDocument(sshKeyResource(key, organization.name)));
+    },
+  );
 
   app.get('/ssh-keys/:id', { schema: { params: params('id') } }, async (request, reply) => {
     const { key, organization } = service.visible(request.principal, request.params.id);
     return sendDocument(reply, 200, singleDocument(sshKeyResource(key, organization.name)));
   });
 
-  app.patch('/ssh-keys/:id', { schema: { params: params('id'), body: SSH_KEY_BODY } }, async (request, reply) => {
+  app.patch('/ssh-keys/:id', { ...SECRET_BODIES, schema: { params: params('id'), body: SSH_KEY_BODY } }, async (request, reply) => {
     const attributes = new Attributes(readResource(request.body, ['ssh-keys']).attributes);
     const name = attributes.string('name', NAME_RULE) ?? undefined;
     const value = attributes.string('value') ?? undefined;

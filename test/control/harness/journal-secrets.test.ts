@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, platform, ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
 import { md5 } from '../../platform/state/state-file.js';
@@ -116,9 +117,110 @@ describe('the request journal keeps no secret of any kind', () => {
     expect(upload.status).toBe(201);
     await platform(server, 'GET', `/workspaces/${id}/current-state-version-outputs`);
     remember('S3CRET-state-output', state.toString('base64').slice(0, 40));
+    // VCS connections: an OAuth client's token string, secret (an application link's private key)
+    // and private key, on create and update; an OAuth token's SSH key.
+    const github = await platform(server, 'POST', '/organizations/understudy/oauth-clients', {
+      body: {
+        data: {
+          type: 'oauth-clients',
+          attributes: {
+            'service-provider': 'github',
+            'http-url': 'https://github.com',
+            'api-url': 'https://api.github.com',
+            'oauth-token-string': 'S3CRET-oauth-token-string',
+          },
+        },
+      },
+    });
+    expect(github.status).toBe(201);
+    const clientId = github.body.data.id as string;
+    const updated = await platform(server, 'PATCH', `/oauth-clients/${clientId}`, {
+      body: {
+        data: {
+          type: 'oauth-clients',
+          attributes: {
+            'oauth-token-string': 'S3CRET-oauth-token-string-2',
+            secret: 'S3CRET-oauth-secret',
+            'private-key': 'S3CRET-oauth-private-key',
+          },
+        },
+      },
+    });
+    expect(updated.status).toBeLessThan(500);
+    const sshPem = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'sec1', format: 'pem' }).toString();
+    const tokenId = github.body.data.relationships['oauth-tokens'].data[0].id as string;
+    const tokenPatch = await platform(server, 'PATCH', `/oauth-tokens/${tokenId}`, {
+      body: { data: { type: 'oauth-tokens', attributes: { 'ssh-key': sshPem } } },
+    });
+    expect(tokenPatch.status).toBe(200);
+    const bbdcKey = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const bbdcSecret = bbdcKey.privateKey.export({ type: 'pkcs1', format: 'pem' }).toString();
+    const bbdc = await platform(server, 'POST', '/organizations/understudy/oauth-clients', {
+      body: {
+        data: {
+          type: 'oauth-clients',
+          attributes: {
+            'service-provider': 'bitbucket_data_center',
+            'http-url': 'https://bbdc.test',
+            'api-url': 'https://bbdc.test',
+            key: 'consumer',
+            secret: bbdcSecret,
+            'rsa-public-key': bbdcKey.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+          },
+        },
+      },
+    });
+    expect(bbdc.status).toBe(201);
+    remember(
+      'S3CRET-oauth-token-string',
+      'S3CRET-oauth-token-string-2',
+      'S3CRET-oauth-secret',
+      'S3CRET-oauth-private-key',
+      ...pemLines(sshPem),
+      ...pemLines(bbdcSecret),
+    );
+    // Workspace SSH keys: the private key on create and update.
+    const sshKey = await platform(server, 'POST', '/organizations/understudy/ssh-keys', {
+      body: { data: { type: 'ssh-keys', attributes: { name: 'journal', value: 'S3CRET-ssh-key-value' } } },
+    });
+    expect(sshKey.status).toBe(201);
+    const sshKeyPatch = await platform(server, 'PATCH', `/ssh-keys/${sshKey.body.data.id}`, {
+      body: { data: { type: 'ssh-keys', attributes: { value: 'S3CRET-ssh-key-value-2' } } },
+    });
+    expect(sshKeyPatch.status).toBe(200);
+    // The same body on a doubled-slash spelling matches no route (404): the journal does not record it at all.
+    const doubled = await fetch(`${server.baseUrl}//api/v2/organizations/understudy/ssh-keys`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/vnd.api+json' },
+      body: JSON.stringify({ data: { type: 'ssh-keys', attributes: { name: 'doubled', value: 'S3CRET-ssh-key-doubled' } } }),
+    });
+    expect(doubled.status).toBe(404);
+    remember('S3CRET-ssh-key-value', 'S3CRET-ssh-key-value-2', 'S3CRET-ssh-key-doubled');
+    // A sensitive variable, and an update that sends only its new value (the body does not say it is sensitive).
+    const variable = await platform(server, 'POST', `/workspaces/${id}/vars`, {
+      body: { data: { type: 'vars', attributes: { key: 'HIDDEN', value: 'S3CRET-variable', category: 'env', sensitive: true } } },
+    });
+    expect(variable.status).toBe(201);
+    const variablePatch = await platform(server, 'PATCH', `/workspaces/${id}/vars/${variable.body.data.id}`, {
+      body: { data: { type: 'vars', id: variable.body.data.id, attributes: { value: 'S3CRET-variable-2' } } },
+    });
+    expect(variablePatch.status).toBe(200);
+    remember('S3CRET-variable', 'S3CRET-variable-2');
+    const visible = await platform(server, 'POST', `/workspaces/${id}/vars`, {
+      body: { data: { type: 'vars', attributes: { key: 'VISIBLE', value: 'plain-value', category: 'env', sensitive: false } } },
+    });
+    expect(visible.status).toBe(201);
+    // A data retention policy carries no secret: its body is kept as sent.
+    const retention = await platform(server, 'POST', '/organizations/understudy/relationships/data-retention-policy', {
+      body: { data: { type: 'data-retention-policy-delete-olders', attributes: { 'delete-older-than-n-days': 30 } } },
+    });
+    expect(retention.status).toBe(201);
     // The last request: the stream reads up to it.
     await secrets(server, 'GET', 'sys/health');
   };
+
+  /** The base64 lines of a PEM key: each must stay out of the journal on its own. */
+  const pemLines = (pem: string) => pem.split('\n').filter((line) => line.length > 0 && !line.startsWith('-----'));
 
   const expectNoSecret = (text: string) => {
     for (const value of secretValues) {
@@ -129,7 +231,7 @@ describe('the request journal keeps no secret of any kind', () => {
 
   it('neither in the list nor in the live stream', async () => {
     const stream = await streamed(server, exercise, (text) => text.includes('/v1/sys/health'));
-    expect(secretValues.length).toBeGreaterThan(15);
+    expect(secretValues.length).toBeGreaterThan(30);
     expectNoSecret(stream);
     const list = JSON.stringify((await control(server, 'GET', '/requests')).body);
     expectNoSecret(list);
@@ -160,5 +262,32 @@ describe('the request journal keeps no secret of any kind', () => {
     expect(token['response-body'].auth).toMatchObject({ client_token: '[redacted]', policies: ['default'] });
     const mount = await entry('/v1/sys/mounts/transit');
     expect(mount['request-body']).toEqual({ type: 'transit' });
+    // Platform bodies keep what describes; the secrets go by name, or the route keeps no body.
+    const client = await entry('/api/v2/organizations/understudy/oauth-clients');
+    expect(client['request-body'].data.attributes).toMatchObject({
+      'service-provider': 'bitbucket_data_center',
+      'http-url': 'https://bbdc.test',
+      secret: '[redacted]',
+    });
+    expect((await entry('/api/v2/oauth-tokens/*', 'PATCH'))['request-body']).toBe(NOT_KEPT);
+    expect((await entry('/api/v2/organizations/understudy/ssh-keys'))['request-body']).toBe(NOT_KEPT);
+    expect((await entry('/api/v2/ssh-keys/*', 'PATCH'))['request-body']).toBe(NOT_KEPT);
+    // A variable's value is kept only when its attributes say it is not sensitive.
+    const variables = (await control(server, 'GET', '/requests?path=/api/v2/workspaces/*/vars/**')).body.requests as {
+      method: string;
+      'request-body': { data: { attributes: { key?: string; value: string } } };
+    }[];
+    expect(variables.map((kept) => [kept.method, kept['request-body'].data.attributes.value])).toEqual([['PATCH', '[redacted]']]);
+    const created = (await control(server, 'GET', '/requests?path=/api/v2/workspaces/*/vars&method=POST')).body.requests as {
+      'request-body': { data: { attributes: Record<string, unknown> } };
+    }[];
+    expect(created.map((kept) => kept['request-body'].data.attributes)).toMatchObject([
+      { category: 'env', sensitive: true, value: '[redacted]' },
+      { category: 'env', sensitive: false, value: 'plain-value' },
+    ]);
+    const retention = await entry('/api/v2/organizations/understudy/relationships/data-retention-policy');
+    expect(retention['request-body']).toEqual({
+      data: { type: 'data-retention-policy-delete-olders', attributes: { 'delete-older-than-n-days': 30 } },
+    });
   });
 });
