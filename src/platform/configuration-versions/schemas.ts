@@ -1,5 +1,6 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, accepted, bytes, created, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { BACKING_DATA_ACTIONS } from '../backing-data.js';
+import { A, accepted, bytes, created, NoBody, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
 
 /** The `configuration-versions` resource. */
 export const CONFIGURATION_VERSION = resourceSchema(
@@ -26,4 +27,6 @@ export const CONFIGURATION_VERSIONS_RESPONSES: ResponseTable = {
   'GET /configuration-versions/:id': ok(single(CONFIGURATION_VERSION)),
   'POST /configuration-versions/:id/actions/archive': accepted(),
   'GET /configuration-versions/:id/download': ok(bytes('application/x-gzip', 'the configuration archive (tar.gz)')),
+  // The backing-data actions (self-hosted): 200 with no body, as the real service documents.
+  ...Object.fromEntries(BACKING_DATA_ACTIONS.map((action) => [`POST /configuration-versions/:id/actions/${action}`, ok(NoBody)])),
 };

@@ -1,5 +1,6 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, created, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { BACKING_DATA_ACTIONS } from '../backing-data.js';
+import { A, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
 
 /** The `state-versions` resource. */
 export const STATE_VERSION = resourceSchema(
@@ -67,4 +68,6 @@ export const STATE_VERSIONS_RESPONSES: ResponseTable = {
   'GET /workspaces/:id/current-state-version-outputs': ok(paged(STATE_VERSION_OUTPUT)),
   'GET /workspaces/:id/resources': ok(paged(WORKSPACE_RESOURCE)),
   'GET /state-version-outputs/:id': ok(single(STATE_VERSION_OUTPUT)),
+  // The backing-data actions (self-hosted): 204.
+  ...Object.fromEntries(BACKING_DATA_ACTIONS.map((action) => [`POST /state-versions/:id/actions/${action}`, noContent])),
 };
