@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ADMIN_TOKEN, type TestServer } from '../helpers/app.js';
+import { startReceiver } from '../platform/notifications/receiver.js';
 import { tarball } from '../platform/registry/archives.js';
 
 /**
@@ -123,6 +124,17 @@ export class Sampler {
     if (put.status >= 300) throw new Error(`upload ${url}: ${put.status} ${await put.text()}`);
   }
 
+  /** What an agent sends (`/api/agent/...`: its pool's agent token, plain JSON); not a sample. */
+  async agent(path: string, token: string, body: unknown): Promise<Any> {
+    const response = await fetch(`${this.server.baseUrl}/api/agent${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    if (response.status >= 300) throw new Error(`POST /api/agent${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Any;
+  }
+
   async control(method: string, path: string, body?: unknown): Promise<void> {
     const response = await fetch(`${this.server.baseUrl}/_emulator${path}`, {
       method,
@@ -214,11 +226,13 @@ export async function buildWorld(sampler: Sampler, edition: string): Promise<voi
     'sshKey',
   );
   await sampler.make('/organizations/{org}/agent-pools', org, { data: { type: 'agent-pools', attributes: { name: NAME } } }, 'pool');
-  await sampler.make(
+  const agentToken = await sampler.make(
     '/agent-pools/{id}/authentication-tokens',
     { id: ids.pool },
     { data: { type: 'authentication-tokens', attributes: { description: 'agent' } } },
   );
+  // An agent of the pool, registered as an agent does (no workspace runs on agents: it is never handed work).
+  await sampler.agent('/register', agentToken.data.attributes.token as string, { name: NAME });
   const task = { name: NAME, url: 'http://127.0.0.1:9/hook', category: 'task', description: 'checks' };
   await sampler.make('/organizations/{org}/tasks', org, { data: { type: 'tasks', attributes: task } }, 'task');
   await sampler.make(
@@ -308,7 +322,7 @@ export async function buildWorld(sampler: Sampler, edition: string): Promise<voi
   await sampler.make(
     '/organizations/{org}/policies',
     org,
-    { data: { type: 'policies', attributes: { name: NAME, kind: 'sentinel', 'enforcement-level': 'advisory' } } },
+    { data: { type: 'policies', attributes: { name: NAME, kind: 'sentinel', 'enforcement-level': 'soft-mandatory' } } },
     'policy',
   );
   await sampler.make('/organizations/{org}/policy-sets', org, { data: { type: 'policy-sets', attributes: { name: NAME } } }, 'policySet');
@@ -653,7 +667,15 @@ export async function act(sampler: Sampler): Promise<void> {
   const { ids } = sampler;
   await sampler.call('POST', '/runs/{id}/actions/discard', { id: ids.run }, { comment: 'sampled' });
   await sampler.runReaches(ids.run, ['discarded']);
-  await sampler.call('POST', '/notification-configurations/{id}/actions/verify', { id: ids.notification });
+  // Verified against a receiver that answers 200 (the configuration stays disabled: nothing else is sent to it).
+  const receiver = await startReceiver();
+  try {
+    const destination = { data: { type: 'notification-configurations', attributes: { url: receiver.url } } };
+    await sampler.call('PATCH', '/notification-configurations/{id}', { id: ids.notification }, destination);
+    await sampler.call('POST', '/notification-configurations/{id}/actions/verify', { id: ids.notification });
+  } finally {
+    await receiver.close();
+  }
   await sampler.call('POST', '/configuration-versions/{id}/actions/archive', { id: ids.cv });
   // The administrator's user actions (self-hosted edition: the user was made through /admin/users).
   for (const action of ids.otherUser ? ['suspend', 'unsuspend', 'grant_admin', 'revoke_admin', 'disable_two_factor'] : []) {
@@ -663,7 +685,8 @@ export async function act(sampler: Sampler): Promise<void> {
   // The hosted edition's audit trail, read with the organization's token (elsewhere: not a route, 404).
   await sampler.call('POST', '/organizations/{org}/audit-configuration/test', { org: ORG });
   await sampler.call('GET', '/organization/audit-trail', {}, undefined, '', ids.organizationToken);
-  await sampler.put('/policies/{id}/upload', { id: ids.policy }, 'main = rule { true }\n');
+  // The sentinel policy fails soft-mandatory: the planned run's check waits for an override (runActions).
+  await sampler.put('/policies/{id}/upload', { id: ids.policy }, 'main = rule { false } # understudy:fail\n');
   await sampler.call('GET', '/policies/{id}/download', { id: ids.policy });
   const notification = {
     data: {
@@ -885,7 +908,14 @@ async function runActions(sampler: Sampler): Promise<void> {
   for (const template of ['/policy-checks/{id}', '/policy-checks/{id}/output'])
     await sampler.call('GET', template, valuesFor(template, ids) ?? {});
   await sampler.call('POST', '/policy-checks/{id}/actions/override', { id: ids.policyCheck });
-  if (planned !== 'errored' && planned !== 'planned_and_finished') {
+  const confirmable =
+    planned === 'policy_override'
+      ? await sampler.runReaches(
+          applied,
+          settled.filter((status) => status !== 'policy_override'),
+        )
+      : planned;
+  if (confirmable !== 'errored' && confirmable !== 'planned_and_finished') {
     await sampler.call('POST', '/runs/{id}/actions/apply', { id: applied }, { comment: 'sampled' });
     await sampler.runReaches(applied, ['applied', 'errored']);
   }
