@@ -5,6 +5,7 @@ import { AUDIT_TRAIL_RESPONSES } from './audit-trail/schemas.js';
 import { AGENT_POOLS_RESPONSES } from './agent-pools/schemas.js';
 import { AGENTS_RESPONSES } from './agents/schemas.js';
 import { CONFIGURATION_VERSIONS_RESPONSES } from './configuration-versions/schemas.js';
+import { DATA_RETENTION_RESPONSES } from './data-retention/schemas.js';
 import { MEMBERSHIPS_RESPONSES } from './memberships/schemas.js';
 import { META_RESPONSES } from './meta/schemas.js';
 import { NOTIFICATIONS_RESPONSES } from './notifications/schemas.js';
@@ -12,6 +13,7 @@ import { OAUTH_CLIENTS_RESPONSES } from './oauth-clients/schemas.js';
 import { ORGANIZATIONS_RESPONSES } from './organizations/schemas.js';
 import { POLICIES_RESPONSES } from './policies/schemas.js';
 import { PROJECTS_RESPONSES } from './projects/schemas.js';
+import { QUERIES_RESPONSES } from './queries/schemas.js';
 import { REGISTRY_RESPONSES } from './registry/schemas.js';
 import { REGISTRY_PROVIDERS_RESPONSES } from './registry-providers/schemas.js';
 import { RESERVED_TAG_KEYS_RESPONSES } from './reserved-tag-keys/schemas.js';
@@ -67,6 +69,7 @@ export const PLATFORM_RESPONSES: ResponseTable = {
   ...AUDIT_TRAIL_RESPONSES,
   ...AGENTS_RESPONSES,
   ...CONFIGURATION_VERSIONS_RESPONSES,
+  ...DATA_RETENTION_RESPONSES,
   ...MEMBERSHIPS_RESPONSES,
   ...META_RESPONSES,
   ...NOTIFICATIONS_RESPONSES,
@@ -74,6 +77,7 @@ export const PLATFORM_RESPONSES: ResponseTable = {
   ...ORGANIZATIONS_RESPONSES,
   ...POLICIES_RESPONSES,
   ...PROJECTS_RESPONSES,
+  ...QUERIES_RESPONSES,
   ...REGISTRY_RESPONSES,
   ...REGISTRY_PROVIDERS_RESPONSES,
   ...RESERVED_TAG_KEYS_RESPONSES,

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ADMIN_TOKEN, type TestServer } from '../helpers/app.js';
+import { startReceiver } from '../platform/notifications/receiver.js';
 import { tarball } from '../platform/registry/archives.js';
 
 /**
@@ -123,6 +124,17 @@ export class Sampler {
     if (put.status >= 300) throw new Error(`upload ${url}: ${put.status} ${await put.text()}`);
   }
 
+  /** What an agent sends (`/api/agent/...`: its pool's agent token, plain JSON); not a sample. */
+  async agent(path: string, token: string, body: unknown): Promise<Any> {
+    const response = await fetch(`${this.server.baseUrl}/api/agent${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify(body),
+    });
+    if (response.status >= 300) throw new Error(`POST /api/agent${path}: ${response.status} ${await response.text()}`);
+    return (await response.json()) as Any;
+  }
+
   async control(method: string, path: string, body?: unknown): Promise<void> {
     const response = await fetch(`${this.server.baseUrl}/_emulator${path}`, {
       method,
@@ -214,11 +226,13 @@ export async function buildWorld(sampler: Sampler, edition: string): Promise<voi
     'sshKey',
   );
   await sampler.make('/organizations/{org}/agent-pools', org, { data: { type: 'agent-pools', attributes: { name: NAME } } }, 'pool');
-  await sampler.make(
+  const agentToken = await sampler.make(
     '/agent-pools/{id}/authentication-tokens',
     { id: ids.pool },
     { data: { type: 'authentication-tokens', attributes: { description: 'agent' } } },
   );
+  // An agent of the pool, registered as an agent does (no workspace runs on agents: it is never handed work).
+  await sampler.agent('/register', agentToken.data.attributes.token as string, { name: NAME });
   const task = { name: NAME, url: 'http://127.0.0.1:9/hook', category: 'task', description: 'checks' };
   await sampler.make('/organizations/{org}/tasks', org, { data: { type: 'tasks', attributes: task } }, 'task');
   await sampler.make(
@@ -308,7 +322,7 @@ export async function buildWorld(sampler: Sampler, edition: string): Promise<voi
   await sampler.make(
     '/organizations/{org}/policies',
     org,
-    { data: { type: 'policies', attributes: { name: NAME, kind: 'sentinel', 'enforcement-level': 'advisory' } } },
+    { data: { type: 'policies', attributes: { name: NAME, kind: 'sentinel', 'enforcement-level': 'soft-mandatory' } } },
     'policy',
   );
   await sampler.make('/organizations/{org}/policy-sets', org, { data: { type: 'policy-sets', attributes: { name: NAME } } }, 'policySet');
@@ -436,6 +450,13 @@ export async function buildWorld(sampler: Sampler, edition: string): Promise<voi
     },
     'planExport',
   );
+  // A query run over the source workspace's configuration (its progression is immediate here).
+  await sampler.make(
+    '/queries',
+    {},
+    { data: { type: 'queries', attributes: { source: 'tfe-api' }, relationships: { workspace: rel('workspaces', ids.source) } } },
+    'query',
+  );
 }
 
 /** Ids only reads reveal: run events, task stages, outputs, policy checks. */
@@ -499,6 +520,9 @@ export function valuesFor(template: string, ids: Record<string, string>): Record
     'registry-modules': ids.module,
     'registry-providers': ids.provider,
     'no-code-modules': ids.noCode,
+    queries: ids.query,
+    'policy-evaluations': ids.policyEvaluation,
+    'policy-set-outcomes': ids.policySetOutcome,
   };
   const byName: Record<string, string> = {
     org: ORG,
@@ -562,6 +586,7 @@ function relationshipBody(template: string, ids: Record<string, string>): unknow
     '/admin/organizations/{org}/relationships/module-consumers': identifiers('organizations', 'understudy'),
     '/workspaces/{id}/tag-bindings': { data: [{ type: 'tag-bindings', attributes: { key: 'env', value: 'sample' } }] },
     '/projects/{id}/tag-bindings': { data: [{ type: 'tag-bindings', attributes: { key: 'team', value: 'sample' } }] },
+    '/oauth-clients/{id}/relationships/projects': identifiers('projects', ids.project),
   };
   return bodies[template];
 }
@@ -586,6 +611,7 @@ export async function relate(sampler: Sampler): Promise<void> {
     '/policy-sets/{id}/relationships/projects',
     '/teams/{id}/relationships/users',
     '/teams/{id}/relationships/organization-memberships',
+    '/oauth-clients/{id}/relationships/projects',
   ]) {
     const values = valuesFor(template, ids) ?? {};
     await sampler.call('POST', template, values, relationshipBody(template, ids));
@@ -609,6 +635,21 @@ export async function relate(sampler: Sampler): Promise<void> {
       data: { type: 'workspaces', attributes: { id: ids.sshKey } },
     },
   );
+  // Data retention policies (self-hosted edition; elsewhere not a route, 404): one of each kind.
+  await sampler.call(
+    'POST',
+    '/organizations/{org}/relationships/data-retention-policy',
+    { org: ORG },
+    { data: { type: 'data-retention-policy-delete-olders', attributes: { 'delete-older-than-n-days': 3650 } } },
+  );
+  await sampler.call(
+    'POST',
+    '/workspaces/{id}/relationships/data-retention-policy',
+    { id: ids.workspace },
+    { data: { type: 'data-retention-policy-dont-deletes' } },
+  );
+  // The source workspace has no policy of its own: `data: null`.
+  await sampler.call('GET', '/workspaces/{id}/relationships/data-retention-policy', { id: ids.source });
   await sampler.call('POST', '/workspaces/{id}/actions/lock', { id: ids.workspace });
   await sampler.call('POST', '/workspaces/{id}/actions/force-unlock', { id: ids.workspace });
   const consumers = '/workspaces/{id}/relationships/remote-state-consumers';
@@ -626,7 +667,15 @@ export async function act(sampler: Sampler): Promise<void> {
   const { ids } = sampler;
   await sampler.call('POST', '/runs/{id}/actions/discard', { id: ids.run }, { comment: 'sampled' });
   await sampler.runReaches(ids.run, ['discarded']);
-  await sampler.call('POST', '/notification-configurations/{id}/actions/verify', { id: ids.notification });
+  // Verified against a receiver that answers 200 (the configuration stays disabled: nothing else is sent to it).
+  const receiver = await startReceiver();
+  try {
+    const destination = { data: { type: 'notification-configurations', attributes: { url: receiver.url } } };
+    await sampler.call('PATCH', '/notification-configurations/{id}', { id: ids.notification }, destination);
+    await sampler.call('POST', '/notification-configurations/{id}/actions/verify', { id: ids.notification });
+  } finally {
+    await receiver.close();
+  }
   await sampler.call('POST', '/configuration-versions/{id}/actions/archive', { id: ids.cv });
   // The administrator's user actions (self-hosted edition: the user was made through /admin/users).
   for (const action of ids.otherUser ? ['suspend', 'unsuspend', 'grant_admin', 'revoke_admin', 'disable_two_factor'] : []) {
@@ -636,7 +685,8 @@ export async function act(sampler: Sampler): Promise<void> {
   // The hosted edition's audit trail, read with the organization's token (elsewhere: not a route, 404).
   await sampler.call('POST', '/organizations/{org}/audit-configuration/test', { org: ORG });
   await sampler.call('GET', '/organization/audit-trail', {}, undefined, '', ids.organizationToken);
-  await sampler.put('/policies/{id}/upload', { id: ids.policy }, 'main = rule { true }\n');
+  // The sentinel policy fails soft-mandatory: the planned run's check waits for an override (runActions).
+  await sampler.put('/policies/{id}/upload', { id: ids.policy }, 'main = rule { false } # understudy:fail\n');
   await sampler.call('GET', '/policies/{id}/download', { id: ids.policy });
   const notification = {
     data: {
@@ -755,6 +805,7 @@ const DOOMED: Record<string, Values> = {
 
 /** Kinds that hold others: deleted after everything in them. */
 const CONTAINERS = [
+  'oauth-clients',
   'workspaces',
   'projects',
   'teams',
@@ -810,19 +861,61 @@ const queueRun = async (sampler: Sampler, workspace: string | undefined) =>
 async function runActions(sampler: Sampler): Promise<void> {
   const { ids } = sampler;
   await configuration(sampler, ids.workspace);
+  // An overridable OPA set whose mandatory policy fails: the run's post-plan stage waits for an override.
+  const opa = await sampler.make(
+    '/organizations/{org}/policies',
+    { org: ORG },
+    {
+      data: {
+        type: 'policies',
+        attributes: { name: 'opa-sample', kind: 'opa', query: 'data.sample.rule', 'enforcement-level': 'mandatory' },
+      },
+    },
+  );
+  await sampler.put(
+    '/policies/{id}/upload',
+    { id: opa.data.id as string },
+    'package sample rule["not allowed"] { true } # understudy:fail\n',
+  );
+  await sampler.make(
+    '/organizations/{org}/policy-sets',
+    { org: ORG },
+    {
+      data: {
+        type: 'policy-sets',
+        attributes: { name: 'opa-sample', kind: 'opa', overridable: true },
+        relationships: { policies: identifiers('policies', opa.data.id as string), workspaces: identifiers('workspaces', ids.workspace) },
+      },
+    },
+  );
   const applied = await queueRun(sampler, ids.workspace);
-  const planned = await sampler.runReaches(applied, ['planned', 'policy_checked', 'policy_override', 'errored', 'planned_and_finished']);
+  const settled = ['planned', 'policy_checked', 'policy_override', 'errored', 'planned_and_finished'];
+  const held = await sampler.runReaches(applied, [...settled, 'post_plan_awaiting_decision']);
   const stages = await sampler.call('GET', '/runs/{id}/task-stages', { id: applied });
   ids.taskStage = stages.body.data?.[0]?.id as string;
   ids.taskResult = stages.body.data?.[0]?.relationships['task-results'].data[0]?.id as string;
   for (const template of ['/task-stages/{id}', '/task-results/{id}']) await sampler.call('GET', template, valuesFor(template, ids) ?? {});
+  const evaluations = await sampler.call('GET', '/task-stages/{id}/policy-evaluations', { id: ids.taskStage });
+  ids.policyEvaluation = evaluations.body.data?.[0]?.id as string;
+  const outcomes = await sampler.call('GET', '/policy-evaluations/{id}/policy-set-outcomes', { id: ids.policyEvaluation });
+  ids.policySetOutcome = outcomes.body.data?.[0]?.id as string;
+  for (const template of ['/policy-evaluations/{id}', '/policy-set-outcomes/{id}'])
+    await sampler.call('GET', template, valuesFor(template, ids) ?? {});
   await sampler.call('POST', '/task-stages/{id}/actions/override', { id: ids.taskStage });
+  const planned = held === 'post_plan_awaiting_decision' ? await sampler.runReaches(applied, settled) : held;
   const checks = await sampler.call('GET', '/runs/{id}/policy-checks', { id: applied });
   ids.policyCheck = checks.body.data?.[0]?.id as string;
   for (const template of ['/policy-checks/{id}', '/policy-checks/{id}/output'])
     await sampler.call('GET', template, valuesFor(template, ids) ?? {});
   await sampler.call('POST', '/policy-checks/{id}/actions/override', { id: ids.policyCheck });
-  if (planned !== 'errored' && planned !== 'planned_and_finished') {
+  const confirmable =
+    planned === 'policy_override'
+      ? await sampler.runReaches(
+          applied,
+          settled.filter((status) => status !== 'policy_override'),
+        )
+      : planned;
+  if (confirmable !== 'errored' && confirmable !== 'planned_and_finished') {
     await sampler.call('POST', '/runs/{id}/actions/apply', { id: applied }, { comment: 'sampled' });
     await sampler.runReaches(applied, ['applied', 'errored']);
   }
@@ -830,7 +923,15 @@ async function runActions(sampler: Sampler): Promise<void> {
   await configuration(sampler, ids.source);
   // The first configuration is no longer the newest: it can be archived.
   await sampler.call('POST', '/configuration-versions/{id}/actions/archive', { id: ids.cv });
-  const held = await queueRun(sampler, ids.source);
+  // A query run held by the manual progression, canceled; the source workspace's queries listed.
+  const query = await sampler.make(
+    '/queries',
+    {},
+    { data: { type: 'queries', attributes: { source: 'tfe-api' }, relationships: { workspace: rel('workspaces', ids.source) } } },
+  );
+  await sampler.call('POST', '/queries/{id}/actions/cancel', { id: query.data.id as string });
+  await sampler.call('GET', '/workspaces/{id}/queries', { id: ids.source });
+  const first = await queueRun(sampler, ids.source);
   const waiting = await queueRun(sampler, ids.source);
   await sampler.call('POST', '/runs/{id}/actions/force-execute', { id: waiting });
   await sampler.call('POST', '/runs/{id}/actions/cancel', { id: waiting }, { comment: 'sampled' });
@@ -838,6 +939,6 @@ async function runActions(sampler: Sampler): Promise<void> {
   await sampler.control('POST', '/clock', { advance: '1h' });
   await sampler.call('POST', '/runs/{id}/actions/force-cancel', { id: waiting });
   const another = await queueRun(sampler, ids.source);
-  void held;
+  void first;
   await sampler.call('POST', '/admin/runs/{id}/actions/force-cancel', { id: another });
 }

@@ -23,7 +23,17 @@ export const ORGANIZATION = resourceSchema(
     'remaining-testable-count': A.integer(),
     permissions: A.flags(),
   },
-  { relationships: ['authentication-token', 'default-agent-pool', 'default-project', 'entitlement-set', 'oauth-tokens', 'subscription'] },
+  {
+    relationships: [
+      'authentication-token',
+      'data-retention-policy',
+      'default-agent-pool',
+      'default-project',
+      'entitlement-set',
+      'oauth-tokens',
+      'subscription',
+    ],
+  },
 );
 
 /** The `entitlement-sets` resource. */

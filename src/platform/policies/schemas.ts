@@ -93,8 +93,55 @@ export const POLICY_CHECK = resourceSchema(
   { relationships: ['run'] },
 );
 
+const COUNT = Type.Object({
+  'advisory-failed': A.integer(),
+  'mandatory-failed': A.integer(),
+  passed: A.integer(),
+  errored: A.integer(),
+});
+
+/** The `policy-evaluations` resource: a task stage's evaluation of one policy kind. */
+export const POLICY_EVALUATION = resourceSchema(
+  'policy-evaluations',
+  {
+    status: A.oneOf('pending', 'queued', 'running', 'passed', 'failed', 'errored', 'canceled', 'overridden', 'unreachable'),
+    'policy-kind': A.oneOf('opa', 'sentinel'),
+    'result-count': COUNT,
+    'status-timestamps': A.object(),
+    'created-at': A.time(),
+    'updated-at': A.time(),
+  },
+  { relationships: ['policy-attachable', 'policy-set-outcomes'] },
+);
+
+/** The `policy-set-outcomes` resource: one set's policies in an evaluation (`result_count`, as the client reads it). */
+export const POLICY_SET_OUTCOME = resourceSchema(
+  'policy-set-outcomes',
+  {
+    outcomes: Type.Array(
+      Type.Object({
+        enforcement_level: A.string(),
+        query: A.string(),
+        status: A.oneOf('passed', 'failed'),
+        policy_name: A.string(),
+        description: A.string(),
+      }),
+    ),
+    error: A.nullable(A.string()),
+    overridable: A.boolean(),
+    'policy-set-name': A.string(),
+    'policy-set-description': A.nullable(A.string()),
+    result_count: COUNT,
+  },
+  { relationships: ['policy-evaluation'] },
+);
+
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const POLICIES_RESPONSES: ResponseTable = {
+  'GET /task-stages/:id/policy-evaluations': ok(paged(POLICY_EVALUATION)),
+  'GET /policy-evaluations/:id': ok(single(POLICY_EVALUATION)),
+  'GET /policy-evaluations/:id/policy-set-outcomes': ok(paged(POLICY_SET_OUTCOME)),
+  'GET /policy-set-outcomes/:id': ok(single(POLICY_SET_OUTCOME)),
   'GET /runs/:id/policy-checks': ok(paged(POLICY_CHECK)),
   'GET /policy-checks/:id': ok(single(POLICY_CHECK)),
   'POST /policy-checks/:id/actions/override': ok(single(POLICY_CHECK)),

@@ -29,6 +29,7 @@ export const RUN = resourceSchema(
     message: A.string(),
     permissions: A.flags(),
     'plan-only': A.boolean(),
+    'policy-paths': A.strings(),
     'position-in-queue': A.integer(),
     refresh: A.boolean(),
     'refresh-only': A.boolean(),

@@ -1,5 +1,5 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, NoBody, ok, paged, refusedOnly, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { A, NoBody, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
 
 /** The `task-stages` resource. */
 export const TASK_STAGE = resourceSchema(
@@ -40,7 +40,7 @@ export const TASK_RESULT = resourceSchema(
 export const TASK_STAGES_RESPONSES: ResponseTable = {
   'GET /runs/:id/task-stages': ok(paged(TASK_STAGE)),
   'GET /task-stages/:id': ok(single(TASK_STAGE)),
-  'POST /task-stages/:id/actions/override': refusedOnly,
+  'POST /task-stages/:id/actions/override': ok(single(TASK_STAGE, 'the stage, once a held policy failure is overridden')),
   'GET /task-results/:id': ok(single(TASK_RESULT)),
   'PATCH /task-results/:id/callback': ok(NoBody),
 };

@@ -55,6 +55,7 @@ export const WORKSPACE = resourceSchema(
       'current-configuration-version',
       'current-run',
       'current-state-version',
+      'data-retention-policy',
       'effective-tag-bindings',
       'latest-run',
       'locked-by',
