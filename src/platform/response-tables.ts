@@ -1,4 +1,4 @@
-import { created, noContent, ok, paged, single, type ResponseTable } from './jsonapi/responses.js';
+import { crud, noContent, ok, paged, type ResponseTable, single } from './jsonapi/responses.js';
 import { ADMIN_SETTINGS_RESPONSES } from './admin-settings/schemas.js';
 import { AUDIT_CONFIGURATION_RESPONSES } from './audit-configuration/schemas.js';
 import { AUDIT_TRAIL_RESPONSES } from './audit-trail/schemas.js';
@@ -48,11 +48,7 @@ const ACROSS_DOMAINS: ResponseTable = {
   'POST /workspaces/:id/relationships/remote-state-consumers': noContent,
   'DELETE /workspaces/:id/relationships/remote-state-consumers': noContent,
   // workspace-tasks: rendered by run-tasks.
-  'GET /workspaces/:workspaceId/tasks': ok(paged(WORKSPACE_TASK)),
-  'POST /workspaces/:workspaceId/tasks': created(single(WORKSPACE_TASK)),
-  'GET /workspaces/:workspaceId/tasks/:id': ok(single(WORKSPACE_TASK)),
-  'PATCH /workspaces/:workspaceId/tasks/:id': ok(single(WORKSPACE_TASK)),
-  'DELETE /workspaces/:workspaceId/tasks/:id': noContent,
+  ...crud('/workspaces/:workspaceId/tasks', '/workspaces/:workspaceId/tasks/:id', WORKSPACE_TASK),
   // site-admin: the user actions answer the user.
   ...Object.fromEntries(
     ['suspend', 'unsuspend', 'grant_admin', 'revoke_admin', 'disable_two_factor'].map((action) => [

@@ -1,5 +1,5 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { A, crud, resourceSchema, type ResponseTable } from '../jsonapi/responses.js';
 
 /** The `agent-pools` resource. */
 export const AGENT_POOL = resourceSchema(
@@ -15,9 +15,5 @@ export const AGENT_POOL = resourceSchema(
 
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const AGENT_POOLS_RESPONSES: ResponseTable = {
-  'GET /organizations/:org/agent-pools': ok(paged(AGENT_POOL)),
-  'POST /organizations/:org/agent-pools': created(single(AGENT_POOL)),
-  'GET /agent-pools/:id': ok(single(AGENT_POOL)),
-  'PATCH /agent-pools/:id': ok(single(AGENT_POOL)),
-  'DELETE /agent-pools/:id': noContent,
+  ...crud('/organizations/:org/agent-pools', '/agent-pools/:id', AGENT_POOL),
 };

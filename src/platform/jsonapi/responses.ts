@@ -162,6 +162,33 @@ export const refusedOnly: Responses = {};
 /** Several statuses, when a route answers more than one success. */
 export const responses = (...maps: Responses[]): Responses => Object.assign({}, ...maps) as Responses;
 
+/**
+ * The five routes of a collection of `resource`: list (paged) and create at `collection`, show,
+ * update and delete at `item` (the table keys, as registered under `/api/v2`).
+ */
+export const crud = (collection: string, item: string, resource: TSchema): Record<string, Responses> => ({
+  [`GET ${collection}`]: ok(paged(resource)),
+  [`POST ${collection}`]: created(single(resource)),
+  [`GET ${item}`]: ok(single(resource)),
+  [`PATCH ${item}`]: ok(single(resource)),
+  [`DELETE ${item}`]: noContent,
+});
+
+/**
+ * A `vars` resource's attributes: a workspace's variable and a variable set's are the same
+ * resource (its `configurable` is the workspace or the set).
+ */
+export const VARIABLE_ATTRIBUTES: TProperties = {
+  key: A.string(),
+  value: A.nullable(A.string()),
+  sensitive: A.boolean(),
+  category: A.string(),
+  hcl: A.boolean(),
+  description: A.nullable(A.string()),
+  'created-at': A.time(),
+  'version-id': A.string(),
+};
+
 /** A domain's routes and what each answers, keyed `METHOD /path` (the path under `/api/v2`, as registered). */
 export type ResponseTable = Readonly<Record<string, Responses>>;
 

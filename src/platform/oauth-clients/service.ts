@@ -35,11 +35,8 @@ const ATTRIBUTE = (name: string) => `/data/attributes/${name}`;
 /** The text go-tfe's tests look for when a connection names a pool that is not the organization's. */
 export const UNKNOWN_POOL = 'the provided agent pool does not exist or you are not authorized to use it';
 
-export interface CreateClient {
-  serviceProvider: string;
-  name: string | null;
-  httpUrl: string;
-  apiUrl: string;
+/** What a connection's creation and its PATCH both may give. */
+interface ClientSettings {
   key?: string | null | undefined;
   /** Only whether one was given is kept. */
   secret?: string | null | undefined;
@@ -49,15 +46,16 @@ export interface CreateClient {
   agentPoolId?: string | null | undefined;
 }
 
+export interface CreateClient extends ClientSettings {
+  serviceProvider: string;
+  name: string | null;
+  httpUrl: string;
+  apiUrl: string;
+}
+
 /** A PATCH: absent (undefined) members stay as they are; `null` clears where the attribute may be empty. */
-export interface UpdateClient {
+export interface UpdateClient extends ClientSettings {
   name?: string | null | undefined;
-  key?: string | null | undefined;
-  secret?: string | null | undefined;
-  rsaPublicKey?: string | null | undefined;
-  organizationScoped?: boolean | undefined;
-  projectIds?: readonly string[] | undefined;
-  agentPoolId?: string | null | undefined;
 }
 
 export interface LoadedClient {

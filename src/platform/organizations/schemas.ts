@@ -1,5 +1,5 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, AnyResource, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { A, AnyResource, crud, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
 
 /** The `organizations` resource. */
 export const ORGANIZATION = resourceSchema(
@@ -63,11 +63,7 @@ export const ENTITLEMENT_SET = resourceSchema('entitlement-sets', {
 
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const ORGANIZATIONS_RESPONSES: ResponseTable = {
-  'GET /organizations': ok(paged(ORGANIZATION)),
-  'POST /organizations': created(single(ORGANIZATION)),
-  'GET /organizations/:name': ok(single(ORGANIZATION)),
-  'PATCH /organizations/:name': ok(single(ORGANIZATION)),
-  'DELETE /organizations/:name': noContent,
+  ...crud('/organizations', '/organizations/:name', ORGANIZATION),
   'GET /organizations/:name/entitlement-set': ok(single(ENTITLEMENT_SET)),
   'GET /organizations/:name/stacks': ok(paged(AnyResource, 'always empty: the emulator has no stacks')),
 };

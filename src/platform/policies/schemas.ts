@@ -1,6 +1,6 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
 import { Type } from '@fastify/type-provider-typebox';
-import { A, bytes, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { A, bytes, created, crud, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
 
 /** The `policies` resource. */
 export const POLICY = resourceSchema(
@@ -146,27 +146,15 @@ export const POLICIES_RESPONSES: ResponseTable = {
   'GET /policy-checks/:id': ok(single(POLICY_CHECK)),
   'POST /policy-checks/:id/actions/override': ok(single(POLICY_CHECK)),
   'GET /policy-checks/:id/output': ok(bytes('text/plain', 'the policy check output')),
-  'GET /policy-sets/:id/parameters': ok(paged(POLICY_SET_PARAMETER)),
-  'POST /policy-sets/:id/parameters': created(single(POLICY_SET_PARAMETER)),
-  'GET /policy-sets/:id/parameters/:param': ok(single(POLICY_SET_PARAMETER)),
-  'PATCH /policy-sets/:id/parameters/:param': ok(single(POLICY_SET_PARAMETER)),
-  'DELETE /policy-sets/:id/parameters/:param': noContent,
+  ...crud('/policy-sets/:id/parameters', '/policy-sets/:id/parameters/:param', POLICY_SET_PARAMETER),
   'POST /plan-exports': created(single(PLAN_EXPORT)),
   'GET /plan-exports/:id': ok(single(PLAN_EXPORT)),
   'GET /plan-exports/:id/download': ok(bytes('application/octet-stream', 'the export bundle (tar.gz)')),
   'DELETE /plan-exports/:id': noContent,
-  'GET /organizations/:org/policies': ok(paged(POLICY)),
-  'POST /organizations/:org/policies': created(single(POLICY)),
-  'GET /policies/:id': ok(single(POLICY)),
-  'PATCH /policies/:id': ok(single(POLICY)),
-  'DELETE /policies/:id': noContent,
+  ...crud('/organizations/:org/policies', '/policies/:id', POLICY),
   'PUT /policies/:id/upload': noContent,
   'GET /policies/:id/download': ok(bytes('text/plain', 'the policy code')),
-  'GET /organizations/:org/policy-sets': ok(paged(POLICY_SET)),
-  'POST /organizations/:org/policy-sets': created(single(POLICY_SET)),
-  'GET /policy-sets/:id': ok(single(POLICY_SET)),
-  'PATCH /policy-sets/:id': ok(single(POLICY_SET)),
-  'DELETE /policy-sets/:id': noContent,
+  ...crud('/organizations/:org/policy-sets', '/policy-sets/:id', POLICY_SET),
   'POST /policy-sets/:id/versions': created(single(POLICY_SET_VERSION)),
   'GET /policy-set-versions/:id': ok(single(POLICY_SET_VERSION)),
   'POST /policy-sets/:id/relationships/policies': noContent,

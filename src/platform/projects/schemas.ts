@@ -1,5 +1,5 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { A, crud, resourceSchema, type ResponseTable } from '../jsonapi/responses.js';
 
 /** The `projects` resource. */
 export const PROJECT = resourceSchema(
@@ -20,9 +20,5 @@ export const PROJECT = resourceSchema(
 
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const PROJECTS_RESPONSES: ResponseTable = {
-  'GET /organizations/:org/projects': ok(paged(PROJECT)),
-  'POST /organizations/:org/projects': created(single(PROJECT)),
-  'GET /projects/:id': ok(single(PROJECT)),
-  'PATCH /projects/:id': ok(single(PROJECT)),
-  'DELETE /projects/:id': noContent,
+  ...crud('/organizations/:org/projects', '/projects/:id', PROJECT),
 };

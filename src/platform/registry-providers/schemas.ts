@@ -1,5 +1,5 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { A, created, crud, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
 
 /** The `registry-providers` resource. */
 export const REGISTRY_PROVIDER = resourceSchema(
@@ -47,11 +47,7 @@ export const REGISTRY_PROVIDER_PLATFORM = resourceSchema(
 
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const REGISTRY_PROVIDERS_RESPONSES: ResponseTable = {
-  'GET /organizations/:org/registry-providers': ok(paged(REGISTRY_PROVIDER)),
-  'POST /organizations/:org/registry-providers': created(single(REGISTRY_PROVIDER)),
-  'GET /organizations/:org/registry-providers/:registry/:namespace/:name': ok(single(REGISTRY_PROVIDER)),
-  'PATCH /organizations/:org/registry-providers/:registry/:namespace/:name': ok(single(REGISTRY_PROVIDER)),
-  'DELETE /organizations/:org/registry-providers/:registry/:namespace/:name': noContent,
+  ...crud('/organizations/:org/registry-providers', '/organizations/:org/registry-providers/:registry/:namespace/:name', REGISTRY_PROVIDER),
   'GET /registry-providers/:id': ok(single(REGISTRY_PROVIDER)),
   'GET /organizations/:org/registry-providers/:registry/:namespace/:name/versions': ok(paged(REGISTRY_PROVIDER_VERSION)),
   'POST /organizations/:org/registry-providers/:registry/:namespace/:name/versions': created(single(REGISTRY_PROVIDER_VERSION)),

@@ -91,18 +91,23 @@ export const ORGANIZATION_CAPACITY = resourceSchema(
   { links: 'never' },
 );
 
+/** What a plan and an apply both carry. */
+const PHASE_ATTRIBUTES = {
+  'execution-details': A.object(),
+  'log-read-url': A.string(),
+  'resource-additions': A.integer(),
+  'resource-changes': A.integer(),
+  'resource-destructions': A.integer(),
+  'resource-imports': A.integer(),
+  status: A.string(),
+  'status-timestamps': A.object(),
+};
+
 /** The `plans` resource. */
 export const PLAN = resourceSchema(
   'plans',
   {
-    'execution-details': A.object(),
-    'log-read-url': A.string(),
-    'resource-additions': A.integer(),
-    'resource-changes': A.integer(),
-    'resource-destructions': A.integer(),
-    'resource-imports': A.integer(),
-    status: A.string(),
-    'status-timestamps': A.object(),
+    ...PHASE_ATTRIBUTES,
     'has-changes': A.boolean(),
     'generated-configuration': A.boolean(),
   },
@@ -110,20 +115,7 @@ export const PLAN = resourceSchema(
 );
 
 /** The `applies` resource. */
-export const APPLY = resourceSchema(
-  'applies',
-  {
-    'execution-details': A.object(),
-    'log-read-url': A.string(),
-    'resource-additions': A.integer(),
-    'resource-changes': A.integer(),
-    'resource-destructions': A.integer(),
-    'resource-imports': A.integer(),
-    status: A.string(),
-    'status-timestamps': A.object(),
-  },
-  { relationships: ['state-versions'] },
-);
+export const APPLY = resourceSchema('applies', PHASE_ATTRIBUTES, { relationships: ['state-versions'] });
 
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const RUNS_RESPONSES: ResponseTable = {

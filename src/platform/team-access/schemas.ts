@@ -1,5 +1,5 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { A, crud, resourceSchema, type ResponseTable } from '../jsonapi/responses.js';
 
 /** The `team-workspaces` resource. */
 export const TEAM_WORKSPACE = resourceSchema(
@@ -18,9 +18,5 @@ export const TEAM_WORKSPACE = resourceSchema(
 
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const TEAM_ACCESS_RESPONSES: ResponseTable = {
-  'GET /team-workspaces': ok(paged(TEAM_WORKSPACE)),
-  'POST /team-workspaces': created(single(TEAM_WORKSPACE)),
-  'GET /team-workspaces/:id': ok(single(TEAM_WORKSPACE)),
-  'PATCH /team-workspaces/:id': ok(single(TEAM_WORKSPACE)),
-  'DELETE /team-workspaces/:id': noContent,
+  ...crud('/team-workspaces', '/team-workspaces/:id', TEAM_WORKSPACE),
 };

@@ -1,5 +1,5 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { A, crud, noContent, resourceSchema, type ResponseTable } from '../jsonapi/responses.js';
 
 /** The `teams` resource. */
 export const TEAM = resourceSchema(
@@ -19,11 +19,7 @@ export const TEAM = resourceSchema(
 
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const TEAMS_RESPONSES: ResponseTable = {
-  'GET /organizations/:organization/teams': ok(paged(TEAM)),
-  'POST /organizations/:organization/teams': created(single(TEAM)),
-  'GET /teams/:id': ok(single(TEAM)),
-  'PATCH /teams/:id': ok(single(TEAM)),
-  'DELETE /teams/:id': noContent,
+  ...crud('/organizations/:organization/teams', '/teams/:id', TEAM),
   'POST /teams/:id/relationships/users': noContent,
   'DELETE /teams/:id/relationships/users': noContent,
   'POST /teams/:id/relationships/organization-memberships': noContent,

@@ -1,67 +1,35 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
 import { Type } from '@fastify/type-provider-typebox';
-import { A, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { A, crud, resourceSchema, type ResponseTable } from '../jsonapi/responses.js';
+
+/** The attributes every tool version carries, whatever the tool. */
+const toolVersion = (type: string) =>
+  resourceSchema(type, {
+    version: A.string(),
+    url: A.string(),
+    sha: A.string(),
+    official: A.boolean(),
+    enabled: A.boolean(),
+    beta: A.boolean(),
+    deprecated: A.boolean(),
+    'deprecated-reason': A.nullable(A.string()),
+    usage: A.integer(),
+    'created-at': A.time(),
+    archs: Type.Array(Type.Object({})),
+  });
 
 /** The `terraform-versions` resource. */
-export const TERRAFORM_VERSION = resourceSchema('terraform-versions', {
-  version: A.string(),
-  url: A.string(),
-  sha: A.string(),
-  official: A.boolean(),
-  enabled: A.boolean(),
-  beta: A.boolean(),
-  deprecated: A.boolean(),
-  'deprecated-reason': A.nullable(A.string()),
-  usage: A.integer(),
-  'created-at': A.time(),
-  archs: Type.Array(Type.Object({})),
-});
+export const TERRAFORM_VERSION = toolVersion('terraform-versions');
 
 /** The `opa-versions` resource. */
-export const OPA_VERSION = resourceSchema('opa-versions', {
-  version: A.string(),
-  url: A.string(),
-  sha: A.string(),
-  official: A.boolean(),
-  enabled: A.boolean(),
-  beta: A.boolean(),
-  deprecated: A.boolean(),
-  'deprecated-reason': A.nullable(A.string()),
-  usage: A.integer(),
-  'created-at': A.time(),
-  archs: Type.Array(Type.Object({})),
-});
+export const OPA_VERSION = toolVersion('opa-versions');
 
 /** The `sentinel-versions` resource. */
-export const SENTINEL_VERSION = resourceSchema('sentinel-versions', {
-  version: A.string(),
-  url: A.string(),
-  sha: A.string(),
-  official: A.boolean(),
-  enabled: A.boolean(),
-  beta: A.boolean(),
-  deprecated: A.boolean(),
-  'deprecated-reason': A.nullable(A.string()),
-  usage: A.integer(),
-  'created-at': A.time(),
-  archs: Type.Array(Type.Object({})),
-});
+export const SENTINEL_VERSION = toolVersion('sentinel-versions');
 
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const TOOL_VERSIONS_RESPONSES: ResponseTable = {
-  'GET /admin/terraform-versions': ok(paged(TERRAFORM_VERSION)),
-  'POST /admin/terraform-versions': created(single(TERRAFORM_VERSION)),
-  'GET /admin/terraform-versions/:id': ok(single(TERRAFORM_VERSION)),
-  'PATCH /admin/terraform-versions/:id': ok(single(TERRAFORM_VERSION)),
-  'DELETE /admin/terraform-versions/:id': noContent,
-  'GET /admin/opa-versions': ok(paged(OPA_VERSION)),
-  'POST /admin/opa-versions': created(single(OPA_VERSION)),
-  'GET /admin/opa-versions/:id': ok(single(OPA_VERSION)),
-  'PATCH /admin/opa-versions/:id': ok(single(OPA_VERSION)),
-  'DELETE /admin/opa-versions/:id': noContent,
-  'GET /admin/sentinel-versions': ok(paged(SENTINEL_VERSION)),
-  'POST /admin/sentinel-versions': created(single(SENTINEL_VERSION)),
-  'GET /admin/sentinel-versions/:id': ok(single(SENTINEL_VERSION)),
-  'PATCH /admin/sentinel-versions/:id': ok(single(SENTINEL_VERSION)),
-  'DELETE /admin/sentinel-versions/:id': noContent,
+  ...crud('/admin/terraform-versions', '/admin/terraform-versions/:id', TERRAFORM_VERSION),
+  ...crud('/admin/opa-versions', '/admin/opa-versions/:id', OPA_VERSION),
+  ...crud('/admin/sentinel-versions', '/admin/sentinel-versions/:id', SENTINEL_VERSION),
 };

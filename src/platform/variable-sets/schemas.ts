@@ -1,5 +1,5 @@
 /** Response schemas of this domain's resources (see ../jsonapi/responses.ts). */
-import { A, created, noContent, ok, paged, resourceSchema, type ResponseTable, single } from '../jsonapi/responses.js';
+import { A, crud, noContent, ok, paged, resourceSchema, type ResponseTable, VARIABLE_ATTRIBUTES } from '../jsonapi/responses.js';
 
 /** The `varsets` resource. */
 export const VARIABLE_SET = resourceSchema(
@@ -18,36 +18,15 @@ export const VARIABLE_SET = resourceSchema(
 );
 
 /** A variable of a set: a `vars` resource whose `configurable` is the set. */
-export const SET_VARIABLE = resourceSchema(
-  'vars',
-  {
-    key: A.string(),
-    value: A.nullable(A.string()),
-    sensitive: A.boolean(),
-    category: A.string(),
-    hcl: A.boolean(),
-    description: A.nullable(A.string()),
-    'created-at': A.time(),
-    'version-id': A.string(),
-  },
-  { relationships: ['configurable'] },
-);
+export const SET_VARIABLE = resourceSchema('vars', VARIABLE_ATTRIBUTES, { relationships: ['configurable'] });
 
 /** What each of this domain's routes answers, keyed as registered under /api/v2. */
 export const VARIABLE_SETS_RESPONSES: ResponseTable = {
-  'GET /organizations/:org/varsets': ok(paged(VARIABLE_SET)),
-  'POST /organizations/:org/varsets': created(single(VARIABLE_SET)),
-  'GET /varsets/:id': ok(single(VARIABLE_SET)),
-  'PATCH /varsets/:id': ok(single(VARIABLE_SET)),
-  'DELETE /varsets/:id': noContent,
+  ...crud('/organizations/:org/varsets', '/varsets/:id', VARIABLE_SET),
   'POST /varsets/:id/relationships/workspaces': noContent,
   'DELETE /varsets/:id/relationships/workspaces': noContent,
   'POST /varsets/:id/relationships/projects': noContent,
   'DELETE /varsets/:id/relationships/projects': noContent,
-  'GET /varsets/:id/relationships/vars': ok(paged(SET_VARIABLE)),
-  'POST /varsets/:id/relationships/vars': created(single(SET_VARIABLE)),
-  'GET /varsets/:id/relationships/vars/:var': ok(single(SET_VARIABLE)),
-  'PATCH /varsets/:id/relationships/vars/:var': ok(single(SET_VARIABLE)),
-  'DELETE /varsets/:id/relationships/vars/:var': noContent,
+  ...crud('/varsets/:id/relationships/vars', '/varsets/:id/relationships/vars/:var', SET_VARIABLE),
   'GET /workspaces/:id/varsets': ok(paged(VARIABLE_SET)),
 };
