@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -6,25 +6,10 @@ import { platform, startServer, type TestServer } from '../helpers/app.js';
 import { requireTerraform, startTerraform, terraform } from '../helpers/terraform.js';
 import { createRun, newWorkspace, nextRunCreated, uploadConfiguration, waitFor } from '../platform/runs/helpers.js';
 import { KEY, startTaskService } from '../platform/runs/task-service.js';
+import { initGreeting, workDirectories, writeGreeting } from './greeting-workspace.js';
 import { untilJournaled, untilRunStatus } from './interrupt-helpers.js';
 
 const version = requireTerraform('the remote-execution tests (terraform plan and apply run by understudy)');
-
-/** No provider to download: `terraform_data` is built into the CLI. */
-function configuration(workspace: string, greeting: string): string {
-  return `terraform {
-  cloud {
-    hostname     = "understudy.test"
-    organization = "understudy"
-    workspaces { name = "${workspace}" }
-  }
-}
-resource "terraform_data" "greeting" {
-  input = "${greeting}"
-}
-output "greeting" { value = terraform_data.greeting.output }
-`;
-}
 
 async function runsOf(server: TestServer, workspace: string) {
   const found = await platform(server, 'GET', `/organizations/understudy/workspaces/${workspace}`);
@@ -36,26 +21,19 @@ async function runsOf(server: TestServer, workspace: string) {
 
 describe.skipIf(version === null)('terraform plan and apply in remote execution mode', () => {
   let server: TestServer;
-  const directories: string[] = [];
-  const directory = () => {
-    const made = mkdtempSync(join(tmpdir(), 'understudy-remote-'));
-    directories.push(made);
-    return made;
-  };
+  const directories = workDirectories('understudy-remote-');
 
   beforeAll(async () => {
     server = await startServer({ UNDERSTUDY_EXECUTOR: 'terraform' });
   });
   afterAll(async () => {
-    for (const made of directories) rmSync(made, { recursive: true, force: true });
+    directories.removeAll();
     await server?.close();
   });
 
   it('plans speculatively with the log streamed to the terminal, without locking or changing state', async () => {
-    const dir = directory();
-    writeFileSync(join(dir, 'main.tf'), configuration('remote-plan', 'hello'));
-    const init = await terraform(dir, server.baseUrl, 'init', '-input=false');
-    expect(init.status).toBe(0);
+    const dir = directories.make();
+    await initGreeting(dir, server.baseUrl, 'remote-plan', 'hello');
     const plan = await terraform(dir, server.baseUrl, 'plan', '-input=false');
     expect(plan.stderr).toBe('');
     expect(plan.status).toBe(0);
@@ -72,9 +50,8 @@ describe.skipIf(version === null)('terraform plan and apply in remote execution 
   });
 
   it('saves a plan with plan -out (the workspace untouched) and applies that run with apply FILE', async () => {
-    const dir = directory();
-    writeFileSync(join(dir, 'main.tf'), configuration('remote-saved', 'saved'));
-    expect((await terraform(dir, server.baseUrl, 'init', '-input=false')).status).toBe(0);
+    const dir = directories.make();
+    await initGreeting(dir, server.baseUrl, 'remote-saved', 'saved');
     const plan = await terraform(dir, server.baseUrl, 'plan', '-input=false', '-out=saved.tfplan');
     expect(plan.stderr).toBe('');
     expect(plan.status).toBe(0);
@@ -102,9 +79,8 @@ describe.skipIf(version === null)('terraform plan and apply in remote execution 
   });
 
   it("applies remotely: queues, plans, applies, and the state is the workspace's; a second apply is serial 2", async () => {
-    const dir = directory();
-    writeFileSync(join(dir, 'main.tf'), configuration('remote-apply', 'hello'));
-    expect((await terraform(dir, server.baseUrl, 'init', '-input=false')).status).toBe(0);
+    const dir = directories.make();
+    await initGreeting(dir, server.baseUrl, 'remote-apply', 'hello');
     const apply = await terraform(dir, server.baseUrl, 'apply', '-input=false', '-auto-approve');
     expect(apply.stderr).toBe('');
     expect(apply.status).toBe(0);
@@ -114,7 +90,7 @@ describe.skipIf(version === null)('terraform plan and apply in remote execution 
     const output = await terraform(dir, server.baseUrl, 'output', '-raw', 'greeting');
     expect(output.stdout).toBe('hello');
 
-    writeFileSync(join(dir, 'main.tf'), configuration('remote-apply', 'hello again'));
+    writeGreeting(dir, 'remote-apply', 'hello again');
     const second = await terraform(dir, server.baseUrl, 'apply', '-input=false', '-auto-approve');
     expect(second.status).toBe(0);
     expect(second.stdout).toContain('Apply complete! Resources: 0 added, 1 changed, 0 destroyed.');
@@ -200,8 +176,7 @@ describe.skipIf(version === null)('Ctrl-C during a remote run', () => {
     const server = await startServer({ UNDERSTUDY_EXECUTOR: 'simulated', UNDERSTUDY_RUN_PROGRESSION: 'manual' });
     const dir = mkdtempSync(join(tmpdir(), 'understudy-remote-'));
     try {
-      writeFileSync(join(dir, 'main.tf'), configuration('remote-cancel', 'hello'));
-      expect((await terraform(dir, server.baseUrl, 'init', '-input=false')).status).toBe(0);
+      await initGreeting(dir, server.baseUrl, 'remote-cancel', 'hello');
       const created = nextRunCreated(server);
       const cli = startTerraform(dir, server.baseUrl, 'apply', '-input=false', '-auto-approve');
       const exited = new Promise<void>((resolve) => cli.on('exit', () => resolve()));
@@ -251,8 +226,7 @@ describe.skipIf(version === null)('run tasks in a CLI-driven run', () => {
     const service = await startTaskService((payload) => (payload.stage === 'post_plan' ? 'failed' : 'passed'));
     const dir = mkdtempSync(join(tmpdir(), 'understudy-remote-'));
     try {
-      writeFileSync(join(dir, 'main.tf'), configuration('remote-tasks', 'hello'));
-      expect((await terraform(dir, server.baseUrl, 'init', '-input=false')).status).toBe(0);
+      await initGreeting(dir, server.baseUrl, 'remote-tasks', 'hello');
       const { workspace } = await runsOf(server, 'remote-tasks');
       const task = await platform(server, 'POST', '/organizations/understudy/tasks', {
         body: {

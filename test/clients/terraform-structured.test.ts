@@ -1,27 +1,9 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { platform, startServer, type TestServer } from '../helpers/app.js';
 import { requireTerraform, terraform } from '../helpers/terraform.js';
+import { initGreeting, workDirectories } from './greeting-workspace.js';
 
 const version = requireTerraform('the structured run output tests (terraform plan and apply drawing the remote plan)');
-
-/** No provider to download: `terraform_data` is built into the CLI. */
-function configuration(workspace: string, greeting: string): string {
-  return `terraform {
-  cloud {
-    hostname     = "understudy.test"
-    organization = "understudy"
-    workspaces { name = "${workspace}" }
-  }
-}
-resource "terraform_data" "greeting" {
-  input = "${greeting}"
-}
-output "greeting" { value = terraform_data.greeting.output }
-`;
-}
 
 /** The newest run of `workspace` with its plan and apply logs as the API serves them. */
 async function latestRun(server: TestServer, workspace: string) {
@@ -52,25 +34,19 @@ describe.skipIf(version === null).each([
   ['simulated', 'hosted', 'HCP Terraform', /\+ digest\s+= "[0-9a-f]{64}"/],
 ] as const)('structured run output: the %s executor on the %s edition', (executor, edition, product, attributeLine) => {
   let server: TestServer;
-  const directories: string[] = [];
-  const directory = () => {
-    const made = mkdtempSync(join(tmpdir(), 'understudy-structured-'));
-    directories.push(made);
-    return made;
-  };
+  const directories = workDirectories('understudy-structured-');
 
   beforeAll(async () => {
     server = await startServer({ UNDERSTUDY_EXECUTOR: executor, UNDERSTUDY_EDITION: edition });
   });
   afterAll(async () => {
-    for (const made of directories) rmSync(made, { recursive: true, force: true });
+    directories.removeAll();
     await server?.close();
   });
 
   it('plans and applies with the plan drawn from the redacted JSON and the apply from the JSON log lines', async () => {
-    const dir = directory();
-    writeFileSync(join(dir, 'main.tf'), configuration('structured', 'hello'));
-    expect((await terraform(dir, server.baseUrl, 'init', '-input=false')).status).toBe(0);
+    const dir = directories.make();
+    await initGreeting(dir, server.baseUrl, 'structured', 'hello');
 
     const plan = await terraform(dir, server.baseUrl, 'plan', '-input=false');
     expect(plan.stderr).toBe('');
@@ -124,9 +100,8 @@ describe.skipIf(version === null).each([
   });
 
   it('streams the plain log when the workspace turns structured run output off', async () => {
-    const dir = directory();
-    writeFileSync(join(dir, 'main.tf'), configuration('plain', 'hello'));
-    expect((await terraform(dir, server.baseUrl, 'init', '-input=false')).status).toBe(0);
+    const dir = directories.make();
+    await initGreeting(dir, server.baseUrl, 'plain', 'hello');
     const found = await platform(server, 'GET', '/organizations/understudy/workspaces/plain');
     const patched = await platform(server, 'PATCH', `/workspaces/${found.body.data.id}`, {
       body: { data: { type: 'workspaces', attributes: { 'structured-run-output-enabled': false } } },

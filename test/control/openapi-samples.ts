@@ -164,6 +164,10 @@ export class Sampler {
 }
 
 const rel = (type: string, id: string | undefined) => ({ data: { type, id } });
+/** A request document: one resource of `type` with its attributes and relationships. */
+const doc = (type: string, attributes: Record<string, unknown>, relationships: Record<string, unknown>) => ({
+  data: { type, attributes, relationships },
+});
 
 /** The feature set entitled to the most (so subscribing to it hides nothing the later samples read). */
 const richest = (sets: { id: string; attributes: Record<string, unknown> }[] | undefined) => {
@@ -210,13 +214,7 @@ export async function buildWorld(sampler: Sampler, edition: string): Promise<voi
   await sampler.make(
     '/organizations/{org}/organization-memberships',
     org,
-    {
-      data: {
-        type: 'organization-memberships',
-        attributes: { email: 'invited@samples.test' },
-        relationships: { teams: { data: [{ type: 'teams', id: ids.team }] } },
-      },
-    },
+    doc('organization-memberships', { email: 'invited@samples.test' }, { teams: { data: [{ type: 'teams', id: ids.team }] } }),
     'membership',
   );
   await sampler.make(
@@ -238,37 +236,19 @@ export async function buildWorld(sampler: Sampler, edition: string): Promise<voi
   await sampler.make(
     '/workspaces/{workspaceId}/tasks',
     { workspaceId: ids.workspace },
-    {
-      data: {
-        type: 'workspace-tasks',
-        attributes: { 'enforcement-level': 'advisory' },
-        relationships: { task: rel('tasks', ids.task) },
-      },
-    },
+    doc('workspace-tasks', { 'enforcement-level': 'advisory' }, { task: rel('tasks', ids.task) }),
     'attachment',
   );
   await sampler.make(
     '/team-workspaces',
     {},
-    {
-      data: {
-        type: 'team-workspaces',
-        attributes: { access: 'read' },
-        relationships: { team: rel('teams', ids.team), workspace: rel('workspaces', ids.workspace) },
-      },
-    },
+    doc('team-workspaces', { access: 'read' }, { team: rel('teams', ids.team), workspace: rel('workspaces', ids.workspace) }),
     'grant',
   );
   await sampler.make(
     '/team-projects',
     {},
-    {
-      data: {
-        type: 'team-projects',
-        attributes: { access: 'read' },
-        relationships: { team: rel('teams', ids.team), project: rel('projects', ids.project) },
-      },
-    },
+    doc('team-projects', { access: 'read' }, { team: rel('teams', ids.team), project: rel('projects', ids.project) }),
     'teamProject',
   );
   await sampler.make(
@@ -280,13 +260,7 @@ export async function buildWorld(sampler: Sampler, edition: string): Promise<voi
   await sampler.make(
     '/vars',
     {},
-    {
-      data: {
-        type: 'vars',
-        attributes: { key: 'other', value: 'v', category: 'terraform' },
-        relationships: { workspace: rel('workspaces', ids.workspace) },
-      },
-    },
+    doc('vars', { key: 'other', value: 'v', category: 'terraform' }, { workspace: rel('workspaces', ids.workspace) }),
     'variable2',
   );
   await sampler.make('/organizations/{org}/varsets', org, { data: { type: 'varsets', attributes: { name: NAME } } }, 'varset');
@@ -441,13 +415,7 @@ export async function buildWorld(sampler: Sampler, edition: string): Promise<voi
   await sampler.make(
     '/plan-exports',
     {},
-    {
-      data: {
-        type: 'plan-exports',
-        attributes: { 'data-type': 'sentinel-mock-bundle-v0' },
-        relationships: { plan: rel('plans', ids.plan) },
-      },
-    },
+    doc('plan-exports', { 'data-type': 'sentinel-mock-bundle-v0' }, { plan: rel('plans', ids.plan) }),
     'planExport',
   );
   // A query run over the source workspace's configuration (its progression is immediate here).
@@ -701,13 +669,7 @@ export async function act(sampler: Sampler): Promise<void> {
     'POST',
     '/admin/organizations/{org}/subscription',
     { org: ORG },
-    {
-      data: {
-        type: 'subscription',
-        attributes: { 'runs-ceiling': 10 },
-        relationships: { 'feature-set': rel('feature-sets', richest(sets.body.data)) },
-      },
-    },
+    doc('subscription', { 'runs-ceiling': 10 }, { 'feature-set': rel('feature-sets', richest(sets.body.data)) }),
   );
   await sampler.make(
     '/registry-modules/{org}/{name}/{provider}/versions',
@@ -880,13 +842,11 @@ async function runActions(sampler: Sampler): Promise<void> {
   await sampler.make(
     '/organizations/{org}/policy-sets',
     { org: ORG },
-    {
-      data: {
-        type: 'policy-sets',
-        attributes: { name: 'opa-sample', kind: 'opa', overridable: true },
-        relationships: { policies: identifiers('policies', opa.data.id as string), workspaces: identifiers('workspaces', ids.workspace) },
-      },
-    },
+    doc(
+      'policy-sets',
+      { name: 'opa-sample', kind: 'opa', overridable: true },
+      { policies: identifiers('policies', opa.data.id as string), workspaces: identifiers('workspaces', ids.workspace) },
+    ),
   );
   const applied = await queueRun(sampler, ids.workspace);
   const settled = ['planned', 'policy_checked', 'policy_override', 'errored', 'planned_and_finished'];

@@ -2,12 +2,11 @@ import { mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlanJob } from '../../../src/adapters/executor/executor.js';
 import { resolveRunUser, RunUserError } from '../../../src/adapters/executor/run-user.js';
 import { TerraformExecutor } from '../../../src/adapters/executor/terraform.js';
 import { openStore, type Store } from '../../../src/store/store.js';
 import { requireTerraform } from '../../helpers/terraform.js';
-import { tarball } from '../../platform/registry/archives.js';
+import { planJob } from './plan-job.js';
 
 const version = requireTerraform('the run user tests (a local-exec provisioner with the real CLI)');
 const isRoot = process.getuid?.() === 0;
@@ -75,18 +74,7 @@ describe.skipIf(version === null || !isRoot)('the terraform executor on a root s
   it('a local-exec provisioner runs unprivileged, without the server environment, and cannot reach the store', async () => {
     const runUser = resolveRunUser({ runUser: null, runAsRoot: 'false' });
     const executor = new TerraformExecutor({ binary: 'terraform', pluginDir: null, version: version ?? '', runUser });
-    const job: PlanJob = {
-      runId: 'run-user-probe',
-      slug: await tarball([{ name: 'main.tf', content: probeConfig(store.location) }]),
-      state: null,
-      variables: [],
-      environment: [],
-      isDestroy: false,
-      refresh: true,
-      refreshOnly: false,
-      targetAddrs: [],
-      replaceAddrs: [],
-    };
+    const job = await planJob('run-user-probe', probeConfig(store.location));
     const planLog: string[] = [];
     const plan = await executor.plan(job, (text) => planLog.push(text), live);
     expect(plan.status, planLog.join('')).toBe('finished');

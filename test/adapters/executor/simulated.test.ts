@@ -1,26 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { SimulatedExecutor, FAILURE_MARKER } from '../../../src/adapters/executor/simulated.js';
 import type { PlanJob } from '../../../src/adapters/executor/executor.js';
-import { tarball } from '../../platform/registry/archives.js';
+import { planJob } from './plan-job.js';
 
 const executor = new SimulatedExecutor({ version: '1.11.4' });
 const live = new AbortController().signal;
 
-async function job(main: string, state: string | null = null, extra: Partial<PlanJob> = {}): Promise<PlanJob> {
-  return {
-    runId: 'run-test',
-    slug: await tarball([{ name: 'main.tf', content: main }]),
-    state,
-    variables: [],
-    environment: [],
-    isDestroy: false,
-    refresh: true,
-    refreshOnly: false,
-    targetAddrs: [],
-    replaceAddrs: [],
-    ...extra,
-  };
-}
+const job = (main: string, state: string | null = null, extra: Partial<PlanJob> = {}) => planJob('run-test', main, state, extra);
 
 const CONFIG = `
 variable "who" {
@@ -44,8 +30,8 @@ output "who" {
 }
 `;
 
-async function planAndApply(planJob: PlanJob, log: string[] = []) {
-  const plan = await executor.plan(planJob, (text) => log.push(text), live);
+async function planAndApply(planned: PlanJob, log: string[] = []) {
+  const plan = await executor.plan(planned, (text) => log.push(text), live);
   expect(plan.status).toBe('finished');
   const applied = await plan.prepared!.apply((text) => log.push(text), live);
   return { plan, applied };

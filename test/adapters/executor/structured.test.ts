@@ -2,28 +2,14 @@ import { describe, expect, it } from 'vitest';
 import type { PlanJob } from '../../../src/adapters/executor/executor.js';
 import { SimulatedExecutor } from '../../../src/adapters/executor/simulated.js';
 import { changeSummaryLine, redactedPlan } from '../../../src/adapters/executor/structured.js';
-import { tarball } from '../../platform/registry/archives.js';
+import { planJob } from './plan-job.js';
 
 const NOW = new Date('2026-03-04T05:06:07.000Z');
 const executor = new SimulatedExecutor({ version: '1.11.4', now: () => NOW });
 const live = new AbortController().signal;
 
-async function job(main: string, state: string | null = null, extra: Partial<PlanJob> = {}): Promise<PlanJob> {
-  return {
-    runId: 'run-structured',
-    slug: await tarball([{ name: 'main.tf', content: main }]),
-    state,
-    variables: [],
-    environment: [],
-    isDestroy: false,
-    refresh: true,
-    refreshOnly: false,
-    targetAddrs: [],
-    replaceAddrs: [],
-    structured: true,
-    ...extra,
-  };
-}
+const job = (main: string, state: string | null = null, extra: Partial<PlanJob> = {}) =>
+  planJob('run-structured', main, state, { structured: true, ...extra });
 
 /** The log's lines after the plain header, each parsed: every one must be a JSON object. */
 function uiLines(log: string[]): Record<string, unknown>[] {
