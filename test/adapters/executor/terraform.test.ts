@@ -3,6 +3,7 @@ import type { PlanJob } from '../../../src/adapters/executor/executor.js';
 import { TerraformExecutor, variablesFile } from '../../../src/adapters/executor/terraform.js';
 import { requireTerraform } from '../../helpers/terraform.js';
 import { tarball } from '../../platform/registry/archives.js';
+import { planJob } from './plan-job.js';
 
 const version = requireTerraform('the terraform executor tests (plans and applies with the real CLI)');
 const live = new AbortController().signal;
@@ -29,24 +30,15 @@ resource "terraform_data" "item" {
 output "greeting" { value = terraform_data.item.output }
 `;
 
-async function job(extra: Partial<PlanJob> = {}): Promise<PlanJob> {
-  return {
-    runId: 'run-test',
-    slug: await tarball([{ name: 'main.tf', content: CONFIG }]),
-    state: null,
+const job = (extra: Partial<PlanJob> = {}) =>
+  planJob('run-test', CONFIG, null, {
     variables: [
       { key: 'who', value: 'world', hcl: false, sensitive: false },
       { key: 'secret', value: 'sup3r-s3cret-value', hcl: false, sensitive: true },
     ],
     environment: [{ key: 'TF_LOG_PROVIDER', value: '', hcl: false, sensitive: false }],
-    isDestroy: false,
-    refresh: true,
-    refreshOnly: false,
-    targetAddrs: [],
-    replaceAddrs: [],
     ...extra,
-  };
-}
+  });
 
 describe('terraform variables file', () => {
   it('quotes strings (escaping template markers) and writes HCL values as they are', () => {
