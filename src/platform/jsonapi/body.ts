@@ -1,5 +1,5 @@
 import { canonicalKeys } from '../../core/dialect.js';
-import { ApiError } from '../../core/errors.js';
+import { ApiError, unprocessable } from '../../core/errors.js';
 
 export interface ResourceInput {
   id?: string;
@@ -157,4 +157,28 @@ export function relationshipIds(relationships: Record<string, unknown>, name: st
     }
     return entry['id'];
   });
+}
+
+/** A run variable as a run or a query run takes it. */
+export interface RunVariable {
+  key: string;
+  value: string;
+}
+
+/**
+ * A run's `variables` attribute: undefined when absent or null, else a list of `{key, value}`
+ * strings (other members dropped); anything else is a 422.
+ */
+export function runVariables(attributes: Record<string, unknown>): RunVariable[] | undefined {
+  const variables = attributes['variables'];
+  if (variables === undefined || variables === null) return undefined;
+  const isPair = (item: unknown) =>
+    typeof item === 'object' &&
+    item !== null &&
+    typeof (item as Record<string, unknown>)['key'] === 'string' &&
+    typeof (item as Record<string, unknown>)['value'] === 'string';
+  if (!Array.isArray(variables) || !variables.every(isPair)) {
+    throw unprocessable('variables must be a list of {key, value} strings', '/data/attributes/variables');
+  }
+  return (variables as RunVariable[]).map(({ key, value }) => ({ key, value }));
 }

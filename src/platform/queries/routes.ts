@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { unprocessable } from '../../core/errors.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { configurationVersionResource } from '../configuration-versions/resource.js';
-import { Attributes, readResource, relationshipId } from '../jsonapi/body.js';
+import { Attributes, readResource, relationshipId, runVariables } from '../jsonapi/body.js';
 import { listDocument, requestUrl, sendDocument, singleDocument } from '../jsonapi/documents.js';
 import { Included, readInclude } from '../jsonapi/include.js';
 import { readPage } from '../jsonapi/pagination.js';
@@ -43,17 +43,7 @@ function readCreate(body: unknown): { workspaceId: string; input: CreateQueryRun
   if (!source || !(QUERY_SOURCES as readonly string[]).includes(source)) {
     throw unprocessable(`source must be one of ${QUERY_SOURCES.join(', ')}`, '/data/attributes/source');
   }
-  const variables = resource.attributes['variables'];
-  if (variables !== undefined && variables !== null) {
-    const isPair = (item: unknown) =>
-      typeof item === 'object' &&
-      item !== null &&
-      typeof (item as Record<string, unknown>)['key'] === 'string' &&
-      typeof (item as Record<string, unknown>)['value'] === 'string';
-    if (!Array.isArray(variables) || !variables.every(isPair)) {
-      throw unprocessable('variables must be a list of {key, value} strings', '/data/attributes/variables');
-    }
-  }
+  const variables = runVariables(resource.attributes);
   const cvId = relationshipId(resource.relationships, 'configuration-version', 'configuration-versions');
   const generate = attributes.boolean('generate-config-out');
   const version = attributes.string('terraform-version');
@@ -62,9 +52,7 @@ function readCreate(body: unknown): { workspaceId: string; input: CreateQueryRun
     ...(cvId ? { configurationVersionId: cvId } : {}),
     ...(version ? { terraformVersion: version } : {}),
     ...(generate !== undefined && generate !== null ? { generateConfigOut: generate } : {}),
-    ...(Array.isArray(variables)
-      ? { variables: (variables as { key: string; value: string }[]).map(({ key, value }) => ({ key, value })) }
-      : {}),
+    ...(variables ? { variables } : {}),
   };
   return { workspaceId, input };
 }

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { unprocessable } from '../../core/errors.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
-import { Attributes, readResource, relationshipId } from '../jsonapi/body.js';
+import { Attributes, readResource, relationshipId, runVariables } from '../jsonapi/body.js';
 import { listDocument, requestUrl, sendDocument, singleDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { queryList } from '../jsonapi/query.js';
@@ -56,16 +56,7 @@ function readCreate(body: unknown): { workspaceId: string; input: CreateRun } {
   const workspaceId = relationshipId(resource.relationships, 'workspace', 'workspaces');
   if (!workspaceId) throw unprocessable('relationships.workspace is required', '/data/relationships/workspace');
   const cvId = relationshipId(resource.relationships, 'configuration-version', 'configuration-versions');
-  const variables = resource.attributes['variables'];
-  if (variables !== undefined && variables !== null) {
-    const isPair = (item: unknown) =>
-      typeof item === 'object' &&
-      item !== null &&
-      typeof (item as Record<string, unknown>)['key'] === 'string' &&
-      typeof (item as Record<string, unknown>)['value'] === 'string';
-    const valid = Array.isArray(variables) && variables.every(isPair);
-    if (!valid) throw unprocessable('variables must be a list of {key, value} strings', '/data/attributes/variables');
-  }
+  const variables = runVariables(resource.attributes);
   const input: CreateRun = {
     ...(cvId ? { configurationVersionId: cvId } : {}),
     isDestroy: attributes.boolean('is-destroy'),
@@ -79,7 +70,7 @@ function readCreate(body: unknown): { workspaceId: string; input: CreateRun } {
     targetAddrs: attributes.stringArray('target-addrs'),
     replaceAddrs: attributes.stringArray('replace-addrs'),
     policyPaths: readPolicyPaths(attributes.stringArray('policy-paths')),
-    variables: (variables as { key: string; value: string }[] | undefined | null)?.map(({ key, value }) => ({ key, value })),
+    variables,
     terraformVersion: attributes.string('tool-version') ?? undefined,
   };
   const defined: CreateRun = Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined));
