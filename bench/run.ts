@@ -9,6 +9,7 @@
  * Knobs (environment): BENCH_DURATION seconds per row and side, split across the rounds (4),
  * BENCH_ROUNDS pairs of rounds (5), BENCH_CONNECTIONS (2), BENCH_STARTS spawn-to-ready rounds (5),
  * BENCH_ONLY runs only scenarios whose name contains it (or any of its `|`-separated parts),
+ * `BENCH_ONLY=start` only the spawn-to-ready rounds (printed, not written to .bench/results.json),
  * BENCH_SOAK seconds of the soak row (60; the issue's full soak is 600, after a warm-up of a tenth
  * of it and at least 10 000 requests), run when BENCH_ONLY is unset or `soak`; BENCH_SOAK_HEAP_DIR makes it write heap
  * snapshots there (bench/soak.ts).
@@ -158,6 +159,7 @@ async function main(): Promise<void> {
       `${settings.connections} connection(s)`,
   );
   const startRounds = await measureStarts();
+  if (settings.only === 'start') return;
 
   const baselineServer = await startBaseline();
   const rows: Row[] = [];
