@@ -205,12 +205,14 @@ async function measureUnderstudy(scenarios: readonly Scenario[], document: Side,
     const server = await startUnderstudy(overrides);
     return { target: server.target, stop: () => server.stop() };
   };
-  const understudy = await startUnderstudy(soakServerEnvironment());
-  try {
-    const standard = scenarios.filter((scenario) => scenario.edition === undefined);
-    await runScenarios(understudy.target, standard, { document, yardsticks, startFresh: freshStarter({}) }, rows);
-  } finally {
-    await understudy.stop();
+  const standard = scenarios.filter((scenario) => scenario.edition === undefined);
+  if (standard.length > 0) {
+    const understudy = await startUnderstudy({});
+    try {
+      await runScenarios(understudy.target, standard, { document, yardsticks, startFresh: freshStarter({}) }, rows);
+    } finally {
+      await understudy.stop();
+    }
   }
   // The soak on a server of its own: after the rows' big worlds (100,000-row stores), even a reset
   // server holds their memory, and its idle figure would not be the idle of the server soaked.
