@@ -73,6 +73,14 @@ export function savedPlansWaiting(db: DbOrTx, workspaceId: string): RunRow[] {
 /** The statuses of a saved plan once confirmed: from then on it is in its workspace's queue (or holds it). */
 const SAVED_PLAN_QUEUED = ['confirmed', 'pre_apply_running', 'pre_apply_completed', 'apply_queued', 'applying'];
 
+/** A run in its workspace's queue: unfinished, not speculative, and not a saved plan still unconfirmed (those never queue). */
+const inQueue = () =>
+  and(
+    eq(runs.planOnly, false),
+    notInArray(runs.status, [...FINAL_STATUSES]),
+    or(eq(runs.savePlan, false), inList(runs.status, SAVED_PLAN_QUEUED)),
+  );
+
 /**
  * Unfinished runs of a workspace's queue created before `sequence` (force-execute clears them):
  * neither speculative ones nor saved plans not yet confirmed, which never queue.
@@ -81,33 +89,17 @@ export function unfinishedBefore(db: DbOrTx, workspaceId: string, sequence: numb
   return db
     .select()
     .from(runs)
-    .where(
-      and(
-        eq(runs.workspaceId, workspaceId),
-        lt(runs.sequence, sequence),
-        eq(runs.planOnly, false),
-        notInArray(runs.status, [...FINAL_STATUSES]),
-        or(eq(runs.savePlan, false), inList(runs.status, SAVED_PLAN_QUEUED)),
-      ),
-    )
+    .where(and(eq(runs.workspaceId, workspaceId), lt(runs.sequence, sequence), inQueue()))
     .all();
 }
 
-/** Unfinished, non-speculative runs of these workspaces (queue positions for a page at once). */
+/** The queued runs of these workspaces (queue positions for a page at once). */
 export function unfinishedIn(db: DbOrTx, workspaceIds: readonly string[]): Pick<RunRow, 'id' | 'workspaceId' | 'sequence'>[] {
   if (workspaceIds.length === 0) return [];
   return db
     .select({ id: runs.id, workspaceId: runs.workspaceId, sequence: runs.sequence })
     .from(runs)
-    .where(
-      and(
-        inList(runs.workspaceId, [...workspaceIds]),
-        eq(runs.planOnly, false),
-        notInArray(runs.status, [...FINAL_STATUSES]),
-        // A saved plan waits in the queue only once confirmed (as in unfinishedBefore).
-        or(eq(runs.savePlan, false), inList(runs.status, SAVED_PLAN_QUEUED)),
-      ),
-    )
+    .where(and(inList(runs.workspaceId, [...workspaceIds]), inQueue()))
     .all();
 }
 
