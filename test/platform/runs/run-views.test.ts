@@ -56,6 +56,17 @@ async function statementsDuring(during: () => Promise<unknown>): Promise<number>
   return count;
 }
 
+/**
+ * The statements a request itself executes: background work (the scheduler wakes at least every
+ * 30 s and asks each due source for its next item) can only add statements to a window, so the
+ * least count of three windows is the request's own.
+ */
+async function requestStatements(during: () => Promise<unknown>): Promise<number> {
+  const counts: number[] = [];
+  for (let attempt = 0; attempt < 3; attempt++) counts.push(await statementsDuring(during));
+  return Math.min(...counts);
+}
+
 describe('the run view', () => {
   let alpha: { id: string; runIds: string[] };
   let beta: { id: string; runIds: string[] };
@@ -128,18 +139,18 @@ describe('the run view', () => {
     await page(20)(); // statements compiled once per connection are compiled here, outside the count
     // Newest first: a page of 11 holds all of beta's runs (one planned, with its plan) and alpha's newest, so it
     // spans the same two workspaces as the page of 20 (the included workspaces cost per page, not per workspace).
-    const eleven = await statementsDuring(page(11));
-    const twenty = await statementsDuring(page(20));
+    const eleven = await requestStatements(page(11));
+    const twenty = await requestStatements(page(20));
     expect(eleven).toBeGreaterThan(0);
     expect(twenty).toBe(eleven);
     // A page of two waiting runs skips the loads that find nothing to load.
-    expect(await statementsDuring(page(2))).toBeLessThanOrEqual(twenty);
+    expect(await requestStatements(page(2))).toBeLessThanOrEqual(twenty);
     // One workspace's list is bounded alike: its ten runs cost no more than a page of two.
     const ofWorkspace = (size: number) => async () => {
       const listed = await platform(server, 'GET', `/workspaces/${alpha.id}/runs?${include}&page[size]=${size}`);
       expect(listed.body.data).toHaveLength(size);
     };
-    expect(await statementsDuring(ofWorkspace(10))).toBe(await statementsDuring(ofWorkspace(3)));
+    expect(await requestStatements(ofWorkspace(10))).toBe(await requestStatements(ofWorkspace(3)));
   });
 
   it('refuses a bad include on a run create before the run exists', async () => {

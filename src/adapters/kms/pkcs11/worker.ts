@@ -38,7 +38,10 @@ function moduleFor(path: string): pkcs11js.PKCS11 {
     throw new Refusal(`cannot load the PKCS#11 library: ${(error as Error).message}`);
   }
   try {
-    module.C_Initialize();
+    // Workers are threads of one process sharing the library: without CKF_OS_LOCKING_OK a library
+    // may assume a single thread (SoftHSM2 then disables its mutexes, and parallel signs on
+    // max_parallel workers fail now and then with CKR_GENERAL_ERROR).
+    module.C_Initialize({ flags: pkcs11js.CKF_OS_LOCKING_OK });
   } catch (error) {
     // Another worker of this process initialised the shared library already.
     if (!(error instanceof pkcs11js.Pkcs11Error && error.code === pkcs11js.CKR_CRYPTOKI_ALREADY_INITIALIZED)) throw error;
