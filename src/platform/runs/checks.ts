@@ -52,6 +52,8 @@ export interface StageRunner {
   run(run: RunRow, stage: TaskStageName, context: CheckContext): Promise<CheckVerdict>;
   /** The wait for a held stage's override; `stop` when the run ended first. */
   decision(run: RunRow, stage: TaskStageName, signal: AbortSignal): Promise<StageVerdict>;
+  /** Runs a restart ended errored: the stages they left running or held end errored too. */
+  interrupted(runIds: readonly string[]): void;
   reset(): void;
 }
 

@@ -67,6 +67,8 @@ export class RunEngine implements DueSource {
   /** Hands agent-mode phases to the pool's registered agents (the agent service offers idle ones). */
   readonly agents: AgentDispatch;
   private stages: StageRunner | null = null;
+  /** Runs this process found unfinished and ended errored; their stages end once the runner is plugged in. */
+  private recovered: string[] = [];
   private generation = 0;
   /** Called when an apply finished (run triggers queue runs in the workspaces that name this one). */
   onApplied: (run: RunRow) => void = () => undefined;
@@ -103,6 +105,8 @@ export class RunEngine implements DueSource {
   /** The run task stages: the engine asks them for verdicts between statuses. */
   useStages(runner: StageRunner): void {
     this.stages = runner;
+    runner.interrupted(this.recovered);
+    this.recovered = [];
     this.addCheck(...taskStageChecks(runner));
   }
 
@@ -531,6 +535,7 @@ export class RunEngine implements DueSource {
     for (const run of repo.unfinishedRuns(this.db)) {
       this.records.appendToRunningPhase(run, '\nError: understudy stopped while this run was working.\n');
       this.end(run.id, 'errored');
+      this.recovered.push(run.id);
     }
   }
 }

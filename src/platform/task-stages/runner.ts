@@ -273,6 +273,17 @@ export class TaskStageRunner implements StageRunner, DueSource {
     return this.db.select().from(taskStages).where(eq(taskStages.id, stageId)).get() ?? stage;
   }
 
+  /** Runs a restart ended errored: no process is left to carry on the stages they left running or held. */
+  interrupted(runIds: readonly string[]): void {
+    if (runIds.length === 0) return;
+    const left = this.db
+      .select({ id: taskStages.id })
+      .from(taskStages)
+      .where(and(inList(taskStages.runId, runIds), inList(taskStages.status, ['running', 'awaiting_override'])))
+      .all();
+    for (const { id } of left) this.setStage(id, 'errored');
+  }
+
   /** Whether the stage waits for an override right now. */
   isOverridable(stage: TaskStageRow): boolean {
     return stage.status === 'awaiting_override' && this.held.has(stage.id);
