@@ -1,6 +1,8 @@
+import type { FastifyBaseLogger } from 'fastify';
 import { isoTimestamp, type ControllableClock } from '../../core/clock.js';
 import { conflict, unprocessable } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { Listeners } from '../../core/listeners.js';
 import type { DueItem, DueSource, RanWork, Scheduler } from '../../core/scheduler.js';
 import type { Db } from '../../store/store.js';
 import type { StoredRunVariable } from '../../store/tables.js';
@@ -54,11 +56,17 @@ interface Active {
  * lock, queue behind nothing and change no state. Reading needs read access to the workspace,
  * creating and canceling the right to queue runs.
  */
+/** A query run reached `status`. */
+interface QueryStatusChange {
+  id: string;
+  status: string;
+}
+
 export class QueryService implements DueSource {
   readonly name = 'queries';
   private readonly active = new Map<string, Active>();
   private generation = 0;
-  private readonly statusListeners = new Set<(id: string, status: string) => void>();
+  private readonly statusListeners: Listeners<QueryStatusChange>;
 
   constructor(
     private readonly db: Db,
@@ -66,7 +74,9 @@ export class QueryService implements DueSource {
     private readonly scheduler: Scheduler,
     readonly workspaces: WorkspaceService,
     private readonly sources: QuerySources,
+    log: FastifyBaseLogger,
   ) {
+    this.statusListeners = new Listeners(log, 'a query run status listener failed', (change) => ({ query: change.id, to: change.status }));
     scheduler.register(this);
     sources.logs.addSource((id) => {
       const row = id.startsWith('query-') ? repo.findQueryRun(this.db, id) : undefined;
@@ -144,18 +154,11 @@ export class QueryService implements DueSource {
 
   /** Calls `listener` after every status a query run reaches; answers the unsubscribe. Listeners cannot break a query. */
   onStatus(listener: (id: string, status: string) => void): () => void {
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return this.statusListeners.add((change) => listener(change.id, change.status));
   }
 
   private announce(id: string, status: string): void {
-    for (const listener of this.statusListeners) {
-      try {
-        listener(id, status);
-      } catch {
-        // A listener's failure is its own; the query run goes on.
-      }
-    }
+    this.statusListeners.emit({ id, status });
   }
 
   // ---- Pacing (the control plane's advance, the clock) -----------------------------------

@@ -4,6 +4,7 @@
  * or throws, the run goes on (errors, also of an asynchronous listener, are logged and dropped).
  */
 import type { FastifyBaseLogger } from 'fastify';
+import { Listeners, type Listener } from '../../core/listeners.js';
 import type { RunStatus } from './lifecycle.js';
 import type { RunRow } from './repo.js';
 
@@ -15,31 +16,10 @@ export interface RunTransition {
   to: RunStatus;
 }
 
-export type TransitionListener = (event: RunTransition) => void | Promise<void>;
+export type TransitionListener = Listener<RunTransition>;
 
-export class TransitionEvents {
-  private readonly listeners = new Set<TransitionListener>();
-
-  constructor(private readonly log: FastifyBaseLogger) {}
-
-  /** Adds a listener; the function returned removes it. */
-  add(listener: TransitionListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
-  }
-
-  emit(event: RunTransition): void {
-    for (const listener of this.listeners) {
-      try {
-        const result = listener(event);
-        if (result instanceof Promise) result.catch((error: unknown) => this.failed(error, event));
-      } catch (error) {
-        this.failed(error, event);
-      }
-    }
-  }
-
-  private failed(error: unknown, event: RunTransition): void {
-    this.log.error({ err: error, run: event.run.id, to: event.to }, 'a run transition listener failed');
+export class TransitionEvents extends Listeners<RunTransition> {
+  constructor(log: FastifyBaseLogger) {
+    super(log, 'a run transition listener failed', (event) => ({ run: event.run.id, to: event.to }));
   }
 }
