@@ -40,6 +40,12 @@ function effectivePolicy(workspace: RetainedWorkspace): StoredRetentionPolicy | 
  */
 export class RetentionSweep {
   readonly source: EarliestDue<Expiring>;
+  /**
+   * Each covered workspace's pending items, kept between scans: a change in one workspace (a run's
+   * end, a new version) looks again at that workspace only, not at every workspace a policy covers.
+   * Undefined until the first scan and after a change that may touch any workspace (a policy, a restore).
+   */
+  private byWorkspace: Map<string, Pending<Expiring>[]> | undefined;
 
   constructor(
     private readonly db: Db,
@@ -51,24 +57,39 @@ export class RetentionSweep {
       name: 'data-retention',
       findEarliest: () => {
         let best: Pending<Expiring> | null = null;
-        for (const workspace of repo.workspacesUnderPolicy(this.db)) {
-          for (const pending of this.candidates(workspace)) if (!best || pending.at < best.at) best = pending;
-        }
+        for (const pending of this.pendingByWorkspace().values())
+          for (const candidate of pending) if (!best || candidate.at < best.at) best = candidate;
         return best;
       },
       run: (pending) => Promise.resolve(this.run(pending)),
+      onReset: () => (this.byWorkspace = undefined),
     });
   }
 
   /** Something a policy reads changed (a policy, a new current version, a restore, a run's end): look again. */
   changed(): void {
+    this.byWorkspace = undefined;
     this.source.changed();
   }
 
-  /** Something changed in one workspace: look again only if a `delete-older` policy covers it (one row read, not a scan). */
+  /** Something changed in one workspace: look again at it only if a `delete-older` policy covers it (one row read, not a scan). */
   changedIn(workspaceId: string): void {
     const workspace = repo.workspaceUnderPolicy(this.db, workspaceId);
-    if (workspace && effectivePolicy(workspace)?.kind === 'delete-older') this.changed();
+    const covered = workspace !== undefined && effectivePolicy(workspace)?.kind === 'delete-older';
+    if (!covered && !this.byWorkspace?.has(workspaceId)) return;
+    this.refresh(workspaceId, workspace);
+    this.source.changed();
+  }
+
+  private pendingByWorkspace(): Map<string, Pending<Expiring>[]> {
+    if (this.byWorkspace) return this.byWorkspace;
+    const scanned = new Map<string, Pending<Expiring>[]>();
+    for (const workspace of repo.workspacesUnderPolicy(this.db)) {
+      const pending = this.candidates(workspace);
+      if (pending.length > 0) scanned.set(workspace.id, pending);
+    }
+    this.byWorkspace = scanned;
+    return scanned;
   }
 
   /** The workspace's earliest expiring state version and configuration version, each with its due time. */
@@ -97,12 +118,24 @@ export class RetentionSweep {
   /** Soft deletes the item's backing data if the policy still asks for it now (the store may have changed since the scan). */
   private run({ at, item }: Pending<Expiring>): RanWork {
     const work = { at: new Date(at).toISOString(), kind: 'data-retention', subject: item.id, outcome: 'done' as const };
-    const workspace = repo.workspaceUnderPolicy(this.db, item.workspaceId);
-    const now = this.clock.nowMs();
-    const due = workspace ? this.candidates(workspace).find((pending) => pending.item.id === item.id && pending.at <= now) : undefined;
-    if (!due) return { ...work, detail: 'no longer due' };
-    if (item.kind === 'state-version') this.expiry.expireStateVersion(item.id);
-    else this.expiry.expireConfigurationVersion(item.id);
-    return { ...work, detail: `${item.kind} backing data soft deleted` };
+    try {
+      const workspace = repo.workspaceUnderPolicy(this.db, item.workspaceId);
+      const now = this.clock.nowMs();
+      const due = workspace ? this.candidates(workspace).find((pending) => pending.item.id === item.id && pending.at <= now) : undefined;
+      if (!due) return { ...work, detail: 'no longer due' };
+      if (item.kind === 'state-version') this.expiry.expireStateVersion(item.id);
+      else this.expiry.expireConfigurationVersion(item.id);
+      return { ...work, detail: `${item.kind} backing data soft deleted` };
+    } finally {
+      // The workspace's items as they are now, whatever the expiry reported: the cached ones may be stale.
+      this.refresh(item.workspaceId);
+    }
+  }
+
+  private refresh(workspaceId: string, workspace = repo.workspaceUnderPolicy(this.db, workspaceId)): void {
+    if (!this.byWorkspace) return;
+    const pending = workspace ? this.candidates(workspace) : [];
+    if (pending.length > 0) this.byWorkspace.set(workspaceId, pending);
+    else this.byWorkspace.delete(workspaceId);
   }
 }
