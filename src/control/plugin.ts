@@ -57,6 +57,9 @@ export async function controlPlugin(
     }
   });
   app.setErrorHandler((error: FastifyError, request, reply) => {
+    // A snapshot directory that is not a writable directory is the setup's to fix, not the server's failure.
+    if (refusedByFileSystem(error))
+      return controlError(reply, 409, `the file system refused: ${error.message} (check UNDERSTUDY_SNAPSHOT_DIR); nothing was changed`);
     const status = error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 600 ? error.statusCode : 500;
     if (status >= 500) request.log.error({ err: error }, 'control plane request failed');
     return controlError(reply, status, status >= 500 ? 'internal error; see the server log' : error.message);
@@ -92,4 +95,12 @@ export async function controlPlugin(
   await runControlRoutes(app, runtime);
   inspectorRunRoutes(app, runtime);
   await workloadIdentityControlRoutes(app, runtime);
+}
+
+/** Errors of a file system that will not take a write or a read where the control plane keeps files. */
+const FILE_SYSTEM_REFUSALS = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EISDIR', 'ENOSPC', 'EDQUOT']);
+
+function refusedByFileSystem(error: unknown): boolean {
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  return typeof syscall === 'string' && typeof code === 'string' && FILE_SYSTEM_REFUSALS.has(code);
 }

@@ -72,6 +72,23 @@ describe('snapshots', () => {
     expect((await control(server, 'POST', '/snapshots/twice/restore', { clock: 'yes' })).status).toBe(400);
   });
 
+  it('answers 409 with the reason when the snapshot directory is not a directory it can write to', async () => {
+    const notADirectory = join(directory, 'a-file');
+    writeFileSync(notADirectory, 'not a directory');
+    const misplaced = await startServer({ UNDERSTUDY_SNAPSHOT_DIR: notADirectory });
+    try {
+      const taken = await control(misplaced, 'POST', '/snapshots', { name: 'nowhere' });
+      expect(taken.status).toBe(409);
+      expect(taken.body.error).toMatch(/^the file system refused: ENOTDIR.*UNDERSTUDY_SNAPSHOT_DIR.*nothing was changed$/);
+      const listed = await control(misplaced, 'GET', '/snapshots');
+      expect(listed.status).toBe(409);
+      expect(listed.body.error).toContain(notADirectory);
+      expect(readFileSync(notADirectory, 'utf8')).toBe('not a directory');
+    } finally {
+      await misplaced.close();
+    }
+  });
+
   it('a restore that fails half-way leaves the world as it was', async () => {
     await secrets(server, 'POST', 'secret/data/app', { data: { v: 'current' } });
     expect((await control(server, 'POST', '/snapshots', { name: 'broken' })).status).toBe(201);
