@@ -56,4 +56,17 @@ describe('a hostile snapshot', () => {
     expect((await control(server, 'POST', '/snapshots/good/restore')).status).toBe(200);
     expect((await secrets(server, 'GET', 'secret/data/kept')).body.data.data).toEqual({ v: 'before' });
   });
+
+  it('is refused when a snapshot restored before was damaged on disk since', async () => {
+    expect((await control(server, 'POST', '/snapshots', { name: 'once-good', replace: true })).status).toBe(201);
+    expect((await control(server, 'POST', '/snapshots/once-good/restore')).status).toBe(200);
+    // Written in place (same file, same size): a restore must not take its earlier check for this content.
+    const sqlite = new Database(join(directory, 'once-good.sqlite'));
+    sqlite.exec("UPDATE mounts SET config = '{' WHERE path = 'secret/'");
+    sqlite.close();
+    const restored = await control(server, 'POST', '/snapshots/once-good/restore');
+    expect(restored.status).toBe(409);
+    expect(restored.body.error).toContain('cannot be read');
+    expect((await secrets(server, 'GET', 'sys/mounts')).status).toBe(200);
+  });
 });
