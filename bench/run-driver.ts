@@ -3,7 +3,7 @@ import { gzipSync } from 'node:zlib';
 import tar from 'tar-stream';
 import { call } from './platform-setup.js';
 import { startUnderstudy, type Understudy } from './processes.js';
-import type { BenchTarget, OwnServer } from './scenario.js';
+import type { BaselineServer, BenchTarget, OwnServer, Scenario } from './scenario.js';
 
 /**
  * A driver for rows that measure a whole simulated run (plan and auto-apply), which is not one
@@ -137,3 +137,18 @@ export async function runDriver(options: RunDriverOptions): Promise<OwnServer> {
 
 /** What a run row asks of its driver. */
 export const runRequest = async () => ({ method: 'POST', path: '/run', amount: RUNS });
+
+/**
+ * The plain run on an understudy of its own, as a row's own baseline: measured in the same
+ * alternating rounds as the row (plain, row, plain, row…), so each round's ratio compares runs
+ * seconds apart, which holds on a busy machine better than two rows measured minutes apart.
+ */
+export function plainRun(name: string, prefix: string): NonNullable<Scenario['baseline']> {
+  return {
+    name,
+    start: async (): Promise<BaselineServer> => {
+      const own = await runDriver({ prefix });
+      return { baseUrl: own.target.baseUrl, request: await runRequest(), stop: () => own.stop() };
+    },
+  };
+}

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { addGoals, cost } from '../goals.js';
 import { call } from '../platform-setup.js';
-import { RUN_ORG, runDriver, runRequest } from '../run-driver.js';
-import type { BaselineServer, BenchTarget, Scenario } from '../scenario.js';
+import { plainRun, RUN_ORG, runDriver, runRequest } from '../run-driver.js';
+import type { BenchTarget, Scenario } from '../scenario.js';
 
 /**
  * What a notification delivery and policy checks add to a whole simulated run (plan and
@@ -17,18 +17,11 @@ const WITH_POLICIES = 'simulated run, plan + apply, a sentinel policy check and 
 const PLAIN_BESIDE_NOTIFICATION = 'simulated run, plan + apply, nothing added (beside the notification row)';
 const PLAIN_BESIDE_POLICIES = 'simulated run, plan + apply, nothing added (beside the policy row)';
 
-/** The plain run on an understudy of its own, as a row's own baseline. */
-function plainRun(name: string, prefix: string): NonNullable<Scenario['baseline']> {
-  return {
-    name,
-    start: async (): Promise<BaselineServer> => {
-      const own = await runDriver({ prefix });
-      return { baseUrl: own.target.baseUrl, request: await runRequest(), stop: () => own.stop() };
-    },
-  };
-}
-
-/** A receiver in the bench process answering every delivery (and the verification) with 200. */
+/**
+ * A receiver in the bench process answering every delivery (and the verification) with 200 at
+ * once, without waiting for the body it discards: what is measured is the platform's side of a
+ * delivery, not how fast the bench process gets to read it.
+ */
 function receiver(): { url: () => string; start: () => Promise<void>; stop: () => Promise<void> } {
   let server: Server | undefined;
   return {
@@ -36,7 +29,7 @@ function receiver(): { url: () => string; start: () => Promise<void>; stop: () =
     start: async () => {
       server = createServer((request, response) => {
         request.resume();
-        request.on('end', () => response.writeHead(200).end('ok'));
+        response.writeHead(200, { 'content-length': '2' }).end('ok');
       });
       await new Promise<void>((resolve) => server?.listen(0, '127.0.0.1', resolve));
     },

@@ -3,6 +3,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import { sendMail } from '../../adapters/smtp/mailer.js';
 import type { SecretsAtRest } from '../../core/at-rest.js';
 import { isoTimestamp, type Clock } from '../../core/clock.js';
+import { KeptAliveAgents } from '../../core/kept-alive.js';
 import { newId } from '../../core/ids.js';
 import type { Db } from '../../store/store.js';
 import type { DeliveryResponse } from '../../store/tables.js';
@@ -49,6 +50,8 @@ export interface Verification {
  */
 export class NotificationDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
+  /** Deliveries to one receiver reuse its connections instead of a handshake each. */
+  private readonly agents = new KeptAliveAgents();
 
   constructor(
     private readonly db: Db,
@@ -115,9 +118,7 @@ export class NotificationDispatcher {
     const organization = workspace && organizationsRepo.findOrganizationById(this.db, workspace.organizationId);
     if (!workspace || !organization) return null;
     if ((workspace.executionMode ?? organizationDefaultMode(organization)) === 'local') return null;
-    const configurations = repo
-      .enabledForWorkspace(this.db, workspace.id, workspace.projectId)
-      .filter((row) => row.triggers.includes(event.trigger));
+    const configurations = repo.enabledForWorkspace(this.db, workspace.id, workspace.projectId, event.trigger);
     if (configurations.length === 0) return null;
     const origin = this.options.originOf(run.id) ?? this.options.fallbackOrigin;
     const org = encodeURIComponent(organization.name);
@@ -163,7 +164,7 @@ export class NotificationDispatcher {
     if (token) headers[SIGNATURE_HEADER] = createHmac('sha512', token).update(body).digest('hex');
     const sentAt = isoTimestamp(this.clock.now()).replace(/\.\d{3}Z$/, 'Z');
     try {
-      const answer = await postOnce(url, body, headers, this.options.timeoutMs, BODY_KEPT);
+      const answer = await postOnce(this.agents, url, body, headers, this.options.timeoutMs, BODY_KEPT);
       const answerHeaders: Record<string, string[]> = {};
       for (const [name, value] of Object.entries(answer.headers)) {
         if (value !== undefined) answerHeaders[name.toLowerCase()] = Array.isArray(value) ? value : [value];

@@ -1,5 +1,6 @@
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { lostToStaleConnection, type KeptAliveAgents } from '../../core/kept-alive.js';
 
 export interface PostAnswer {
   status: number;
@@ -9,33 +10,47 @@ export interface PostAnswer {
 }
 
 /**
- * One POST on a connection of its own, closed afterwards, and given up after `timeoutMs` (the
- * answer's body included). A fresh connection per delivery: a pooled keep-alive connection that
- * the receiver closes while it sits idle would lose the next notification to a reset.
+ * One POST on a kept-alive connection to the receiver, given up after `timeoutMs` (the answer's
+ * body included). A pooled connection that the receiver closed while it sat idle resets the
+ * request before anything was answered: the POST then goes once more on a fresh connection, so
+ * no notification is lost to it.
  */
-export function postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number, keep: number): Promise<PostAnswer> {
+export function postOnce(
+  agents: KeptAliveAgents,
+  url: string,
+  body: string,
+  headers: Record<string, string>,
+  timeoutMs: number,
+  keep: number,
+): Promise<PostAnswer> {
   const target = new URL(url);
-  const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const outgoing = send(
-      target,
-      {
-        method: 'POST',
-        agent: false,
-        headers: { ...headers, 'content-length': String(Buffer.byteLength(body)), connection: 'close' },
-        signal: AbortSignal.timeout(timeoutMs),
-      },
-      (incoming) => {
-        let text = '';
-        incoming.setEncoding('utf8');
-        incoming.on('data', (chunk: string) => {
-          if (text.length < keep) text += chunk;
-        });
-        incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: text.slice(0, keep) }));
-        incoming.on('error', reject);
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(body);
-  });
+  const signal = AbortSignal.timeout(timeoutMs);
+  const attempt = (retried: boolean): Promise<PostAnswer> =>
+    new Promise((resolve, reject) => {
+      const send = target.protocol === 'https:' ? httpsRequest : httpRequest;
+      const outgoing = send(
+        target,
+        {
+          method: 'POST',
+          agent: agents.for(target),
+          headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
+          signal,
+        },
+        (incoming) => {
+          let text = '';
+          incoming.setEncoding('utf8');
+          incoming.on('data', (chunk: string) => {
+            if (text.length < keep) text += chunk;
+          });
+          incoming.on('end', () => resolve({ status: incoming.statusCode ?? 0, headers: incoming.headers, body: text.slice(0, keep) }));
+          incoming.on('error', reject);
+        },
+      );
+      outgoing.on('error', (error) => {
+        if (!retried && lostToStaleConnection(outgoing, error)) resolve(attempt(true));
+        else reject(error);
+      });
+      outgoing.end(body);
+    });
+  return attempt(false);
 }

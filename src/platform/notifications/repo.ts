@@ -1,4 +1,4 @@
-import { and, asc, count, eq, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, eq, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { notificationConfigurations, type DeliveryResponse } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
@@ -44,14 +44,19 @@ export function listNotifications(db: DbOrTx, owner: Subscribable): Notification
     .all();
 }
 
-/** The enabled configurations a run in `workspaceId` (of `projectId`) notifies: the workspace's own and its project's. */
-export function enabledForWorkspace(db: DbOrTx, workspaceId: string, projectId: string | null): NotificationRow[] {
+/**
+ * The enabled configurations subscribed to `trigger` that a run in `workspaceId` (of `projectId`)
+ * notifies: the workspace's own and its project's. The trigger is matched in SQL because every
+ * run transition asks, and most ask for a trigger the workspace's configurations do not have.
+ */
+export function enabledForWorkspace(db: DbOrTx, workspaceId: string, projectId: string | null, trigger: string): NotificationRow[] {
   const owners = [eq(notificationConfigurations.workspaceId, workspaceId)];
   if (projectId) owners.push(eq(notificationConfigurations.projectId, projectId));
+  const subscribed = sql`exists (select 1 from json_each(${notificationConfigurations.triggers}) where value = ${trigger})`;
   return db
     .select()
     .from(notificationConfigurations)
-    .where(and(eq(notificationConfigurations.enabled, true), or(...owners)))
+    .where(and(eq(notificationConfigurations.enabled, true), or(...owners), subscribed))
     .orderBy(asc(notificationConfigurations.createdAt), asc(notificationConfigurations.id))
     .all();
 }

@@ -6,6 +6,7 @@
  * results, and the tokens are revoked when the phase ends.
  */
 import type { RunVariable } from '../../adapters/executor/index.js';
+import { KeptAliveAgents } from '../../core/kept-alive.js';
 import type { Runtime } from '../../runtime.js';
 import type { PhaseHook, PhaseStart, PhaseVerdict } from '../runs/phase-hooks.js';
 import { mintWorkloadToken } from './mint.js';
@@ -34,6 +35,8 @@ const NO_CONFIGURATION: ConfigurationFiles = { token_filename: '', address: '', 
 
 export class WorkloadIdentityHook implements PhaseHook {
   readonly name = 'dynamic credentials';
+  /** Each phase logs in and revokes at the same few addresses: one pool of connections per address. */
+  private readonly agents = new KeptAliveAgents();
 
   constructor(
     private readonly runtime: Runtime,
@@ -79,7 +82,7 @@ export class WorkloadIdentityHook implements PhaseHook {
         current = login;
         const jwt = await mint(login.audience);
         secrets.push(jwt);
-        const session = await loginWithJwt(login, jwt, phase.signal);
+        const session = await loginWithJwt(this.agents, login, jwt, phase.signal);
         sessions.push(session);
         secrets.push(session.token);
         phase.log(`${describe(login)}: logged in to ${login.address} with role "${login.role}" for the ${phase.phase} phase\n`);

@@ -3,7 +3,7 @@
  * `kid` as `/.well-known/jwks` publishes it, `iss` the configured issuer (the one string the
  * discovery document carries too), times on the virtual clock.
  */
-import { createPrivateKey, sign } from 'node:crypto';
+import { sign } from 'node:crypto';
 import { parseDurationMs } from '../../core/duration.js';
 import type { Runtime } from '../../runtime.js';
 import { readSettings } from '../admin-settings/service.js';
@@ -56,6 +56,6 @@ export async function mintWorkloadToken(runtime: Runtime, signingKeys: SigningKe
     lifetimeMs: request.lifetimeMs ?? phaseTimeoutMs(runtime, request.phase),
   });
   const signingInput = `${base64url({ typ: 'JWT', alg: 'RS256', kid: key.kid })}.${base64url(claims)}`;
-  const signature = sign('sha256', Buffer.from(signingInput), createPrivateKey(key.privateKeyPem)).toString('base64url');
+  const signature = sign('sha256', Buffer.from(signingInput), signingKeys.privateKeyOf(key)).toString('base64url');
   return { token: `${signingInput}.${signature}`, kid: key.kid, claims };
 }

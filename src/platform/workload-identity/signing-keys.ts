@@ -1,8 +1,9 @@
-import { createHash, createPublicKey, generateKeyPair } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import { unprocessable } from '../../core/errors.js';
 import type { DueItem, DueSource, RanWork } from '../../core/scheduler.js';
 import type { Runtime } from '../../runtime.js';
+import { StoreDerived } from '../../store/generation.js';
 import type { DbOrTx } from '../../store/store.js';
 import * as repo from '../admin-settings/repo.js';
 
@@ -48,16 +49,27 @@ function readTimers(db: DbOrTx): Timers {
  */
 export class SigningKeys implements DueSource {
   readonly name = 'signing-keys';
+  /**
+   * The published keys as last read: every run phase with dynamic credentials signs with the
+   * current one, and reading them means unsealing each private half. Only this class writes them
+   * (and drops this after each write); a reset or restore moves the store generation.
+   */
+  private readonly keys: StoreDerived<repo.SigningKeyRow[]>;
+  /** Private halves parsed once per key (by `kid`, the public key's thumbprint), not once per signature. */
+  private readonly privateKeys: StoreDerived<Map<string, KeyObject>>;
 
-  constructor(private readonly runtime: Runtime) {}
+  constructor(private readonly runtime: Runtime) {
+    this.keys = new StoreDerived(runtime.store.sqlite, () => repo.listSigningKeys(this.db));
+    this.privateKeys = new StoreDerived(runtime.store.sqlite, () => new Map<string, KeyObject>());
+  }
 
   private get db() {
     return this.runtime.store.db;
   }
 
   /** The published keys, creating the first one when there is none yet. */
-  async published(): Promise<repo.SigningKeyRow[]> {
-    const keys = repo.listSigningKeys(this.db);
+  async published(): Promise<readonly repo.SigningKeyRow[]> {
+    const keys = this.keys.get();
     if (keys.length > 0) return keys;
     const key = await newKey(this.runtime.clock.now());
     this.db.transaction((tx) => {
@@ -66,8 +78,20 @@ export class SigningKeys implements DueSource {
       repo.addCurrentSigningKey(tx, key);
       repo.saveSettings(tx, TIMERS, { nextRotationAt: key.createdAt.getTime() + ROTATION_MS, nextTrimAt: null }, key.createdAt);
     });
+    this.keys.drop();
     this.runtime.scheduler.poke();
-    return repo.listSigningKeys(this.db);
+    return this.keys.get();
+  }
+
+  /** The private half of a published key, ready to sign with; a half that does not open throws, as signing with it would. */
+  privateKeyOf(key: repo.SigningKeyRow): KeyObject {
+    const parsed = this.privateKeys.get();
+    let privateKey = parsed.get(key.kid);
+    if (privateKey === undefined) {
+      privateKey = createPrivateKey(key.privateKeyPem);
+      parsed.set(key.kid, privateKey);
+    }
+    return privateKey;
   }
 
   /**
@@ -85,6 +109,7 @@ export class SigningKeys implements DueSource {
       const nextTrimAt = automatic || timers.nextTrimAt === null ? at + TRIM_MS : timers.nextTrimAt;
       repo.saveSettings(tx, TIMERS, { nextRotationAt: at + ROTATION_MS, nextTrimAt }, key.createdAt);
     });
+    this.keys.drop();
     this.runtime.scheduler.poke();
     return key.kid;
   }
@@ -97,6 +122,8 @@ export class SigningKeys implements DueSource {
       repo.saveSettings(tx, TIMERS, { ...readTimers(tx), nextTrimAt: null }, this.runtime.clock.now());
       return count;
     });
+    this.keys.drop();
+    this.privateKeys.drop();
     if (removed === 0 && !automatic) throw unprocessable('there are no old signing keys to trim; rotate first');
     this.runtime.scheduler.poke();
     return removed;

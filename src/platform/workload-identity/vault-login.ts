@@ -5,6 +5,7 @@
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { lostToStaleConnection, type KeptAliveAgents } from '../../core/kept-alive.js';
 import type { VaultLogin } from './settings.js';
 
 /** The agent's default for `TFC_VAULT_CLIENT_TIMEOUT`. */
@@ -18,13 +19,16 @@ interface Answer {
 
 export class LoginFailed extends Error {}
 
+/** One request on a kept-alive connection; sent once more on a fresh one when the pooled connection had gone stale. */
 function call(
+  agents: KeptAliveAgents,
   login: Pick<VaultLogin, 'address' | 'namespace' | 'caCert'>,
   method: string,
   path: string,
   headers: Record<string, string>,
   body: unknown,
   signal?: AbortSignal,
+  retried = false,
 ): Promise<Answer> {
   const url = new URL(`${login.address}/v1/${path}`);
   const payload = body === undefined ? undefined : JSON.stringify(body);
@@ -34,6 +38,7 @@ function call(
       url,
       {
         method,
+        agent: agents.for(url),
         headers: {
           accept: 'application/json',
           ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
@@ -66,7 +71,10 @@ function call(
       },
     );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000}s`)));
-    req.on('error', reject);
+    req.on('error', (error) => {
+      if (!retried && lostToStaleConnection(req, error)) resolve(call(agents, login, method, path, headers, body, signal, true));
+      else reject(error);
+    });
     req.end(payload);
   });
 }
@@ -85,11 +93,11 @@ export interface VaultSession {
 }
 
 /** `POST <addr>/v1/auth/<path>/login` with `{role, jwt}`; the token, or LoginFailed with the API's text. */
-export async function loginWithJwt(login: VaultLogin, jwt: string, signal?: AbortSignal): Promise<VaultSession> {
+export async function loginWithJwt(agents: KeptAliveAgents, login: VaultLogin, jwt: string, signal?: AbortSignal): Promise<VaultSession> {
   const where = `${login.address}/v1/auth/${login.authPath}/login`;
   let answer: Answer;
   try {
-    answer = await call(login, 'POST', `auth/${login.authPath}/login`, {}, { role: login.role, jwt }, signal);
+    answer = await call(agents, login, 'POST', `auth/${login.authPath}/login`, {}, { role: login.role, jwt }, signal);
   } catch (error) {
     throw new LoginFailed(`could not reach ${where}: ${(error as Error).message}`);
   }
@@ -100,7 +108,7 @@ export async function loginWithJwt(login: VaultLogin, jwt: string, signal?: Abor
     token,
     revoke: async () => {
       try {
-        const revoked = await call(login, 'POST', 'auth/token/revoke-self', { 'X-Vault-Token': token }, undefined);
+        const revoked = await call(agents, login, 'POST', 'auth/token/revoke-self', { 'X-Vault-Token': token }, undefined);
         return revoked.status === 204 || revoked.status === 200
           ? null
           : `revoking the token failed (${revoked.status}): ${errorText(revoked)}`;

@@ -1,0 +1,34 @@
+import { Agent as HttpAgent, type ClientRequest } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+
+/** Idle connections kept per destination: a few deliveries or logins in flight at once, no more. */
+const FREE_SOCKETS = 4;
+
+/**
+ * Kept-alive connections for the requests the server itself makes (notification deliveries,
+ * secrets API logins), one pool per destination, so a run's requests do not each pay a TCP (and
+ * TLS) handshake on both ends. Idle connections never keep the process alive (Node unrefs them).
+ */
+export class KeptAliveAgents {
+  private readonly http = new HttpAgent({ keepAlive: true, maxFreeSockets: FREE_SOCKETS });
+  private readonly https = new HttpsAgent({ keepAlive: true, maxFreeSockets: FREE_SOCKETS });
+
+  for(url: URL): HttpAgent {
+    return url.protocol === 'https:' ? this.https : this.http;
+  }
+
+  /** Closes the idle connections (shutdown). */
+  destroy(): void {
+    this.http.destroy();
+    this.https.destroy();
+  }
+}
+
+/**
+ * Whether a request failed only because it went out on a pooled connection that the other side
+ * closed while it sat idle: nothing reached the receiver, so sending it once more on a fresh
+ * connection is safe (the case Node's documentation describes for `request.reusedSocket`).
+ */
+export function lostToStaleConnection(request: ClientRequest, error: unknown): boolean {
+  return request.reusedSocket && (error as NodeJS.ErrnoException | undefined)?.code === 'ECONNRESET';
+}
