@@ -32,7 +32,7 @@ import { secretsPlugin } from './secrets/plugin.js';
 import type { EngineFactory } from './secrets/context.js';
 import { applySeed, readSeedFile, SeedError } from './seed/seed.js';
 import { isEmptyStore, openStore, wipeAndRefill } from './store/store.js';
-import { requestLogSerializer } from './logging.js';
+import { requestChildLogger, requestLogSerializer } from './logging.js';
 import { sendSecretsError } from './secrets/http/respond.js';
 import { createServerWithListMethod, destroyAllConnections } from './server/server.js';
 import { lazyValidation } from './server/lazy-validation.js';
@@ -135,6 +135,7 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   const seed = snapshotSeed === null ? readSeedFile(config.seed) : null;
   const fastify = Fastify({
     logger: loggerOptions(config, options.logTo),
+    ...(options.logTo === false ? {} : { childLoggerFactory: requestChildLogger }),
     serverFactory: createServerWithListMethod,
     // Read by the server factory (and by Fastify for the address it logs).
     // A client certificate is asked for but not required: `auth/cert` logins read it, nothing else needs one.

@@ -1,5 +1,5 @@
-import type { FastifyRequest } from 'fastify';
-import { destination, type DestinationStream } from 'pino';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import { destination, type Bindings, type ChildLoggerOptions, type DestinationStream, type Level, type LogFn, type Logger } from 'pino';
 import type { Config } from './config.js';
 import { textOf } from './core/json.js';
 import { redactUrl } from './core/redact.js';
@@ -98,4 +98,65 @@ export function routeProcessWarnings(log: { warn(fields: Record<string, unknown>
     const message = warning.message.replace(/\s*\n\s*/g, ' ').trim();
     log.warn({ warning: warning.name, ...(warning.code ? { code: warning.code } : {}) }, message);
   });
+}
+
+/**
+ * A request's logger (`request.log`) that makes its pino child, with the request's bindings,
+ * only when a line is written at an enabled level. Fastify makes one per request; at the default
+ * level most requests write nothing, and building the child (bindings serialized, methods
+ * rebound) was a measurable share of a point read. Lines, when written, are the same.
+ */
+class RequestLogger implements FastifyBaseLogger {
+  private made: Logger | undefined;
+
+  declare fatal: LogFn;
+  declare error: LogFn;
+  declare warn: LogFn;
+  declare info: LogFn;
+  declare debug: LogFn;
+  declare trace: LogFn;
+  declare silent: LogFn;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Bindings,
+  ) {}
+
+  get level(): string {
+    return this.made?.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.real().level = level;
+  }
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
+    return this.real().child(bindings, options);
+  }
+
+  real(): Logger {
+    this.made ??= this.parent.child(this.bindings);
+    return this.made;
+  }
+
+  /** Whether a line at `level` would be written (the child's own level once it exists). */
+  enabled(level: Level): boolean {
+    return this.made === undefined ? this.parent.isLevelEnabled(level) : this.made.isLevelEnabled(level);
+  }
+}
+
+for (const level of ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const) {
+  RequestLogger.prototype[level] = function write(this: RequestLogger, ...args: Parameters<LogFn>) {
+    if (this.enabled(level)) this.real()[level](...args);
+  };
+}
+RequestLogger.prototype.silent = function silent() {};
+
+/**
+ * Fastify's `childLoggerFactory`: a {@link RequestLogger}, unless the route asks for a level or
+ * serializers of its own (then pino's child, as Fastify would make it).
+ */
+export function requestChildLogger(logger: FastifyBaseLogger, bindings: Bindings, options: ChildLoggerOptions): FastifyBaseLogger {
+  if (options.level !== undefined || options.serializers !== undefined) return logger.child(bindings, options);
+  return new RequestLogger(logger as Logger, bindings);
 }

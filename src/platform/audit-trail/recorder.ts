@@ -7,7 +7,7 @@ import { findOrganizationById, findOrganizationByName } from '../organizations/r
 import { isOwnedId, organizationOfId } from './owners.js';
 import { insertAuditEvent } from './repo.js';
 
-const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
+export const WRITES: ReadonlySet<string> = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 const ORGANIZATION_PARAMS = ['org', 'organization', 'organization_name', 'organizationName'];
 
 /** What the recorder keeps about a request between its hooks. */

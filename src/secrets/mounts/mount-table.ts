@@ -2,7 +2,8 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { Clock } from '../../core/clock.js';
 import { badRequest } from '../../core/errors.js';
 import { base62, uuid } from '../../core/ids.js';
-import type { DbOrTx } from '../../store/store.js';
+import { StoreDerived } from '../../store/generation.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { prepared } from '../../store/prepared.js';
 import { authMounts, mounts } from '../../store/tables.js';
 
@@ -119,9 +120,16 @@ const secretMountUuidsOfType = prepared((db) =>
     .prepare(),
 );
 
-/** Mounted engines, read from the store on each lookup so every request sees the current table. */
+/**
+ * Mounted engines, read from the store, so every request sees the current table. The mounts that
+ * requests resolve to are remembered by path (every secrets request resolves one, and reading a
+ * row parses its JSON columns): this table's own writes forget them, a reset or a restore
+ * replaces them (store generation), and nothing is remembered inside a transaction, which could
+ * still roll back. Only this table writes its rows (the seed's tables write before any request).
+ */
 export class MountTable {
   private readonly table: typeof mounts;
+  private readonly resolved: StoreDerived<Map<string, Readonly<MountRow>>>;
 
   constructor(
     private readonly db: DbOrTx,
@@ -129,6 +137,7 @@ export class MountTable {
     private readonly kind: MountKind = SECRET_MOUNTS,
   ) {
     this.table = kind.table;
+    this.resolved = new StoreDerived(sqliteOf(db), () => new Map<string, Readonly<MountRow>>());
   }
 
   all(): MountRow[] {
@@ -165,10 +174,18 @@ export class MountTable {
    */
   longestPrefix(requestPath: string): MountRow | undefined {
     const at = (this.kind === AUTH_MOUNTS ? authMountAt : secretMountAt)(this.db);
+    const remembered = sqliteOf(this.db).inTransaction ? undefined : this.resolved.get();
     const full = `${requestPath}/`;
     for (let end = full.indexOf('/') + 1; end > 0; end = full.indexOf('/', end) + 1) {
-      const found = at.get({ path: full.slice(0, end) });
-      if (found) return found;
+      const path = full.slice(0, end);
+      const known = remembered?.get(path);
+      if (known) return known;
+      const found = at.get({ path });
+      if (found) {
+        // Shared by every request that resolves here: frozen, so no caller changes another's copy.
+        remembered?.set(path, Object.freeze(found));
+        return found;
+      }
     }
     return undefined;
   }
@@ -204,6 +221,7 @@ export class MountTable {
       sealWrap: input.sealWrap ?? false,
       createdAt: this.clock.now(),
     };
+    this.resolved.drop();
     this.db.insert(this.table).values(row).run();
     return row;
   }
@@ -227,6 +245,7 @@ export class MountTable {
   }
 
   remove(path: string): void {
+    this.resolved.drop();
     this.db
       .delete(this.table)
       .where(eq(this.table.path, mountPath(path)))
@@ -234,6 +253,7 @@ export class MountTable {
   }
 
   update(path: string, patch: Partial<Pick<MountRow, 'config' | 'description' | 'options'>>): void {
+    this.resolved.drop();
     this.db
       .update(this.table)
       .set(patch)
@@ -254,6 +274,7 @@ export class MountTable {
       (mount) => mount.path !== source.path && (mount.path.startsWith(target) || target.startsWith(mount.path)),
     );
     if (clash || target === source.path) throw badRequest(`path is already in use at ${clash?.path ?? target}`);
+    this.resolved.drop();
     this.db.update(this.table).set({ path: target }).where(eq(this.table.path, source.path)).run();
     return { ...source, path: target };
   }

@@ -1,5 +1,6 @@
 import type { Clock } from '../../core/clock.js';
-import type { DbOrTx } from '../../store/store.js';
+import { StoreDerived } from '../../store/generation.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { MountStorage } from '../storage/mount-storage.js';
 
 /**
@@ -95,20 +96,32 @@ export function governingQuota(quotas: RateLimitQuota[], request: QuotaRequest):
 export class RateLimiter {
   private readonly buckets = new Map<string, Bucket>();
   private readonly storage: (db: DbOrTx) => MountStorage;
+  /**
+   * The stored state, read (and unsealed) once rather than on every request of the secrets API,
+   * which all pass `check`; `save` drops it, and a reset or restore replaces it (store generation).
+   */
+  private readonly stored: StoreDerived<QuotaState>;
 
   constructor(
     private readonly db: DbOrTx,
     private readonly clock: Clock,
   ) {
     this.storage = (handle) => new MountStorage(handle, 'builtin-quotas');
+    this.stored = new StoreDerived(sqliteOf(db), () => this.read(this.db));
   }
 
+  /** The quotas and their settings; callers copy before changing them (the value is shared). */
   state(db: DbOrTx = this.db): QuotaState {
-    return this.storage(db).get<QuotaState>('quotas') ?? { config: DEFAULT_CONFIG, rateLimits: {} };
+    return db === this.db ? this.stored.get() : this.read(db);
   }
 
   save(state: QuotaState, db: DbOrTx = this.db): void {
+    this.stored.drop();
     this.storage(db).put('quotas', state);
+  }
+
+  private read(db: DbOrTx): QuotaState {
+    return this.storage(db).get<QuotaState>('quotas') ?? { config: DEFAULT_CONFIG, rateLimits: {} };
   }
 
   /** Counters of a changed or deleted quota start again. */
