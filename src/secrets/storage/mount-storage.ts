@@ -70,6 +70,15 @@ export class MountStorage {
     return row === undefined ? undefined : (this.barrier.open(row.value) as T | undefined);
   }
 
+  /**
+   * The entry as a frozen value shared by every caller that reads it this way (EntryBarrier's
+   * `openShared`): for hot paths that only read it. A caller that changes what it read uses `get`.
+   */
+  getShared<T>(key: string): T | undefined {
+    const row = entryByKey(this.db).get({ mount: this.mountUuid, key });
+    return row === undefined ? undefined : (this.barrier.openShared(row.value) as T | undefined);
+  }
+
   has(key: string): boolean {
     return entryExists(this.db).get({ mount: this.mountUuid, key }) !== undefined;
   }
