@@ -87,6 +87,16 @@ export class MountStorage {
     upsertEntry(this.db).run({ mount: this.mountUuid, key, value: this.barrier.seal(value) });
   }
 
+  /**
+   * `put` in two steps: the value is sealed now and written when the returned function runs. A
+   * caller writing several entries in one transaction seals them before it begins: inside one,
+   * every seal reads the server key from the store again (server-keys.ts says why).
+   */
+  sealedPut(key: string, value: unknown): () => void {
+    const sealed = this.barrier.seal(value);
+    return () => upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
+  }
+
   delete(key: string): void {
     deleteEntry(this.db).run({ mount: this.mountUuid, key });
   }
