@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac } from 'node:crypto';
+import { pooledRandomBytes } from './random-pool.js';
 
 /**
  * The mark on a hidden value kept sealed in a column that held it in clear before (an HMAC key, a
@@ -41,7 +42,7 @@ export class SecretsAtRest {
 
   /** The secret encrypted for display later: `iv.tag.ciphertext`, base64url each. */
   seal(secret: string): string {
-    const iv = randomBytes(12);
+    const iv = pooledRandomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.keys().seal, iv);
     const sealed = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
     return [iv, cipher.getAuthTag(), sealed].map((part) => part.toString('base64url')).join('.');

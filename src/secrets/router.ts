@@ -130,7 +130,10 @@ export class SecretsRouter {
       data: request.data,
       token,
       clientAddress: request.clientAddress,
-      clientCertificate: request.clientCertificate,
+      // Passed on as asked for: the logical request reads the TLS peer certificate only then.
+      get clientCertificate() {
+        return request.clientCertificate;
+      },
       wrapTtl: request.wrapTtl ?? 0,
       origin: request.origin,
       mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { SEALED_MARK, SecretsAtRest } from '../core/at-rest.js';
+import { storeGeneration } from './generation.js';
 import { AT_REST_KEY, serverKey } from './server-keys.js';
 
 const keepers = new WeakMap<Database.Database, SecretsAtRest>();
@@ -24,7 +25,14 @@ export function storeAtRest(sqlite: Database.Database): SecretsAtRest {
  * in a row, a dump or a copied store file. Engines never see the sealed form.
  */
 export class EntryBarrier {
-  constructor(private readonly atRest: SecretsAtRest) {}
+  /** Values opened for readers that never change them, by their sealed text (see `openShared`). */
+  private shared = new Map<string, unknown>();
+  private sharedGeneration = 0;
+
+  constructor(
+    private readonly atRest: SecretsAtRest,
+    private readonly sqlite: Database.Database,
+  ) {}
 
   seal(value: unknown): unknown {
     const text = JSON.stringify(value);
@@ -42,6 +50,40 @@ export class EntryBarrier {
     const text = this.atRest.openMarked(stored);
     return text === null ? undefined : (JSON.parse(text) as unknown);
   }
+
+  /**
+   * `open`, for a reader that only reads: the value is frozen and shared by every such reader of
+   * the same sealed text, so a hot entry (a transit key, read by every encryption) is decrypted and
+   * parsed once instead of on each request. A write seals with a fresh IV, so changed content is
+   * new text and can never meet an old value. Kept per store generation (a reset or restore may
+   * bring another server key), and neither used nor filled inside a transaction, whose key may be
+   * one it made and rolls back (server-keys.ts).
+   */
+  openShared(stored: unknown): unknown {
+    if (typeof stored !== 'string' || !stored.startsWith(SEALED_MARK) || this.sqlite.inTransaction) return this.open(stored);
+    const generation = storeGeneration(this.sqlite);
+    if (generation !== this.sharedGeneration) {
+      this.shared = new Map();
+      this.sharedGeneration = generation;
+    }
+    if (this.shared.has(stored)) return this.shared.get(stored);
+    const value = deepFreeze(this.open(stored));
+    if (this.shared.size >= SHARED_LIMIT) this.shared.delete(this.shared.keys().next().value as string);
+    this.shared.set(stored, value);
+    return value;
+  }
+}
+
+/** Entries kept opened by `openShared`; the oldest goes first. */
+const SHARED_LIMIT = 256;
+
+/** Frozen all the way down, so a reader that changes a shared value fails at once (strict mode) instead of changing it for everyone. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
+  }
+  return value;
 }
 
 const barriers = new WeakMap<Database.Database, EntryBarrier>();
@@ -50,7 +92,7 @@ const barriers = new WeakMap<Database.Database, EntryBarrier>();
 export function entryBarrier(sqlite: Database.Database): EntryBarrier {
   let barrier = barriers.get(sqlite);
   if (barrier === undefined) {
-    barrier = new EntryBarrier(storeAtRest(sqlite));
+    barrier = new EntryBarrier(storeAtRest(sqlite), sqlite);
     barriers.set(sqlite, barrier);
   }
   return barrier;

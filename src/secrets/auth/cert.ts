@@ -47,7 +47,43 @@ const CERT_FIELDS: Record<string, FieldSpec> = {
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
+/**
+ * Parsing a certificate costs Node (OpenSSL 3) a quarter to a whole millisecond and verifying its
+ * signature another few hundred microseconds, most of a certificate login; every login of a
+ * client presents the same certificate against the same entries. So parsed certificates (by PEM
+ * text or DER bytes) and trust verdicts (by both certificates' bytes) are remembered, a bounded
+ * number of each. All three are pure functions of those bytes: what depends on the time
+ * (validity) or on the entry's constraints is still checked on every login.
+ */
+const MEMO_LIMIT = 256;
+function memo<T>(make: (key: string) => T): (key: string) => T {
+  const found = new Map<string, T>();
+  return (key) => {
+    if (found.has(key)) return found.get(key) as T;
+    const value = make(key);
+    if (found.size >= MEMO_LIMIT) found.delete(found.keys().next().value as string);
+    found.set(key, value);
+    return value;
+  };
+}
+
+const parsedPem = memo((pem: string) => parseCertificatesNow(pem));
+const parsedDer = memo((derBase64: string) => new X509Certificate(Buffer.from(derBase64, 'base64')));
+/** Whether a PEM text's certificates issued (or are) a client certificate: keyed `<client DER base64>\n<PEM>`. */
+const trustVerdicts = memo((key: string) => {
+  const cut = key.indexOf('\n');
+  const client = parsedDer(key.slice(0, cut));
+  return parseCertificates(key.slice(cut + 1)).some(
+    (trusted) => trusted.raw.equals(client.raw) || (client.checkIssued(trusted) && client.verify(trusted.publicKey)),
+  );
+});
+
+/** The certificates of a PEM text (parsed once per text; errors are not remembered). */
 function parseCertificates(pem: string): X509Certificate[] {
+  return parsedPem(pem);
+}
+
+function parseCertificatesNow(pem: string): X509Certificate[] {
   const blocks = pem.match(PEM_BLOCK) ?? [];
   if (blocks.length === 0) throw badRequest('failed to parse certificate');
   return blocks.map((block) => {
@@ -105,24 +141,23 @@ function checkValidity(client: X509Certificate, now: number): void {
   );
 }
 
-/** Whether one of the entry's certificates issued (or is) the client certificate, at `now`. */
-function trusts(entry: CertEntry, client: X509Certificate): boolean {
-  return parseCertificates(entry.certificate).some(
-    (trusted) => trusted.raw.equals(client.raw) || (client.checkIssued(trusted) && client.verify(trusted.publicKey)),
-  );
+/** Whether one of the entry's certificates issued (or is) the client certificate (remembered per pair: trustVerdicts). */
+function trusts(entry: CertEntry, clientKey: string): boolean {
+  return trustVerdicts(`${clientKey}\n${entry.certificate}`);
 }
 
 /** The entry a client certificate logs in with (`name` narrows the search), or the real error. */
 function matchingEntry(context: SecretsContext, storage: MountStorage, der: Buffer | undefined, requested: string) {
   if (!der) throw badRequest('client certificate must be supplied');
-  const client = new X509Certificate(der);
+  const clientKey = der.toString('base64');
+  const client = parsedDer(clientKey);
   checkValidity(client, context.clock.nowMs());
   const names = requested !== '' ? [requested] : storage.list('cert/').filter((key) => !key.endsWith('/'));
   const entries = names.flatMap((name) => {
     const entry = storage.get<CertEntry>(`cert/${name}`);
     return entry ? [{ name, entry }] : [];
   });
-  const trusted = entries.filter(({ entry }) => trusts(entry, client));
+  const trusted = entries.filter(({ entry }) => trusts(entry, clientKey));
   if (trusted.length === 0) throw badRequest('invalid certificate or no client certificate supplied');
   const matched = trusted.find(({ entry }) => meetsConstraints(entry, client));
   if (!matched) throw badRequest('no chain matching all constraints could be found for this login certificate');

@@ -70,12 +70,31 @@ export class MountStorage {
     return row === undefined ? undefined : (this.barrier.open(row.value) as T | undefined);
   }
 
+  /**
+   * The entry as a frozen value shared by every caller that reads it this way (EntryBarrier's
+   * `openShared`): for hot paths that only read it. A caller that changes what it read uses `get`.
+   */
+  getShared<T>(key: string): T | undefined {
+    const row = entryByKey(this.db).get({ mount: this.mountUuid, key });
+    return row === undefined ? undefined : (this.barrier.openShared(row.value) as T | undefined);
+  }
+
   has(key: string): boolean {
     return entryExists(this.db).get({ mount: this.mountUuid, key }) !== undefined;
   }
 
   put(key: string, value: unknown): void {
     upsertEntry(this.db).run({ mount: this.mountUuid, key, value: this.barrier.seal(value) });
+  }
+
+  /**
+   * `put` in two steps: the value is sealed now and written when the returned function runs. A
+   * caller writing several entries in one transaction seals them before it begins: inside one,
+   * every seal reads the server key from the store again (server-keys.ts says why).
+   */
+  sealedPut(key: string, value: unknown): () => void {
+    const sealed = this.barrier.seal(value);
+    return () => upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
   }
 
   delete(key: string): void {

@@ -3,6 +3,7 @@ import { ApiError } from '../../core/errors.js';
 import type { SecretsContext } from '../context.js';
 import type { LogicalResponse, RawBody, WrapInfo } from '../framework/types.js';
 import { JSON_TYPE, logicalEnvelope } from '../http/respond.js';
+import { StoreDerived } from '../../store/generation.js';
 import { MountStorage } from '../storage/mount-storage.js';
 import type { TokenEntry } from '../tokens/token-store.js';
 
@@ -46,6 +47,9 @@ export function serialiseAnswer(response: LogicalResponse): string {
 
 /** A kept answer as it goes out again on unwrap: the envelope as stored, or the bare body it stands for. */
 export function answerOf(stored: string): LogicalResponse {
+  // Only a bare body is kept with `http_raw_body`, and JSON.stringify wrote the key as it is: any
+  // other answer goes out as stored without being parsed first.
+  if (!stored.includes('"http_raw_body"')) return { raw: { status: 200, contentType: JSON_TYPE, body: `${stored}\n` } };
   let parsed: { data?: Record<string, unknown> | null } | undefined;
   try {
     parsed = JSON.parse(stored) as typeof parsed;
@@ -75,20 +79,28 @@ export class ResponseWrapper {
    * the statements the store handle has prepared already (a drizzle transaction handle would build
    * and prepare each of them again); the transaction function itself is made once.
    */
-  private readonly keep: (token: TokenEntry, cubbyhole: MountStorage, stored: string, record: WrapRecord) => void;
+  private readonly keep: (token: TokenEntry, writes: (() => void)[]) => void;
+  /**
+   * The cubbyhole mount's storage key, read once per store generation: the mount is permanent
+   * (never disabled or moved), so only a reset or a restore can bring another.
+   */
+  private readonly cubbyholeUuid: StoreDerived<string | undefined>;
 
   constructor(private readonly context: Pick<SecretsContext, 'store' | 'clock' | 'tokens' | 'scheduler' | 'mounts'>) {
-    this.keep = context.store.sqlite.transaction((token: TokenEntry, cubbyhole: MountStorage, stored: string, record: WrapRecord) => {
+    this.keep = context.store.sqlite.transaction((token: TokenEntry, writes: (() => void)[]) => {
       context.tokens.store.insert(token);
-      cubbyhole.put(`${token.accessor}/${RESPONSE_KEY}`, { [RESPONSE_KEY]: stored });
-      cubbyhole.put(`${token.accessor}/${INFO_KEY}`, record);
+      for (const write of writes) write();
     });
+    this.cubbyholeUuid = new StoreDerived(context.store.sqlite, () => context.mounts.uuidAt('cubbyhole/'));
   }
 
   /** The cubbyhole storage every token's private entries live in. */
   private cubbyhole(): MountStorage {
-    const uuid = this.context.mounts.uuidAt('cubbyhole/');
-    if (uuid === undefined) throw new ApiError(400, 'response wrapping needs the cubbyhole mount, which is missing');
+    const uuid = this.cubbyholeUuid.get();
+    if (uuid === undefined) {
+      this.cubbyholeUuid.drop();
+      throw new ApiError(400, 'response wrapping needs the cubbyhole mount, which is missing');
+    }
     return new MountStorage(this.context.store.db, uuid);
   }
 
@@ -100,7 +112,12 @@ export class ResponseWrapper {
     const now = clock.now();
     const token = tokens.wrappingEntry(ttl, requestPath, now);
     const record: WrapRecord = { creation_ttl: ttl, creation_time: now.toISOString(), creation_path: creationPath };
-    this.keep(token, this.cubbyhole(), stored, record);
+    const cubbyhole = this.cubbyhole();
+    // Sealed before the transaction begins (MountStorage.sealedPut says why).
+    this.keep(token, [
+      cubbyhole.sealedPut(`${token.accessor}/${RESPONSE_KEY}`, { [RESPONSE_KEY]: stored }),
+      cubbyhole.sealedPut(`${token.accessor}/${INFO_KEY}`, record),
+    ]);
     scheduler.poke(token.expiresAt?.getTime());
     const wrapInfo: WrapInfo = {
       token: token.secret ?? '',

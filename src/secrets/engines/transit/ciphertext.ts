@@ -6,12 +6,12 @@ import {
   hkdfSync,
   privateDecrypt,
   publicEncrypt,
-  randomBytes,
   webcrypto,
   type CipherGCMTypes,
   type KeyObject,
 } from 'node:crypto';
 import { badRequest } from '../../../core/errors.js';
+import { pooledRandomBytes } from '../../../core/random-pool.js';
 import { upstream500 } from '../../framework/errors.js';
 import { decodeStdBase64 } from './encoding.js';
 import { KEY_TYPES, supportsDerivation, supportsEncryption, type KeyTypeName } from './key-types.js';
@@ -56,25 +56,6 @@ export interface CipherInput {
   associatedData?: Buffer | undefined;
 }
 
-/**
- * Random nonces drawn from a pool filled 4 KB at a time: each `randomBytes(12)` is a separate
- * trip into OpenSSL's generator, which a profile of a batch encrypt showed costing more than the
- * cipher itself. Each fill is a new buffer, so a nonce handed out is never overwritten.
- */
-const NONCE_POOL_BYTES = NONCE_BYTES * 341;
-let noncePool = Buffer.alloc(0);
-let nonceOffset = 0;
-
-function randomNonce(): Buffer {
-  if (nonceOffset + NONCE_BYTES > noncePool.length) {
-    noncePool = randomBytes(NONCE_POOL_BYTES);
-    nonceOffset = 0;
-  }
-  const nonce = noncePool.subarray(nonceOffset, nonceOffset + NONCE_BYTES);
-  nonceOffset += NONCE_BYTES;
-  return nonce;
-}
-
 /** Node types ChaCha20-Poly1305 apart from GCM, but both take the same AEAD calls. */
 function aeadCipher(type: KeyTypeName): CipherGCMTypes {
   return (KEY_TYPES[type].cipher ?? 'aes-256-gcm') as CipherGCMTypes;
@@ -98,7 +79,7 @@ export function encrypt(policy: KeyPolicy, version: number, plaintext: Buffer, i
     const key = material.subarray(0, keyBytes);
     const nonce = convergent
       ? createHmac('sha256', material.subarray(keyBytes)).update(plaintext).digest().subarray(0, NONCE_BYTES)
-      : randomNonce();
+      : pooledRandomBytes(NONCE_BYTES);
     const cipher = createCipheriv(aeadCipher(policy.type), key, nonce, { authTagLength: TAG_BYTES });
     if (input.associatedData) cipher.setAAD(input.associatedData, { plaintextLength: plaintext.length });
     sealed = Buffer.concat([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);

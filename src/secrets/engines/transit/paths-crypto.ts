@@ -6,7 +6,7 @@ import { decryptOffLoop, encrypt, encryptionVersion, type CipherInput } from './
 import { decodeStdBase64, decodeWithMessage } from './encoding.js';
 import { isKeyType, supportsAssociatedData } from './key-types.js';
 import { createKey, nameOf, upsertDisabled, type KeyDependencies } from './paths-keys.js';
-import { policyKey, readPolicy, type KeyPolicy } from './policy.js';
+import { policyKey, usePolicy, type KeyPolicy } from './policy.js';
 import { attemptAsync, mapInSlices } from './slices.js';
 
 const CIPHER_FIELDS: Record<string, FieldSpec> = {
@@ -100,7 +100,7 @@ async function encryptPath(request: HandlerRequest, deps: KeyDependencies): Prom
   if (!batch && !request.fields.has('plaintext')) throw badRequest('missing plaintext to encrypt');
   const items = batch ?? [singleItem(request, ['plaintext', 'context', 'nonce', 'key_version', 'associated_data'])];
   const contextSet = contextSetting(items);
-  const existing = readPolicy(request.storage, nameOf(request));
+  const existing = usePolicy(request.storage, nameOf(request));
   const existedBefore = existing !== undefined;
   if (!existedBefore) {
     // A request none of whose items can be encrypted creates no key (the real service would).
@@ -151,7 +151,7 @@ async function decryptPath(request: HandlerRequest): Promise<LogicalResponse> {
   if (!batch && (request.fields.get<string>('ciphertext') ?? '') === '') throw badRequest('missing ciphertext to decrypt');
   const items = batch ?? [singleItem(request, ['ciphertext', 'context', 'nonce', 'associated_data'])];
   contextSetting(items);
-  const policy = readPolicy(request.storage, nameOf(request));
+  const policy = usePolicy(request.storage, nameOf(request));
   if (!policy) throw badRequest('encryption key not found');
   const results = await mapInSlices(items, (item, index) => attemptAsync(() => decryptItem(policy, item, index)));
   if (!batch) return { data: single(results[0] ?? { error: 'missing ciphertext to decrypt' }) };
@@ -163,7 +163,7 @@ async function rewrapPath(request: HandlerRequest): Promise<LogicalResponse> {
   if (!batch && (request.fields.get<string>('ciphertext') ?? '') === '') throw badRequest('missing ciphertext to decrypt');
   const items = batch ?? [singleItem(request, ['ciphertext', 'context', 'nonce', 'key_version'])];
   contextSetting(items);
-  const policy = readPolicy(request.storage, nameOf(request));
+  const policy = usePolicy(request.storage, nameOf(request));
   if (!policy) throw badRequest('encryption key not found');
   const results = await mapInSlices(items, (item, index) =>
     attemptAsync(async () => {
@@ -188,7 +188,7 @@ function datakeyPath(request: HandlerRequest): LogicalResponse {
   const context = decodeWithMessage(fields.get<string>('context'), 'failed to base64-decode context');
   const nonce = fields.get<string>('nonce');
   if (nonce !== '') decodeWithMessage(nonce, 'failed to base64-decode nonce');
-  const policy = readPolicy(request.storage, nameOf(request));
+  const policy = usePolicy(request.storage, nameOf(request));
   if (!policy) throw badRequest('encryption key not found');
   const size = DATAKEY_BYTES[fields.get<number>('bits')];
   if (size === undefined) throw badRequest('invalid bits value');

@@ -48,6 +48,12 @@ export interface KeyPolicy {
 
 export const policyKey = (name: string) => `policy/${name}`;
 export const readPolicy = (storage: MountStorage, name: string) => storage.get<KeyPolicy>(policyKey(name));
+/**
+ * The key for paths that only use it (encrypt, decrypt, rewrap, datakey): frozen and shared
+ * between requests while its stored form is unchanged, so a hot key is not decrypted and parsed
+ * again on every request. Paths that change a key read it with `readPolicy`.
+ */
+export const usePolicy = (storage: MountStorage, name: string) => storage.getShared<KeyPolicy>(policyKey(name));
 export const writePolicy = (storage: MountStorage, policy: KeyPolicy) => storage.put(policyKey(policy.name), policy);
 
 /**
