@@ -22,8 +22,10 @@ RUN npm ci --ignore-scripts --no-audit --no-fund \
     && npm rebuild better-sqlite3 pkcs11js
 
 # Everything `npm run build` reads: the build script, the launcher it bundles as dist/main.js, the
-# sources, and tsconfig.json (esbuild reads it). test/ops/container.test.ts checks this list.
+# sources, tsconfig.json (esbuild reads it), and the migrations (the build runs them once for the
+# image a fresh in-memory store starts from). test/ops/container.test.ts checks this list.
 COPY tsconfig.json ./
+COPY migrations ./migrations
 COPY scripts/build.mjs scripts/launcher.mjs ./scripts/
 COPY src ./src
 RUN npm run build \

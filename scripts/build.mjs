@@ -16,6 +16,9 @@
 // made from that one file (no whole-program type check in the build).
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { build } from 'esbuild';
 import ts from 'typescript';
 
@@ -54,6 +57,12 @@ await build({
   define: { 'import.meta.url': '__understudyBundleUrl' },
   banner: { js: "const __understudyBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
+// An empty store every migration has run on, in SQLite's serialized form: a fresh in-memory store
+// starts from it instead of running the migrations (src/store/fresh-image.ts says why and when).
+const freshStore = new Database(':memory:');
+migrate(drizzle(freshStore), { migrationsFolder: 'migrations' });
+writeFileSync('dist/fresh-store.db', freshStore.serialize());
+freshStore.close();
 const serverHash = createHash('sha256').update(readFileSync('dist/server.cjs')).digest('hex').slice(0, 16);
 await build({
   ...common,

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { packagePath } from '../core/package-root.js';
+import { openFreshImage, readFreshImage } from './fresh-image.js';
 import { markStoreReplaced } from './generation.js';
 import * as tables from './tables.js';
 import { upgradeData } from './upgrades.js';
@@ -54,10 +55,16 @@ function keepPrivate(location: string): void {
   }
 }
 
+/** A fresh in-memory store starts from the built image of a migrated one when there is one (fresh-image.ts). */
+function newDatabase(location: string, ephemeral: boolean): Database.Database {
+  const image = ephemeral ? readFreshImage() : null;
+  return (image && openFreshImage(image, MIGRATIONS_DIR)) ?? new Database(location);
+}
+
 function openDatabase(location: string, ephemeral: boolean): Database.Database {
   try {
     if (!ephemeral) ensureParentDirectories(location);
-    const sqlite = new Database(location);
+    const sqlite = newDatabase(location, ephemeral);
     // Opening is lazy: the first statement is what finds out a file is not a database or not writable.
     sqlite.pragma('journal_mode = WAL');
     if (!ephemeral) keepPrivate(location);
