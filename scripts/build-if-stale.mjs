@@ -18,6 +18,13 @@ function newest(dir) {
 }
 
 export const BUNDLE = join(root, 'dist', 'main.js');
-if (!existsSync(BUNDLE) || newest(join(root, 'src')) > statSync(BUNDLE).mtimeMs) {
+// The fresh-store image (dist/fresh-store.db) is built from migrations/, which live outside src/.
+const IMAGE = join(root, 'dist', 'fresh-store.db');
+const stale = () => {
+  if (!existsSync(BUNDLE) || !existsSync(IMAGE)) return true;
+  const built = Math.min(statSync(BUNDLE).mtimeMs, statSync(IMAGE).mtimeMs);
+  return newest(join(root, 'src')) > built || newest(join(root, 'migrations')) > built;
+};
+if (stale()) {
   execSync('npm run --silent build', { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
 }
