@@ -1,12 +1,10 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { describe, expect, it } from 'vitest';
 import { FRESH_IMAGE_FILE, openFreshImage, readFreshImage } from '../../src/store/fresh-image.js';
 import { MIGRATIONS_DIR, openStore } from '../../src/store/store.js';
+import { olderRelease } from './older-release.js';
 
 /** Everything the migrations make: every schema object with its SQL, and the migrator's journal rows. */
 function schemaOf(sqlite: Database.Database): unknown {
@@ -20,17 +18,6 @@ function migrated(migrationsFolder = MIGRATIONS_DIR): Database.Database {
   const sqlite = new Database(':memory:');
   migrate(drizzle(sqlite), { migrationsFolder });
   return sqlite;
-}
-
-/** A migrations folder holding only the first `count` migrations, as an older release shipped it. */
-function firstMigrations(count: number): string {
-  const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-  const dir = mkdtempSync(join(tmpdir(), 'understudy-migrations-'));
-  mkdirSync(join(dir, 'meta'));
-  const entries = journal.entries.slice(0, count);
-  writeFileSync(join(dir, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries }));
-  for (const entry of entries) cpSync(join(MIGRATIONS_DIR, `${entry.tag}.sql`), join(dir, `${entry.tag}.sql`));
-  return dir;
 }
 
 describe('the fresh store image', () => {
@@ -57,7 +44,7 @@ describe('the fresh store image', () => {
   });
 
   it('is a head start only: the migrations an older image lacks still run on it', () => {
-    const older = migrated(firstMigrations(5)).serialize();
+    const older = migrated(olderRelease(5)).serialize();
     const opened = openFreshImage(older, MIGRATIONS_DIR) as Database.Database;
     expect(opened).not.toBeNull();
     migrate(drizzle(opened), { migrationsFolder: MIGRATIONS_DIR });

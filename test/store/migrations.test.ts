@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import Database from 'better-sqlite3';
@@ -8,22 +8,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/core/crypto.js';
 import { MIGRATIONS_DIR, openStore } from '../../src/store/store.js';
-
-interface Journal {
-  entries: { idx: number; tag: string }[];
-}
-
-const journal = JSON.parse(readFileSync(join(MIGRATIONS_DIR, 'meta', '_journal.json'), 'utf8')) as Journal;
-
-/** A migrations folder holding only the first `count` migrations, as an older release shipped it. */
-function olderRelease(count: number): string {
-  const dir = mkdtempSync(join(tmpdir(), 'understudy-migrations-'));
-  mkdirSync(join(dir, 'meta'));
-  const entries = journal.entries.slice(0, count);
-  writeFileSync(join(dir, 'meta', '_journal.json'), JSON.stringify({ ...journal, entries }));
-  for (const entry of entries) cpSync(join(MIGRATIONS_DIR, `${entry.tag}.sql`), join(dir, `${entry.tag}.sql`));
-  return dir;
-}
+import { journal, olderRelease } from './older-release.js';
 
 /** How many migrations come before the one that added projects (and a default one per organization). */
 const BEFORE_PROJECTS = journal.entries.findIndex((entry) => entry.tag === '0007_terraform_state');
