@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { SEALED_MARK, SecretsAtRest } from '../core/at-rest.js';
-import { storeGeneration } from './generation.js';
+import { boundedMemo } from '../core/bounded-memo.js';
+import { StoreDerived } from './generation.js';
 import { AT_REST_KEY, serverKey } from './server-keys.js';
 
 const keepers = new WeakMap<Database.Database, SecretsAtRest>();
@@ -25,14 +26,15 @@ export function storeAtRest(sqlite: Database.Database): SecretsAtRest {
  * in a row, a dump or a copied store file. Engines never see the sealed form.
  */
 export class EntryBarrier {
-  /** Values opened for readers that never change them, by their sealed text (see `openShared`). */
-  private shared = new Map<string, unknown>();
-  private sharedGeneration = 0;
+  /** Values opened for readers that never change them, by their sealed text, per store generation (see `openShared`). */
+  private readonly shared: StoreDerived<(stored: string) => unknown>;
 
   constructor(
     private readonly atRest: SecretsAtRest,
     private readonly sqlite: Database.Database,
-  ) {}
+  ) {
+    this.shared = new StoreDerived(sqlite, () => boundedMemo(SHARED_LIMIT, (stored) => deepFreeze(this.open(stored))));
+  }
 
   seal(value: unknown): unknown {
     const text = JSON.stringify(value);
@@ -61,16 +63,7 @@ export class EntryBarrier {
    */
   openShared(stored: unknown): unknown {
     if (typeof stored !== 'string' || !stored.startsWith(SEALED_MARK) || this.sqlite.inTransaction) return this.open(stored);
-    const generation = storeGeneration(this.sqlite);
-    if (generation !== this.sharedGeneration) {
-      this.shared = new Map();
-      this.sharedGeneration = generation;
-    }
-    if (this.shared.has(stored)) return this.shared.get(stored);
-    const value = deepFreeze(this.open(stored));
-    if (this.shared.size >= SHARED_LIMIT) this.shared.delete(this.shared.keys().next().value as string);
-    this.shared.set(stored, value);
-    return value;
+    return this.shared.get()(stored);
   }
 }
 

@@ -8,6 +8,7 @@ import { sanitizePolicies } from '../tokens/token-service.js';
 import { glob, meetsRequiredExtensions } from './cert-extensions.js';
 import { loginResponse } from './login.js';
 import { DEFAULT_TOKEN_SETTINGS, parseTokenSettings, TOKEN_FIELDS, tokenSettingsWire, type TokenSettings } from './token-settings.js';
+import { boundedMemo } from '../../core/bounded-memo.js';
 
 /** A trusted certificate entry: PEM CA (or leaf) certificates and the constraints a login must meet. */
 interface CertEntry {
@@ -56,16 +57,7 @@ const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/
  * (validity) or on the entry's constraints is still checked on every login.
  */
 const MEMO_LIMIT = 256;
-function memo<T>(make: (key: string) => T): (key: string) => T {
-  const found = new Map<string, T>();
-  return (key) => {
-    if (found.has(key)) return found.get(key) as T;
-    const value = make(key);
-    if (found.size >= MEMO_LIMIT) found.delete(found.keys().next().value as string);
-    found.set(key, value);
-    return value;
-  };
-}
+const memo = <T>(make: (key: string) => T) => boundedMemo(MEMO_LIMIT, make);
 
 const parsedPem = memo((pem: string) => parseCertificatesNow(pem));
 const parsedDer = memo((derBase64: string) => new X509Certificate(Buffer.from(derBase64, 'base64')));
