@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { DbOrTx } from './store.js';
+import { sqliteOf, type DbOrTx } from './store.js';
 
 /**
  * Memoizes a drizzle prepared statement per database handle. Building a query with drizzle and
@@ -7,16 +7,18 @@ import type { DbOrTx } from './store.js';
  * about 60% of CPU there), so statements on the hot path — authentication, permissions, lookups
  * by key — are built once and then executed with placeholders.
  *
- * A transaction handle is a different object from the database handle, so it gets its own
- * statement; both run on the same SQLite connection.
+ * Kept per SQLite connection, not per handle: every transaction gets a handle of its own, but
+ * the handles share the connection's session, and a statement runs inside whatever transaction
+ * the connection is in, so one built outside a transaction serves inside one too.
  */
 export function prepared<T>(build: (db: DbOrTx) => T): (db: DbOrTx) => T {
-  const cache = new WeakMap<DbOrTx, T>();
+  const cache = new WeakMap<Database.Database, T>();
   return (db) => {
-    let statement = cache.get(db);
+    const connection = sqliteOf(db);
+    let statement = cache.get(connection);
     if (statement === undefined) {
       statement = build(db);
-      cache.set(db, statement);
+      cache.set(connection, statement);
     }
     return statement;
   };

@@ -6,6 +6,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { packagePath } from '../core/package-root.js';
 import { openFreshImage, readFreshImage } from './fresh-image.js';
 import { markStoreReplaced } from './generation.js';
+import { cacheStatements } from './statement-cache.js';
 import * as tables from './tables.js';
 import { upgradeData } from './upgrades.js';
 
@@ -82,6 +83,7 @@ export function openStore(location: string): Store {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
+  cacheStatements(sqlite);
   const db = drizzle(sqlite, { schema: tables });
   migrate(db, { migrationsFolder: MIGRATIONS_DIR });
   upgradeData(sqlite);

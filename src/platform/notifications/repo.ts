@@ -1,4 +1,5 @@
 import { and, asc, count, eq, or, sql, type SQL } from 'drizzle-orm';
+import { prepared } from '../../store/prepared.js';
 import type { DbOrTx } from '../../store/store.js';
 import { notificationConfigurations, type DeliveryResponse } from '../../store/tables.js';
 import { updateRows } from '../../store/update.js';
@@ -49,16 +50,27 @@ export function listNotifications(db: DbOrTx, owner: Subscribable): Notification
  * notifies: the workspace's own and its project's. The trigger is matched in SQL because every
  * run transition asks, and most ask for a trigger the workspace's configurations do not have.
  */
-export function enabledForWorkspace(db: DbOrTx, workspaceId: string, projectId: string | null, trigger: string): NotificationRow[] {
-  const owners = [eq(notificationConfigurations.workspaceId, workspaceId)];
-  if (projectId) owners.push(eq(notificationConfigurations.projectId, projectId));
-  const subscribed = sql`exists (select 1 from json_each(${notificationConfigurations.triggers}) where value = ${trigger})`;
-  return db
+const enabledSubscribed = prepared((db) =>
+  db
     .select()
     .from(notificationConfigurations)
-    .where(and(eq(notificationConfigurations.enabled, true), or(...owners), subscribed))
+    .where(
+      and(
+        eq(notificationConfigurations.enabled, true),
+        // A run without a project passes null: `project_id = NULL` matches no row.
+        or(
+          eq(notificationConfigurations.workspaceId, sql.placeholder('workspaceId')),
+          eq(notificationConfigurations.projectId, sql.placeholder('projectId')),
+        ),
+        sql`exists (select 1 from json_each(${notificationConfigurations.triggers}) where value = ${sql.placeholder('trigger')})`,
+      ),
+    )
     .orderBy(asc(notificationConfigurations.createdAt), asc(notificationConfigurations.id))
-    .all();
+    .prepare(),
+);
+
+export function enabledForWorkspace(db: DbOrTx, workspaceId: string, projectId: string | null, trigger: string): NotificationRow[] {
+  return enabledSubscribed(db).all({ workspaceId, projectId, trigger });
 }
 
 export function insertNotification(db: DbOrTx, row: NotificationRow): void {

@@ -43,7 +43,7 @@ export class RunRecords {
   }
 
   phase(runId: string, kind: PhaseKind): PhaseRow {
-    const phase = repo.phasesOf(this.db, [runId]).find((row) => row.kind === kind);
+    const phase = repo.findPhaseOf(this.db, runId, kind);
     if (!phase) throw new Error(`the run has no ${kind}`);
     return phase;
   }

@@ -14,7 +14,7 @@ import type { Validators } from './validators.js';
 export function loginRole(request: HandlerRequest, config: JwtConfig): { name: string; role: JwtRole } {
   const name = (request.fields.get<string | undefined>('role') ?? '').toLowerCase() || config.default_role;
   if (name === '') throw badRequest('missing role');
-  const role = ROLE_NAME.test(name) ? request.storage.get<JwtRole>(`role/${name}`) : undefined;
+  const role = ROLE_NAME.test(name) ? request.storage.getShared<JwtRole>(`role/${name}`) : undefined;
   if (!role) throw badRequest(`role ${JSON.stringify(name)} could not be found`);
   return { name, role };
 }
@@ -81,7 +81,8 @@ export function checkBoundCidrs(request: HandlerRequest, role: JwtRole): void {
 
 /** `auth/<mount>/login`: the real method's checks, in its order, with its texts. */
 export async function jwtLogin(context: SecretsContext, validators: Validators, request: HandlerRequest): Promise<LogicalResponse> {
-  const config = request.storage.get<JwtConfig>(CONFIG_KEY);
+  // Read-only here (frozen, shared with other logins: no unsealing and parsing per login).
+  const config = request.storage.getShared<JwtConfig>(CONFIG_KEY);
   if (!config) throw badRequest('could not load configuration');
   const { name, role } = loginRole(request, config);
   if (role.role_type === 'oidc') throw badRequest('role with oidc role_type is not allowed');
