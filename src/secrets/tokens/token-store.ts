@@ -3,9 +3,10 @@ import { inList } from '../../store/sql-lists.js';
 import type { Clock } from '../../core/clock.js';
 import { sha256Hex } from '../../core/crypto.js';
 import { base62 } from '../../core/ids.js';
-import type { DbOrTx } from '../../store/store.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { secretTokens } from '../../store/tables.js';
 import { prepared } from '../../store/prepared.js';
+import { tokenRowCache, type TokenRowCache } from './token-row-cache.js';
 
 /**
  * A token row. The table's `id` is the SHA-256 of the token value, so a copy of the store gives
@@ -114,10 +115,15 @@ const setUsesById = prepared((db) =>
 
 /** Rows of the token table; the rules (creation, renewal, revocation) live in TokenService. */
 export class TokenStore {
+  /** Rows by id, so the lookup every request makes reads no statement; every write below forgets its row. */
+  private readonly rows: TokenRowCache;
+
   constructor(
     private readonly db: DbOrTx,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.rows = tokenRowCache(sqliteOf(db));
+  }
 
   /** The live token with this value, or undefined when unknown, expired or used up. */
   lookup(secret: string | undefined): TokenEntry | undefined {
@@ -140,7 +146,7 @@ export class TokenStore {
 
   /** The row by its stored key (the hash), live or not. */
   get(id: string): TokenEntry | undefined {
-    return tokenById(this.db).get({ id });
+    return this.rows.get(id, () => tokenById(this.db).get({ id }));
   }
 
   byAccessor(accessor: string): TokenEntry | undefined {
@@ -169,6 +175,7 @@ export class TokenStore {
 
   insert(entry: TokenEntry): void {
     const { secret: _secret, ...row } = entry;
+    this.rows.forget(row.id);
     insertRow(this.db).run({
       ...row,
       meta: jsonOrNull(row.meta),
@@ -180,15 +187,18 @@ export class TokenStore {
   }
 
   update(id: string, patch: Partial<TokenEntry>): void {
+    this.rows.forget(id);
     this.db.update(secretTokens).set(patch).where(eq(secretTokens.id, id)).run();
   }
 
   /** Sets the uses left (`USES_EXHAUSTED` once the last is taken). */
   setUses(id: string, numUses: number): void {
+    this.rows.forget(id);
     setUsesById(this.db).run({ id, numUses });
   }
 
   delete(ids: string[]): void {
+    for (const id of ids) this.rows.forget(id);
     if (ids.length === 1) deleteById(this.db).run({ id: ids[0] });
     else if (ids.length > 0) this.db.delete(secretTokens).where(inList(secretTokens.id, ids)).run();
   }

@@ -29,6 +29,22 @@ describe('the cubbyhole engine', () => {
     expect((await v1(server, 'GET', 'cubbyhole/app/config', { token: alice })).body.data).toEqual({ only: 'this' });
   });
 
+  // Reads share the opened entry while it is unchanged (getShared): each change shows at once.
+  it('answers every write and delete between two reads of an entry', async () => {
+    const carol = (await createToken(server, { policies: [] })).client_token;
+    const read = () => v1(server, 'GET', 'cubbyhole/hot', { token: carol });
+    await v1(server, 'POST', 'cubbyhole/hot', { token: carol, body: { n: 1 } });
+    expect((await read()).body.data).toEqual({ n: 1 });
+    expect((await read()).body.data).toEqual({ n: 1 });
+    await v1(server, 'POST', 'cubbyhole/hot', { token: carol, body: { n: 2 } });
+    expect((await read()).body.data).toEqual({ n: 2 });
+    expect((await v1(server, 'DELETE', 'cubbyhole/hot', { token: carol })).status).toBe(204);
+    expect((await read()).status).toBe(404);
+    await v1(server, 'POST', 'cubbyhole/hot', { token: carol, body: { n: 2 } });
+    expect((await read()).body.data).toEqual({ n: 2 });
+    expect((await v1(server, 'GET', 'cubbyhole/hot', { token: bob })).status).toBe(404);
+  });
+
   it('lists direct children with folders suffixed /, and 404s on a leaf or an empty folder', async () => {
     await v1(server, 'POST', 'cubbyhole/app/db/password', { token: alice, body: { value: 'x' } });
     await v1(server, 'POST', 'cubbyhole/top', { token: alice, body: { value: 'y' } });

@@ -204,6 +204,44 @@ describe('the key/value engine, version 2 (secret/)', () => {
     expect((await v1(server, 'GET', 'secret/data/merge')).body.data.data).toEqual({ a: 1, c: 3 });
   });
 
+  // A data read shares one opened copy of the key's entries while they are unchanged (peekMeta,
+  // peekVersion): every write between two reads must show in the second.
+  it('answers every change between two reads of a key at once', async () => {
+    const read = async () => (await v1(server, 'GET', 'secret/data/hot')).body;
+    await v1(server, 'POST', 'secret/data/hot', { body: { data: { n: 1, nested: { a: 1 } } } });
+    expect((await read()).data.data).toEqual({ n: 1, nested: { a: 1 } });
+    expect((await read()).data.data).toEqual({ n: 1, nested: { a: 1 } });
+
+    await v1(server, 'POST', 'secret/data/hot', { body: { data: { n: 2 } } });
+    expect((await read()).data).toMatchObject({ data: { n: 2 }, metadata: { version: 2 } });
+
+    const patched = await fetch(`${server.baseUrl}/v1/secret/data/hot`, {
+      method: 'PATCH',
+      headers: { 'x-vault-token': server.config.rootToken, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ data: { m: 3 } }),
+    });
+    expect(patched.status).toBe(200);
+    expect((await read()).data).toMatchObject({ data: { n: 2, m: 3 }, metadata: { version: 3 } });
+
+    await v1(server, 'POST', 'secret/metadata/hot', { body: { custom_metadata: { owner: 'ops' } } });
+    expect((await read()).data.metadata.custom_metadata).toEqual({ owner: 'ops' });
+
+    expect((await v1(server, 'DELETE', 'secret/data/hot')).status).toBe(204);
+    expect((await v1(server, 'GET', 'secret/data/hot')).status).toBe(404);
+    expect((await v1(server, 'POST', 'secret/undelete/hot', { body: { versions: [3] } })).status).toBe(204);
+    expect((await read()).data.data).toEqual({ n: 2, m: 3 });
+    expect((await v1(server, 'GET', 'secret/subkeys/hot')).body.data.subkeys).toEqual({ n: null, m: null });
+
+    // A wrapped read keeps the same answer, and the key reads the same after it.
+    const wrapped = await v1(server, 'GET', 'secret/data/hot', { headers: { 'x-vault-wrap-ttl': '5m' } });
+    const unwrapped = await v1(server, 'POST', 'sys/wrapping/unwrap', { token: wrapped.body.wrap_info.token, body: {} });
+    expect(unwrapped.body.data.data).toEqual({ n: 2, m: 3 });
+    expect((await read()).data.data).toEqual({ n: 2, m: 3 });
+
+    expect((await v1(server, 'DELETE', 'secret/metadata/hot')).status).toBe(204);
+    expect((await v1(server, 'GET', 'secret/data/hot')).status).toBe(404);
+  });
+
   it('answers a path without data/ or metadata/ with a 404 whose warning names the right command', async () => {
     const read = await v1(server, 'GET', 'secret/app/db');
     expect(read.status).toBe(404);

@@ -21,7 +21,8 @@ export const cubbyholeEngine: EngineFactory = () => ({
       },
       operations: {
         read: (request) => {
-          const value = request.storage.get<Record<string, unknown>>(ownerKey(request));
+          // Answered as it is, so the opened entry is shared while unchanged (a write seals new text).
+          const value = request.storage.getShared<Record<string, unknown>>(ownerKey(request));
           if (value === undefined) throw notFound();
           return { data: value };
         },

@@ -56,6 +56,15 @@ export function readMeta(storage: MountStorage, path: string): KeyMetadata | und
   return storage.get<KeyMetadata>(`${META_PREFIX}${path}`);
 }
 
+/**
+ * `readMeta` for a reader that never changes what it read (a data read): the value is frozen and
+ * shared while the entry is unchanged, so a hot key is not unsealed on every read
+ * (`MountStorage.getShared`). A write seals new text, which the next read opens.
+ */
+export function peekMeta(storage: MountStorage, path: string): Readonly<KeyMetadata> | undefined {
+  return storage.getShared<KeyMetadata>(`${META_PREFIX}${path}`);
+}
+
 export function writeMeta(storage: MountStorage, path: string, meta: KeyMetadata): void {
   storage.put(`${META_PREFIX}${path}`, meta);
 }
@@ -77,6 +86,11 @@ export function newMeta(now: Date): KeyMetadata {
 
 export function readVersion(storage: MountStorage, path: string, version: number): Record<string, unknown> | undefined {
   return storage.get<Record<string, unknown>>(versionKey(path, version));
+}
+
+/** `readVersion` for a reader that never changes it (answers it as it is): frozen and shared, as `peekMeta`. */
+export function peekVersion(storage: MountStorage, path: string, version: number): Readonly<Record<string, unknown>> | undefined {
+  return storage.getShared<Record<string, unknown>>(versionKey(path, version));
 }
 
 export function dropVersion(storage: MountStorage, path: string, version: number): void {

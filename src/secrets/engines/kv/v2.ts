@@ -12,6 +12,8 @@ import {
   isDeleted,
   META_PREFIX,
   newMeta,
+  peekMeta,
+  peekVersion,
   readConfig,
   readMeta,
   readVersion,
@@ -57,7 +59,7 @@ const VERSION_DATA_MISSING = new ApiError(500, 'could not find version data', {
 
 const optionsOf = (fields: FieldData) => (fields.has('options') ? fields.get<Record<string, unknown>>('options') : undefined);
 
-function versionMetadataWire(meta: KeyMetadata, version: number) {
+function versionMetadataWire(meta: Readonly<KeyMetadata>, version: number) {
   const entry = meta.versions[String(version)];
   return {
     created_time: entry?.created_time ?? '',
@@ -75,10 +77,10 @@ function versionMetadataWire(meta: KeyMetadata, version: number) {
  */
 function readableVersion(
   request: HandlerRequest,
-  meta: KeyMetadata | undefined,
+  meta: Readonly<KeyMetadata> | undefined,
   now: Date,
   body: string,
-): { version: number; meta: KeyMetadata } {
+): { version: number; meta: Readonly<KeyMetadata> } {
   const requested = new FieldData(VERSION_FIELD, request.data).get<number>('version');
   if (!meta) throw notFound();
   const version = requested > 0 ? requested : meta.current_version;
@@ -150,8 +152,8 @@ export function v2Handlers(clock: Clock) {
 
     data: {
       read: (request: HandlerRequest): LogicalResponse => {
-        const { version, meta } = readableVersion(request, readMeta(request.storage, keyOf(request)), clock.now(), 'data');
-        const data = readVersion(request.storage, keyOf(request), version);
+        const { version, meta } = readableVersion(request, peekMeta(request.storage, keyOf(request)), clock.now(), 'data');
+        const data = peekVersion(request.storage, keyOf(request), version);
         if (data === undefined) throw VERSION_DATA_MISSING;
         return { data: { data, metadata: versionMetadataWire(meta, version) } };
       },
@@ -244,8 +246,8 @@ export function v2Handlers(clock: Clock) {
       read: (request: HandlerRequest): LogicalResponse => {
         const depth = new FieldData(SUBKEYS_FIELDS, request.data).get<number>('depth');
         if (depth < 0) throw badRequest('depth must be a non-negative integer');
-        const { version, meta } = readableVersion(request, readMeta(request.storage, keyOf(request)), clock.now(), 'subkeys');
-        const data = readVersion(request.storage, keyOf(request), version) ?? {};
+        const { version, meta } = readableVersion(request, peekMeta(request.storage, keyOf(request)), clock.now(), 'subkeys');
+        const data = peekVersion(request.storage, keyOf(request), version) ?? {};
         return { data: { subkeys: subkeys(data, depth), metadata: versionMetadataWire(meta, version) } };
       },
     },
