@@ -30,6 +30,8 @@ export interface LogicalRequest {
   origin?: string;
   /** Set once routed: whether the bodies carry secrets the journal must not keep (secret-bodies.ts). */
   secretBodies?: boolean;
+  /** Called once routed, when `secretBodies` is set: the body text, parsed into `data` and kept by no journal, can go. */
+  releaseBodyText?: () => void;
   /** The TLS client certificate (DER) the connection presented, if any (`auth/cert` logins). */
   clientCertificate?: Buffer;
 }
@@ -112,6 +114,7 @@ export class SecretsRouter {
     const relative = route ? `${request.path}/`.slice(route.mount.path.length).replace(/\/+$/, '') : request.path;
     const listPath = request.operation === 'list' && relative !== '' ? `${relative}/` : relative;
     request.secretBodies = carriesSecretBodies(route?.mount.type ?? '', relative, request.wrapTtl ?? 0);
+    if (request.secretBodies) request.releaseBodyText?.();
     const match = route?.table.match(listPath);
 
     let token = tokens.store.lookup(request.clientToken) ?? null;

@@ -149,6 +149,12 @@ export function toLogicalRequest(request: FastifyRequest): LogicalRequest {
     clientAddress: request.ip,
     wrapTtl: wrapTtlOf(request),
     origin: `${request.protocol}://${request.host}`,
+    // The journal reads the body text only of routes that do not carry secrets, at the answer. Let go
+    // of it sooner on those that do: held until then, a transit batch's 140 KB text outlived a young-
+    // generation collection on most batches and was promoted, a third of the full collections they caused.
+    releaseBodyText: () => {
+      request.body = undefined;
+    },
     // Read when asked (a certificate login): Node builds the whole peer certificate object on
     // each call, a tenth of a token creation's CPU over HTTPS, and almost no request needs it.
     get clientCertificate() {

@@ -17,8 +17,23 @@ const asIs = (text: unknown) => String(text);
  */
 const TEXT_LIMIT = 16 * 1024;
 
+const NEWLINE = 0x0a;
+
+/**
+ * A large answer's JSON and its closing newline written straight into one Buffer: `${json}\n`
+ * would be a second string, which the encoding flattens into a third, each as long as the answer
+ * (two more 180 KB large objects per batch of 100 encryptions for the collector).
+ */
+function largeAnswer(json: string): Buffer {
+  const length = Buffer.byteLength(json);
+  const bytes = Buffer.allocUnsafe(length + 1);
+  bytes.write(json);
+  bytes[length] = NEWLINE;
+  return bytes;
+}
+
 function send(reply: FastifyReply, status: number, body: unknown): FastifyReply {
-  const text = `${JSON.stringify(body)}\n`;
+  const json = JSON.stringify(body);
   return (
     reply
       .code(status)
@@ -29,7 +44,7 @@ function send(reply: FastifyReply, status: number, body: unknown): FastifyReply 
       // small answer: Node appends it to the head's string instead of the body being encoded into a Buffer
       // of its own first (a measured ~12% of a 1 KB transit encrypt's server CPU).
       .serializer(asIs)
-      .send(text.length <= TEXT_LIMIT ? text : Buffer.from(text))
+      .send(json.length < TEXT_LIMIT ? `${json}\n` : largeAnswer(json))
   );
 }
 

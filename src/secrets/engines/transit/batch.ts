@@ -34,7 +34,10 @@ export function batchItems(request: HandlerRequest, required?: 'plaintext' | 'ci
       throw badRequest(`failed to parse batch input: [${index}] expected a map, got '${goType(entry)}'`);
     }
     const item: BatchItem = {};
-    for (const [name, value] of Object.entries(entry as Record<string, unknown>)) {
+    const members = entry as Record<string, unknown>;
+    // Names, not [name, value] pairs: a pair array per member per item is garbage a batch need not make.
+    for (const name of Object.keys(members)) {
+      const value = members[name];
       if (value === null || value === undefined) continue;
       if (name === 'key_version') {
         if (typeof value === 'number' && Number.isInteger(value)) item[name] = value;

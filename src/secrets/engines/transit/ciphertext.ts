@@ -76,7 +76,8 @@ export function encrypt(policy: KeyPolicy, version: number, plaintext: Buffer, i
     const keyBytes = info.keyBytes ?? 32;
     const convergent = policy.convergent_encryption;
     const material = deriveKey(policy, version, input.context, keyBytes + (convergent ? 32 : 0));
-    const key = material.subarray(0, keyBytes);
+    // The stored key itself when nothing was derived past it: a view of it would be one more object per item.
+    const key = material.length === keyBytes ? material : material.subarray(0, keyBytes);
     const nonce = convergent
       ? createHmac('sha256', material.subarray(keyBytes)).update(plaintext).digest().subarray(0, NONCE_BYTES)
       : pooledRandomBytes(NONCE_BYTES);

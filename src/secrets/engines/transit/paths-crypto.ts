@@ -45,11 +45,15 @@ function cipherInput(policy: KeyPolicy, item: BatchItem, index: number): CipherI
   if (associated !== '' && !supportsAssociatedData(policy.type)) {
     throw badRequest(`'[${index}].associated_data' provided for non-AEAD cipher suite ${policy.type}`);
   }
+  const context = stringOf(item, 'context');
   return {
-    context: decodeStdBase64(stringOf(item, 'context')),
+    context: context === '' ? NO_CONTEXT : decodeStdBase64(context),
     associatedData: associated === '' ? undefined : decodeStdBase64(associated),
   };
 }
+
+/** The absent context, shared: empty, so nothing can change it, and one Buffer fewer per item. */
+const NO_CONTEXT = Buffer.alloc(0);
 
 function checkNonce(item: BatchItem): void {
   // Understudy's convergent keys use the version-3 scheme, which takes no caller nonce.
