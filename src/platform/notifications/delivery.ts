@@ -50,6 +50,8 @@ export interface Verification {
  */
 export class NotificationDispatcher {
   private readonly inFlight = new Set<Promise<void>>();
+  /** The last delivery queued per configuration: the next one waits for it (see `inLane`). */
+  private readonly lanes = new Map<string, Promise<void>>();
   /** Deliveries to one receiver reuse its connections instead of a handshake each. */
   private readonly agents = new KeptAliveAgents();
 
@@ -66,7 +68,9 @@ export class NotificationDispatcher {
     try {
       const found = this.match(transition);
       if (!found) return;
-      for (const configuration of found.configurations) this.track(this.deliver(configuration, found.notice));
+      for (const configuration of found.configurations) {
+        this.track(this.inLane(configuration.id, () => this.deliver(configuration, found.notice)));
+      }
     } catch (error) {
       this.log.warn({ err: error, run: transition.run.id }, 'notifications for a run transition could not be prepared');
     }
@@ -100,6 +104,22 @@ export class NotificationDispatcher {
   /** The token of a stored configuration, unsealed for signing only. */
   tokenOf(configuration: NotificationRow): string | null {
     return configuration.tokenSealed === null ? null : this.atRest.open(configuration.tokenSealed);
+  }
+
+  /**
+   * Deliveries to one configuration go out one after another, in the order of the transitions
+   * that made them, so a receiver sees a run's status changes in order (sent side by side, a
+   * later one could overtake an earlier one on another connection). A delivery that fails or
+   * times out lets the next one go.
+   */
+  private inLane(configurationId: string, work: () => Promise<void>): Promise<void> {
+    const delivered = (this.lanes.get(configurationId) ?? Promise.resolve()).then(work);
+    const done = delivered.catch(() => undefined);
+    this.lanes.set(configurationId, done);
+    void done.then(() => {
+      if (this.lanes.get(configurationId) === done) this.lanes.delete(configurationId);
+    });
+    return delivered;
   }
 
   private track(work: Promise<void>): void {
