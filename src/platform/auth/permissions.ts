@@ -163,13 +163,40 @@ export function teamPermissions(grants: OrganizationGrants, team: TeamRow): Set<
 
 // Every platform request asks this: the membership's status and the user's teams in the
 // organization in one statement (a row per team, or one row with no team), compiled once per
-// connection; team rows are mapped by row-reader.ts.
+// connection; team rows are mapped by row-reader.ts. A read that already knows the organization
+// (a workspace show) joins the same columns and joins into its own statement instead
+// (`CALLER_MEMBERSHIP`), so the caller's standing costs no statement of its own.
 const teamRows = rowReader(teams);
+
+/**
+ * The select list and joins that add the caller's membership and teams to a statement whose
+ * organization is `organizationId` (an SQL expression); the user id is the next `?` after those
+ * before the joins. Read the rows back with `teamsOfMembership`.
+ */
+export const CALLER_MEMBERSHIP = {
+  columns: `m.status, ${teamRows.columns('t')}`,
+  joins: (organizationId: string) =>
+    `LEFT JOIN organization_memberships m ON m.organization_id = ${organizationId} AND m.user_id = ? ` +
+    'LEFT JOIN team_members tm ON tm.user_id = m.user_id ' +
+    'LEFT JOIN teams t ON t.id = tm.team_id AND t.organization_id = m.organization_id',
+};
+
 const MEMBERSHIP_AND_TEAMS =
-  `SELECT m.status, ${teamRows.columns('t')} FROM organization_memberships m ` +
+  `SELECT ${CALLER_MEMBERSHIP.columns} FROM organization_memberships m ` +
   'LEFT JOIN team_members tm ON tm.user_id = m.user_id ' +
   'LEFT JOIN teams t ON t.id = tm.team_id AND t.organization_id = m.organization_id ' +
   'WHERE m.organization_id = ? AND m.user_id = ?';
+
+/**
+ * The teams a user's rows of `CALLER_MEMBERSHIP` (starting at `offset` of each row) name, or null
+ * when the user has no active membership (an invited member gets nothing from the teams they
+ * were invited to).
+ */
+export function teamsOfMembership(rows: readonly (readonly unknown[])[], offset = 0): TeamRow[] | null {
+  if (rows[0]?.[offset] !== 'active') return null;
+  // A row without a team (the left join found none) has a null team id.
+  return rows.flatMap((row) => (row[offset + 1] === null ? [] : [teamRows.read(row, offset + 1)]));
+}
 
 const NONE = (principal: Principal): OrganizationGrants => ({ permissions: new Set(), teamIds: new Set(), principalKind: principal.kind });
 
@@ -178,6 +205,17 @@ export class Permissions {
 
   /** Everything `principal` holds on `organization` (empty grants when it has no standing there). */
   grants(principal: Principal, organization: Pick<OrganizationRow, 'id'>): OrganizationGrants {
+    return this.grantsGiven(principal, organization, () =>
+      principal.kind === 'user' ? this.activeTeams(principal.user.id, organization.id) : null,
+    );
+  }
+
+  /**
+   * `grants`, with a user's active teams in the organization (null: no active membership) taken
+   * from `teamsOfUser` when the caller already read them (`CALLER_MEMBERSHIP`); asked only for
+   * a user principal.
+   */
+  grantsGiven(principal: Principal, organization: Pick<OrganizationRow, 'id'>, teamsOfUser: () => TeamRow[] | null): OrganizationGrants {
     switch (principal.kind) {
       case 'organization':
         if (principal.organization.id !== organization.id) return NONE(principal);
@@ -186,12 +224,12 @@ export class Permissions {
         if (principal.team.organizationId !== organization.id) return NONE(principal);
         return { permissions: teamGrants(principal.team), teamIds: new Set([principal.team.id]), principalKind: principal.kind };
       case 'user': {
-        const teamsOfUser = this.activeTeams(principal.user.id, organization.id);
-        const teamIds = new Set((teamsOfUser ?? []).map((team) => team.id));
+        const teams = teamsOfUser();
+        const teamIds = new Set((teams ?? []).map((team) => team.id));
         if (principal.user.isSiteAdmin) return { permissions: ALL, teamIds, principalKind: principal.kind };
-        if (teamsOfUser === null) return NONE(principal);
+        if (teams === null) return NONE(principal);
         const permissions = new Set<OrganizationPermission>(MEMBER_BASE);
-        for (const team of teamsOfUser) for (const permission of teamGrants(team)) permissions.add(permission);
+        for (const team of teams) for (const permission of teamGrants(team)) permissions.add(permission);
         return { permissions, teamIds, principalKind: principal.kind };
       }
     }
@@ -228,12 +266,9 @@ export class Permissions {
 
   /**
    * The teams of `organizationId` a user belongs to, or null when the user has no active
-   * membership there (an invited member gets nothing from the teams they were invited to).
+   * membership there.
    */
   private activeTeams(userId: string, organizationId: string): TeamRow[] | null {
-    const rows = preparedSql(sqliteOf(this.db), MEMBERSHIP_AND_TEAMS).raw().all(organizationId, userId) as unknown[][];
-    if (rows[0]?.[0] !== 'active') return null;
-    // A row without a team (the left join found none) has a null team id.
-    return rows.flatMap((row) => (row[1] === null ? [] : [teamRows.read(row, 1)]));
+    return teamsOfMembership(preparedSql(sqliteOf(this.db), MEMBERSHIP_AND_TEAMS).raw().all(organizationId, userId) as unknown[][]);
   }
 }

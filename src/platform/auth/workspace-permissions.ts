@@ -8,7 +8,7 @@ import { defaultProjectId } from '../default-project.js';
 import { inSlices } from '../sql-slices.js';
 import { Permissions, type OrganizationPermission } from './permissions.js';
 import { projectGrantLevel, TEAM_PROJECT_ACCESS_COLUMNS } from './project-permissions.js';
-import type { Principal } from './principal.js';
+import type { Principal, TeamRow } from './principal.js';
 
 /**
  * Workspace-level permissions: organization grants (owners and site admins are admins everywhere,
@@ -107,8 +107,13 @@ export type ReadableSet = { all: true } | { all: false; teamIds: readonly string
 export class WorkspacePermissions {
   constructor(private readonly db: DbOrTx) {}
 
-  scope(principal: Principal, organizationId: string): CallerScope {
-    const { permissions: grants, teamIds } = new Permissions(this.db).grants(principal, { id: organizationId });
+  /** `teamsOfUser`: a user's active teams in the organization when the caller's own read joined them in (`CALLER_MEMBERSHIP`). */
+  scope(principal: Principal, organizationId: string, teamsOfUser?: () => TeamRow[] | null): CallerScope {
+    const permissions = new Permissions(this.db);
+    const organization = { id: organizationId };
+    const { permissions: grants, teamIds } = teamsOfUser
+      ? permissions.grantsGiven(principal, organization, teamsOfUser)
+      : permissions.grants(principal, organization);
     const organizationLevel: AccessLevel | null = grants.has('manage-workspaces') ? 'admin' : grants.has('read-workspaces') ? 'read' : null;
     return { organizationId, grants, organizationLevel, teamIds: [...teamIds] };
   }

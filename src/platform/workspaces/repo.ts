@@ -6,7 +6,8 @@ import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import { tags, teamWorkspaces, workspaces, workspaceTags } from '../../store/tables.js';
 import type { ReadableSet } from '../auth/workspace-permissions.js';
 import { inSlices } from '../sql-slices.js';
-import type { OrganizationRow } from '../auth/principal.js';
+import type { OrganizationRow, TeamRow } from '../auth/principal.js';
+import { CALLER_MEMBERSHIP, teamsOfMembership } from '../auth/permissions.js';
 import { organizationRows } from '../organizations/repo.js';
 import { updateRows } from '../../store/update.js';
 
@@ -42,6 +43,31 @@ export function findWorkspaceWithOrganization(
   const values = preparedSql(sqliteOf(db), WITH_ORGANIZATION_BY_ID).raw().get(id) as unknown[] | undefined;
   if (values === undefined) return undefined;
   return { workspace: workspaceRows.read(values), organization: organizationRows.read(values, workspaceRows.width) };
+}
+
+// A user's show adds the caller's membership and teams in the workspace's organization to the
+// same statement (a row per team): the whole show, standing included, is one read.
+const WITH_ORGANIZATION_AND_MEMBERSHIP_BY_ID =
+  `SELECT ${workspaceRows.columns('w')}, ${organizationRows.columns('o')}, ${CALLER_MEMBERSHIP.columns} ` +
+  `FROM workspaces w JOIN organizations o ON o.id = w.organization_id ${CALLER_MEMBERSHIP.joins('o.id')} WHERE w.id = ?`;
+
+/**
+ * The workspace, its organization and the teams `userId` belongs to there (null: no active
+ * membership), or undefined when the workspace or organization is missing.
+ */
+export function findWorkspaceWithMembership(
+  db: DbOrTx,
+  id: string,
+  userId: string,
+): { workspace: WorkspaceRow; organization: OrganizationRow; teamsOfUser: TeamRow[] | null } | undefined {
+  const rows = preparedSql(sqliteOf(db), WITH_ORGANIZATION_AND_MEMBERSHIP_BY_ID).raw().all(userId, id) as unknown[][];
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  return {
+    workspace: workspaceRows.read(first),
+    organization: organizationRows.read(first, workspaceRows.width),
+    teamsOfUser: teamsOfMembership(rows, workspaceRows.width + organizationRows.width),
+  };
 }
 
 export function findWorkspaceByName(db: DbOrTx, organizationId: string, name: string): WorkspaceRow | undefined {

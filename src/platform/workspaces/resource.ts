@@ -18,7 +18,7 @@ export interface WorkspaceView {
   /** Tags in the order they were added. */
   tags: readonly TagRow[];
   /** The permissions of the caller the response is for. */
-  permissions: Record<WorkspacePermission, boolean>;
+  permissions: Readonly<Record<WorkspacePermission, boolean>>;
   /** The outputs of the current state version, in state order. */
   outputIds: readonly string[];
   /** The workspace's variables, in creation order. */

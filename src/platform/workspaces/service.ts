@@ -5,7 +5,7 @@ import { conflict, unprocessable } from '../../core/errors.js';
 import type { Db, DbOrTx } from '../../store/store.js';
 import { refusingDuplicates } from '../db-errors.js';
 import { inSlices } from '../sql-slices.js';
-import type { OrganizationRow, Principal } from '../auth/principal.js';
+import type { OrganizationRow, Principal, TeamRow } from '../auth/principal.js';
 import { projectPermissions, projectPermissionsFor } from '../auth/project-permissions.js';
 import {
   hasPermission,
@@ -88,14 +88,26 @@ export class WorkspaceService {
     return this.standing(principal, workspace, organization);
   }
 
-  private standing(principal: Principal, workspace: WorkspaceRow, organization: OrganizationRow): Located {
+  /** `teamsOfUser`: the user's teams there, when the read of the workspace joined them in. */
+  private standing(
+    principal: Principal,
+    workspace: WorkspaceRow,
+    organization: OrganizationRow,
+    teamsOfUser?: () => TeamRow[] | null,
+  ): Located {
     const permissions = new WorkspacePermissions(this.db);
-    const scope = permissions.scope(principal, organization.id);
+    const scope = permissions.scope(principal, organization.id, teamsOfUser);
     return { workspace, organization, scope, level: permissions.level(scope, workspace.id) };
   }
 
   /** The workspace and the caller's standing, without deciding anything (routes then `require`). */
   locate(principal: Principal, id: string): Located {
+    // A user's standing rides on the same read (one statement); tokens of teams and organizations carry theirs.
+    if (principal.kind === 'user') {
+      const found = repo.findWorkspaceWithMembership(this.db, id, principal.user.id);
+      if (!found) throw NOT_FOUND;
+      return this.standing(principal, found.workspace, found.organization, () => found.teamsOfUser);
+    }
     const found = repo.findWorkspaceWithOrganization(this.db, id);
     if (!found) throw NOT_FOUND;
     return this.standing(principal, found.workspace, found.organization);

@@ -1,7 +1,13 @@
 import type { Db, DbOrTx } from '../../store/store.js';
 import { Permissions } from '../auth/permissions.js';
 import type { OrganizationRow, Principal } from '../auth/principal.js';
-import { permissionFlags, WorkspacePermissions, type AccessLevel, type CallerScope } from '../auth/workspace-permissions.js';
+import {
+  permissionFlags,
+  WorkspacePermissions,
+  type AccessLevel,
+  type CallerScope,
+  type WorkspacePermission,
+} from '../auth/workspace-permissions.js';
 import { IncludeRegistry, Included } from '../jsonapi/include.js';
 import { organizationResource } from '../organizations/resource.js';
 import { findTeams, findUsersByIds } from '../teams/repo.js';
@@ -95,8 +101,18 @@ export class WorkspaceViews {
     const outputs = this.parts.outputIds(currentStateVersionIds(rows));
     const variables = this.parts.variableIds(ids);
     const bindings = this.parts.tagBindingIds?.(rows);
+    // A page's rows mostly share one level: their flags are one object, built once, not one per row.
+    const flagsByLevel = new Map<AccessLevel | null, Readonly<Record<WorkspacePermission, boolean>>>();
+    const flagsOf = (level: AccessLevel | null) => {
+      let flags = flagsByLevel.get(level);
+      if (flags === undefined) {
+        flags = Object.freeze(permissionFlags(level, scope.grants));
+        flagsByLevel.set(level, flags);
+      }
+      return flags;
+    };
     return rows.map((workspace) => {
-      const permissions = permissionFlags(levels.get(workspace.id) ?? null, scope.grants);
+      const permissions = flagsOf(levels.get(workspace.id) ?? null);
       const current = workspace.currentStateVersionId;
       const outputIds = current ? (outputs.get(current) ?? []) : [];
       const variableIds = variables.get(workspace.id) ?? [];

@@ -1,0 +1,138 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { platform } from '../../helpers/app.js';
+import { ORG, startWorld, tokenOf, type World } from './world.js';
+
+/**
+ * A user's workspace show reads the workspace, its organization and the caller's membership and
+ * teams in one joined statement, and a page builds one permissions object per access level. Each
+ * piece of state that read joins must show in the very next read after a write: the workspace,
+ * the organization's settings, the caller's team access (on the workspace, on its project, and
+ * the team membership itself), and the project the workspace sits in.
+ */
+describe('the workspace show sees every write at once', () => {
+  let world: World;
+  const relationship = (type: string, id: string) => ({ data: { type, id } });
+  const members = (...ids: string[]) => ({ data: ids.map((id) => ({ type: 'users', id })) });
+
+  beforeAll(async () => {
+    world = await startWorld();
+  });
+  afterAll(async () => world.close());
+
+  const create = async (path: string, body: unknown): Promise<string> => {
+    const created = await platform(world.server, 'POST', path, { body });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return created.body.data.id as string;
+  };
+  const workspace = (name: string) =>
+    create(`/organizations/${ORG}/workspaces`, {
+      data: { type: 'workspaces', attributes: { name } },
+    });
+  const showAs = (token: string, id: string) => platform(world.server, 'GET', `/workspaces/${id}`, { token });
+  const member = tokenOf('member');
+  const plain = () => world.teams['plain'] as string;
+  const grant = (id: string, access: string) =>
+    create('/team-workspaces', {
+      data: {
+        type: 'team-workspaces',
+        attributes: { access },
+        relationships: { team: relationship('teams', plain()), workspace: relationship('workspaces', id) },
+      },
+    });
+
+  it('shows a change to the team access, and to the team membership, in the next read', async () => {
+    const id = await workspace('fresh-access');
+    expect((await showAs(member, id)).status).toBe(404);
+
+    const access = await grant(id, 'read');
+    const read = await showAs(member, id);
+    expect(read.status).toBe(200);
+    expect(read.body.data.attributes.permissions['can-read-settings']).toBe(true);
+    expect(read.body.data.attributes.permissions['can-update']).toBe(false);
+
+    const raised = await platform(world.server, 'PATCH', `/team-workspaces/${access}`, {
+      body: { data: { type: 'team-workspaces', attributes: { access: 'admin' } } },
+    });
+    expect(raised.status).toBe(200);
+    expect((await showAs(member, id)).body.data.attributes.permissions['can-update']).toBe(true);
+
+    expect((await platform(world.server, 'DELETE', `/teams/${plain()}/relationships/users`, { body: members('member') })).status).toBe(204);
+    expect((await showAs(member, id)).status).toBe(404);
+    expect((await platform(world.server, 'POST', `/teams/${plain()}/relationships/users`, { body: members('member') })).status).toBe(204);
+    expect((await showAs(member, id)).body.data.attributes.permissions['can-update']).toBe(true);
+
+    expect((await platform(world.server, 'DELETE', `/team-workspaces/${access}`)).status).toBe(204);
+    expect((await showAs(member, id)).status).toBe(404);
+  });
+
+  it('shows a change to the workspace and to the organization settings in the next read', async () => {
+    const id = await workspace('fresh-settings');
+    await grant(id, 'read');
+    const before = await showAs(member, id);
+    expect(before.body.data.attributes.description).toBeNull();
+    expect(before.body.data.attributes['execution-mode']).toBe('remote');
+
+    const patched = await platform(world.server, 'PATCH', `/workspaces/${id}`, {
+      body: { data: { type: 'workspaces', attributes: { description: 'now described' } } },
+    });
+    expect(patched.status).toBe(200);
+    expect((await showAs(member, id)).body.data.attributes.description).toBe('now described');
+
+    const organization = await platform(world.server, 'PATCH', `/organizations/${ORG}`, {
+      body: { data: { type: 'organizations', attributes: { 'default-execution-mode': 'local' } } },
+    });
+    expect(organization.status).toBe(200);
+    try {
+      const after = await showAs(member, id);
+      expect(after.body.data.attributes['execution-mode']).toBe('local');
+      expect(after.body.data.attributes.operations).toBe(false);
+    } finally {
+      await platform(world.server, 'PATCH', `/organizations/${ORG}`, {
+        body: { data: { type: 'organizations', attributes: { 'default-execution-mode': 'remote' } } },
+      });
+    }
+  });
+
+  it('shows a move to another project, and the access a project grants, in the next read', async () => {
+    const project = await create(`/organizations/${ORG}/projects`, { data: { type: 'projects', attributes: { name: 'fresh-project' } } });
+    const id = await workspace('fresh-moved');
+    expect((await showAs(member, id)).status).toBe(404);
+
+    await create('/team-projects', {
+      data: {
+        type: 'team-projects',
+        attributes: { access: 'write' },
+        relationships: { team: relationship('teams', plain()), project: relationship('projects', project) },
+      },
+    });
+    expect((await showAs(member, id)).status).toBe(404);
+
+    const moved = await platform(world.server, 'PATCH', `/workspaces/${id}`, {
+      body: { data: { type: 'workspaces', relationships: { project: relationship('projects', project) } } },
+    });
+    expect(moved.status).toBe(200);
+    const shown = await showAs(member, id);
+    expect(shown.status).toBe(200);
+    expect(shown.body.data.relationships.project.data.id).toBe(project);
+    expect(shown.body.data.attributes.permissions['can-queue-apply']).toBe(true);
+    expect(shown.body.data.attributes.permissions['can-update']).toBe(false);
+  });
+
+  it('gives each row of a page the permissions of its own level', async () => {
+    const readable = await workspace('fresh-page-read');
+    const administered = await workspace('fresh-page-admin');
+    await grant(readable, 'read');
+    await grant(administered, 'admin');
+    const page = await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?search[name]=fresh-page`, { token: member });
+    expect(page.status).toBe(200);
+    const byName = new Map(
+      (page.body.data as { attributes: { name: string; permissions: Record<string, boolean> } }[]).map((row) => [
+        row.attributes.name,
+        row.attributes.permissions,
+      ]),
+    );
+    expect(byName.get('fresh-page-read')?.['can-update']).toBe(false);
+    expect(byName.get('fresh-page-admin')?.['can-update']).toBe(true);
+    expect(byName.get('fresh-page-read')?.['can-read-settings']).toBe(true);
+  });
+});
