@@ -21,7 +21,7 @@ export interface HarnessParts {
 }
 
 const WATCHED = Symbol('understudy.harness');
-type HarnessRequest = FastifyRequest & { [WATCHED]?: WatchedRequest };
+type HarnessRequest = FastifyRequest & { [WATCHED]?: WatchedRequest | null };
 
 /** The API prefixes the harness sits in front of; the control plane is never among them. */
 export function isHarnessedPath(path: string): boolean {
@@ -57,6 +57,10 @@ function sendInjected(reply: FastifyReply, rule: FaultRule, path: string): Fasti
 export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts: HarnessParts): void {
   const { journal, faults, subjects } = parts;
   const held = new Set<Socket>();
+  // Declared up front, so every request object is made with the slot: set later on some requests
+  // only, it would change their shape mid-request (V8 gives them another hidden class and a
+  // separate property store), making the code that reads requests handle two shapes.
+  fastify.decorateRequest(WATCHED, null);
 
   const record = (request: HarnessRequest, watched: WatchedRequest, status: number | null, durationMs: number) => {
     if (journal === null || watched.done) return;
@@ -131,7 +135,7 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
       'onSend',
       (request: HarnessRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
         const watched = request[WATCHED];
-        if (watched !== undefined) {
+        if (watched) {
           // A stream is read once, by the client; the journal notes only that there was one.
           const streamed = typeof payload === 'object' && payload !== null && typeof (payload as { pipe?: unknown }).pipe === 'function';
           watched.responseBody = streamed ? STREAMED : payload;
@@ -142,7 +146,7 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
     );
     fastify.addHook('onResponse', (request: HarnessRequest, reply: FastifyReply, done: HookHandlerDoneFunction) => {
       const watched = request[WATCHED];
-      if (watched !== undefined) record(request, watched, reply.statusCode, reply.elapsedTime);
+      if (watched) record(request, watched, reply.statusCode, reply.elapsedTime);
       done();
     });
   }

@@ -1,5 +1,6 @@
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyRequest } from 'fastify';
+import { boundedMemo } from '../../core/bounded-memo.js';
 import { sha256Hex } from '../../core/crypto.js';
 import { clientToken } from '../../secrets/http/request.js';
 import { presentedKey } from '../../secrets/tokens/token-store.js';
@@ -26,6 +27,9 @@ const platformIdByHash = prepared((db) =>
 /** Tokens resolved lately (by hash, never by value); small, and emptied when the store's content is replaced. */
 const MAX_REMEMBERED = 1024;
 
+/** The stored hash of a platform token clients present: they send the same few on every request. */
+const platformTokenHash = boundedMemo(MAX_REMEMBERED, sha256Hex);
+
 /**
  * Who made a request, as the journal and fault rules name them: a secrets token's accessor, or a
  * platform token's id (`at-…`). Both are safe to show; the token itself never is. Answers are
@@ -43,8 +47,10 @@ export class Subjects {
     const token = clientToken(request);
     if (token === undefined) return null;
     const secrets = path === '/v1' || path.startsWith('/v1/');
-    // A secrets token's hash is the token store's, which it already remembers for the request's own lookup.
-    const hash = secrets ? presentedKey(token) : sha256Hex(token);
+    // A secrets token's hash is the token store's, which it already remembers for the request's own
+    // lookup; a platform token's is remembered here the same way (in memory only), so a journaled
+    // request does not hash its token a second time.
+    const hash = secrets ? presentedKey(token) : platformTokenHash(token);
     const key = secrets ? `s${hash}` : `p${hash}`;
     const known = this.remembered.get();
     let subject: string | null | undefined = known.get(key);

@@ -34,6 +34,27 @@ describe('the request journal', () => {
     expect(lookup?.['token-accessor']).toBe(self.body.data.accessor);
   });
 
+  it("names each platform token's own id when requests alternate between tokens", async () => {
+    const me = await platform(server, 'GET', '/account/details');
+    const created = await platform(server, 'POST', `/users/${me.body.data.id}/authentication-tokens`, {
+      body: { data: { type: 'authentication-tokens', attributes: { description: 'second caller' } } },
+    });
+    expect(created.status).toBe(201);
+    const second = { id: created.body.data.id as string, token: created.body.data.attributes.token as string };
+    const read = (token: string) =>
+      fetch(`${server.baseUrl}/api/v2/organizations/understudy`, { headers: { authorization: `Bearer ${token}` } }).then((r) =>
+        r.arrayBuffer(),
+      );
+    await control(server, 'DELETE', '/requests');
+    for (const token of [ADMIN_TOKEN, second.token, ADMIN_TOKEN, second.token]) await read(token);
+    const subjects = (await control(server, 'GET', '/requests')).body.requests.map(
+      (entry: Record<string, string>) => entry['token-accessor'],
+    );
+    expect(subjects[0]).toMatch(/^at-/);
+    expect(subjects[0]).not.toBe(second.id);
+    expect(subjects).toEqual([subjects[0], second.id, subjects[0], second.id]);
+  });
+
   it('keeps no secret in clear: tokens, passwords, written values, created tokens', async () => {
     await secrets(server, 'POST', 'secret/data/app', { data: { password: 'hunter2-journal', note: 'plain-but-secret' } });
     await secrets(server, 'GET', 'secret/data/app');

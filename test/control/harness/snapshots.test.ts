@@ -72,6 +72,19 @@ describe('snapshots', () => {
     expect((await control(server, 'POST', '/snapshots/twice/restore', { clock: 'yes' })).status).toBe(400);
   });
 
+  it('restores what a snapshot taken again under the same name holds, not what the name held when last restored', async () => {
+    // Restores read the snapshot file through a memory map: a retaken file is a new file, read anew.
+    expect((await platform(server, 'POST', '/organizations/understudy/workspaces', workspace('retaken-first'))).status).toBe(201);
+    expect((await control(server, 'POST', '/snapshots', { name: 'retaken', replace: true })).status).toBe(201);
+    expect((await control(server, 'POST', '/snapshots/retaken/restore')).status).toBe(200);
+    expect((await platform(server, 'POST', '/organizations/understudy/workspaces', workspace('retaken-second'))).status).toBe(201);
+    expect((await control(server, 'POST', '/snapshots', { name: 'retaken', replace: true })).status).toBe(201);
+    expect((await platform(server, 'POST', '/organizations/understudy/workspaces', workspace('retaken-third'))).status).toBe(201);
+    expect((await control(server, 'POST', '/snapshots/retaken/restore')).status).toBe(200);
+    const names = await workspaceNames('?search%5Bname%5D=retaken');
+    expect(names.sort()).toEqual(['retaken-first', 'retaken-second']);
+  });
+
   it('answers 409 with the reason when the snapshot directory is not a directory it can write to', async () => {
     const notADirectory = join(directory, 'a-file');
     writeFileSync(notADirectory, 'not a directory');
