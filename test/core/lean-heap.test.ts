@@ -1,29 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { LEAN_HEAP_FLAG, leanHeapFlags } from '../../src/core/lean-heap.js';
+import { LEAN_HEAP_FLAGS, leanHeapFlags } from '../../src/core/lean-heap.js';
 
-// Issue 31 item 6: dist/main.js sizes V8's heap for memory unless its command line chose already.
+// Issue 31 item 6: dist/main.js bounds V8's heap growth unless its command line chose already.
 
 describe('the V8 flags the server sets for itself', () => {
-  it('sizes the heap for memory by default', () => {
-    expect(LEAN_HEAP_FLAG).toBe('--optimize-for-size');
-    expect(leanHeapFlags([])).toEqual(['--optimize-for-size']);
+  it('bounds the young generation and the old generation growth by default', () => {
+    expect(LEAN_HEAP_FLAGS).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=30']);
+    expect(leanHeapFlags([])).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=30']);
   });
 
-  it('keeps it beside other heap or debugging flags', () => {
-    expect(leanHeapFlags(['--max-old-space-size=512', '--enable-source-maps', '--inspect'])).toEqual(['--optimize-for-size']);
+  it('keeps them beside other heap or debugging flags', () => {
+    expect(leanHeapFlags(['--max-old-space-size=512', '--enable-source-maps', '--inspect'])).toEqual([...LEAN_HEAP_FLAGS]);
   });
 
   it.each([
-    ['--no-optimize-for-size'],
-    ['--nooptimize-for-size'],
-    ['--optimize-for-size'],
-    ['--optimize_for_size'],
-    ['--no-optimize_for_size'],
-  ])('leaves it to a command line that says %s', (flag) => {
-    expect(leanHeapFlags(['--enable-source-maps', flag])).toEqual([]);
+    ['--max-semi-space-size=16', ['--heap-growing-percent=30']],
+    ['--max_semi_space_size=32', ['--heap-growing-percent=30']],
+    ['--heap-growing-percent=100', ['--max-semi-space-size=4']],
+    ['--heap_growing_percent=50', ['--max-semi-space-size=4']],
+  ])('leaves a flag to a command line that says %s', (flag, left) => {
+    expect(leanHeapFlags(['--enable-source-maps', flag])).toEqual(left);
   });
 
   it('is not fooled by a flag that only starts the same way', () => {
-    expect(leanHeapFlags(['--optimize-for-size-please'])).toEqual(['--optimize-for-size']);
+    expect(leanHeapFlags(['--max-semi-space-size-please=1', '--heap-growing'])).toEqual([...LEAN_HEAP_FLAGS]);
   });
 });
