@@ -16,8 +16,11 @@ import type { BaselineServer, BenchTarget, OwnServer, Scenario } from './scenari
 export const RUN_ORG = 'understudy';
 /** More than any BENCH_CONNECTIONS one would use: each request in flight takes one. */
 const WORKSPACES = 16;
-/** A run applies and keeps a state version: a fixed amount keeps the rows' stores alike. */
-export const RUNS = 40;
+/**
+ * A run applies and keeps a state version: a fixed amount keeps the rows' stores alike. Shared out
+ * over the rounds, each round still runs long enough (some 40 runs) to be timed to a few percent.
+ */
+export const RUNS = 200;
 const TERMINAL = new Set(['applied', 'errored', 'discarded', 'canceled', 'planned_and_finished', 'policy_soft_failed']);
 
 export interface RunDriverOptions {
