@@ -57,13 +57,13 @@ export async function round(baseUrl: string, request: BenchRequest, seconds: num
     ...(request.followUp ? { requests: followUpRequests(request, request.followUp) } : {}),
     ...tlsOptionsOf(request),
     connections,
-    // autocannon stops at its first sample after the duration: sample often, or a short round runs a full second.
-    sampleInt: 100,
+    // autocannon ends a round at its first sample after the duration or the amount: sample often, or a short
+    // round runs a full second; a round of a fixed amount (a few hundred ms) is timed to its 10 ms ticks.
+    sampleInt: request.amount === undefined ? 100 : 10,
     ...length,
   });
   // Total over elapsed time: autocannon's per-second average has no sample in a sub-second round,
-  // and its own duration is counted in sample ticks (100 ms), too coarse for a round of a fixed
-  // amount that ends in a few hundred milliseconds (a whole-run row read 27 or 40 runs/s, nothing between).
+  // and its own duration is rounded (a whole-run row read 27 or 40 runs/s and nothing between).
   const elapsed = Math.max((performance.now() - began) / 1000, 0.001);
   return {
     requestsPerSecond: result.requests.total / elapsed,
