@@ -2,22 +2,14 @@ import type Database from 'better-sqlite3';
 import { SEALED_MARK, SecretsAtRest } from '../core/at-rest.js';
 import { boundedMemo } from '../core/bounded-memo.js';
 import { StoreDerived } from './generation.js';
+import { perConnection } from './per-connection.js';
 import { AT_REST_KEY, serverKey } from './server-keys.js';
-
-const keepers = new WeakMap<Database.Database, SecretsAtRest>();
 
 /**
  * The one `SecretsAtRest` of a store connection. Its key is read once per store generation
  * (`serverKey`) and its sealing keys derived once per key, so sealed reads cost no derivation.
  */
-export function storeAtRest(sqlite: Database.Database): SecretsAtRest {
-  let atRest = keepers.get(sqlite);
-  if (atRest === undefined) {
-    atRest = new SecretsAtRest(() => serverKey(sqlite, AT_REST_KEY));
-    keepers.set(sqlite, atRest);
-  }
-  return atRest;
-}
+export const storeAtRest = perConnection((sqlite) => new SecretsAtRest(() => serverKey(sqlite, AT_REST_KEY)));
 
 /**
  * Mount storage is sealed as a whole, as the real service's barrier does: every entry's JSON is
@@ -79,14 +71,5 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-const barriers = new WeakMap<Database.Database, EntryBarrier>();
-
 /** The one barrier of a connection. */
-export function entryBarrier(sqlite: Database.Database): EntryBarrier {
-  let barrier = barriers.get(sqlite);
-  if (barrier === undefined) {
-    barrier = new EntryBarrier(storeAtRest(sqlite), sqlite);
-    barriers.set(sqlite, barrier);
-  }
-  return barrier;
-}
+export const entryBarrier = perConnection((sqlite) => new EntryBarrier(storeAtRest(sqlite), sqlite));

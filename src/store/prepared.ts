@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { perConnection } from './per-connection.js';
 import { sqliteOf, type DbOrTx } from './store.js';
 
 /**
@@ -24,7 +25,7 @@ export function prepared<T>(build: (db: DbOrTx) => T): (db: DbOrTx) => T {
   };
 }
 
-const statements = new WeakMap<Database.Database, Map<string, Database.Statement>>();
+const statementsOf = perConnection(() => new Map<string, Database.Statement>());
 
 /**
  * A raw SQLite statement for `text`, prepared once per connection. For queries whose shape
@@ -32,11 +33,7 @@ const statements = new WeakMap<Database.Database, Map<string, Database.Statement
  * parameters, so the number of distinct texts stays small.
  */
 export function preparedSql(sqlite: Database.Database, text: string): Database.Statement {
-  let cache = statements.get(sqlite);
-  if (cache === undefined) {
-    cache = new Map();
-    statements.set(sqlite, cache);
-  }
+  const cache = statementsOf(sqlite);
   let statement = cache.get(text);
   if (statement === undefined) {
     statement = sqlite.prepare(text);

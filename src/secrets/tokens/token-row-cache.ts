@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { StoreDerived } from '../../store/generation.js';
+import { perConnection } from '../../store/per-connection.js';
 import type { TokenEntry } from './token-store.js';
 
 /** Rows kept; past this many the oldest goes first (clients present a handful of tokens). */
@@ -51,14 +52,5 @@ function freezeRow(row: TokenEntry): TokenEntry {
   return Object.freeze(row);
 }
 
-const caches = new WeakMap<Database.Database, TokenRowCache>();
-
 /** The one cache of a connection, shared by every `TokenStore` on it (a transaction's too). */
-export function tokenRowCache(sqlite: Database.Database): TokenRowCache {
-  let cache = caches.get(sqlite);
-  if (cache === undefined) {
-    cache = new TokenRowCache(sqlite);
-    caches.set(sqlite, cache);
-  }
-  return cache;
-}
+export const tokenRowCache = perConnection((sqlite) => new TokenRowCache(sqlite));
