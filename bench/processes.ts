@@ -169,11 +169,11 @@ export async function startUnderstudy(overrides: Record<string, string> = {}): P
 }
 
 /** Starts the baseline server and returns its base URL. */
-export async function startBaseline(): Promise<{ baseUrl: string; stop(): Promise<void> }> {
+export async function startBaseline(): Promise<{ baseUrl: string; pid: number | undefined; stop(): Promise<void> }> {
   const child = start(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', 'baseline.ts')], { cwd: ROOT, env: process.env });
   try {
     const match = await waitForOutput(child, /^ready (\d+)$/m);
-    return { baseUrl: `http://127.0.0.1:${match[1]}`, stop: () => child.stop() };
+    return { baseUrl: `http://127.0.0.1:${match[1]}`, pid: child.process.pid, stop: () => child.stop() };
   } catch (error) {
     await child.stop();
     throw error;

@@ -2,7 +2,7 @@
  * The bench's rows and goals: per-round figures turned into medians with spreads, the goals of
  * bench/goals.ts judged round by round, and the tables printed at the end.
  */
-import { allGoals, type Figures } from './goals.js';
+import { allGoals, type Figures, type Goal } from './goals.js';
 import { median, quotients, spread, type Round, type Spread } from './rounds.js';
 
 export interface Row {
@@ -23,6 +23,14 @@ export interface Row {
   /** Requests per second of each round, and of the document baseline measured beside it. */
   rounds: number[];
   documentBeside: number[];
+  /**
+   * The server process's CPU per request in each round (µs; null where it was not read), the
+   * second opinion on a busy machine: it moves far less than req/s with what else the machine does.
+   */
+  serverCpuUs: (number | null)[];
+  serverCpuUsSpread: Spread | null;
+  /** Per-round yardstick CPU per request over the row's: like `ratioToBaseline`, above 1 is cheaper. */
+  cpuRatioToBaseline: Spread | null;
 }
 
 /** What the rows are compared with: the document baseline's median and the KV baseline in its units. */
@@ -53,6 +61,17 @@ export function row(
         );
   const toKv = yardsticks === null ? null : spread(quotients(perSecond, beside).map((ratio) => ratio / yardsticks.kvPerDocument));
   const rps = spread(perSecond);
+  const cpu = rounds.map((one) => one.serverCpuUs);
+  const cpuRatio =
+    yardstick === null
+      ? null
+      : spread(
+          cpu.flatMap((value, index) => {
+            const under = yardstick[index]?.serverCpuUs;
+            return value === null || value === 0 || under === null || under === undefined ? [] : [under / value];
+          }),
+        );
+  const measuredCpu = spread(cpu.flatMap((value) => (value === null ? [] : [value])));
   return {
     scenario,
     requestsPerSecond: Math.round(rps?.median ?? 0),
@@ -64,6 +83,13 @@ export function row(
     errors: sum(rounds.map((one) => one.errors)),
     rounds: perSecond.map(Math.round),
     documentBeside: beside.map(Math.round),
+    serverCpuUs: cpu.map((value) => (value === null ? null : Math.round(value))),
+    serverCpuUsSpread: measuredCpu && {
+      median: Math.round(measuredCpu.median),
+      min: Math.round(measuredCpu.min),
+      max: Math.round(measuredCpu.max),
+    },
+    cpuRatioToBaseline: rounded(cpuRatio),
   };
 }
 
@@ -80,6 +106,9 @@ export function failedRow(scenario: string, failure: string): Row {
     failure,
     rounds: [],
     documentBeside: [],
+    serverCpuUs: [],
+    serverCpuUsSpread: null,
+    cpuRatioToBaseline: null,
   };
 }
 
@@ -94,6 +123,11 @@ export interface GoalResult {
   spread: Spread | null;
   rounds: number;
   met: boolean | null;
+  /**
+   * The same goal on the servers' CPU per request instead of req/s (each row read as requests per
+   * CPU-second), where every row it needs ran in a process of its own; null otherwise.
+   */
+  byServerCpu: Spread | null;
 }
 
 /**
@@ -114,21 +148,38 @@ export function evaluateGoals(rows: readonly Row[], documentMedian: number, star
     ),
     startMs: new Map([...startRounds].flatMap(([command, samples]) => (samples[index] === undefined ? [] : [[command, samples[index]]]))),
   }));
+  // Requests per CPU-second need no drift correction: a busy machine slows a request, not its CPU.
+  const perRoundByCpu: Figures[] = Array.from({ length: count }, (_, index) => ({
+    rps: new Map(
+      measured.flatMap((one) => {
+        const cpuUs = one.serverCpuUs[index];
+        return cpuUs === undefined || cpuUs === null || cpuUs === 0 ? [] : [[one.scenario, 1_000_000 / cpuUs]];
+      }),
+    ),
+    startMs: new Map(),
+  }));
   return allGoals().map((goal) => {
-    const figures = perRound.flatMap((figures) => {
-      const figure = goal.figure(figures);
-      return figure === undefined ? [] : [figure];
-    });
-    const found = spread(figures);
+    const found = judged(goal, perRound);
     return {
       goal: goal.label,
       target: goal.target,
       figure: found?.median ?? null,
       spread: found,
-      rounds: figures.length,
+      rounds: found === null ? 0 : perRound.filter((figures) => goal.figure(figures) !== undefined).length,
       met: found === null ? null : goal.met(found.median),
+      byServerCpu: judged(goal, perRoundByCpu),
     };
   });
+}
+
+/** A goal's figure in every round that has what it needs, as a median with its spread. */
+function judged(goal: Goal, rounds: readonly Figures[]): Spread | null {
+  return spread(
+    rounds.flatMap((figures) => {
+      const figure = goal.figure(figures);
+      return figure === undefined ? [] : [figure];
+    }),
+  );
 }
 
 function showSpread(value: Spread | null, digits: number): string {
@@ -138,16 +189,27 @@ function showSpread(value: Spread | null, digits: number): string {
 }
 
 export function printTable(rows: readonly Row[]): void {
-  const header = ['scenario', 'req/s median (min-max)', 'p99 ms', 'x doc baseline median (min-max)', 'x kv baseline', 'non-2xx'];
+  const header = [
+    'scenario',
+    'req/s median (min-max)',
+    'p99 ms',
+    'x doc baseline median (min-max)',
+    'x kv baseline',
+    'server µs/req',
+    'same by CPU',
+    'non-2xx',
+  ];
   const lines = rows.map((one) =>
     one.failure
-      ? [one.scenario, '-', '-', '-', '-', one.failure]
+      ? [one.scenario, '-', '-', '-', '-', '-', '-', one.failure]
       : [
           one.scenario,
           showSpread(one.requestsPerSecondSpread, 0),
           one.p99Ms === 0 ? '<1' : String(one.p99Ms),
           one.ratioToBaseline === null ? '(baseline)' : showSpread(one.ratioToBaseline, 3),
           one.ratioToKvBaseline === null ? '(baseline)' : one.ratioToKvBaseline.median.toFixed(3),
+          one.serverCpuUsSpread === null ? '-' : String(one.serverCpuUsSpread.median),
+          one.cpuRatioToBaseline === null ? '-' : one.cpuRatioToBaseline.median.toFixed(3),
           String(one.non2xx + one.errors),
         ],
   );
@@ -161,8 +223,9 @@ export function printGoals(results: readonly GoalResult[]): void {
     showSpread(result.spread, 2),
     String(result.rounds),
     result.met === null ? 'not measured' : result.met ? 'met' : 'NOT MET',
+    showSpread(result.byServerCpu, 2),
   ]);
-  printColumns(['goal', 'target', 'median (min-max)', 'rounds', 'status'], lines);
+  printColumns(['goal', 'target', 'median (min-max)', 'rounds', 'status', 'by server CPU'], lines);
 }
 
 export function printColumns(header: string[], lines: string[][]): void {

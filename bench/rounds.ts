@@ -4,6 +4,7 @@
  * with whatever else the machine does; two taken a second apart move together, so their ratio
  * holds on a busy machine too.
  */
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import type { BenchRequest } from './scenario.js';
 import { preflightOverTls, tlsOptionsOf } from './tls-request.js';
@@ -15,6 +16,27 @@ export interface Round {
   p99Ms: number;
   non2xx: number;
   errors: number;
+  /**
+   * Microseconds of the server process's CPU (user + system, all its threads) per request of the
+   * round, or null when the server is not a process of its own or the system does not say.
+   */
+  serverCpuUs: number | null;
+}
+
+/**
+ * CPU time a process has used so far, in microseconds (Linux: utime + stime of /proc/<pid>/stat,
+ * in clock ticks of 10 ms), or null where that cannot be read.
+ */
+export function processCpuUs(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    // The command name (field 2) may hold spaces: the fields counted here follow its closing parenthesis.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return Number.isFinite(ticks) ? ticks * 10_000 : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A median with the smallest and largest value it was taken from. */
@@ -43,11 +65,19 @@ export function quotients(numerators: readonly number[], denominators: readonly 
   });
 }
 
-/** Sends `request` for `seconds` (or its fixed amount) and reports one round. */
-export async function round(baseUrl: string, request: BenchRequest, seconds: number, connections: number, amountShare = 1): Promise<Round> {
+/** Sends `request` for `seconds` (or its fixed amount) and reports one round (with `pid`'s CPU per request). */
+export async function round(
+  baseUrl: string,
+  request: BenchRequest,
+  seconds: number,
+  connections: number,
+  amountShare = 1,
+  pid?: number,
+): Promise<Round> {
   const pairs = request.followUp ? 2 : 1;
   const length =
     request.amount === undefined ? { duration: seconds } : { amount: Math.max(1, Math.ceil(request.amount * amountShare)) * pairs };
+  const cpuBefore = processCpuUs(pid);
   const began = performance.now();
   const result = await autocannon({
     url: baseUrl + request.path,
@@ -65,8 +95,11 @@ export async function round(baseUrl: string, request: BenchRequest, seconds: num
   // Total over elapsed time: autocannon's per-second average has no sample in a sub-second round,
   // and its own duration is rounded (a whole-run row read 27 or 40 runs/s and nothing between).
   const elapsed = Math.max((performance.now() - began) / 1000, 0.001);
+  const cpuAfter = processCpuUs(pid);
   return {
     requestsPerSecond: result.requests.total / elapsed,
+    serverCpuUs:
+      cpuBefore === null || cpuAfter === null || result.requests.total === 0 ? null : (cpuAfter - cpuBefore) / result.requests.total,
     p99Ms: result.latency.p99,
     non2xx: result.non2xx,
     errors: result.errors,
@@ -122,6 +155,8 @@ export async function preflight(baseUrl: string, request: BenchRequest): Promise
 export interface Side {
   baseUrl: string;
   request: BenchRequest;
+  /** The server's process, when it is one of its own: each round then reads its CPU per request. */
+  pid?: number;
 }
 
 export interface RoundSettings {
@@ -144,7 +179,7 @@ export async function alternate(sides: readonly Side[], settings: RoundSettings)
   const measured: Round[][] = sides.map(() => []);
   for (let index = 0; index < rounds; index += 1) {
     for (const [position, side] of sides.entries()) {
-      (measured[position] as Round[]).push(await round(side.baseUrl, side.request, seconds, connections, 1 / rounds));
+      (measured[position] as Round[]).push(await round(side.baseUrl, side.request, seconds, connections, 1 / rounds, side.pid));
     }
   }
   return measured;

@@ -126,6 +126,8 @@ export async function runDriver(options: RunDriverOptions): Promise<OwnServer> {
     const listening = driver;
     return {
       target: { ...target, baseUrl: `http://127.0.0.1:${port}` },
+      // The driver runs in the bench's process: the CPU read is the understudy's alone.
+      ...(understudy.pid === undefined ? {} : { pid: understudy.pid }),
       stop: async () => {
         await new Promise<void>((resolve) => listening.close(() => resolve()));
         await stopAll();
@@ -151,7 +153,12 @@ export function plainRun(name: string, prefix: string): NonNullable<Scenario['ba
     name,
     start: async (): Promise<BaselineServer> => {
       const own = await runDriver({ prefix });
-      return { baseUrl: own.target.baseUrl, request: await runRequest(), stop: () => own.stop() };
+      return {
+        baseUrl: own.target.baseUrl,
+        request: await runRequest(),
+        ...(own.pid === undefined ? {} : { pid: own.pid }),
+        stop: () => own.stop(),
+      };
     },
   };
 }

@@ -68,6 +68,8 @@ async function loadScenarios(): Promise<Scenario[]> {
 interface Context {
   document: Side;
   yardsticks: Yardsticks;
+  /** The shared understudy's process. */
+  sharedPid: number | undefined;
   startFresh(): Promise<OwnServer>;
 }
 
@@ -93,8 +95,9 @@ async function runScenarios(target: BenchTarget, scenarios: readonly Scenario[],
         rows.push(failedRow(scenario.name, failure));
         continue;
       }
-      const own = ownBaseline && { baseUrl: ownBaseline.baseUrl, request: ownBaseline.request };
-      const sides = [context.document, ...(own ? [own] : []), { baseUrl: measured.baseUrl, request }];
+      const own = ownBaseline && { baseUrl: ownBaseline.baseUrl, request: ownBaseline.request, pid: ownBaseline.pid };
+      const measuredPid = ownServer ? ownServer.pid : context.sharedPid;
+      const sides = [context.document, ...(own ? [own] : []), { baseUrl: measured.baseUrl, request, pid: measuredPid }];
       const [document, ...rest] = await alternate(sides, roundSettings);
       const measuredRounds = rest[rest.length - 1] ?? [];
       const ownRounds = own ? rest[0] : undefined;
@@ -167,9 +170,10 @@ async function main(): Promise<void> {
     const document: Side = {
       baseUrl: baselineServer.baseUrl,
       request: { path: '/doc/doc-4242', headers: { authorization: `Bearer ${BASELINE_TOKEN}` } },
+      pid: baselineServer.pid,
     };
     const [kvRounds = [], documentRounds = []] = await alternate(
-      [{ baseUrl: baselineServer.baseUrl, request: { path: '/kv/4242' } }, document],
+      [{ baseUrl: baselineServer.baseUrl, request: { path: '/kv/4242' }, pid: baselineServer.pid }, document],
       roundSettings,
     );
     const kv = kvRounds.map((one) => one.requestsPerSecond);
@@ -203,13 +207,18 @@ async function soakOnFreshServer(): Promise<SoakResult | undefined> {
 async function measureUnderstudy(scenarios: readonly Scenario[], document: Side, yardsticks: Yardsticks, rows: Row[]) {
   const freshStarter = (overrides: Record<string, string>) => async (): Promise<OwnServer> => {
     const server = await startUnderstudy(overrides);
-    return { target: server.target, stop: () => server.stop() };
+    return { target: server.target, ...(server.pid === undefined ? {} : { pid: server.pid }), stop: () => server.stop() };
   };
   const standard = scenarios.filter((scenario) => scenario.edition === undefined);
   if (standard.length > 0) {
     const understudy = await startUnderstudy({});
     try {
-      await runScenarios(understudy.target, standard, { document, yardsticks, startFresh: freshStarter({}) }, rows);
+      await runScenarios(
+        understudy.target,
+        standard,
+        { document, yardsticks, sharedPid: understudy.pid, startFresh: freshStarter({}) },
+        rows,
+      );
     } finally {
       await understudy.stop();
     }
@@ -223,7 +232,12 @@ async function measureUnderstudy(scenarios: readonly Scenario[], document: Side,
     const edition = { UNDERSTUDY_EDITION: 'hosted' };
     const hostedUnderstudy = await startUnderstudy(edition);
     try {
-      await runScenarios(hostedUnderstudy.target, hosted, { document, yardsticks, startFresh: freshStarter(edition) }, rows);
+      await runScenarios(
+        hostedUnderstudy.target,
+        hosted,
+        { document, yardsticks, sharedPid: hostedUnderstudy.pid, startFresh: freshStarter(edition) },
+        rows,
+      );
     } finally {
       await hostedUnderstudy.stop();
     }

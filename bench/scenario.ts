@@ -79,10 +79,14 @@ export interface Scenario {
 export interface BaselineServer {
   baseUrl: string;
   request: BenchRequest;
+  /** Its process, when it is a process of its own (not a server inside the bench's): its CPU per request is read. */
+  pid?: number;
   stop(): Promise<void>;
 }
 
 export interface OwnServer {
   target: BenchTarget;
+  /** The understudy's process, for its CPU per request. */
+  pid?: number;
   stop(): Promise<void>;
 }

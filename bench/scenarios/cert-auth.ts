@@ -25,6 +25,7 @@ async function tlsServer(): Promise<OwnServer> {
   caFile = join(dir, 'ca.pem');
   return {
     target: understudy.target,
+    ...(understudy.pid === undefined ? {} : { pid: understudy.pid }),
     stop: async () => {
       await understudy.stop();
       rmSync(dir, { recursive: true, force: true });

@@ -41,7 +41,7 @@ async function freshServerAfterReads(environment: Record<string, string>): Promi
     await server.stop();
     throw error;
   }
-  return { target: server.target, stop: () => server.stop() };
+  return { target: server.target, ...(server.pid === undefined ? {} : { pid: server.pid }), stop: () => server.stop() };
 }
 
 /** Writes `count` key/value secrets, a few requests at a time. */
