@@ -1,5 +1,4 @@
 import { REDACTED, redactBody, SECRET_BODY, type BodyRules } from '../../core/redact.js';
-import { ArenaText, type TextArena } from './text-arena.js';
 
 /** Stands for a streamed body, which the journal does not keep. */
 export const STREAMED = Symbol('streamed body');
@@ -43,7 +42,7 @@ export function isJsonText(contentType: unknown, body: unknown): boolean {
   return first === '{' || first === '[';
 }
 
-export const isStream = (body: unknown): boolean =>
+const isStream = (body: unknown): boolean =>
   body === STREAMED || (typeof body === 'object' && body !== null && typeof (body as { pipe?: unknown }).pipe === 'function');
 
 /** What an entry shows for a body decided when it was captured (a size, a stream), as opposed to one read later. */
@@ -57,13 +56,12 @@ class Shown {
  * A body whose entry could only ever show its size (too large, not JSON, a stream) is reduced to
  * that marker at once: keeping the reference until a reader asks would hold every archive, state
  * file and download stream sent in the last `UNDERSTUDY_JOURNAL_SIZE` requests in memory (the
- * soak of issue 22 saw the journal's share of RSS grow that way). Text kept goes into `arena`,
- * off the heap (text-arena.ts says why).
+ * soak of issue 22 saw the journal's share of RSS grow that way).
  */
-export function captureBody(body: unknown, json: boolean, rules: BodyRules, arena: TextArena): unknown {
+export function captureBody(body: unknown, json: boolean, rules: BodyRules): unknown {
   if (typeof body === 'string' || Buffer.isBuffer(body)) {
     const length = typeof body === 'string' ? body.length : body.byteLength;
-    return !json || length > MAX_KEPT_BYTES ? new Shown(journalBody(body, rules, json)) : arena.keep(body);
+    return !json || length > MAX_KEPT_BYTES ? new Shown(journalBody(body, rules, json)) : body;
   }
   return isStream(body) ? new Shown(journalBody(body, rules, json)) : body;
 }
@@ -73,8 +71,7 @@ export const secretBody = (): unknown => new Shown(SECRET_BODY);
 
 /** A captured body (see {@link captureBody}) as its entry shows it, redacted. */
 export function shownBody(kept: unknown, json: boolean, rules: BodyRules): unknown {
-  if (kept instanceof Shown) return kept.value;
-  return journalBody(kept instanceof ArenaText ? kept.read() : kept, rules, json);
+  return kept instanceof Shown ? kept.value : journalBody(kept, rules, json);
 }
 
 /**
@@ -83,7 +80,6 @@ export function shownBody(kept: unknown, json: boolean, rules: BodyRules): unkno
  */
 export function heldBytes(kept: unknown, wireBytes: number): number {
   if (kept instanceof Shown || kept === null || kept === undefined) return 0;
-  if (kept instanceof ArenaText) return kept.held;
   if (typeof kept === 'string') return kept.length;
   if (Buffer.isBuffer(kept)) return kept.byteLength;
   return typeof kept === 'object' ? wireBytes : 0;

@@ -7,7 +7,7 @@ import { sendError } from '../../platform/jsonapi/errors.js';
 import type { Runtime } from '../../runtime.js';
 import { clientMethod } from '../../server/list-method.js';
 import { sendSecretsError } from '../../secrets/http/respond.js';
-import { isJsonText } from './capture.js';
+import { isJsonText, STREAMED } from './capture.js';
 import type { FaultRule, FaultRules } from './faults.js';
 import type { Journal } from './journal.js';
 import type { Subjects } from './subject.js';
@@ -35,10 +35,6 @@ export function isHarnessedPath(path: string): boolean {
 }
 
 const isSecrets = (path: string) => path === '/v1' || path.startsWith('/v1/');
-
-/** Whether the request's bodies are secrets: marked so by the secrets router, or by its route's config. */
-const carriesSecrets = (request: FastifyRequest): boolean =>
-  hasSecretBodies(request) || request.routeOptions?.config?.secretBodies === true;
 
 /** An injected status in the API's own error format (or the rule's own body). */
 function sendInjected(reply: FastifyReply, rule: FaultRule, path: string): FastifyReply {
@@ -73,13 +69,11 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
     watched.status = status;
     watched.durationMs = Math.round(durationMs * 100) / 100;
     watched.subject = subjects.of(request, watched.rawPath);
-    // Decided when the answer was sent, when there was one (see onSend).
-    watched.secretBodies = watched.answered ? watched.secretBodies || hasSecretBodies(request) : carriesSecrets(request);
+    watched.secretBodies = hasSecretBodies(request) || request.routeOptions?.config?.secretBodies === true;
     watched.captureRequest(
       request.body,
       watched.carriesJson && isJsonText(request.headers['content-type'], request.body),
       Number(request.headers['content-length']) || 0,
-      journal.arena,
     );
     journal.add(watched);
   };
@@ -141,7 +135,12 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
       'onSend',
       (request: HarnessRequest, reply: FastifyReply, payload: unknown, done: (error: null, payload: unknown) => void) => {
         const watched = request[WATCHED];
-        if (watched) watched.captureResponse(payload, reply.getHeader('content-type'), carriesSecrets(request), journal.arena);
+        if (watched) {
+          // A stream is read once, by the client; the journal notes only that there was one.
+          const streamed = typeof payload === 'object' && payload !== null && typeof (payload as { pipe?: unknown }).pipe === 'function';
+          watched.responseBody = streamed ? STREAMED : payload;
+          watched.responseJson = watched.carriesJson && isJsonText(reply.getHeader('content-type') ?? '', payload);
+        }
         done(null, payload);
       },
     );

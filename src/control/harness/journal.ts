@@ -1,6 +1,5 @@
 import { invalid } from './errors.js';
 import { globMatches } from './glob.js';
-import { TextArena } from './text-arena.js';
 
 /** What a fault rule did to a request, as the journal marks it. */
 export interface FaultMark {
@@ -154,8 +153,6 @@ export class Journal {
   /** Body bytes the ring holds, and the oldest id whose bodies may still count in them. */
   private keptBytes = 0;
   private oldestKept = 1;
-  /** Where the entries' body text is kept, off the heap. */
-  readonly arena = new TextArena();
 
   constructor(
     readonly size: number,

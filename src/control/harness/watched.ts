@@ -1,7 +1,6 @@
 import { redactUrl } from '../../core/redact.js';
-import { captureBody, heldBytes, isJsonText, isStream, secretBody, shownBody, STREAMED } from './capture.js';
+import { captureBody, heldBytes, secretBody, shownBody } from './capture.js';
 import type { FaultMark, JournalRecord } from './journal.js';
-import type { TextArena } from './text-arena.js';
 
 const isSecrets = (path: string) => path === '/v1' || path.startsWith('/v1/');
 
@@ -24,10 +23,9 @@ export class WatchedRequest implements JournalRecord {
   done = false;
   /** A route whose bodies are secrets (KV, transit export, wrapping, state): neither body is kept. */
   secretBodies = false;
-  /** An answer was sent through Fastify (a dropped or held connection has none). */
-  answered = false;
-  private responseBody: unknown = null;
-  private responseJson = false;
+  /** The response body as sent (see `captureBody`), and whether it is to be read as JSON. */
+  responseBody: unknown = null;
+  responseJson = false;
   private requestBody: unknown = null;
   private requestJson = false;
   private redactedPath: string | undefined;
@@ -69,30 +67,15 @@ export class WatchedRequest implements JournalRecord {
     return !this.rawPath.startsWith('/_archivist/');
   }
 
-  /**
-   * Keeps the response body as it is sent (`contentType` says whether it is JSON), unless the
-   * route's bodies are secrets. Its text goes into `arena` here rather than when the request ends:
-   * the serializer's string is a tree of many small pieces, which the socket write flattens anyway;
-   * copied first, the write finds it flat (and the tree is not read twice).
-   */
-  captureResponse(payload: unknown, contentType: unknown, secretBodies: boolean, arena: TextArena): void {
-    this.answered = true;
-    this.secretBodies = secretBodies;
-    if (secretBodies) return;
-    // A stream is read once, by the client; the journal notes only that there was one.
-    const body = isStream(payload) ? STREAMED : payload;
-    this.responseJson = this.carriesJson && isJsonText(contentType ?? '', body);
-    this.responseBody = captureBody(body, this.responseJson, this.rules, arena);
-  }
-
-  /** Keeps the request body (parsed by now, or its text in `arena`); `wireBytes` is its `Content-Length`. */
-  captureRequest(body: unknown, json: boolean, wireBytes: number, arena: TextArena): void {
+  /** Keeps the request body (parsed by now) by reference; `wireBytes` is its `Content-Length`. */
+  captureRequest(body: unknown, json: boolean, wireBytes: number): void {
     if (this.secretBodies) {
       this.requestBody = this.responseBody = secretBody();
       return;
     }
     this.requestJson = json;
-    this.requestBody = captureBody(body, json, this.rules, arena);
+    this.requestBody = captureBody(body, json, this.rules);
+    this.responseBody = captureBody(this.responseBody, this.responseJson, this.rules);
     this.keptBytes = heldBytes(this.requestBody, wireBytes) + heldBytes(this.responseBody, 0);
   }
 
