@@ -26,6 +26,7 @@ import { unreadableRow } from '../../store/row-check.js';
 import { countClearHiddenValues, placeUnplacedWorkspaces, sealHiddenValues } from '../../store/upgrades.js';
 import { openStore, type Store } from '../../store/store.js';
 import { HarnessError } from './errors.js';
+import { filledTables, RestorePlans, schemaOf } from './restore-plan.js';
 
 export interface SnapshotInfo {
   name: string;
@@ -42,51 +43,6 @@ interface Sidecar {
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 const SUFFIX = '.sqlite';
-
-/** The schema a store file has, as one comparable text: a snapshot restores only into its own. */
-function schemaOf(sqlite: Database.Database, schema: 'main' | 'snapshot'): string {
-  const rows = sqlite
-    .prepare(`SELECT type, name, sql FROM ${schema}.sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`)
-    .all() as { type: string; name: string; sql: string | null }[];
-  return rows.map((row) => `${row.type} ${row.name} ${row.sql ?? ''}`).join('\n');
-}
-
-/**
- * Every table whose rows make up the world, full-text indexes' shadow tables last (`fullTextIndexes`
- * says how those are copied). Triggers and the indexes' own virtual tables are not rows.
- */
-function copiedTables(sqlite: Database.Database): { rows: string[]; shadows: string[] } {
-  const names = (
-    sqlite
-      .prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '__drizzle%'")
-      .all() as { name: string; sql: string | null }[]
-  )
-    .filter((row) => !/^CREATE VIRTUAL TABLE/i.test(row.sql ?? ''))
-    .map((row) => row.name);
-  const virtual = fullTextIndexes(sqlite).map((index) => index.name);
-  const isShadow = (name: string) => virtual.some((table) => name.startsWith(`${table}_`));
-  return { rows: names.filter((name) => !isShadow(name)), shadows: names.filter(isShadow) };
-}
-
-/**
- * The FTS5 tables (external-content indexes over tables that are copied). A restore drops and
- * makes them again, then copies their shadow tables from the snapshot (whose index matches its
- * rows, rowid for rowid: the copy keeps rowids). Copying the shadow tables under a live index
- * corrupted it: FTS5 keeps the index's structure record in memory between transactions and
- * rereads it only when another connection commits, so the next write through the same connection
- * built on the structure of the world before the restore. A table made anew has read nothing yet.
- * Rebuilding the index from the copied rows ('rebuild') is also correct, but it tokenizes every
- * name again: a third of a restore of 10,000 workspaces.
- */
-function fullTextIndexes(sqlite: Database.Database): { name: string; sql: string }[] {
-  const rows = sqlite.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
-    name: string;
-    sql: string | null;
-  }[];
-  return rows
-    .filter((row) => /^CREATE VIRTUAL TABLE.*USING\s+fts5/is.test(row.sql ?? ''))
-    .map((row) => ({ name: row.name, sql: row.sql ?? '' }));
-}
 
 /**
  * A file of its own for a snapshot being written: two takes of one name at once (each an online
@@ -157,6 +113,15 @@ function sealedCopy(file: string, copyAt: () => string, always: boolean): string
   }
 }
 
+/** What a restore learned of a snapshot file it found sealed and readable (see `Snapshots.checked`). */
+interface KnownSnapshot {
+  /** `fileStatus` of the file then: any other status and the file is read as new. */
+  status: string;
+  schema: string;
+  /** Its tables that hold rows. */
+  filled: Set<string>;
+}
+
 /** What changes when a file is written or replaced: its inode, size and change time. */
 function fileStatus(file: string): string {
   const stat = statSync(file, { bigint: true });
@@ -186,7 +151,8 @@ export class Snapshots {
    * file restored again unchanged (the usual test suite restores one snapshot before every test)
    * is not read through twice more for rows in clear and rows this server cannot read.
    */
-  private readonly checked = new Map<string, string>();
+  private readonly checked = new Map<string, KnownSnapshot>();
+  private readonly plans: RestorePlans;
 
   constructor(
     private readonly store: Store,
@@ -197,7 +163,9 @@ export class Snapshots {
     private readonly afterRestore: () => void,
     /** The largest store file an import takes (UNDERSTUDY_SNAPSHOT_IMPORT_LIMIT_MB). */
     readonly importLimitBytes: number,
-  ) {}
+  ) {
+    this.plans = new RestorePlans(store.sqlite);
+  }
 
   get directory(): string {
     if (this.configured !== null) {
@@ -278,12 +246,13 @@ export class Snapshots {
     if (restoreClock && clockAt === null)
       throw new HarnessError(400, 'this snapshot does not record the emulated time; restore it without "clock"');
     const started = performance.now();
-    const unchanged = this.checked.get(file) === fileStatus(file);
+    const checked = this.checked.get(file);
+    const known = checked?.status === fileStatus(file) ? checked : undefined;
     // A snapshot an older version left here holds hidden values in clear: sealed in the file
     // first, so no clear value reaches the store (or its WAL) and the snapshot keeps none either.
-    if (!unchanged) sealInPlace(file, false);
-    this.readable(() => this.copyIn(file, JSON.stringify(name), unchanged), JSON.stringify(name));
-    this.checked.set(file, fileStatus(file));
+    if (known === undefined) sealInPlace(file, false);
+    const learned = this.readable(() => this.copyIn(file, JSON.stringify(name), known), JSON.stringify(name));
+    this.checked.set(file, { status: fileStatus(file), ...learned });
     if (clockAt !== null) this.clock.set(new Date(clockAt), true);
     this.afterRestore();
     return { 'duration-ms': Math.round((performance.now() - started) * 100) / 100, clock: this.clock.now().toISOString() };
@@ -299,16 +268,16 @@ export class Snapshots {
     let sealed: string | null = null;
     try {
       sealed = sealedCopy(file, () => partialFileOf(join(this.directory, 'sealed')), false);
-      this.readable(() => this.copyIn(sealed ?? file, what, false), what);
+      this.readable(() => this.copyIn(sealed ?? file, what, undefined), what);
     } finally {
       if (sealed !== null) rmSync(sealed, { force: true });
     }
   }
 
   /** Runs a copy; SQLite's refusal of the file becomes a 409 (the transaction rolled back: the world is as it was). */
-  private readable(copy: () => void, what: string): void {
+  private readable<T>(copy: () => T, what: string): T {
     try {
-      copy();
+      return copy();
     } catch (error) {
       if (error instanceof HarnessError || !(error instanceof Database.SqliteError)) throw error;
       throw new HarnessError(409, `the snapshot ${what} cannot be read (${error.message}); nothing was changed`);
@@ -316,10 +285,11 @@ export class Snapshots {
   }
 
   /**
-   * `known`: a file a restore found sealed and readable, unchanged since; its rows are neither
-   * checked nor looked through for values in clear again.
+   * `known`: what a restore learned of this file, found sealed and readable and unchanged since; its
+   * rows are neither checked nor looked through for values in clear again, and its schema and which
+   * of its tables hold rows are not read again. Returns what it learned of the file.
    */
-  private copyIn(file: string, what: string, known: boolean): void {
+  private copyIn(file: string, what: string, known: Omit<KnownSnapshot, 'status'> | undefined): Omit<KnownSnapshot, 'status'> {
     const { sqlite } = this.store;
     sqlite.prepare('ATTACH DATABASE ? AS snapshot').run(file);
     try {
@@ -327,35 +297,36 @@ export class Snapshots {
       // place rather than with a read() call and a copy, which takes about a tenth off a restore's
       // CPU time. A snapshot file is only ever replaced by a rename, never truncated under a reader.
       sqlite.pragma(`snapshot.mmap_size = ${SNAPSHOT_MAP_BYTES}`);
-      if (schemaOf(sqlite, 'snapshot') !== schemaOf(sqlite, 'main'))
+      const plan = this.plans.get();
+      const schema = known?.schema ?? schemaOf(sqlite, 'snapshot');
+      if (schema !== plan.schema)
         throw new HarnessError(409, 'the snapshot was made with a different schema; import it to bring it up to date');
       // Checked before anything is replaced: a bad row would be derived state's 500 after the restore.
       const unreadable = known ? null : unreadableRow(sqlite, 'snapshot');
       if (unreadable !== null)
         throw new HarnessError(409, `the snapshot ${what} holds a row this server cannot read (${unreadable}); nothing was changed`);
-      const tables = copiedTables(sqlite);
-      const triggers = sqlite.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger'").all() as {
-        name: string;
-        sql: string;
-      }[];
-      const indexes = fullTextIndexes(sqlite);
+      const { triggers, indexes } = plan;
+      const filled = known?.filled ?? filledTables(sqlite, 'snapshot', plan.rows);
       let sealed = 0;
       sqlite.pragma('foreign_keys = OFF');
       try {
         sqlite.transaction(() => {
+          // Most tables are empty on both sides: a table is emptied only when it holds rows, and filled only from rows.
+          const present = filledTables(sqlite, 'main', plan.rows);
           for (const trigger of triggers) sqlite.exec(`DROP TRIGGER main.${quoted(trigger.name)}`);
           for (const index of indexes) sqlite.exec(`DROP TABLE main.${quoted(index.name)}`);
           for (const index of indexes) sqlite.exec(index.sql);
-          const copy = (table: string) => {
+          const copy = (table: string, empty = true, fill = true) => {
             // Emptied first, so SQLite copies the table's pages and its indexes' in order rather than row by row.
-            sqlite.exec(`DELETE FROM main.${quoted(table)}`);
-            sqlite.exec(`INSERT INTO main.${quoted(table)} SELECT * FROM snapshot.${quoted(table)}`);
+            if (empty) sqlite.exec(`DELETE FROM main.${quoted(table)}`);
+            if (fill) sqlite.exec(`INSERT INTO main.${quoted(table)} SELECT * FROM snapshot.${quoted(table)}`);
           };
-          for (const table of tables.rows) copy(table);
-          // SQLite's defensive mode keeps ordinary statements off shadow tables; these are copied whole.
+          for (const table of plan.rows) copy(table, present.has(table), filled.has(table));
+          // SQLite's defensive mode keeps ordinary statements off shadow tables; these are copied whole
+          // (the indexes made anew above hold rows of their own already).
           sqlite.unsafeMode(true);
           try {
-            for (const table of tables.shadows) copy(table);
+            for (const table of plan.shadows) copy(table);
           } finally {
             sqlite.unsafeMode(false);
           }
@@ -366,6 +337,7 @@ export class Snapshots {
           placeUnplacedWorkspaces(sqlite);
           for (const trigger of triggers) sqlite.exec(trigger.sql);
         })();
+        this.plans.restored(plan);
         markStoreReplaced(sqlite);
         // A large copy spills pages to the WAL before the values on them are sealed: the WAL is
         // emptied, so only the sealed pages stay (in the database file).
@@ -373,6 +345,7 @@ export class Snapshots {
       } finally {
         sqlite.pragma('foreign_keys = ON');
       }
+      return { schema, filled };
     } finally {
       sqlite.prepare('DETACH DATABASE snapshot').run();
     }

@@ -85,6 +85,49 @@ describe('snapshots', () => {
     expect(names.sort()).toEqual(['retaken-first', 'retaken-second']);
   });
 
+  it('a restore repeated over a changed world brings back emptied tables and empties filled ones; cached reads see it', async () => {
+    const names = async (path: string, attribute: string) =>
+      (await platform(server, 'GET', path)).body.data.map((item: { attributes: Record<string, string> }) => item.attributes[attribute]);
+    const keys = () => names('/organizations/understudy/reserved-tag-keys', 'key');
+    const variables = () => names('/vars?filter%5Borganization%5D%5Bname%5D=understudy&filter%5Bworkspace%5D%5Bname%5D=again-base', 'key');
+    expect((await platform(server, 'POST', '/organizations/understudy/workspaces', workspace('again-base'))).status).toBe(201);
+    const key = { body: { data: { type: 'reserved-tag-keys', attributes: { key: 'base-key' } } } };
+    expect((await platform(server, 'POST', '/organizations/understudy/reserved-tag-keys', key)).status).toBe(201);
+    await control(server, 'POST', '/snapshots', { name: 'again', replace: true });
+    const workspacesBefore = await workspaceNames();
+    // Restored twice in a row first: later restores read the unchanged file from what the first learned of it.
+    expect((await control(server, 'POST', '/snapshots/again/restore')).status).toBe(200);
+    for (let round = 0; round < 3; round++) {
+      // A table the snapshot has no rows in gets one (a variable), others more (a workspace, a token)…
+      const variable = {
+        body: {
+          data: { type: 'vars', attributes: { key: `k${round}`, value: 'v', category: 'env' } },
+          filter: { organization: { name: 'understudy' }, workspace: { name: 'again-base' } },
+        },
+      };
+      expect((await platform(server, 'POST', '/vars', variable)).status).toBe(201);
+      expect((await platform(server, 'POST', '/organizations/understudy/workspaces', workspace(`fresh-${round}`))).status).toBe(201);
+      const token = await secrets(server, 'POST', 'auth/token/create', { policies: ['default'] });
+      const fresh = token.body.auth.client_token as string;
+      expect((await secrets(server, 'GET', 'auth/token/lookup-self', undefined, fresh)).status).toBe(200);
+      // …and one it has rows in is emptied.
+      const [reserved] = (await platform(server, 'GET', '/organizations/understudy/reserved-tag-keys')).body.data;
+      expect((await platform(server, 'DELETE', `/reserved-tag-keys/${reserved.id}`)).status).toBe(204);
+      expect(await keys()).toEqual([]);
+
+      expect((await control(server, 'POST', '/snapshots/again/restore')).status).toBe(200);
+      expect(await variables()).toEqual([]);
+      expect(await keys()).toEqual(['base-key']);
+      expect(await workspaceNames()).toEqual(workspacesBefore);
+      expect((await platform(server, 'GET', '/organizations/understudy/workspaces')).body.meta.pagination['total-count']).toBe(
+        workspacesBefore.length,
+      );
+      expect(await workspaceNames(`?search%5Bname%5D=fresh-${round}`)).toEqual([]);
+      // The token made after the snapshot was looked up (and remembered) before the restore: it is gone.
+      expect((await secrets(server, 'GET', 'auth/token/lookup-self', undefined, fresh)).status).toBe(403);
+    }
+  });
+
   it('answers 409 with the reason when the snapshot directory is not a directory it can write to', async () => {
     const notADirectory = join(directory, 'a-file');
     writeFileSync(notADirectory, 'not a directory');

@@ -1,0 +1,102 @@
+import type Database from 'better-sqlite3';
+
+/** The schema a store file has, as one comparable text: a snapshot restores only into its own. */
+export function schemaOf(sqlite: Database.Database, schema: 'main' | 'snapshot'): string {
+  const rows = sqlite
+    .prepare(`SELECT type, name, sql FROM ${schema}.sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name`)
+    .all() as { type: string; name: string; sql: string | null }[];
+  return rows.map((row) => `${row.type} ${row.name} ${row.sql ?? ''}`).join('\n');
+}
+
+interface SchemaObject {
+  name: string;
+  sql: string;
+}
+
+/** What a restore into one store needs to know of its schema; it changes only with the schema. */
+export interface RestorePlan {
+  /** `schemaOf(main)`. */
+  schema: string;
+  /** Every table whose rows make up the world (triggers and the full-text indexes' own virtual tables are not rows). */
+  rows: string[];
+  /** The full-text indexes' shadow tables (see `fullTextIndexes`), copied last. */
+  shadows: string[];
+  triggers: SchemaObject[];
+  indexes: SchemaObject[];
+}
+
+/**
+ * The FTS5 tables (external-content indexes over tables that are copied). A restore drops and
+ * makes them again, then copies their shadow tables from the snapshot (whose index matches its
+ * rows, rowid for rowid: the copy keeps rowids). Copying the shadow tables under a live index
+ * corrupted it: FTS5 keeps the index's structure record in memory between transactions and
+ * rereads it only when another connection commits, so the next write through the same connection
+ * built on the structure of the world before the restore. A table made anew has read nothing yet.
+ * Rebuilding the index from the copied rows ('rebuild') is also correct, but it tokenizes every
+ * name again: a third of a restore of 10,000 workspaces.
+ */
+function fullTextIndexes(tables: { name: string; sql: string | null }[]): SchemaObject[] {
+  return tables
+    .filter((row) => /^CREATE VIRTUAL TABLE.*USING\s+fts5/is.test(row.sql ?? ''))
+    .map((row) => ({ name: row.name, sql: row.sql ?? '' }));
+}
+
+function planOf(sqlite: Database.Database): RestorePlan {
+  const tables = sqlite.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").all() as {
+    name: string;
+    sql: string | null;
+  }[];
+  const indexes = fullTextIndexes(tables);
+  const names = tables
+    .filter((row) => !row.name.startsWith('__drizzle') && !/^CREATE VIRTUAL TABLE/i.test(row.sql ?? ''))
+    .map((row) => row.name);
+  const isShadow = (name: string) => indexes.some((index) => name.startsWith(`${index.name}_`));
+  const triggers = sqlite.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger'").all() as SchemaObject[];
+  return {
+    schema: schemaOf(sqlite, 'main'),
+    rows: names.filter((name) => !isShadow(name)),
+    shadows: names.filter(isShadow),
+    triggers,
+    indexes,
+  };
+}
+
+const schemaVersion = (sqlite: Database.Database) => sqlite.pragma('main.schema_version', { simple: true }) as number;
+
+/**
+ * The restore plan of one store, read again only when its schema changed (SQLite counts every
+ * change in `schema_version`): reading and comparing the whole schema took a tenth of a restore.
+ */
+export class RestorePlans {
+  private held: { version: number; plan: RestorePlan } | undefined;
+
+  constructor(private readonly sqlite: Database.Database) {}
+
+  get(): RestorePlan {
+    const version = schemaVersion(this.sqlite);
+    if (this.held?.version !== version) this.held = { version, plan: planOf(this.sqlite) };
+    return this.held.plan;
+  }
+
+  /**
+   * After a restore, whose drops and re-creations (triggers and full-text indexes, from the very
+   * text the plan holds) move the version and leave the schema as it was: the plan holds for the
+   * new version.
+   */
+  restored(plan: RestorePlan): void {
+    this.held = { version: schemaVersion(this.sqlite), plan };
+  }
+}
+
+const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
+
+/**
+ * The tables of `names` in `schema` that hold a row, in one statement: most of a store's tables
+ * are empty in a test world, and copying one takes two statements compiled afresh.
+ */
+export function filledTables(sqlite: Database.Database, schema: 'main' | 'snapshot', names: string[]): Set<string> {
+  if (names.length === 0) return new Set();
+  const probes = names.map((name, index) => `SELECT ${index} AS i WHERE EXISTS (SELECT 1 FROM ${schema}.${quoted(name)})`);
+  const found = sqlite.prepare(probes.join(' UNION ALL ')).pluck().all() as number[];
+  return new Set(found.map((index) => names[index] as string));
+}
