@@ -30,7 +30,10 @@ try {
 } catch {
   cachedData = undefined;
 }
-const script = new vm.Script(Module.wrap(readFileSync(bundle, 'utf8')), { filename: bundle, cachedData });
+// Read as latin1: the build leaves the bundle pure ASCII (scripts/build.mjs, asciiOnly), which
+// latin1 reads as the same characters, copying bytes; Node 20's UTF-8 decoder spends some 60 ms
+// of CPU on the same 5.5 MB.
+const script = new vm.Script(Module.wrap(readFileSync(bundle, 'latin1')), { filename: bundle, cachedData });
 const server = { exports: {} };
 script.runInThisContext()(server.exports, createRequire(bundle), server, bundle, directory);
 

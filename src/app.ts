@@ -36,6 +36,7 @@ import { requestChildLogger, requestLogSerializer } from './logging.js';
 import { sendSecretsError } from './secrets/http/respond.js';
 import { createServerWithListMethod, destroyAllConnections } from './server/server.js';
 import { lazyValidation } from './server/lazy-validation.js';
+import { answerHeadThroughGet, restoreHeadMethod, routeHeadAsGet } from './server/head-requests.js';
 import { prepareTls, type TlsMaterial } from './server/tls/material.js';
 import { publicUrl } from './server/address.js';
 import { CLOSE_STEP_MS, SHUTDOWN_GRACE_MS, settleWithin } from './core/shutdown.js';
@@ -83,6 +84,8 @@ function loggerOptions(config: Config, logTo: DestinationStream | false | undefi
  * Elsewhere Fastify's default answer stands (sending the error keeps its status).
  */
 function routerError(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // No onRequest hook runs before this answer: a HEAD request routed as GET reads as HEAD again here.
+  restoreHeadMethod(request);
   if (request.url.startsWith('/api/v2/') || request.url.startsWith('/api/registry/')) platformRouterError(error, reply);
   else if (isSecretsPath(request.url)) sendSecretsError(reply, new ApiError(400, error.message, { messages: [] }));
   else if (request.url.startsWith('/_emulator')) reply.code(error.statusCode ?? 400).send({ error: error.message });
@@ -145,7 +148,11 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
     bodyLimit: 10 * 1024 * 1024,
     frameworkErrors: routerError,
     schemaController: lazyValidation,
+    // HEAD is answered by each GET route instead of a twin route per GET route (head-requests.ts).
+    exposeHeadRoutes: false,
+    rewriteUrl: routeHeadAsGet,
   });
+  answerHeadThroughGet(fastify);
   // The port is known once the server listens (UNDERSTUDY_PORT=0 picks one); before, the configured one.
   const listeningPort = () => (fastify.server.address() as { port: number } | null)?.port ?? config.port;
   const runtime: Runtime = {

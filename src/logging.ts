@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { textOf } from './core/json.js';
 import { redactUrl } from './core/redact.js';
 import { clientMethod } from './server/list-method.js';
+import { sentMethod } from './server/head-requests.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -21,7 +22,8 @@ declare module 'fastify' {
  */
 export function requestLogSerializer(request: FastifyRequest): Record<string, unknown> {
   return {
-    method: clientMethod(request),
+    // Logged before the first hook, while a HEAD request is still routed as GET (server/head-requests.ts).
+    method: clientMethod({ method: sentMethod(request), headers: request.headers }),
     url: redactUrl(request.url, { pattern: request.routeOptions?.url, secretParams: request.routeOptions?.config?.secretParams }),
     version: request.headers['accept-version'],
     host: request.host,
