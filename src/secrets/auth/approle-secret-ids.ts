@@ -261,8 +261,10 @@ function checkAddress(request: HandlerRequest, blocks: string[], what: string): 
 export function approleLogin(context: SecretsContext, request: HandlerRequest): LogicalResponse {
   const roleId = (request.fields.get<string | undefined>('role_id') ?? '').trim();
   if (roleId === '') throw badRequest('missing role_id');
-  const name = request.storage.get<string>(`role_id/${roleId}`);
-  const role = name === undefined ? undefined : request.storage.get<RoleEntry>(`role/${name}`);
+  // Read only here: the shared, frozen values skip an AES-GCM open per entry on every login, and a
+  // write to either entry seals new text, so a changed role is never read stale.
+  const name = request.storage.getShared<string>(`role_id/${roleId}`);
+  const role = name === undefined ? undefined : request.storage.getShared<RoleEntry>(`role/${name}`);
   if (!role) throw INVALID();
   let metadata: Record<string, string> = {};
   let tokenBoundCidrs = role.settings.boundCidrs;

@@ -101,6 +101,19 @@ describe('approle', () => {
     expect((await login({ role_id: await roleId('app') })).body.errors).toEqual(['missing secret_id']);
   });
 
+  it('sees a role change and a new role ID at the next login', async () => {
+    await role('changing', { token_policies: 'worker', token_ttl: '20m' });
+    const first = await secretId('changing');
+    const oldRoleId = await roleId('changing');
+    expect((await login({ role_id: oldRoleId, secret_id: first.secret_id })).body.auth).toMatchObject({ lease_duration: 1200 });
+    await role('changing', { token_ttl: '5m' });
+    const changed = await login({ role_id: oldRoleId, secret_id: first.secret_id });
+    expect(changed.body.auth).toMatchObject({ lease_duration: 300, policies: ['default', 'worker'] });
+    expect((await v1(server, 'POST', 'auth/approle/role/changing/role-id', { body: { role_id: 'changed-id' } })).status).toBe(204);
+    expect((await login({ role_id: oldRoleId, secret_id: first.secret_id })).body.errors).toEqual(['invalid role or secret ID']);
+    expect((await login({ role_id: 'changed-id', secret_id: first.secret_id })).status).toBe(200);
+  });
+
   it('looks up, lists and destroys secret IDs by value and by accessor', async () => {
     await role('ops', { token_policies: 'worker', secret_id_num_uses: 5 });
     const first = await secretId('ops', { metadata: { team: 'ops' } });
