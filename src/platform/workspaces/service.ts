@@ -82,12 +82,6 @@ export class WorkspaceService {
     return { organization, scope };
   }
 
-  private locateRow(principal: Principal, workspace: WorkspaceRow | undefined): Located {
-    const organization = workspace && organizationsRepo.findOrganizationById(this.db, workspace.organizationId);
-    if (!workspace || !organization) throw NOT_FOUND;
-    return this.standing(principal, workspace, organization);
-  }
-
   /** `teamsOfUser`: the user's teams there, when the read of the workspace joined them in. */
   private standing(
     principal: Principal,
@@ -113,9 +107,19 @@ export class WorkspaceService {
     return this.standing(principal, found.workspace, found.organization);
   }
 
+  /**
+   * The workspace `name` of the organization `organizationName` and the caller's standing: the
+   * 404 of a missing organization when the caller may not read it, as for a missing workspace.
+   */
   locateByName(principal: Principal, organizationName: string, name: string): Located {
-    const { organization } = this.organization(principal, organizationName);
-    return this.locateRow(principal, repo.findWorkspaceByName(this.db, organization.id, name));
+    const userId = principal.kind === 'user' ? principal.user.id : undefined;
+    const found = repo.findWorkspaceByNames(this.db, organizationName, name, userId);
+    if (!found) throw NOT_FOUND;
+    const { teamsOfUser } = found;
+    const joined = teamsOfUser === undefined ? undefined : () => teamsOfUser;
+    const located = this.standing(principal, found.workspace, found.organization, joined);
+    if (!located.scope.grants.has('read')) throw NOT_FOUND;
+    return located;
   }
 
   /** `located` if the caller holds `permission` on it; a 404 otherwise, as for a missing workspace. */

@@ -3,11 +3,12 @@ import { platform } from '../../helpers/app.js';
 import { ORG, startWorld, tokenOf, type World } from './world.js';
 
 /**
- * A user's workspace show reads the workspace, its organization and the caller's membership and
- * teams in one joined statement, and a page builds one permissions object per access level. Each
- * piece of state that read joins must show in the very next read after a write: the workspace,
- * the organization's settings, the caller's team access (on the workspace, on its project, and
- * the team membership itself), and the project the workspace sits in.
+ * A user's workspace show (by id, and by organization and name) reads the workspace, its
+ * organization and the caller's membership and teams in one joined statement, and a page builds
+ * one permissions object per access level. Each piece of state that read joins must show in the
+ * very next read after a write: the workspace, the organization's settings, the caller's team
+ * access (on the workspace, on its project, and the team membership itself), and the project the
+ * workspace sits in.
  */
 describe('the workspace show sees every write at once', () => {
   let world: World;
@@ -24,11 +25,22 @@ describe('the workspace show sees every write at once', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     return created.body.data.id as string;
   };
-  const workspace = (name: string) =>
-    create(`/organizations/${ORG}/workspaces`, {
+  const workspace = async (name: string) => {
+    const id = await create(`/organizations/${ORG}/workspaces`, {
       data: { type: 'workspaces', attributes: { name } },
     });
-  const showAs = (token: string, id: string) => platform(world.server, 'GET', `/workspaces/${id}`, { token });
+    names.set(id, name);
+    return id;
+  };
+  const names = new Map<string, string>();
+  /** The show by id, after checking that the show by organization and name answers the same. */
+  const showAs = async (token: string, id: string) => {
+    const byId = await platform(world.server, 'GET', `/workspaces/${id}`, { token });
+    const byName = await platform(world.server, 'GET', `/organizations/${ORG}/workspaces/${names.get(id)}`, { token });
+    expect(byName.status).toBe(byId.status);
+    expect(byName.body).toEqual(byId.body);
+    return byId;
+  };
   const member = tokenOf('member');
   const plain = () => world.teams['plain'] as string;
   const grant = (id: string, access: string) =>
