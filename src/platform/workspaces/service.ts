@@ -30,6 +30,7 @@ import type { WorkspaceSettingsInput } from './input.js';
 import * as repo from './repo.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
 import { pageOfWorkspaces } from './list-repo.js';
+import { locateWorkspace } from './located-cache.js';
 import { organizationDefaultMode } from './resource.js';
 import { mergeVcsRepo, resolveExecution, validToolVersion } from './rules.js';
 import { LATEST_RELEASE } from '../tool-versions/releases.js';
@@ -97,14 +98,12 @@ export class WorkspaceService {
   /** The workspace and the caller's standing, without deciding anything (routes then `require`). */
   locate(principal: Principal, id: string): Located {
     // A user's standing rides on the same read (one statement); tokens of teams and organizations carry theirs.
-    if (principal.kind === 'user') {
-      const found = repo.findWorkspaceWithMembership(this.db, id, principal.user.id);
-      if (!found) throw NOT_FOUND;
-      return this.standing(principal, found.workspace, found.organization, () => found.teamsOfUser);
-    }
-    const found = repo.findWorkspaceWithOrganization(this.db, id);
+    const user = principal.kind === 'user' ? principal.user.id : undefined;
+    const found = locateWorkspace(this.db, id, user);
     if (!found) throw NOT_FOUND;
-    return this.standing(principal, found.workspace, found.organization);
+    const { teamsOfUser } = found;
+    const joined = teamsOfUser === undefined ? undefined : () => (teamsOfUser === null ? null : [...teamsOfUser]);
+    return this.standing(principal, found.workspace, found.organization, joined);
   }
 
   /**

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platform } from '../../helpers/app.js';
+import { ADMIN_TOKEN, platform } from '../../helpers/app.js';
 import { ORG, startWorld, tokenOf, type World } from './world.js';
 
 /**
@@ -128,6 +128,26 @@ describe('the workspace show sees every write at once', () => {
     expect(shown.body.data.relationships.project.data.id).toBe(project);
     expect(shown.body.data.attributes.permissions['can-queue-apply']).toBe(true);
     expect(shown.body.data.attributes.permissions['can-update']).toBe(false);
+  });
+
+  it('shows a write made straight to the store, on no repository path, in the next read', async () => {
+    const id = await workspace('fresh-raw');
+    await grant(id, 'read');
+    for (const token of [member, undefined]) {
+      expect((await showAs(token ?? ADMIN_TOKEN, id)).body.data.attributes.description).toBeNull();
+    }
+    const { sqlite } = world.server.app.runtime.store;
+    sqlite.prepare('UPDATE workspaces SET description = ? WHERE id = ?').run('written raw', id);
+    expect((await showAs(member, id)).body.data.attributes.description).toBe('written raw');
+    expect((await showAs(ADMIN_TOKEN, id)).body.data.attributes.description).toBe('written raw');
+
+    sqlite.prepare('DELETE FROM team_members WHERE team_id = ?').run(plain());
+    try {
+      expect((await showAs(member, id)).status).toBe(404);
+    } finally {
+      expect((await platform(world.server, 'POST', `/teams/${plain()}/relationships/users`, { body: members('member') })).status).toBe(204);
+    }
+    expect((await showAs(member, id)).status).toBe(200);
   });
 
   it('gives each row of a page the permissions of its own level', async () => {

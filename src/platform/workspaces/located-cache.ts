@@ -1,0 +1,44 @@
+import { perConnection } from '../../store/per-connection.js';
+import { ReadCache } from '../../store/read-cache.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
+import type { OrganizationRow, TeamRow } from '../auth/principal.js';
+import { findWorkspaceWithMembership, findWorkspaceWithOrganization, type WorkspaceRow } from './repo.js';
+
+/** What a workspace read by id starts from: the row, its organization, and a user caller's teams there. */
+interface Located {
+  readonly workspace: WorkspaceRow;
+  readonly organization: OrganizationRow;
+  /** A user's teams in the organization (null: no active membership); undefined for other callers. */
+  readonly teamsOfUser?: readonly TeamRow[] | null;
+}
+
+/** Freezes plain data all the way down (rows hold JSON values: arrays and objects). */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value as object)) deepFreeze(member);
+  }
+  return value;
+}
+
+/**
+ * Every route under `/workspaces/:id` reads the workspace, its organization and the caller's
+ * standing first; kept per connection and caller (store/read-cache.ts), dropped on any write to
+ * the tables that read joins.
+ */
+const locatedCache = perConnection(
+  (sqlite) =>
+    new ReadCache<Located>(
+      sqlite,
+      'workspace_located',
+      ['workspaces', 'organizations', 'organization_memberships', 'team_members', 'teams'],
+      deepFreeze,
+    ),
+);
+
+/** `findWorkspaceWithMembership` (with `userId`) or `findWorkspaceWithOrganization`, kept between writes. */
+export function locateWorkspace(db: DbOrTx, id: string, userId?: string): Located | undefined {
+  return locatedCache(sqliteOf(db)).get(`${userId ?? ''}\u0000${id}`, () =>
+    userId === undefined ? findWorkspaceWithOrganization(db, id) : findWorkspaceWithMembership(db, id, userId),
+  );
+}

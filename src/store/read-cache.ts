@@ -1,0 +1,62 @@
+import type Database from 'better-sqlite3';
+import { StoreDerived } from './generation.js';
+
+/** Entries kept per cache; past this many the oldest goes first. */
+const ENTRY_LIMIT = 256;
+
+/**
+ * Rows a hot read derives from `tables`, kept per store connection by a key, so a repeated read
+ * runs no statement. What keeps it true:
+ *
+ * - every write to one of `tables` (insert, update, delete, on any path: a repository, a seed, a
+ *   reset, a restore, a foreign-key cascade, raw SQL) fires a temporary trigger on this
+ *   connection that drops everything kept: no write path has to remember to tell the cache;
+ * - a reset, a snapshot restore or an import bumps the store's generation, which drops it too;
+ * - inside a transaction it is neither read nor filled: the transaction may see rows it wrote
+ *   and then roll back;
+ * - only what was found is kept, never absence, so a row made after a miss is found at once.
+ *
+ * Kept values are frozen (`freeze`), so a caller that changed one would fail at once instead of
+ * changing it for every later request. The triggers live in the connection's `temp` schema: a
+ * snapshot, an export and the schema checks read `main` only.
+ */
+export class ReadCache<V> {
+  private readonly entries: StoreDerived<Map<string, V>>;
+
+  constructor(
+    private readonly sqlite: Database.Database,
+    /** Names the cache's SQL function and triggers (letters and underscores). */
+    name: string,
+    tables: readonly string[],
+    private readonly freeze: (value: V) => V,
+  ) {
+    this.entries = new StoreDerived(sqlite, () => new Map<string, V>());
+    const written = `understudy_${name}_written`;
+    sqlite.function(written, { deterministic: false }, () => {
+      this.entries.drop();
+      return null;
+    });
+    for (const table of tables) {
+      for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
+        sqlite.exec(
+          `CREATE TEMP TRIGGER IF NOT EXISTS "${written}_${table}_${event.toLowerCase()}" ` +
+            `AFTER ${event} ON main."${table}" BEGIN SELECT ${written}(); END`,
+        );
+      }
+    }
+  }
+
+  /** The value of `key`, read with `read` when not kept (and kept when found outside a transaction). */
+  get(key: string, read: () => V | undefined): V | undefined {
+    if (this.sqlite.inTransaction) return read();
+    const entries = this.entries.get();
+    const kept = entries.get(key);
+    if (kept !== undefined) return kept;
+    const value = read();
+    if (value === undefined) return undefined;
+    if (entries.size >= ENTRY_LIMIT) entries.delete(entries.keys().next().value as string);
+    const frozen = this.freeze(value);
+    entries.set(key, frozen);
+    return frozen;
+  }
+}
