@@ -30,7 +30,7 @@ import type { WorkspaceSettingsInput } from './input.js';
 import * as repo from './repo.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
 import { pageOfWorkspaces } from './list-repo.js';
-import { locateWorkspace } from './located-cache.js';
+import { locateWorkspace, locateWorkspaceByNames } from './located-cache.js';
 import { organizationDefaultMode } from './resource.js';
 import { mergeVcsRepo, resolveExecution, validToolVersion } from './rules.js';
 import { LATEST_RELEASE } from '../tool-versions/releases.js';
@@ -112,10 +112,10 @@ export class WorkspaceService {
    */
   locateByName(principal: Principal, organizationName: string, name: string): Located {
     const userId = principal.kind === 'user' ? principal.user.id : undefined;
-    const found = repo.findWorkspaceByNames(this.db, organizationName, name, userId);
+    const found = locateWorkspaceByNames(this.db, organizationName, name, userId);
     if (!found) throw NOT_FOUND;
     const { teamsOfUser } = found;
-    const joined = teamsOfUser === undefined ? undefined : () => teamsOfUser;
+    const joined = teamsOfUser === undefined ? undefined : () => (teamsOfUser === null ? null : [...teamsOfUser]);
     const located = this.standing(principal, found.workspace, found.organization, joined);
     if (!located.scope.grants.has('read')) throw NOT_FOUND;
     return located;
