@@ -60,3 +60,12 @@ export class ReadCache<V> {
     return frozen;
   }
 }
+
+/** Freezes plain data all the way down (rows hold JSON values: arrays and objects), for `ReadCache`'s `freeze`. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value as object)) deepFreeze(member);
+  }
+  return value;
+}

@@ -1,5 +1,5 @@
 import { perConnection } from '../../store/per-connection.js';
-import { ReadCache } from '../../store/read-cache.js';
+import { deepFreeze, ReadCache } from '../../store/read-cache.js';
 import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import type { OrganizationRow, TeamRow } from '../auth/principal.js';
 import { findWorkspaceByNames, findWorkspaceWithMembership, findWorkspaceWithOrganization, type WorkspaceRow } from './repo.js';
@@ -10,15 +10,6 @@ interface Located {
   readonly organization: OrganizationRow;
   /** A user's teams in the organization (null: no active membership); undefined for other callers. */
   readonly teamsOfUser?: readonly TeamRow[] | null;
-}
-
-/** Freezes plain data all the way down (rows hold JSON values: arrays and objects). */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const member of Object.values(value as object)) deepFreeze(member);
-  }
-  return value;
 }
 
 /**

@@ -29,7 +29,7 @@ import { defaultWorkspaceRow } from './defaults.js';
 import type { WorkspaceSettingsInput } from './input.js';
 import * as repo from './repo.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
-import { pageOfWorkspaces } from './list-repo.js';
+import { keptPageOfWorkspaces } from './page-cache.js';
 import { locateWorkspace, locateWorkspaceByNames } from './located-cache.js';
 import { organizationDefaultMode } from './resource.js';
 import { mergeVcsRepo, resolveExecution, validToolVersion } from './rules.js';
@@ -270,7 +270,7 @@ export class WorkspaceService {
   list(principal: Principal, organizationName: string, filter: WorkspaceFilter, sort: WorkspaceSort, page: Page) {
     const { organization, scope } = this.organization(principal, organizationName);
     const readable = new WorkspacePermissions(this.db).readable(scope);
-    return { organization, scope, ...pageOfWorkspaces(this.db, organization.id, readable, filter, sort, page) };
+    return { organization, scope, ...keptPageOfWorkspaces(this.db, organization.id, readable, filter, sort, page) };
   }
 
   /** Workspace admins delete, and so does a team whose access to the workspace's project includes deleting its workspaces. */

@@ -150,6 +150,38 @@ describe('the workspace show sees every write at once', () => {
     expect((await showAs(member, id)).status).toBe(200);
   });
 
+  it('shows every write in the next read of the same page', async () => {
+    const pageOf = async (token: string, query = 'search[name]=fresh-list') => {
+      const page = await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?${query}`, { token });
+      expect(page.status).toBe(200);
+      return (page.body.data as { id: string; attributes: { name: string; description: string | null } }[]).map(
+        ({ attributes }) => `${attributes.name}:${attributes.description ?? ''}`,
+      );
+    };
+    expect(await pageOf(ADMIN_TOKEN)).toEqual([]);
+    const first = await workspace('fresh-list-1');
+    expect(await pageOf(ADMIN_TOKEN)).toEqual(['fresh-list-1:']);
+    expect(await pageOf(member)).toEqual([]);
+    await grant(first, 'read');
+    expect(await pageOf(member)).toEqual(['fresh-list-1:']);
+
+    const { sqlite } = world.server.app.runtime.store;
+    sqlite.prepare('UPDATE workspaces SET description = ? WHERE id = ?').run('raw', first);
+    expect(await pageOf(ADMIN_TOKEN)).toEqual(['fresh-list-1:raw']);
+
+    const tagged = 'filter[tagged][0][key]=fresh&filter[tagged][0][value]=list';
+    expect(await pageOf(ADMIN_TOKEN, tagged)).toEqual([]);
+    const bound = await platform(world.server, 'PATCH', `/workspaces/${first}/tag-bindings`, {
+      body: { data: [{ type: 'tag-bindings', attributes: { key: 'fresh', value: 'list' } }] },
+    });
+    expect(bound.status).toBe(200);
+    expect(await pageOf(ADMIN_TOKEN, tagged)).toEqual(['fresh-list-1:raw']);
+
+    expect((await platform(world.server, 'DELETE', `/workspaces/${first}`)).status).toBe(204);
+    expect(await pageOf(ADMIN_TOKEN)).toEqual([]);
+    expect(await pageOf(ADMIN_TOKEN, tagged)).toEqual([]);
+  });
+
   it('gives each row of a page the permissions of its own level', async () => {
     const readable = await workspace('fresh-page-read');
     const administered = await workspace('fresh-page-admin');
