@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { StoreDerived } from './generation.js';
 
-/** Entries kept per cache; past this many the oldest goes first. */
+/** Entries kept per cache unless it says otherwise; past the limit the oldest goes first. */
 const ENTRY_LIMIT = 256;
 
 /**
@@ -29,6 +29,7 @@ export class ReadCache<V> {
     name: string,
     tables: readonly string[],
     private readonly freeze: (value: V) => V,
+    private readonly limit = ENTRY_LIMIT,
   ) {
     this.entries = new StoreDerived(sqlite, () => new Map<string, V>());
     const written = `understudy_${name}_written`;
@@ -54,7 +55,7 @@ export class ReadCache<V> {
     if (kept !== undefined) return kept;
     const value = read();
     if (value === undefined) return undefined;
-    if (entries.size >= ENTRY_LIMIT) entries.delete(entries.keys().next().value as string);
+    if (entries.size >= this.limit) entries.delete(entries.keys().next().value as string);
     const frozen = this.freeze(value);
     entries.set(key, frozen);
     return frozen;

@@ -8,6 +8,9 @@ import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
 
 type Page = { readonly rows: readonly WorkspaceRow[]; readonly total: number };
 
+/** Pages kept: a page holds up to 100 wide rows, so fewer than the default (a client walking a big list passes through). */
+const PAGE_LIMIT = 32;
+
 /**
  * A page of an organization's workspaces, kept per connection by everything that decides it (the
  * organization, what the caller may read, filter, sort, offset and size) and dropped on any write
@@ -22,6 +25,7 @@ const pageCache = perConnection(
       'workspace_page',
       ['workspaces', 'tags', 'workspace_tags', 'tag_bindings', 'team_workspaces', 'runs', 'list_counts'],
       deepFreeze,
+      PAGE_LIMIT,
     ),
 );
 
