@@ -23,33 +23,45 @@ const ENTRY_LIMIT = 256;
 export class ReadCache<V> {
   private readonly entries: StoreDerived<Map<string, V>>;
 
+  /** Whether the triggers are in place; made at the first read outside a transaction. */
+  private watching = false;
+
   constructor(
     private readonly sqlite: Database.Database,
     /** Names the cache's SQL function and triggers (letters and underscores). */
-    name: string,
-    tables: readonly string[],
+    private readonly name: string,
+    private readonly tables: readonly string[],
     private readonly freeze: (value: V) => V,
     private readonly limit = ENTRY_LIMIT,
   ) {
     this.entries = new StoreDerived(sqlite, () => new Map<string, V>());
-    const written = `understudy_${name}_written`;
-    sqlite.function(written, { deterministic: false }, () => {
+  }
+
+  /**
+   * Creates the function and the triggers. Never inside a transaction: a rollback would take the
+   * triggers with it and leave the cache blind to writes. Nothing is kept before they exist.
+   */
+  private watch(): void {
+    const written = `understudy_${this.name}_written`;
+    this.sqlite.function(written, { deterministic: false }, () => {
       this.entries.drop();
       return null;
     });
-    for (const table of tables) {
+    for (const table of this.tables) {
       for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
-        sqlite.exec(
+        this.sqlite.exec(
           `CREATE TEMP TRIGGER IF NOT EXISTS "${written}_${table}_${event.toLowerCase()}" ` +
             `AFTER ${event} ON main."${table}" BEGIN SELECT ${written}(); END`,
         );
       }
     }
+    this.watching = true;
   }
 
   /** The value of `key`, read with `read` when not kept (and kept when found outside a transaction). */
   get(key: string, read: () => V | undefined): V | undefined {
     if (this.sqlite.inTransaction) return read();
+    if (!this.watching) this.watch();
     const entries = this.entries.get();
     const kept = entries.get(key);
     if (kept !== undefined) return kept;
