@@ -47,8 +47,10 @@ export function platformAuthentication(context: Runtime): onRequestHookHandler {
   // A callback hook, not an async one: it runs on every request and never awaits, so the promise
   // and the microtask an async hook costs buy nothing. A refusal goes to `done` as the error.
   return function authenticatePlatformRequest(request, _reply, done) {
-    if (request.routeOptions.config.public) return done();
-    if (request.routeOptions.config.taskAccess) {
+    // `routeOptions` is a getter that builds a fresh object on every read: read it once.
+    const { config } = request.routeOptions;
+    if (config.public) return done();
+    if (config.taskAccess) {
       const runId = runOfTaskAccessToken(context.store.db, bearerToken(request.headers.authorization));
       if (runId !== undefined) {
         request.taskRunId = runId;

@@ -7,6 +7,7 @@ import { rowReader } from '../row-reader.js';
 import { sqliteOf, type Db } from '../../store/store.js';
 import { organizations, platformTokens, teams, users } from '../../store/tables.js';
 import type { Principal, UserRow } from './principal.js';
+import { platformTokenCache, type TokenAndUser } from './token-cache.js';
 
 /** `last-used-at` is written at most this often per token, so authenticating stays a read. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
@@ -32,12 +33,17 @@ const TOKEN_AND_USER_BY_HASH =
   `SELECT ${tokenRows.columns('t')}, ${userRows.columns('u')} FROM platform_tokens t ` +
   'LEFT JOIN users u ON u.id = t.user_id WHERE t.token_hash = ?';
 
-function tokenAndUserByHash(db: Db, hash: string): { token: TokenRow; user: UserRow | null } | undefined {
+function tokenAndUserByHash(db: Db, hash: string): TokenAndUser | undefined {
   const values = preparedSql(sqliteOf(db), TOKEN_AND_USER_BY_HASH).raw().get(hash) as unknown[] | undefined;
   if (values === undefined) return undefined;
   // No user row (the left join found none): its id, like every column, is null.
   const user = values[tokenRows.width] === null ? null : userRows.read(values, tokenRows.width);
   return { token: tokenRows.read(values), user };
+}
+
+/** The token's row and user, from the connection's cache when kept there (token-cache.ts). */
+function tokenAndUser(db: Db, token: string): TokenAndUser | undefined {
+  return platformTokenCache(sqliteOf(db)).get(token, () => tokenAndUserByHash(db, sha256Hex(token)));
 }
 
 const teamById = prepared((db) =>
@@ -63,7 +69,7 @@ export function bearerToken(header: string | undefined): string | undefined {
 
 /** Whether `token` is a live token (the rate limiter's test: only those get a budget of their own). */
 export function isLiveToken(db: Db, clock: Clock, token: string): boolean {
-  const row = tokenByHash(db).get({ hash: sha256Hex(token) });
+  const row = tokenAndUser(db, token)?.token;
   return row !== undefined && !(row.expiredAt && row.expiredAt.getTime() <= clock.nowMs());
 }
 
@@ -73,7 +79,7 @@ export function isLiveToken(db: Db, clock: Clock, token: string): boolean {
  */
 export function authenticate(db: Db, clock: Clock, token: string | undefined): Principal {
   if (!token) throw UNAUTHORIZED;
-  const found = tokenAndUserByHash(db, sha256Hex(token));
+  const found = tokenAndUser(db, token);
   const now = clock.nowMs();
   const row = found?.token;
   if (!row || (row.expiredAt && row.expiredAt.getTime() <= now)) throw UNAUTHORIZED;

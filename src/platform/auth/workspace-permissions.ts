@@ -1,13 +1,14 @@
-import { and } from 'drizzle-orm';
-import { inList } from '../../store/sql-lists.js';
+import { jsonList } from '../../store/sql-lists.js';
 import { ApiError } from '../../core/errors.js';
-import type { DbOrTx } from '../../store/store.js';
+import { preparedSql } from '../../store/prepared.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import type { CustomWorkspaceAccess } from '../../store/schema/workspaces.js';
-import { teamProjects, teamWorkspaces, workspaces } from '../../store/tables.js';
+import { teamProjects } from '../../store/tables.js';
 import { defaultProjectId } from '../default-project.js';
+import { rowReader } from '../row-reader.js';
 import { inSlices } from '../sql-slices.js';
 import { Permissions, type OrganizationPermission } from './permissions.js';
-import { projectGrantLevel, TEAM_PROJECT_ACCESS_COLUMNS } from './project-permissions.js';
+import { projectGrantLevel } from './project-permissions.js';
 import type { Principal, TeamRow } from './principal.js';
 
 /**
@@ -104,6 +105,16 @@ export interface CallerScope {
  */
 export type ReadableSet = { all: true } | { all: false; teamIds: readonly string[]; projectIds: readonly string[] };
 
+// Every workspace read of a caller below `admin` asks these: raw statements compiled once per
+// connection, their lists bound as one JSON array each (store/sql-lists.ts), rather than a drizzle
+// query built anew per request.
+const TEAM_GRANTS =
+  'SELECT workspace_id, access, custom_permissions FROM team_workspaces ' +
+  'WHERE team_id IN (SELECT value FROM json_each(?)) AND workspace_id IN (SELECT value FROM json_each(?))';
+const PROJECTS_OF = 'SELECT id, project_id FROM workspaces WHERE id IN (SELECT value FROM json_each(?))';
+const projectGrantRows = rowReader(teamProjects);
+const PROJECT_GRANTS = `SELECT ${projectGrantRows.columns('p')} FROM team_projects p WHERE p.team_id IN (SELECT value FROM json_each(?))`;
+
 export class WorkspacePermissions {
   constructor(private readonly db: DbOrTx) {}
 
@@ -122,25 +133,23 @@ export class WorkspacePermissions {
   levels(scope: CallerScope, workspaceIds: readonly string[]): Map<string, AccessLevel | null> {
     const result = new Map<string, AccessLevel | null>(workspaceIds.map((id) => [id, scope.organizationLevel]));
     if (scope.organizationLevel === 'admin' || scope.teamIds.length === 0 || workspaceIds.length === 0) return result;
+    const sqlite = sqliteOf(this.db);
+    const teamIds = jsonList(scope.teamIds);
     // A request body may name any number of workspaces; slices keep each statement within SQLite's limits.
     for (const slice of inSlices([...result.keys()])) {
-      const rows = this.db
-        .select({ workspaceId: teamWorkspaces.workspaceId, access: teamWorkspaces.access, custom: teamWorkspaces.customPermissions })
-        .from(teamWorkspaces)
-        .where(and(inList(teamWorkspaces.teamId, [...scope.teamIds]), inList(teamWorkspaces.workspaceId, slice)))
-        .all();
-      for (const row of rows) result.set(row.workspaceId, higher(result.get(row.workspaceId) ?? null, grantLevel(row.access, row.custom)));
+      type Grant = [workspaceId: string, access: AccessLevel | 'custom', custom: string | null];
+      const rows = preparedSql(sqlite, TEAM_GRANTS).raw().all(teamIds, jsonList(slice)) as Grant[];
+      for (const [workspaceId, access, custom] of rows) {
+        const level = grantLevel(access, custom === null ? null : (JSON.parse(custom) as CustomWorkspaceAccess));
+        result.set(workspaceId, higher(result.get(workspaceId) ?? null, level));
+      }
     }
     const byProject = this.projectLevels(scope);
     if (byProject.size === 0) return result;
     const fallback = defaultProjectId(scope.organizationId);
     for (const slice of inSlices([...result.keys()])) {
-      const rows = this.db
-        .select({ id: workspaces.id, projectId: workspaces.projectId })
-        .from(workspaces)
-        .where(inList(workspaces.id, slice))
-        .all();
-      for (const row of rows) result.set(row.id, higher(result.get(row.id) ?? null, byProject.get(row.projectId ?? fallback) ?? null));
+      const rows = preparedSql(sqlite, PROJECTS_OF).raw().all(jsonList(slice)) as [string, string | null][];
+      for (const [id, projectId] of rows) result.set(id, higher(result.get(id) ?? null, byProject.get(projectId ?? fallback) ?? null));
     }
     return result;
   }
@@ -149,12 +158,9 @@ export class WorkspacePermissions {
   private projectLevels(scope: CallerScope): Map<string, AccessLevel> {
     const levels = new Map<string, AccessLevel>();
     if (scope.teamIds.length === 0) return levels;
-    const grants = this.db
-      .select(TEAM_PROJECT_ACCESS_COLUMNS)
-      .from(teamProjects)
-      .where(inList(teamProjects.teamId, [...scope.teamIds]))
-      .all();
-    for (const grant of grants) {
+    const rows = preparedSql(sqliteOf(this.db), PROJECT_GRANTS).raw().all(jsonList(scope.teamIds)) as unknown[][];
+    for (const values of rows) {
+      const grant = projectGrantRows.read(values);
       const level = projectGrantLevel(grant);
       levels.set(grant.projectId, higher(levels.get(grant.projectId) ?? null, level) ?? level);
     }

@@ -70,6 +70,40 @@ export function findWorkspaceWithMembership(
   };
 }
 
+// The same reads by organization and workspace name (a show by name): the organization, the
+// workspace and the caller's standing in one statement, where they took five (the organization,
+// the caller's teams, the workspace, then the organization and teams again).
+const WITH_ORGANIZATION_BY_NAMES =
+  `SELECT ${workspaceRows.columns('w')}, ${organizationRows.columns('o')} ` +
+  'FROM organizations o JOIN workspaces w ON w.organization_id = o.id AND w.name = ? WHERE o.name = ?';
+const WITH_ORGANIZATION_AND_MEMBERSHIP_BY_NAMES =
+  `SELECT ${workspaceRows.columns('w')}, ${organizationRows.columns('o')}, ${CALLER_MEMBERSHIP.columns} ` +
+  `FROM organizations o JOIN workspaces w ON w.organization_id = o.id AND w.name = ? ${CALLER_MEMBERSHIP.joins('o.id')} ` +
+  'WHERE o.name = ?';
+
+/**
+ * The workspace `name` of the organization named `organizationName`, with the organization, or
+ * undefined when either is missing; with `userId`, also the teams that user belongs to there
+ * (null: no active membership).
+ */
+export function findWorkspaceByNames(
+  db: DbOrTx,
+  organizationName: string,
+  name: string,
+  userId?: string,
+): { workspace: WorkspaceRow; organization: OrganizationRow; teamsOfUser?: TeamRow[] | null } | undefined {
+  const sqlite = sqliteOf(db);
+  const rows = (
+    userId === undefined
+      ? preparedSql(sqlite, WITH_ORGANIZATION_BY_NAMES).raw().all(name, organizationName)
+      : preparedSql(sqlite, WITH_ORGANIZATION_AND_MEMBERSHIP_BY_NAMES).raw().all(name, userId, organizationName)
+  ) as unknown[][];
+  const first = rows[0];
+  if (first === undefined) return undefined;
+  const found = { workspace: workspaceRows.read(first), organization: organizationRows.read(first, workspaceRows.width) };
+  return userId === undefined ? found : { ...found, teamsOfUser: teamsOfMembership(rows, workspaceRows.width + organizationRows.width) };
+}
+
 export function findWorkspaceByName(db: DbOrTx, organizationId: string, name: string): WorkspaceRow | undefined {
   return one(preparedSql(sqliteOf(db), BY_NAME).raw().get(organizationId, name));
 }

@@ -29,7 +29,8 @@ import { defaultWorkspaceRow } from './defaults.js';
 import type { WorkspaceSettingsInput } from './input.js';
 import * as repo from './repo.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
-import { pageOfWorkspaces } from './list-repo.js';
+import { keptPageOfWorkspaces } from './page-cache.js';
+import { locateWorkspace, locateWorkspaceByNames } from './located-cache.js';
 import { organizationDefaultMode } from './resource.js';
 import { mergeVcsRepo, resolveExecution, validToolVersion } from './rules.js';
 import { LATEST_RELEASE } from '../tool-versions/releases.js';
@@ -82,12 +83,6 @@ export class WorkspaceService {
     return { organization, scope };
   }
 
-  private locateRow(principal: Principal, workspace: WorkspaceRow | undefined): Located {
-    const organization = workspace && organizationsRepo.findOrganizationById(this.db, workspace.organizationId);
-    if (!workspace || !organization) throw NOT_FOUND;
-    return this.standing(principal, workspace, organization);
-  }
-
   /** `teamsOfUser`: the user's teams there, when the read of the workspace joined them in. */
   private standing(
     principal: Principal,
@@ -103,19 +98,27 @@ export class WorkspaceService {
   /** The workspace and the caller's standing, without deciding anything (routes then `require`). */
   locate(principal: Principal, id: string): Located {
     // A user's standing rides on the same read (one statement); tokens of teams and organizations carry theirs.
-    if (principal.kind === 'user') {
-      const found = repo.findWorkspaceWithMembership(this.db, id, principal.user.id);
-      if (!found) throw NOT_FOUND;
-      return this.standing(principal, found.workspace, found.organization, () => found.teamsOfUser);
-    }
-    const found = repo.findWorkspaceWithOrganization(this.db, id);
+    const user = principal.kind === 'user' ? principal.user.id : undefined;
+    const found = locateWorkspace(this.db, id, user);
     if (!found) throw NOT_FOUND;
-    return this.standing(principal, found.workspace, found.organization);
+    const { teamsOfUser } = found;
+    const joined = teamsOfUser === undefined ? undefined : () => (teamsOfUser === null ? null : [...teamsOfUser]);
+    return this.standing(principal, found.workspace, found.organization, joined);
   }
 
+  /**
+   * The workspace `name` of the organization `organizationName` and the caller's standing: the
+   * 404 of a missing organization when the caller may not read it, as for a missing workspace.
+   */
   locateByName(principal: Principal, organizationName: string, name: string): Located {
-    const { organization } = this.organization(principal, organizationName);
-    return this.locateRow(principal, repo.findWorkspaceByName(this.db, organization.id, name));
+    const userId = principal.kind === 'user' ? principal.user.id : undefined;
+    const found = locateWorkspaceByNames(this.db, organizationName, name, userId);
+    if (!found) throw NOT_FOUND;
+    const { teamsOfUser } = found;
+    const joined = teamsOfUser === undefined ? undefined : () => (teamsOfUser === null ? null : [...teamsOfUser]);
+    const located = this.standing(principal, found.workspace, found.organization, joined);
+    if (!located.scope.grants.has('read')) throw NOT_FOUND;
+    return located;
   }
 
   /** `located` if the caller holds `permission` on it; a 404 otherwise, as for a missing workspace. */
@@ -267,7 +270,7 @@ export class WorkspaceService {
   list(principal: Principal, organizationName: string, filter: WorkspaceFilter, sort: WorkspaceSort, page: Page) {
     const { organization, scope } = this.organization(principal, organizationName);
     const readable = new WorkspacePermissions(this.db).readable(scope);
-    return { organization, scope, ...pageOfWorkspaces(this.db, organization.id, readable, filter, sort, page) };
+    return { organization, scope, ...keptPageOfWorkspaces(this.db, organization.id, readable, filter, sort, page) };
   }
 
   /** Workspace admins delete, and so does a team whose access to the workspace's project includes deleting its workspaces. */

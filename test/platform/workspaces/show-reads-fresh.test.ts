@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { platform } from '../../helpers/app.js';
+import { ADMIN_TOKEN, platform } from '../../helpers/app.js';
 import { ORG, startWorld, tokenOf, type World } from './world.js';
 
 /**
- * A user's workspace show reads the workspace, its organization and the caller's membership and
- * teams in one joined statement, and a page builds one permissions object per access level. Each
- * piece of state that read joins must show in the very next read after a write: the workspace,
- * the organization's settings, the caller's team access (on the workspace, on its project, and
- * the team membership itself), and the project the workspace sits in.
+ * A user's workspace show (by id, and by organization and name) reads the workspace, its
+ * organization and the caller's membership and teams in one joined statement, and a page builds
+ * one permissions object per access level. Each piece of state that read joins must show in the
+ * very next read after a write: the workspace, the organization's settings, the caller's team
+ * access (on the workspace, on its project, and the team membership itself), and the project the
+ * workspace sits in.
  */
 describe('the workspace show sees every write at once', () => {
   let world: World;
@@ -24,11 +25,22 @@ describe('the workspace show sees every write at once', () => {
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     return created.body.data.id as string;
   };
-  const workspace = (name: string) =>
-    create(`/organizations/${ORG}/workspaces`, {
+  const workspace = async (name: string) => {
+    const id = await create(`/organizations/${ORG}/workspaces`, {
       data: { type: 'workspaces', attributes: { name } },
     });
-  const showAs = (token: string, id: string) => platform(world.server, 'GET', `/workspaces/${id}`, { token });
+    names.set(id, name);
+    return id;
+  };
+  const names = new Map<string, string>();
+  /** The show by id, after checking that the show by organization and name answers the same. */
+  const showAs = async (token: string, id: string) => {
+    const byId = await platform(world.server, 'GET', `/workspaces/${id}`, { token });
+    const byName = await platform(world.server, 'GET', `/organizations/${ORG}/workspaces/${names.get(id)}`, { token });
+    expect(byName.status).toBe(byId.status);
+    expect(byName.body).toEqual(byId.body);
+    return byId;
+  };
   const member = tokenOf('member');
   const plain = () => world.teams['plain'] as string;
   const grant = (id: string, access: string) =>
@@ -116,6 +128,58 @@ describe('the workspace show sees every write at once', () => {
     expect(shown.body.data.relationships.project.data.id).toBe(project);
     expect(shown.body.data.attributes.permissions['can-queue-apply']).toBe(true);
     expect(shown.body.data.attributes.permissions['can-update']).toBe(false);
+  });
+
+  it('shows a write made straight to the store, on no repository path, in the next read', async () => {
+    const id = await workspace('fresh-raw');
+    await grant(id, 'read');
+    for (const token of [member, undefined]) {
+      expect((await showAs(token ?? ADMIN_TOKEN, id)).body.data.attributes.description).toBeNull();
+    }
+    const { sqlite } = world.server.app.runtime.store;
+    sqlite.prepare('UPDATE workspaces SET description = ? WHERE id = ?').run('written raw', id);
+    expect((await showAs(member, id)).body.data.attributes.description).toBe('written raw');
+    expect((await showAs(ADMIN_TOKEN, id)).body.data.attributes.description).toBe('written raw');
+
+    sqlite.prepare('DELETE FROM team_members WHERE team_id = ?').run(plain());
+    try {
+      expect((await showAs(member, id)).status).toBe(404);
+    } finally {
+      expect((await platform(world.server, 'POST', `/teams/${plain()}/relationships/users`, { body: members('member') })).status).toBe(204);
+    }
+    expect((await showAs(member, id)).status).toBe(200);
+  });
+
+  it('shows every write in the next read of the same page', async () => {
+    const pageOf = async (token: string, query = 'search[name]=fresh-list') => {
+      const page = await platform(world.server, 'GET', `/organizations/${ORG}/workspaces?${query}`, { token });
+      expect(page.status).toBe(200);
+      return (page.body.data as { id: string; attributes: { name: string; description: string | null } }[]).map(
+        ({ attributes }) => `${attributes.name}:${attributes.description ?? ''}`,
+      );
+    };
+    expect(await pageOf(ADMIN_TOKEN)).toEqual([]);
+    const first = await workspace('fresh-list-1');
+    expect(await pageOf(ADMIN_TOKEN)).toEqual(['fresh-list-1:']);
+    expect(await pageOf(member)).toEqual([]);
+    await grant(first, 'read');
+    expect(await pageOf(member)).toEqual(['fresh-list-1:']);
+
+    const { sqlite } = world.server.app.runtime.store;
+    sqlite.prepare('UPDATE workspaces SET description = ? WHERE id = ?').run('raw', first);
+    expect(await pageOf(ADMIN_TOKEN)).toEqual(['fresh-list-1:raw']);
+
+    const tagged = 'filter[tagged][0][key]=fresh&filter[tagged][0][value]=list';
+    expect(await pageOf(ADMIN_TOKEN, tagged)).toEqual([]);
+    const bound = await platform(world.server, 'PATCH', `/workspaces/${first}/tag-bindings`, {
+      body: { data: [{ type: 'tag-bindings', attributes: { key: 'fresh', value: 'list' } }] },
+    });
+    expect(bound.status).toBe(200);
+    expect(await pageOf(ADMIN_TOKEN, tagged)).toEqual(['fresh-list-1:raw']);
+
+    expect((await platform(world.server, 'DELETE', `/workspaces/${first}`)).status).toBe(204);
+    expect(await pageOf(ADMIN_TOKEN)).toEqual([]);
+    expect(await pageOf(ADMIN_TOKEN, tagged)).toEqual([]);
   });
 
   it('gives each row of a page the permissions of its own level', async () => {
