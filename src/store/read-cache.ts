@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import { StoreDerived } from './generation.js';
+import { perConnection } from './per-connection.js';
 
 /** Entries kept per cache unless it says otherwise; past the limit the oldest goes first. */
 const ENTRY_LIMIT = 256;
@@ -20,6 +21,27 @@ const ENTRY_LIMIT = 256;
  * changing it for every later request. The triggers live in the connection's `temp` schema: a
  * snapshot, an export and the schema checks read `main` only.
  */
+/** The read caches' triggers on a connection, by name: their SQL, to make them again. */
+const triggersOf = perConnection(() => new Map<string, string>());
+
+/**
+ * Runs `work` (a reset's or a restore's whole-table copy) with the read caches' triggers taken off
+ * and puts them back after, whether it succeeded or not. A table with a trigger loses SQLite's two
+ * bulk paths, emptying a table at once and copying a table page by page, and calls the trigger's
+ * function once per row: a restore of 10,000 workspaces took three times as long. `work` must end
+ * by replacing the store's generation when it changed anything (it drops every cache then); when
+ * it fails, its transaction rolled back and what the caches hold is still true.
+ */
+export function withoutReadCacheTriggers<T>(sqlite: Database.Database, work: () => T): T {
+  const triggers = triggersOf(sqlite);
+  for (const name of triggers.keys()) sqlite.exec(`DROP TRIGGER IF EXISTS temp."${name}"`);
+  try {
+    return work();
+  } finally {
+    for (const sql of triggers.values()) sqlite.exec(sql);
+  }
+}
+
 export class ReadCache<V> {
   private readonly entries: StoreDerived<Map<string, V>>;
 
@@ -47,21 +69,36 @@ export class ReadCache<V> {
       this.entries.drop();
       return null;
     });
+    const triggers = triggersOf(this.sqlite);
     for (const table of this.tables) {
       for (const event of ['INSERT', 'UPDATE', 'DELETE']) {
-        this.sqlite.exec(
-          `CREATE TEMP TRIGGER IF NOT EXISTS "${written}_${table}_${event.toLowerCase()}" ` +
-            `AFTER ${event} ON main."${table}" BEGIN SELECT ${written}(); END`,
-        );
+        const name = `${written}_${table}_${event.toLowerCase()}`;
+        const sql = `CREATE TEMP TRIGGER IF NOT EXISTS "${name}" AFTER ${event} ON main."${table}" BEGIN SELECT ${written}(); END`;
+        this.sqlite.exec(sql);
+        triggers.set(name, sql);
       }
     }
     this.watching = true;
   }
 
+  /**
+   * `watch`, unless a statement of the connection is still stepping (a read made while iterating
+   * another's rows): better-sqlite3 refuses any other statement then, so this read goes uncached.
+   */
+  private tryWatch(): boolean {
+    try {
+      this.watch();
+      return true;
+    } catch (error) {
+      if (error instanceof TypeError && /busy/i.test(error.message)) return false;
+      throw error;
+    }
+  }
+
   /** The value of `key`, read with `read` when not kept (and kept when found outside a transaction). */
   get(key: string, read: () => V | undefined): V | undefined {
     if (this.sqlite.inTransaction) return read();
-    if (!this.watching) this.watch();
+    if (!this.watching && !this.tryWatch()) return read();
     const entries = this.entries.get();
     const kept = entries.get(key);
     if (kept !== undefined) return kept;

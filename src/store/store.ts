@@ -6,6 +6,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import { packagePath } from '../core/package-root.js';
 import { openFreshImage, readFreshImage } from './fresh-image.js';
 import { markStoreReplaced } from './generation.js';
+import { withoutReadCacheTriggers } from './read-cache.js';
 import { cacheStatements } from './statement-cache.js';
 import * as tables from './tables.js';
 import { upgradeData } from './upgrades.js';
@@ -115,11 +116,13 @@ export function applicationTables(store: Store): string[] {
  */
 export function wipeAndRefill(store: Store, refill: (tx: Tx) => void): void {
   const names = applicationTables(store);
-  store.db.transaction((tx) => {
-    store.sqlite.pragma('defer_foreign_keys = ON');
-    for (const name of names) store.sqlite.prepare(`DELETE FROM "${name}"`).run();
-    refill(tx);
-  });
+  withoutReadCacheTriggers(store.sqlite, () =>
+    store.db.transaction((tx) => {
+      store.sqlite.pragma('defer_foreign_keys = ON');
+      for (const name of names) store.sqlite.prepare(`DELETE FROM "${name}"`).run();
+      refill(tx);
+    }),
+  );
   markStoreReplaced(store.sqlite);
 }
 

@@ -22,6 +22,7 @@ import Database from 'better-sqlite3';
 import type { ControllableClock } from '../../core/clock.js';
 import { spoolToFile } from '../../core/upload-spool.js';
 import { markStoreReplaced } from '../../store/generation.js';
+import { withoutReadCacheTriggers } from '../../store/read-cache.js';
 import { unreadableRow } from '../../store/row-check.js';
 import { countClearHiddenValues, placeUnplacedWorkspaces, sealHiddenValues } from '../../store/upgrades.js';
 import { openStore, type Store } from '../../store/store.js';
@@ -310,33 +311,36 @@ export class Snapshots {
       let sealed = 0;
       sqlite.pragma('foreign_keys = OFF');
       try {
-        sqlite.transaction(() => {
-          // Most tables are empty on both sides: a table is emptied only when it holds rows, and filled only from rows.
-          const present = filledTables(sqlite, 'main', plan.rows);
-          for (const trigger of triggers) sqlite.exec(`DROP TRIGGER main.${quoted(trigger.name)}`);
-          for (const index of indexes) sqlite.exec(`DROP TABLE main.${quoted(index.name)}`);
-          for (const index of indexes) sqlite.exec(index.sql);
-          const copy = (table: string, empty = true, fill = true) => {
-            // Emptied first, so SQLite copies the table's pages and its indexes' in order rather than row by row.
-            if (empty) sqlite.exec(`DELETE FROM main.${quoted(table)}`);
-            if (fill) sqlite.exec(`INSERT INTO main.${quoted(table)} SELECT * FROM snapshot.${quoted(table)}`);
-          };
-          for (const table of plan.rows) copy(table, present.has(table), filled.has(table));
-          // SQLite's defensive mode keeps ordinary statements off shadow tables; these are copied whole
-          // (the indexes made anew above hold rows of their own already).
-          sqlite.unsafeMode(true);
-          try {
-            for (const table of plan.shadows) copy(table);
-          } finally {
-            sqlite.unsafeMode(false);
-          }
-          // A snapshot of the same schema taken before sealing holds hidden values in clear
-          // (a restore has sealed its file already; a store file given as the seed is not rewritten).
-          if (!known) sealed = sealHiddenValues(sqlite);
-          // And workspaces stored without a project (before upgrade 5) get their default one.
-          placeUnplacedWorkspaces(sqlite);
-          for (const trigger of triggers) sqlite.exec(trigger.sql);
-        })();
+        // The read caches' triggers would make every copy below row by row (read-cache.ts says why).
+        withoutReadCacheTriggers(sqlite, () =>
+          sqlite.transaction(() => {
+            // Most tables are empty on both sides: a table is emptied only when it holds rows, and filled only from rows.
+            const present = filledTables(sqlite, 'main', plan.rows);
+            for (const trigger of triggers) sqlite.exec(`DROP TRIGGER main.${quoted(trigger.name)}`);
+            for (const index of indexes) sqlite.exec(`DROP TABLE main.${quoted(index.name)}`);
+            for (const index of indexes) sqlite.exec(index.sql);
+            const copy = (table: string, empty = true, fill = true) => {
+              // Emptied first, so SQLite copies the table's pages and its indexes' in order rather than row by row.
+              if (empty) sqlite.exec(`DELETE FROM main.${quoted(table)}`);
+              if (fill) sqlite.exec(`INSERT INTO main.${quoted(table)} SELECT * FROM snapshot.${quoted(table)}`);
+            };
+            for (const table of plan.rows) copy(table, present.has(table), filled.has(table));
+            // SQLite's defensive mode keeps ordinary statements off shadow tables; these are copied whole
+            // (the indexes made anew above hold rows of their own already).
+            sqlite.unsafeMode(true);
+            try {
+              for (const table of plan.shadows) copy(table);
+            } finally {
+              sqlite.unsafeMode(false);
+            }
+            // A snapshot of the same schema taken before sealing holds hidden values in clear
+            // (a restore has sealed its file already; a store file given as the seed is not rewritten).
+            if (!known) sealed = sealHiddenValues(sqlite);
+            // And workspaces stored without a project (before upgrade 5) get their default one.
+            placeUnplacedWorkspaces(sqlite);
+            for (const trigger of triggers) sqlite.exec(trigger.sql);
+          })(),
+        );
         this.plans.restored(plan);
         markStoreReplaced(sqlite);
         // A large copy spills pages to the WAL before the values on them are sealed: the WAL is
