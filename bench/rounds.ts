@@ -157,6 +157,8 @@ export interface Side {
   request: BenchRequest;
   /** The server's process, when it is one of its own: each round then reads its CPU per request. */
   pid?: number;
+  /** A server started for this row: it warms up longer (see `RoundSettings.freshWarmupSeconds`). */
+  fresh?: boolean;
 }
 
 export interface RoundSettings {
@@ -165,6 +167,12 @@ export interface RoundSettings {
   /** Seconds of one round. */
   seconds: number;
   warmupSeconds: number;
+  /**
+   * The warm-up of a server started for the row. One second was not enough: a fresh server's
+   * first two rounds still paid for V8 compiling its hot code (a transit encrypt 731 µs of CPU
+   * in round 1, about 200 from round 3 on), and its median read low.
+   */
+  freshWarmupSeconds: number;
   connections: number;
 }
 
@@ -174,8 +182,10 @@ export interface RoundSettings {
  * rounds in measuring order.
  */
 export async function alternate(sides: readonly Side[], settings: RoundSettings): Promise<Round[][]> {
-  const { rounds, seconds, warmupSeconds, connections } = settings;
-  for (const side of sides) await round(side.baseUrl, side.request, warmupSeconds, connections, 1 / rounds);
+  const { rounds, seconds, warmupSeconds, freshWarmupSeconds, connections } = settings;
+  for (const side of sides) {
+    await round(side.baseUrl, side.request, side.fresh ? freshWarmupSeconds : warmupSeconds, connections, 1 / rounds);
+  }
   const measured: Round[][] = sides.map(() => []);
   for (let index = 0; index < rounds; index += 1) {
     for (const [position, side] of sides.entries()) {

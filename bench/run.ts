@@ -46,6 +46,7 @@ const roundSettings: RoundSettings = {
   rounds: settings.rounds,
   seconds: settings.durationSeconds / settings.rounds,
   warmupSeconds: 1,
+  freshWarmupSeconds: 4,
   connections: settings.connections,
 };
 
@@ -97,7 +98,11 @@ async function runScenarios(target: BenchTarget, scenarios: readonly Scenario[],
       }
       const own = ownBaseline && { baseUrl: ownBaseline.baseUrl, request: ownBaseline.request, pid: ownBaseline.pid };
       const measuredPid = ownServer ? ownServer.pid : context.sharedPid;
-      const sides = [context.document, ...(own ? [own] : []), { baseUrl: measured.baseUrl, request, pid: measuredPid }];
+      const sides = [
+        context.document,
+        ...(own ? [{ ...own, fresh: true }] : []),
+        { baseUrl: measured.baseUrl, request, pid: measuredPid, fresh: ownServer !== undefined },
+      ];
       const [document, ...rest] = await alternate(sides, roundSettings);
       const measuredRounds = rest[rest.length - 1] ?? [];
       const ownRounds = own ? rest[0] : undefined;
@@ -158,7 +163,8 @@ async function main(): Promise<void> {
   const machine = printMachine();
   console.log(
     `bench: ${scenarios.length} scenario(s), each measured in ${settings.rounds} alternating rounds of ` +
-      `${fixed(roundSettings.seconds)} s beside the document baseline (after a ${roundSettings.warmupSeconds} s warm-up), ` +
+      `${fixed(roundSettings.seconds)} s beside the document baseline (after a ${roundSettings.warmupSeconds} s warm-up, ` +
+      `${roundSettings.freshWarmupSeconds} s on a server started for the row), ` +
       `${settings.connections} connection(s)`,
   );
   const startRounds = await measureStarts();
