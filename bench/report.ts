@@ -62,14 +62,15 @@ export function row(
   const toKv = yardsticks === null ? null : spread(quotients(perSecond, beside).map((ratio) => ratio / yardsticks.kvPerDocument));
   const rps = spread(perSecond);
   const cpu = rounds.map((one) => one.serverCpuUs);
+  // Yardstick over row, like req/s row over yardstick; a round not read (null, as 0) has no quotient.
   const cpuRatio =
     yardstick === null
       ? null
       : spread(
-          cpu.flatMap((value, index) => {
-            const under = yardstick[index]?.serverCpuUs;
-            return value === null || value === 0 || under === null || under === undefined ? [] : [under / value];
-          }),
+          quotients(
+            yardstick.map((one) => one.serverCpuUs ?? 0),
+            cpu.map((value) => value ?? 0),
+          ),
         );
   const measuredCpu = spread(cpu.flatMap((value) => (value === null ? [] : [value])));
   return {
@@ -159,27 +160,26 @@ export function evaluateGoals(rows: readonly Row[], documentMedian: number, star
     startMs: new Map(),
   }));
   return allGoals().map((goal) => {
-    const found = judged(goal, perRound);
+    const figures = figuresOf(goal, perRound);
+    const found = spread(figures);
     return {
       goal: goal.label,
       target: goal.target,
       figure: found?.median ?? null,
       spread: found,
-      rounds: found === null ? 0 : perRound.filter((figures) => goal.figure(figures) !== undefined).length,
+      rounds: figures.length,
       met: found === null ? null : goal.met(found.median),
-      byServerCpu: judged(goal, perRoundByCpu),
+      byServerCpu: spread(figuresOf(goal, perRoundByCpu)),
     };
   });
 }
 
-/** A goal's figure in every round that has what it needs, as a median with its spread. */
-function judged(goal: Goal, rounds: readonly Figures[]): Spread | null {
-  return spread(
-    rounds.flatMap((figures) => {
-      const figure = goal.figure(figures);
-      return figure === undefined ? [] : [figure];
-    }),
-  );
+/** A goal's figure in every round that has what it needs. */
+function figuresOf(goal: Goal, rounds: readonly Figures[]): number[] {
+  return rounds.flatMap((figures) => {
+    const figure = goal.figure(figures);
+    return figure === undefined ? [] : [figure];
+  });
 }
 
 function showSpread(value: Spread | null, digits: number): string {

@@ -5,22 +5,6 @@ import { perConnection } from './per-connection.js';
 /** Entries kept per cache unless it says otherwise; past the limit the oldest goes first. */
 const ENTRY_LIMIT = 256;
 
-/**
- * Rows a hot read derives from `tables`, kept per store connection by a key, so a repeated read
- * runs no statement. What keeps it true:
- *
- * - every write to one of `tables` (insert, update, delete, on any path: a repository, a seed, a
- *   reset, a restore, a foreign-key cascade, raw SQL) fires a temporary trigger on this
- *   connection that drops everything kept: no write path has to remember to tell the cache;
- * - a reset, a snapshot restore or an import bumps the store's generation, which drops it too;
- * - inside a transaction it is neither read nor filled: the transaction may see rows it wrote
- *   and then roll back;
- * - only what was found is kept, never absence, so a row made after a miss is found at once.
- *
- * Kept values are frozen (`freeze`), so a caller that changed one would fail at once instead of
- * changing it for every later request. The triggers live in the connection's `temp` schema: a
- * snapshot, an export and the schema checks read `main` only.
- */
 /** The read caches' triggers on a connection, by name: their SQL, to make them again. */
 const triggersOf = perConnection(() => new Map<string, string>());
 
@@ -42,6 +26,23 @@ export function withoutReadCacheTriggers<T>(sqlite: Database.Database, work: () 
   }
 }
 
+/**
+ * Rows a hot read derives from `tables`, kept per store connection by a key, so a repeated read
+ * runs no statement. What keeps it true:
+ *
+ * - every write to one of `tables` (insert, update, delete, on any path: a repository, a seed, a
+ *   foreign-key cascade, raw SQL) fires a temporary trigger on this connection that drops
+ *   everything kept: no write path has to remember to tell the cache;
+ * - a reset, a snapshot restore or an import bumps the store's generation, which drops it (their
+ *   whole-table copies run with the triggers off: `withoutReadCacheTriggers`);
+ * - inside a transaction it is neither read nor filled: the transaction may see rows it wrote
+ *   and then roll back;
+ * - only what was found is kept, never absence, so a row made after a miss is found at once.
+ *
+ * Kept values are frozen (`freeze`), so a caller that changed one would fail at once instead of
+ * changing it for every later request. The triggers live in the connection's `temp` schema: a
+ * snapshot, an export and the schema checks read `main` only.
+ */
 export class ReadCache<V> {
   private readonly entries: StoreDerived<Map<string, V>>;
 

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core';
 import * as tables from './tables.js';
+import { quotedIdentifier as quoted } from './sql-identifier.js';
 
 /** A column whose stored text or number the code reads back as a structure: JSON, a time, a flag. */
 interface TypedColumn {
@@ -9,8 +10,6 @@ interface TypedColumn {
   /** An SQL condition true for a row whose value the code cannot read. */
   broken: string;
 }
-
-const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 function typedColumns(): TypedColumn[] {
   const found: TypedColumn[] = [];

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { quotedIdentifier as quoted } from '../../store/sql-identifier.js';
 
 /** The schema a store file has, as one comparable text: a snapshot restores only into its own. */
 export function schemaOf(sqlite: Database.Database, schema: 'main' | 'snapshot'): string {
@@ -87,8 +88,6 @@ export class RestorePlans {
     this.held = { version: schemaVersion(this.sqlite), plan };
   }
 }
-
-const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /**
  * The tables of `names` in `schema` that hold a row, in one statement: most of a store's tables

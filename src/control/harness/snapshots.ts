@@ -28,6 +28,7 @@ import { countClearHiddenValues, placeUnplacedWorkspaces, sealHiddenValues } fro
 import { openStore, type Store } from '../../store/store.js';
 import { HarnessError } from './errors.js';
 import { filledTables, RestorePlans, schemaOf } from './restore-plan.js';
+import { quotedIdentifier as quoted } from '../../store/sql-identifier.js';
 
 export interface SnapshotInfo {
   name: string;
@@ -54,8 +55,6 @@ const partialFileOf = (file: string) => `${file}.${process.pid}.${randomUUID()}.
 
 /** How much of a snapshot file a restore maps into memory (SQLite maps no more than the file holds). */
 const SNAPSHOT_MAP_BYTES = 1024 * 1024 * 1024;
-
-const quoted = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
 /** A copy of the database as one self-contained file (no -wal beside it), ready to export. */
 function asSingleFile(file: string): void {

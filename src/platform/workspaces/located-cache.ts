@@ -5,7 +5,7 @@ import type { OrganizationRow, TeamRow } from '../auth/principal.js';
 import { findWorkspaceByNames, findWorkspaceWithMembership, findWorkspaceWithOrganization, type WorkspaceRow } from './repo.js';
 
 /** What a workspace read by id starts from: the row, its organization, and a user caller's teams there. */
-interface Located {
+export interface LocatedRead {
   readonly workspace: WorkspaceRow;
   readonly organization: OrganizationRow;
   /** A user's teams in the organization (null: no active membership); undefined for other callers. */
@@ -19,7 +19,7 @@ interface Located {
  */
 const locatedCache = perConnection(
   (sqlite) =>
-    new ReadCache<Located>(
+    new ReadCache<LocatedRead>(
       sqlite,
       'workspace_located',
       ['workspaces', 'organizations', 'organization_memberships', 'team_members', 'teams'],
@@ -28,14 +28,14 @@ const locatedCache = perConnection(
 );
 
 /** `findWorkspaceWithMembership` (with `userId`) or `findWorkspaceWithOrganization`, kept between writes. */
-export function locateWorkspace(db: DbOrTx, id: string, userId?: string): Located | undefined {
+export function locateWorkspace(db: DbOrTx, id: string, userId?: string): LocatedRead | undefined {
   return locatedCache(sqliteOf(db)).get(`id\u0000${userId ?? ''}\u0000${id}`, () =>
     userId === undefined ? findWorkspaceWithOrganization(db, id) : findWorkspaceWithMembership(db, id, userId),
   );
 }
 
 /** `findWorkspaceByNames`, kept between writes like `locateWorkspace`. */
-export function locateWorkspaceByNames(db: DbOrTx, organizationName: string, name: string, userId?: string): Located | undefined {
+export function locateWorkspaceByNames(db: DbOrTx, organizationName: string, name: string, userId?: string): LocatedRead | undefined {
   return locatedCache(sqliteOf(db)).get(`name\u0000${userId ?? ''}\u0000${organizationName}\u0000${name}`, () =>
     findWorkspaceByNames(db, organizationName, name, userId),
   );

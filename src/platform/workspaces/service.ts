@@ -30,7 +30,7 @@ import type { WorkspaceSettingsInput } from './input.js';
 import * as repo from './repo.js';
 import type { WorkspaceFilter, WorkspaceRow, WorkspaceSort } from './repo.js';
 import { keptPageOfWorkspaces } from './page-cache.js';
-import { locateWorkspace, locateWorkspaceByNames } from './located-cache.js';
+import { locateWorkspace, locateWorkspaceByNames, type LocatedRead } from './located-cache.js';
 import { organizationDefaultMode } from './resource.js';
 import { mergeVcsRepo, resolveExecution, validToolVersion } from './rules.js';
 import { LATEST_RELEASE } from '../tool-versions/releases.js';
@@ -95,15 +95,20 @@ export class WorkspaceService {
     return { workspace, organization, scope, level: permissions.level(scope, workspace.id) };
   }
 
+  /** `standing` of a kept read (located-cache.ts): a user's teams, when it joined them in, handed over as a copy. */
+  private standingOfFound(principal: Principal, found: LocatedRead): Located {
+    const { teamsOfUser } = found;
+    const joined = teamsOfUser === undefined ? undefined : () => (teamsOfUser === null ? null : [...teamsOfUser]);
+    return this.standing(principal, found.workspace, found.organization, joined);
+  }
+
   /** The workspace and the caller's standing, without deciding anything (routes then `require`). */
   locate(principal: Principal, id: string): Located {
     // A user's standing rides on the same read (one statement); tokens of teams and organizations carry theirs.
     const user = principal.kind === 'user' ? principal.user.id : undefined;
     const found = locateWorkspace(this.db, id, user);
     if (!found) throw NOT_FOUND;
-    const { teamsOfUser } = found;
-    const joined = teamsOfUser === undefined ? undefined : () => (teamsOfUser === null ? null : [...teamsOfUser]);
-    return this.standing(principal, found.workspace, found.organization, joined);
+    return this.standingOfFound(principal, found);
   }
 
   /**
@@ -114,9 +119,7 @@ export class WorkspaceService {
     const userId = principal.kind === 'user' ? principal.user.id : undefined;
     const found = locateWorkspaceByNames(this.db, organizationName, name, userId);
     if (!found) throw NOT_FOUND;
-    const { teamsOfUser } = found;
-    const joined = teamsOfUser === undefined ? undefined : () => (teamsOfUser === null ? null : [...teamsOfUser]);
-    const located = this.standing(principal, found.workspace, found.organization, joined);
+    const located = this.standingOfFound(principal, found);
     if (!located.scope.grants.has('read')) throw NOT_FOUND;
     return located;
   }
