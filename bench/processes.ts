@@ -117,13 +117,14 @@ function startUnderstudyProcess(
   port: number,
   how: StartCommand = 'node',
   overrides: Record<string, string> = {},
+  mainJs = join(ROOT, 'dist', 'main.js'),
 ): { child: Child; cleanup: () => void } {
   const cwd = mkdtempSync(join(tmpdir(), 'understudy-bench-'));
   const env = understudyEnv({ ...overrides, UNDERSTUDY_PORT: String(port) });
   // `npm start` must run in the checkout (it reads package.json there); --prefix does that from the empty directory.
   const child =
     how === 'node'
-      ? start(process.execPath, [join(ROOT, 'dist', 'main.js')], { cwd, env })
+      ? start(process.execPath, [mainJs], { cwd, env })
       : how === 'bare'
         ? start(process.execPath, ['-e', BARE_SERVER], { cwd, env })
         : start('npm', ['start', '--silent', '--prefix', ROOT], { cwd, env });
@@ -146,9 +147,12 @@ export interface Understudy {
   stop(): Promise<void>;
 }
 
-/** Starts understudy on a free port (with `overrides` of its environment) and reads address and tokens from its banner. */
-export async function startUnderstudy(overrides: Record<string, string> = {}): Promise<Understudy> {
-  const { child, cleanup } = startUnderstudyProcess(0, 'node', overrides);
+/**
+ * Starts understudy on a free port (with `overrides` of its environment; from another build's
+ * `main.js` when given) and reads address and tokens from its banner.
+ */
+export async function startUnderstudy(overrides: Record<string, string> = {}, mainJs?: string): Promise<Understudy> {
+  const { child, cleanup } = startUnderstudyProcess(0, 'node', overrides, mainJs);
   const stop = async () => {
     await child.stop();
     cleanup();

@@ -1,0 +1,94 @@
+/**
+ * Two builds of understudy, one row: `node --import tsx bench/compare.ts <dist A> <dist B> <row>`
+ * starts a server from each build's `main.js` (keep a copy of `dist/` inside the checkout, say in
+ * `.bench/dist-a`, which git, lint and format ignore: the bundle finds `node_modules` from where it
+ * lies), prepares every scenario whose name contains `<row>` on
+ * both, and measures them in alternating rounds (A, B, A, B…), each row on a fresh pair of servers.
+ *
+ * It prints each side's median req/s and server CPU per request with their spread, and the
+ * median of the per-round B/A ratios. CPU per request is the figure to trust on a busy machine:
+ * a round's req/s moves with whatever else runs, its CPU per request much less. Settings:
+ * `BENCH_ROUNDS` (pairs, default 7), `BENCH_DURATION` (seconds per round, default 1),
+ * `BENCH_CONNECTIONS` (default 2). Rows with their own server or baseline are left out: this
+ * compares the server, not the yardstick.
+ */
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { killAll, ROOT, startUnderstudy } from './processes.js';
+import { alternate, preflight, quotients, spread, type Round, type Side, type Spread } from './rounds.js';
+import type { Scenario } from './scenario.js';
+
+function setting(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+async function scenariosNamed(part: string): Promise<Scenario[]> {
+  const dir = join(ROOT, 'bench', 'scenarios');
+  const all: Scenario[] = [];
+  for (const file of readdirSync(dir).filter((name) => name.endsWith('.ts'))) {
+    const module = (await import(pathToFileURL(join(dir, file)).href)) as { scenarios?: Scenario[] };
+    all.push(...(module.scenarios ?? []));
+  }
+  return all.filter((scenario) => scenario.name.includes(part) && !scenario.ownServer && !scenario.baseline && !scenario.edition);
+}
+
+function text(figure: Spread | null, digits = 0): string {
+  return figure === null ? '-' : `${figure.median.toFixed(digits)} (${figure.min.toFixed(digits)}–${figure.max.toFixed(digits)})`;
+}
+
+function cpuOf(rounds: readonly Round[]): number[] {
+  return rounds.flatMap((one) => (one.serverCpuUs === null ? [] : [one.serverCpuUs]));
+}
+
+async function compare(scenario: Scenario, distA: string, distB: string): Promise<void> {
+  const servers = await Promise.all([distA, distB].map((dist) => startUnderstudy({}, join(dist, 'main.js'))));
+  try {
+    const sides: Side[] = [];
+    for (const server of servers) {
+      const request = await scenario.setup(server.target);
+      const failure = await preflight(server.target.baseUrl, request);
+      if (failure !== null) throw new Error(`${scenario.name}: ${failure}`);
+      sides.push({ baseUrl: server.target.baseUrl, request, pid: server.pid, fresh: true });
+    }
+    const rounds = setting('BENCH_ROUNDS', 7);
+    const [a = [], b = []] = await alternate(sides, {
+      rounds,
+      seconds: setting('BENCH_DURATION', 1),
+      warmupSeconds: 4,
+      freshWarmupSeconds: 4,
+      connections: setting('BENCH_CONNECTIONS', 2),
+    });
+    const rps = (side: readonly Round[]) => side.map((one) => one.requestsPerSecond);
+    process.stdout.write(
+      [
+        `${scenario.name}`,
+        `  A req/s ${text(spread(rps(a)))}   server µs/req ${text(spread(cpuOf(a)))}`,
+        `  B req/s ${text(spread(rps(b)))}   server µs/req ${text(spread(cpuOf(b)))}`,
+        `  B/A by req/s ${text(spread(quotients(rps(b), rps(a))), 3)}`,
+        `  B/A by server CPU ${text(spread(quotients(cpuOf(b), cpuOf(a))), 3)}`,
+        '',
+      ].join('\n'),
+    );
+  } finally {
+    await Promise.all(servers.map((server) => server.stop()));
+  }
+}
+
+const [distA, distB, part] = process.argv.slice(2);
+if (distA === undefined || distB === undefined || part === undefined) {
+  process.stderr.write('usage: node --import tsx bench/compare.ts <dist A> <dist B> <row name part>\n');
+  process.exit(2);
+}
+try {
+  const scenarios = await scenariosNamed(part);
+  if (scenarios.length === 0) throw new Error(`no row without its own server or baseline has a name containing ${JSON.stringify(part)}`);
+  for (const scenario of scenarios) await compare(scenario, resolve(distA), resolve(distB));
+} catch (error) {
+  process.stderr.write(`compare: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exitCode = 1;
+} finally {
+  killAll();
+}
