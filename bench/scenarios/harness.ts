@@ -70,7 +70,12 @@ export const scenarios: Scenario[] = [
       name: 'the same read, journal off',
       start: async () => {
         const off = await freshServerAfterReads({ UNDERSTUDY_JOURNAL_SIZE: '0' });
-        return { baseUrl: off.target.baseUrl, request: pointRead(off.target), stop: () => off.stop() };
+        return {
+          baseUrl: off.target.baseUrl,
+          request: pointRead(off.target),
+          ...(off.pid === undefined ? {} : { pid: off.pid }),
+          stop: () => off.stop(),
+        };
       },
     },
     ownServer: () => freshServerAfterReads({}),
