@@ -288,6 +288,46 @@ describe('transit encryption, opened independently', () => {
     expect((await ok(server, 'GET', 'transit/config/keys')).body.data).toEqual({ disable_upsert: false });
   });
 
+  it('encrypts with the key as it stands at each request: rotated, bounded, deleted, made again', async () => {
+    await ok(server, 'POST', 'transit/keys/changing', {});
+    const encrypted = async () => (await ok(server, 'POST', 'transit/encrypt/changing', { plaintext: b64('a') })).body.data;
+    expect(await encrypted()).toMatchObject({ key_version: 1, ciphertext: expect.stringMatching(/^vault:v1:/) });
+    await ok(server, 'POST', 'transit/keys/changing/rotate');
+    expect(await encrypted()).toMatchObject({ key_version: 2, ciphertext: expect.stringMatching(/^vault:v2:/) });
+    await ok(server, 'POST', 'transit/keys/changing/config', { min_decryption_version: 2, min_encryption_version: 2 });
+    await fails(
+      'POST',
+      'transit/encrypt/changing',
+      { plaintext: b64('a'), key_version: 1 },
+      400,
+      'requested version for encryption is less than the minimum encryption key version',
+    );
+    await ok(server, 'POST', 'transit/keys/changing/config', { deletion_allowed: true });
+    await ok(server, 'DELETE', 'transit/keys/changing');
+    await ok(server, 'POST', 'transit/config/keys', { disable_upsert: true });
+    await fails('POST', 'transit/encrypt/changing', { plaintext: b64('a') }, 400, 'encryption key not found');
+    await ok(server, 'POST', 'transit/config/keys', { disable_upsert: false });
+    const remade = await v1(server, 'POST', 'transit/encrypt/changing', { body: { plaintext: b64('a') } });
+    expect({ status: remade.status, version: remade.body.data.key_version, warnings: remade.body.warnings }).toEqual({
+      status: 200,
+      version: 1,
+      warnings: null,
+    });
+    expect((await ok(server, 'GET', 'transit/keys/changing')).body.data.latest_version).toBe(1);
+  });
+
+  it('takes a key whose stored form does not open as there but unreadable: not found, never made again', async () => {
+    await ok(server, 'POST', 'transit/keys/tampered', {});
+    const sqlite = server.app.runtime.store.sqlite;
+    const row = sqlite.prepare("SELECT value FROM secret_entries WHERE key = 'policy/tampered'").get() as { value: string };
+    const middle = Math.floor(row.value.length / 2);
+    const altered = `${row.value.slice(0, middle)}${row.value[middle] === 'A' ? 'B' : 'A'}${row.value.slice(middle + 1)}`;
+    sqlite.prepare("UPDATE secret_entries SET value = ? WHERE key = 'policy/tampered'").run(altered);
+    await fails('POST', 'transit/encrypt/tampered', { plaintext: b64('a') }, 400, 'encryption key not found');
+    const kept = sqlite.prepare("SELECT value FROM secret_entries WHERE key = 'policy/tampered'").get() as { value: string };
+    expect(kept.value).toBe(altered);
+  });
+
   it('needs create on encrypt/ to make a key there, update to use one', async () => {
     await ok(server, 'POST', 'transit/keys/shared', {});
     await ok(server, 'POST', 'sys/policies/acl/encrypt-only', { policy: 'path "transit/encrypt/*" { capabilities = ["update"] }' });
