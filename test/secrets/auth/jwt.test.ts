@@ -466,6 +466,37 @@ describe('the jwt auth method', () => {
       idp.keys = [primary];
     });
 
+    it('refuses a token it verified before once its key has left the JWKS', async () => {
+      await config({ jwks_url: `${idp.baseUrl}/keys`, bound_issuer: idp.baseUrl });
+      await role('cache', RUN_ROLE);
+      const retiring = rsaKey('retiring');
+      idp.keys = [primary, retiring];
+      const jwt = signJwt(retiring, claims());
+      expect((await login({ role: 'cache', jwt })).status).toBe(200);
+      expect((await login({ role: 'cache', jwt })).status).toBe(200);
+      // The key is rotated out; a token of an unknown kid makes the method fetch the set again.
+      idp.keys = [primary];
+      expect((await login({ role: 'cache', jwt: signJwt(rsaKey('stranger'), claims()) })).status).toBe(400);
+      const refetches = idp.jwksRequests;
+      expect((await errors(login({ role: 'cache', jwt }))).errors).toEqual([
+        'error validating token: error verifying token signature: failed to verify id token signature',
+      ]);
+      expect(idp.jwksRequests).toBe(refetches + 1);
+    });
+
+    it('refuses a token it verified before once the local key that signed it is configured away', async () => {
+      const retiring = ecKey('retiring');
+      expect((await config({ jwt_validation_pubkeys: [publicPem(retiring)] })).status).toBe(204);
+      await role('cache', RUN_ROLE);
+      const jwt = signJwt(retiring, claims());
+      expect((await login({ role: 'cache', jwt })).status).toBe(200);
+      expect((await login({ role: 'cache', jwt })).status).toBe(200);
+      expect((await config({ jwt_validation_pubkeys: [publicPem(primary)] })).status).toBe(204);
+      expect((await errors(login({ role: 'cache', jwt }))).errors).toEqual([
+        'error validating token: error verifying token signature: no known key successfully validated the token signature',
+      ]);
+    });
+
     it('reports a failing JWKS endpoint with the real text', async () => {
       await config({ jwks_url: `${idp.baseUrl}/keys`, bound_issuer: idp.baseUrl });
       idp.jwksStatus = 503;
