@@ -48,35 +48,70 @@ function asciiOnly(source) {
 }
 
 /**
- * find-my-way compiles a prefix matcher (a `new Function`) for every static node of the route tree
- * as the node is made, and again at every split: some 35 ms of a start-up's CPU for about 460
- * routes, most of which a short run never calls. This plugin makes each static node compile its
- * matcher on its first lookup instead: the placeholder compiles the same matcher from the node's
- * prefix, puts it in the node's place and runs it, so every lookup after the first runs exactly
- * the code it ran before. Lookups call `node.matchPrefix(path, i)` as a method, and a node's
- * prefix changes only where its matcher is reset (split). A find-my-way whose source no longer
- * reads as expected stops the build rather than being bundled unchanged.
+ * Start-up work in two bundled dependencies, deferred to first use by exact edits to their source
+ * as esbuild loads it (each edit must match once: a dependency that no longer reads as expected
+ * stops the build rather than being bundled unchanged).
+ * - find-my-way compiles a prefix matcher (a `new Function`) for every static node of the route
+ *   tree as the node is made, and again at every split: some 35 ms of a start-up's CPU for about
+ *   460 routes, most of which a short run never calls. Each static node now compiles its matcher
+ *   on its first lookup: the placeholder compiles the same matcher from the node's prefix, puts it
+ *   in the node's place and runs it, so every lookup after the first runs exactly the code it ran
+ *   before. Lookups call `node.matchPrefix(path, i)` as a method, and a node's prefix changes only
+ *   where its matcher is reset (split). The same for the function each route's handler gets to
+ *   make its params object (another `new Function`, some 18 ms): made on the handler's first match,
+ *   from the same parameter names, called as a method of the handler object.
+ * - Fastify loads node:http2 (about 9 ms) for the servers it makes itself; understudy gives it a
+ *   server factory (src/server/server.ts), so http2 is loaded only if Fastify makes one.
  */
-const routerPrefixOnFirstUse = {
-  name: 'router-prefix-on-first-use',
-  setup(builder) {
-    builder.onLoad({ filter: /[\\/]find-my-way[\\/]lib[\\/]node\.js$/ }, (args) => {
-      const eager = [
+const DEPENDENCY_PATCHES = [
+  {
+    file: /[\\/]find-my-way[\\/]lib[\\/]node\.js$/,
+    edits: [
+      [
         'this.matchPrefix = kind === NODE_TYPES.STATIC ? compilePrefixMatch(prefix) : null',
-        'this.matchPrefix = compilePrefixMatch(childPrefix)',
-      ];
-      let source = readFileSync(args.path, 'utf8');
-      for (const statement of eager) {
-        if (source.split(statement).length !== 2) throw new Error(`${args.path}: expected one \`${statement}\``);
-        source = source.replace(statement, statement.replace(/compilePrefixMatch\((prefix|childPrefix)\)/, 'matchPrefixOnFirstUse'));
-      }
-      source +=
-        '\nfunction matchPrefixOnFirstUse (path, i) {\n' +
-        '  this.matchPrefix = compilePrefixMatch(this.prefix)\n' +
-        '  return this.matchPrefix(path, i)\n' +
-        '}\n';
-      return { contents: source, loader: 'js' };
-    });
+        'this.matchPrefix = kind === NODE_TYPES.STATIC ? matchPrefixOnFirstUse : null',
+      ],
+      ['this.matchPrefix = compilePrefixMatch(childPrefix)', 'this.matchPrefix = matchPrefixOnFirstUse'],
+    ],
+    append:
+      'function matchPrefixOnFirstUse (path, i) {\n' +
+      '  this.matchPrefix = compilePrefixMatch(this.prefix)\n' +
+      '  return this.matchPrefix(path, i)\n' +
+      '}\n',
+  },
+  {
+    file: /[\\/]find-my-way[\\/]lib[\\/]handler-storage\.js$/,
+    edits: [['_createParamsObject: this._compileCreateParamsObject(params)', '_createParamsObject: createParamsObjectOnFirstUse']],
+    append:
+      'function createParamsObjectOnFirstUse (param0, param1, param2, param3, extraParams) {\n' +
+      '  this._createParamsObject = HandlerStorage.prototype._compileCreateParamsObject(this.params)\n' +
+      '  return this._createParamsObject(param0, param1, param2, param3, extraParams)\n' +
+      '}\n',
+  },
+  {
+    file: /[\\/]fastify[\\/]lib[\\/]server\.js$/,
+    edits: [
+      ["const http2 = require('node:http2')\n", ''],
+      ['? http2.createSecureServer(', "? require('node:http2').createSecureServer("],
+      [': http2.createServer(', ": require('node:http2').createServer("],
+    ],
+    append: '',
+  },
+];
+
+const dependencyPatches = {
+  name: 'dependency-patches',
+  setup(builder) {
+    for (const patch of DEPENDENCY_PATCHES) {
+      builder.onLoad({ filter: patch.file }, (args) => {
+        let source = readFileSync(args.path, 'utf8');
+        for (const [before, after] of patch.edits) {
+          if (source.split(before).length !== 2) throw new Error(`${args.path}: expected exactly one \`${before.trim()}\``);
+          source = source.replace(before, () => after);
+        }
+        return { contents: `${source}\n${patch.append}`, loader: 'js' };
+      });
+    }
   },
 };
 
@@ -99,7 +134,7 @@ const common = {
   ],
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [routerPrefixOnFirstUse],
+  plugins: [dependencyPatches],
   // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none of its own.
   banner: {
     js:
