@@ -4,9 +4,10 @@
 // can use on Node 20: hence that format for the server, with import.meta.url standing for the
 // bundle's own URL, and import() of the outside packages as require() (each has a CommonJS
 // build), since a vm.Script's own import() needs an experimental flag.
-// Type checking is separate (`npm run typecheck`, part of `npm test`). better-sqlite3 stays
-// outside the bundle: it loads a native addon from its own package directory, as does pkcs11js; so
-// does the HCL parser (@cdktf/hcl2json), which reads its WebAssembly file from its own directory.
+// Type checking is separate (`npm run typecheck`, part of `npm test`). better-sqlite3's native
+// addon is loaded from its own package directory (see DEPENDENCY_PATCHES); pkcs11js, which loads
+// one the same way, stays outside the bundle; so does the HCL parser (@cdktf/hcl2json), which
+// reads its WebAssembly file from its own directory.
 // The cloud key SDKs, the database drivers and the mailer stay outside too, imported only when
 // first used (a managed key, a database connection, a test mail), so start-up neither parses nor
 // runs them. The
@@ -60,6 +61,10 @@ function asciiOnly(source) {
  *   where its matcher is reset (split). The same for the function each route's handler gets to
  *   make its params object (another `new Function`, some 18 ms): made on the handler's first match,
  *   from the same parameter names, called as a method of the handler object.
+ * - better-sqlite3's JavaScript is bundled (its 12 files were read, resolved and compiled at every
+ *   start-up, outside the code cache: about 10 ms of CPU); its native addon stays in its package
+ *   and is loaded from there, from build/Release where npm's install and rebuild put it, else
+ *   through the `bindings` lookup the package itself uses, rooted at the package.
  * - Fastify loads node:http2 (about 9 ms) for the servers it makes itself; understudy gives it a
  *   server factory (src/server/server.ts), so http2 is loaded only if Fastify makes one.
  */
@@ -86,6 +91,18 @@ const DEPENDENCY_PATCHES = [
       'function createParamsObjectOnFirstUse (param0, param1, param2, param3, extraParams) {\n' +
       '  this._createParamsObject = HandlerStorage.prototype._compileCreateParamsObject(this.params)\n' +
       '  return this._createParamsObject(param0, param1, param2, param3, extraParams)\n' +
+      '}\n',
+  },
+  {
+    file: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/,
+    edits: [["require('bindings')('better_sqlite3.node')", 'loadAddonFromPackage()']],
+    append:
+      'function loadAddonFromPackage () {\n' +
+      "  const packageDirectory = path.dirname(require.resolve('better-sqlite3/package.json'))\n" +
+      "  const built = path.join(packageDirectory, 'build', 'Release', 'better_sqlite3.node')\n" +
+      '  if (fs.existsSync(built)) return require(built)\n' +
+      "  const bindings = require(require.resolve('bindings', { paths: [packageDirectory] }))\n" +
+      "  return bindings({ bindings: 'better_sqlite3.node', module_root: packageDirectory })\n" +
       '}\n',
   },
   {
@@ -122,7 +139,8 @@ const common = {
   format: 'esm',
   target: 'node20',
   external: [
-    'better-sqlite3',
+    // Only resolved, by the addon's loader (DEPENDENCY_PATCHES), to find the package's directory.
+    'better-sqlite3/package.json',
     'pkcs11js',
     '@cdktf/hcl2json',
     '@aws-sdk/client-kms',
