@@ -60,7 +60,9 @@ function asciiOnly(source) {
  *   before. Lookups call `node.matchPrefix(path, i)` as a method, and a node's prefix changes only
  *   where its matcher is reset (split). The same for the function each route's handler gets to
  *   make its params object (another `new Function`, some 18 ms): made on the handler's first match,
- *   from the same parameter names, called as a method of the handler object.
+ *   from the same parameter names, called as a method of the handler object. And the function
+ *   that picks a handler by constraints (host, version: none of understudy's routes has one, so
+ *   it never runs): compiled on its first call, from the constrainer the route was added with.
  * - better-sqlite3's JavaScript is bundled (its 12 files were read, resolved and compiled at every
  *   start-up, outside the code cache: about 10 ms of CPU); its native addon stays in its package
  *   and is loaded from there, from build/Release where npm's install and rebuild put it, else
@@ -86,11 +88,21 @@ const DEPENDENCY_PATCHES = [
   },
   {
     file: /[\\/]find-my-way[\\/]lib[\\/]handler-storage\.js$/,
-    edits: [['_createParamsObject: this._compileCreateParamsObject(params)', '_createParamsObject: createParamsObjectOnFirstUse']],
+    edits: [
+      ['_createParamsObject: this._compileCreateParamsObject(params)', '_createParamsObject: createParamsObjectOnFirstUse'],
+      [
+        'this._compileGetHandlerMatchingConstraints(constrainer, constraints)',
+        'this._constrainerOnFirstUse = constrainer\n      this._getHandlerMatchingConstraints = handlerMatchingConstraintsOnFirstUse',
+      ],
+    ],
     append:
       'function createParamsObjectOnFirstUse (param0, param1, param2, param3, extraParams) {\n' +
       '  this._createParamsObject = HandlerStorage.prototype._compileCreateParamsObject(this.params)\n' +
       '  return this._createParamsObject(param0, param1, param2, param3, extraParams)\n' +
+      '}\n' +
+      'function handlerMatchingConstraintsOnFirstUse (derivedConstraints) {\n' +
+      '  this._compileGetHandlerMatchingConstraints(this._constrainerOnFirstUse)\n' +
+      '  return this._getHandlerMatchingConstraints(derivedConstraints)\n' +
       '}\n',
   },
   {
