@@ -4,9 +4,10 @@
 // can use on Node 20: hence that format for the server, with import.meta.url standing for the
 // bundle's own URL, and import() of the outside packages as require() (each has a CommonJS
 // build), since a vm.Script's own import() needs an experimental flag.
-// Type checking is separate (`npm run typecheck`, part of `npm test`). better-sqlite3 stays
-// outside the bundle: it loads a native addon from its own package directory, as does pkcs11js; so
-// does the HCL parser (@cdktf/hcl2json), which reads its WebAssembly file from its own directory.
+// Type checking is separate (`npm run typecheck`, part of `npm test`). better-sqlite3's native
+// addon is loaded from its own package directory (see DEPENDENCY_PATCHES); pkcs11js, which loads
+// one the same way, stays outside the bundle; so does the HCL parser (@cdktf/hcl2json), which
+// reads its WebAssembly file from its own directory.
 // The cloud key SDKs, the database drivers and the mailer stay outside too, imported only when
 // first used (a managed key, a database connection, a test mail), so start-up neither parses nor
 // runs them. The
@@ -47,6 +48,102 @@ function asciiOnly(source) {
   return source.replace(new RegExp(nonAscii, 'g'), (character) => `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
+/**
+ * Start-up work in two bundled dependencies, deferred to first use by exact edits to their source
+ * as esbuild loads it (each edit must match once: a dependency that no longer reads as expected
+ * stops the build rather than being bundled unchanged).
+ * - find-my-way compiles a prefix matcher (a `new Function`) for every static node of the route
+ *   tree as the node is made, and again at every split: some 35 ms of a start-up's CPU for about
+ *   460 routes, most of which a short run never calls. Each static node now compiles its matcher
+ *   on its first lookup: the placeholder compiles the same matcher from the node's prefix, puts it
+ *   in the node's place and runs it, so every lookup after the first runs exactly the code it ran
+ *   before. Lookups call `node.matchPrefix(path, i)` as a method, and a node's prefix changes only
+ *   where its matcher is reset (split). The same for the function each route's handler gets to
+ *   make its params object (another `new Function`, some 18 ms): made on the handler's first match,
+ *   from the same parameter names, called as a method of the handler object. And the function
+ *   that picks a handler by constraints (host, version: none of understudy's routes has one, so
+ *   it never runs): compiled on its first call, from the constrainer the route was added with.
+ * - better-sqlite3's JavaScript is bundled (its 12 files were read, resolved and compiled at every
+ *   start-up, outside the code cache: about 10 ms of CPU); its native addon stays in its package
+ *   and is loaded from there, from build/Release where npm's install and rebuild put it, else
+ *   through the `bindings` lookup the package itself uses, rooted at the package.
+ * - Fastify loads node:http2 (about 9 ms) for the servers it makes itself; understudy gives it a
+ *   server factory (src/server/server.ts), so http2 is loaded only if Fastify makes one.
+ */
+const DEPENDENCY_PATCHES = [
+  {
+    file: /[\\/]find-my-way[\\/]lib[\\/]node\.js$/,
+    edits: [
+      [
+        'this.matchPrefix = kind === NODE_TYPES.STATIC ? compilePrefixMatch(prefix) : null',
+        'this.matchPrefix = kind === NODE_TYPES.STATIC ? matchPrefixOnFirstUse : null',
+      ],
+      ['this.matchPrefix = compilePrefixMatch(childPrefix)', 'this.matchPrefix = matchPrefixOnFirstUse'],
+    ],
+    append:
+      'function matchPrefixOnFirstUse (path, i) {\n' +
+      '  this.matchPrefix = compilePrefixMatch(this.prefix)\n' +
+      '  return this.matchPrefix(path, i)\n' +
+      '}\n',
+  },
+  {
+    file: /[\\/]find-my-way[\\/]lib[\\/]handler-storage\.js$/,
+    edits: [
+      ['_createParamsObject: this._compileCreateParamsObject(params)', '_createParamsObject: createParamsObjectOnFirstUse'],
+      [
+        'this._compileGetHandlerMatchingConstraints(constrainer, constraints)',
+        'this._constrainerOnFirstUse = constrainer\n      this._getHandlerMatchingConstraints = handlerMatchingConstraintsOnFirstUse',
+      ],
+    ],
+    append:
+      'function createParamsObjectOnFirstUse (param0, param1, param2, param3, extraParams) {\n' +
+      '  this._createParamsObject = HandlerStorage.prototype._compileCreateParamsObject(this.params)\n' +
+      '  return this._createParamsObject(param0, param1, param2, param3, extraParams)\n' +
+      '}\n' +
+      'function handlerMatchingConstraintsOnFirstUse (derivedConstraints) {\n' +
+      '  this._compileGetHandlerMatchingConstraints(this._constrainerOnFirstUse)\n' +
+      '  return this._getHandlerMatchingConstraints(derivedConstraints)\n' +
+      '}\n',
+  },
+  {
+    file: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/,
+    edits: [["require('bindings')('better_sqlite3.node')", 'loadAddonFromPackage()']],
+    append:
+      'function loadAddonFromPackage () {\n' +
+      "  const packageDirectory = path.dirname(require.resolve('better-sqlite3/package.json'))\n" +
+      "  const built = path.join(packageDirectory, 'build', 'Release', 'better_sqlite3.node')\n" +
+      '  if (fs.existsSync(built)) return require(built)\n' +
+      "  const bindings = require(require.resolve('bindings', { paths: [packageDirectory] }))\n" +
+      "  return bindings({ bindings: 'better_sqlite3.node', module_root: packageDirectory })\n" +
+      '}\n',
+  },
+  {
+    file: /[\\/]fastify[\\/]lib[\\/]server\.js$/,
+    edits: [
+      ["const http2 = require('node:http2')\n", ''],
+      ['? http2.createSecureServer(', "? require('node:http2').createSecureServer("],
+      [': http2.createServer(', ": require('node:http2').createServer("],
+    ],
+    append: '',
+  },
+];
+
+const dependencyPatches = {
+  name: 'dependency-patches',
+  setup(builder) {
+    for (const patch of DEPENDENCY_PATCHES) {
+      builder.onLoad({ filter: patch.file }, (args) => {
+        let source = readFileSync(args.path, 'utf8');
+        for (const [before, after] of patch.edits) {
+          if (source.split(before).length !== 2) throw new Error(`${args.path}: expected exactly one \`${before.trim()}\``);
+          source = source.replace(before, () => after);
+        }
+        return { contents: `${source}\n${patch.append}`, loader: 'js' };
+      });
+    }
+  },
+};
+
 rmSync('dist', { recursive: true, force: true });
 const common = {
   bundle: true,
@@ -54,7 +151,8 @@ const common = {
   format: 'esm',
   target: 'node20',
   external: [
-    'better-sqlite3',
+    // Only resolved, by the addon's loader (DEPENDENCY_PATCHES), to find the package's directory.
+    'better-sqlite3/package.json',
     'pkcs11js',
     '@cdktf/hcl2json',
     '@aws-sdk/client-kms',
@@ -66,6 +164,7 @@ const common = {
   ],
   sourcemap: true,
   logLevel: 'warning',
+  plugins: [dependencyPatches],
   // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none of its own.
   banner: {
     js:

@@ -51,7 +51,13 @@ function writeCache() {
 }
 
 // src/main.ts exports `started`: true once the server listens (the functions a start-up needs are
-// compiled by then), false when it only printed (--help, --version).
+// compiled by then), false when it only printed (--help, --version); and `firstAnswered`, after
+// which the cache is written again with the functions of the request path too (a process that
+// ends before any request still leaves the first cache).
 if (cachedData === undefined || script.cachedDataRejected) {
-  server.exports.started.then((listening) => listening && setImmediate(writeCache));
+  server.exports.started.then((listening) => {
+    if (!listening) return;
+    setImmediate(writeCache);
+    server.exports.firstAnswered.then(() => setImmediate(writeCache));
+  });
 }

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import { resolveRunUser, RunUserError } from './adapters/executor/run-user.js';
 import { buildApp } from './app.js';
 import { cliAction } from './cli.js';
@@ -11,6 +12,15 @@ import { clientEnvironment, clientUrl, publicUrl } from './server/address.js';
 import { TlsError, type TlsMaterial } from './server/tls/material.js';
 
 const startedAt = performance.now();
+
+let answeredFirst: () => void = () => undefined;
+/**
+ * Resolves once the server has answered its first request. Read by dist/main.js
+ * (scripts/launcher.mjs), which saves V8's code cache again then, with the functions of the
+ * request path, which nothing compiles before a request: the first answer after a start-up then
+ * costs about 10 ms of CPU instead of 15 (a health check's, measured on this machine).
+ */
+export const firstAnswered = new Promise<void>((resolve) => (answeredFirst = resolve));
 
 function fail(message: string): never {
   process.stderr.write(`understudy: ${message}\n`);
@@ -83,6 +93,8 @@ async function main(): Promise<boolean> {
   } catch (error) {
     fail(`cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
   }
+  // `once`: the requests after the first pay for no listener.
+  app.fastify.server.once('request', (_request, response: ServerResponse) => response.once('finish', answeredFirst));
   const port = (app.fastify.server.address() as { port: number }).port;
   const address = clientUrl(config, port, app.tls);
   const env = clientEnvironment(config, address, app.tls);

@@ -1,12 +1,48 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { ROOT } from './process.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, startProcess, type Running } from './process.js';
 
 describe('the server bundle', () => {
   // dist/main.js reads it as latin1 (a byte copy), which is the same text only for ASCII.
   it('is ASCII only, its comments and regular expressions included', () => {
     const bytes = readFileSync(join(ROOT, 'dist', 'server.cjs'));
     expect(bytes.findIndex((byte) => byte > 0x7f)).toBe(-1);
+  });
+});
+
+// The build edits the router it bundles (scripts/build.mjs, DEPENDENCY_PATCHES: matchers and
+// params objects made on first use); the tests that run the source use the router unedited.
+describe('the bundled router', () => {
+  let running: Running;
+  let base: string;
+  let token: string;
+  beforeAll(async () => {
+    running = await startProcess({ env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: ':memory:' } });
+    base = running.banner.exports.VAULT_ADDR as string;
+    token = running.banner.exports.TFE_TOKEN as string;
+  });
+  afterAll(async () => {
+    await running?.stop();
+  });
+
+  const get = async (path: string) => {
+    const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${token}` } });
+    return { status: response.status, text: await response.text() };
+  };
+
+  it('routes static, parametric and unknown paths, the first time and again', async () => {
+    for (let pass = 0; pass < 2; pass++) {
+      expect((await get('/api/v2/ping')).status).toBe(204);
+      const organization = await get('/api/v2/organizations/understudy');
+      expect(organization.status).toBe(200);
+      expect(JSON.parse(organization.text)).toMatchObject({ data: { id: 'understudy', attributes: { name: 'understudy' } } });
+      const workspace = await get('/api/v2/organizations/understudy/workspaces/no-such-workspace');
+      expect(workspace.status).toBe(404);
+      expect(JSON.parse(workspace.text)).toMatchObject({ errors: [{ status: '404' }] });
+      expect((await get('/api/v2/organizations/understudy/workspaces')).status).toBe(200);
+      expect((await get('/api/v2/organizationz')).status).toBe(404);
+      expect((await get('/v1/sys/health')).status).toBe(200);
+    }
   });
 });
