@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ADMIN_TOKEN, platform } from '../../helpers/app.js';
-import { ORG, startWorld, tokenOf, type World } from './world.js';
+import { control, ORG, startWorld, tokenOf, type World } from './world.js';
 
 type Resource = { id: string; attributes: Record<string, unknown>; relationships: Record<string, unknown> };
 
@@ -165,6 +165,14 @@ describe('a workspace page, kept between writes, shows each write in the next re
       expect((await platform(world.server, 'POST', `/teams/${plain}/relationships/users`, { body: members })).status).toBe(204);
     }
     expect((await pageAs(member)).has(id)).toBe(true);
+  });
+
+  it('shows a snapshot restore in the next read', async () => {
+    expect((await control(world.server, 'POST', '/snapshots', { name: 'kept-before', replace: true })).status).toBe(201);
+    const id = await workspace('kept-restored-away');
+    expect((await pageAs(ADMIN_TOKEN)).has(id)).toBe(true);
+    expect((await control(world.server, 'POST', '/snapshots/kept-before/restore')).status).toBe(200);
+    expect((await pageAs(ADMIN_TOKEN)).has(id)).toBe(false);
   });
 
   it('answers each caller, each page and each include with its own document', async () => {
