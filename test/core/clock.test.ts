@@ -26,4 +26,19 @@ describe('ControllableClock', () => {
   it('formats timestamps with milliseconds and a literal Z', () => {
     expect(isoTimestamp(Date.UTC(2025, 0, 1, 0, 0, 0, 7))).toBe('2025-01-01T00:00:00.007Z');
   });
+
+  it('formats each instant as its own, whether it repeats, alternates or arrives as a Date or a number', () => {
+    const first = Date.UTC(2025, 0, 1, 0, 0, 0, 7);
+    const second = Date.UTC(2026, 5, 30, 23, 59, 59, 999);
+    const sequence = [first, first, new Date(first), second, new Date(second), first, second, new Date(first)];
+    expect(sequence.map((value) => isoTimestamp(value))).toEqual(
+      sequence.map((value) => (typeof value === 'number' ? new Date(value) : value).toISOString()),
+    );
+  });
+
+  it('still refuses an invalid date, even right after formatting a valid one', () => {
+    isoTimestamp(Date.UTC(2025, 0, 1));
+    expect(() => isoTimestamp(new Date(Number.NaN))).toThrow(RangeError);
+    expect(() => isoTimestamp(Number.NaN)).toThrow(RangeError);
+  });
 });

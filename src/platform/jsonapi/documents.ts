@@ -62,6 +62,15 @@ export function sendDocument(reply: FastifyReply, status: number, document: obje
   return reply.code(status).header('content-type', MEDIA_TYPE).serializer(JSON.stringify).send(document);
 }
 
+const asSerialized = (text: string): string => text;
+
+/** Sends a JSON:API document serialized already (a kept one), exactly as `sendDocument` sends it. */
+export function sendSerializedDocument(reply: FastifyReply, status: number, text: string): FastifyReply {
+  // A string payload with a serializer set goes through the serializer (here unchanged), so the
+  // content type keeps no charset, as in `sendDocument`.
+  return reply.code(status).header('content-type', MEDIA_TYPE).serializer(asSerialized).send(text);
+}
+
 /** 204 with no body, as the spec's relationship and delete endpoints answer. */
 export function sendNoContent(reply: FastifyReply): FastifyReply {
   return reply.code(204).send();

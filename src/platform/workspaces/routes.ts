@@ -1,13 +1,15 @@
 import type { FastifyRequest } from 'fastify';
+import type { CallerScope } from '../auth/workspace-permissions.js';
 import type { PlatformApp, PlatformContext } from '../context.js';
 import { readIdentifierList, readResource, relationshipId } from '../jsonapi/body.js';
-import { listDocument, requestOrigin, sendDocument, sendNoContent } from '../jsonapi/documents.js';
+import { listDocument, requestOrigin, sendDocument, sendNoContent, sendSerializedDocument } from '../jsonapi/documents.js';
 import { readPage } from '../jsonapi/pagination.js';
 import { listQuery, params, showQuery } from '../jsonapi/schemas.js';
 import { tagReferences } from '../tags/service.js';
 import { readTagBindings } from '../tag-bindings/rules.js';
 import { renderOptions, workspaceDocument, workspaceInclude } from './documents.js';
 import { readWorkspaceSettings, WORKSPACE_BODY } from './input.js';
+import { keptListText } from './list-text-cache.js';
 import { readWorkspaceFilter, readWorkspaceSort } from './list-query.js';
 import { type Located } from './service.js';
 import { WORKSPACE_INCLUDES } from './view.js';
@@ -61,10 +63,16 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
       readWorkspaceSort(query),
       page,
     );
-    const views = context.services.workspaceViews;
-    const items = views.render(scope, organization, rows, renderOptions(context, request));
-    const included = views.include(include, { principal: request.principal, organization, rows, origin: requestOrigin(request) });
-    return sendDocument(reply, 200, listDocument(request, { items, total, page }, { included }));
+    const serialize = () => {
+      const views = context.services.workspaceViews;
+      const items = views.render(scope, organization, rows, renderOptions(context, request));
+      const included = views.include(include, { principal: request.principal, organization, rows, origin: requestOrigin(request) });
+      return JSON.stringify(listDocument(request, { items, total, page }, { included }));
+    };
+    // Included resources come from many more tables than the kept text watches: those pages are made each time.
+    const text =
+      include.size === 0 ? keptListText(context.store.db, listTextKey(context, request, organization.id, scope), serialize) : serialize();
+    return sendSerializedDocument(reply, 200, text);
   });
 
   const render = async (request: FastifyRequest, located: Located) =>
@@ -100,6 +108,25 @@ export async function workspaceRoutes(app: PlatformApp, context: PlatformContext
     service.destroy(byName(request));
     return sendNoContent(reply);
   });
+}
+
+/**
+ * What decides a list document besides the tables it is read from: the organization, the caller's
+ * standing there (the rows they may read and the permission flags each shows), the request's URL
+ * (filters, sort, page and the pagination links) and origin, and the wire dialect and edition.
+ */
+function listTextKey(context: PlatformContext, request: FastifyRequest, organizationId: string, scope: CallerScope): string {
+  return JSON.stringify([
+    organizationId,
+    scope.organizationLevel,
+    scope.teamIds,
+    [...scope.grants].sort(),
+    request.protocol,
+    request.host,
+    request.url,
+    context.config.dialect,
+    context.config.edition,
+  ]);
 }
 
 /** The project id a create body names, looked up without validating (the permission check runs before the body's). */
