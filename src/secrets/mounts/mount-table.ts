@@ -130,6 +130,11 @@ const secretMountUuidsOfType = prepared((db) =>
 export class MountTable {
   private readonly table: typeof mounts;
   private readonly resolved: StoreDerived<Map<string, Readonly<MountRow>>>;
+  /**
+   * The uuids of each mount type asked for, kept as `resolved` is: every token revocation asks
+   * for the cubbyhole mounts (a query per unwrap of a wrapping token).
+   */
+  private readonly uuidsByType: StoreDerived<Map<string, readonly string[]>>;
 
   constructor(
     private readonly db: DbOrTx,
@@ -138,6 +143,13 @@ export class MountTable {
   ) {
     this.table = kind.table;
     this.resolved = new StoreDerived(sqliteOf(db), () => new Map<string, Readonly<MountRow>>());
+    this.uuidsByType = new StoreDerived(sqliteOf(db), () => new Map<string, readonly string[]>());
+  }
+
+  /** Called by each of this table's writes before it writes: what was remembered of its rows may change. */
+  private forgetRemembered(): void {
+    this.resolved.drop();
+    this.uuidsByType.drop();
   }
 
   all(): MountRow[] {
@@ -155,11 +167,21 @@ export class MountTable {
   }
 
   /** The storage keys (uuids) of the mounts of `type`. */
-  uuidsOfType(type: string): string[] {
+  uuidsOfType(type: string): readonly string[] {
     if (this.kind === AUTH_MOUNTS) return this.ofType(type).map((mount) => mount.uuid);
-    return secretMountUuidsOfType(this.db)
-      .all({ type })
-      .map((row) => row.uuid);
+    const read = () =>
+      secretMountUuidsOfType(this.db)
+        .all({ type })
+        .map((row) => row.uuid);
+    if (sqliteOf(this.db).inTransaction) return read();
+    const remembered = this.uuidsByType.get();
+    let uuids = remembered.get(type);
+    if (uuids === undefined) {
+      // Shared by every caller: frozen, so no caller changes another's list.
+      uuids = Object.freeze(read());
+      remembered.set(type, uuids);
+    }
+    return uuids;
   }
 
   ofType(type: string): MountRow[] {
@@ -221,7 +243,7 @@ export class MountTable {
       sealWrap: input.sealWrap ?? false,
       createdAt: this.clock.now(),
     };
-    this.resolved.drop();
+    this.forgetRemembered();
     this.db.insert(this.table).values(row).run();
     return row;
   }
@@ -245,7 +267,7 @@ export class MountTable {
   }
 
   remove(path: string): void {
-    this.resolved.drop();
+    this.forgetRemembered();
     this.db
       .delete(this.table)
       .where(eq(this.table.path, mountPath(path)))
@@ -253,7 +275,7 @@ export class MountTable {
   }
 
   update(path: string, patch: Partial<Pick<MountRow, 'config' | 'description' | 'options'>>): void {
-    this.resolved.drop();
+    this.forgetRemembered();
     this.db
       .update(this.table)
       .set(patch)
@@ -274,7 +296,7 @@ export class MountTable {
       (mount) => mount.path !== source.path && (mount.path.startsWith(target) || target.startsWith(mount.path)),
     );
     if (clash || target === source.path) throw badRequest(`path is already in use at ${clash?.path ?? target}`);
-    this.resolved.drop();
+    this.forgetRemembered();
     this.db.update(this.table).set({ path: target }).where(eq(this.table.path, source.path)).run();
     return { ...source, path: target };
   }

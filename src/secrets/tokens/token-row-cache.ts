@@ -15,6 +15,8 @@ const ROW_LIMIT = 256;
  * - a reset, a snapshot restore or an import replaces the store and bumps its generation;
  * - inside a transaction the cache is neither read nor filled: the transaction may see rows it
  *   wrote and rolls back;
+ * - a row is kept when a read finds it, or when the one write that made it has committed (a wrapping
+ *   token, `TokenStore.rememberInserted`);
  * - only rows are kept, never absence, so a token made after a miss is found at once; expiry and
  *   used-up tokens are judged on every lookup (`TokenStore.isLive`) against the injectable clock.
  *
@@ -39,6 +41,18 @@ export class TokenRowCache {
     if (rows.size >= ROW_LIMIT) rows.delete(rows.keys().next().value as string);
     rows.set(id, freezeRow(row));
     return row;
+  }
+
+  /**
+   * Keeps `row`, a row just written and committed, as a read would have kept it (never inside a
+   * transaction, which may still roll back): for a token presented right after it is made.
+   */
+  remember(row: TokenEntry): void {
+    if (this.sqlite.inTransaction) return;
+    const rows = this.rows.get();
+    rows.delete(row.id);
+    if (rows.size >= ROW_LIMIT) rows.delete(rows.keys().next().value as string);
+    rows.set(row.id, freezeRow(row));
   }
 
   /** Called by every write to the row of `id`, before it is written. */

@@ -186,6 +186,25 @@ export class TokenStore {
     });
   }
 
+  /**
+   * Keeps the row of `entry`, inserted and committed just now, as a lookup would read it back, so
+   * the request that presents the token next reads no statement: an unwrap presents its wrapping
+   * token right after the wrap made it (the select was about a twentieth of an unwrap's server CPU).
+   */
+  rememberInserted(entry: TokenEntry): void {
+    const { secret: _secret, ...row } = entry;
+    this.rows.remember({
+      ...row,
+      policies: [...row.policies],
+      meta: row.meta === null ? null : { ...row.meta },
+      boundCidrs: row.boundCidrs === null ? null : [...row.boundCidrs],
+      createdAt: new Date(row.createdAt.getTime()),
+      expiresAt: row.expiresAt && new Date(row.expiresAt.getTime()),
+      lastRenewalAt: row.lastRenewalAt && new Date(row.lastRenewalAt.getTime()),
+      entityId: row.entityId ?? null,
+    });
+  }
+
   update(id: string, patch: Partial<TokenEntry>): void {
     this.rows.forget(id);
     this.db.update(secretTokens).set(patch).where(eq(secretTokens.id, id)).run();

@@ -118,6 +118,7 @@ export class ResponseWrapper {
       cubbyhole.sealedPut(`${token.accessor}/${RESPONSE_KEY}`, { [RESPONSE_KEY]: stored }),
       cubbyhole.sealedPut(`${token.accessor}/${INFO_KEY}`, record),
     ]);
+    tokens.store.rememberInserted(token);
     scheduler.poke(token.expiresAt?.getTime());
     const wrapInfo: WrapInfo = {
       token: token.secret ?? '',

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllableClock } from '../../../src/core/clock.js';
-import { TokenStore } from '../../../src/secrets/tokens/token-store.js';
+import { eq } from 'drizzle-orm';
+import { tokenKey, TokenStore } from '../../../src/secrets/tokens/token-store.js';
+import { secretTokens } from '../../../src/store/tables.js';
 import { openStore } from '../../../src/store/store.js';
 import { control, ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
 import { advance, createToken, putPolicy, TOKEN_DENIED, v1 } from './client.js';
@@ -75,6 +77,52 @@ describe('token lookups kept in memory never answer with a stale token', () => {
     expect((await v1(server, 'GET', 'cubbyhole/note', { token: token.client_token })).status).toBe(403);
   });
 
+  // A wrap keeps its new token's row (TokenStore.rememberInserted): every way the token goes must still refuse it.
+  const wrapSecret = async () => {
+    const reply = await v1(server, 'POST', 'sys/wrapping/wrap', { headers: { 'x-vault-wrap-ttl': '5m' }, body: { password: 'kept' } });
+    expect(reply.status, reply.text).toBe(200);
+    return reply.body.wrap_info as { token: string; accessor: string };
+  };
+  const unwrap = (token: string) => v1(server, 'POST', 'sys/wrapping/unwrap', { token });
+
+  it('refuses a wrapping token once it is unwrapped, revoked by accessor, or expired', async () => {
+    const once = await wrapSecret();
+    expect(await unwrap(once.token)).toMatchObject({ status: 200, body: { data: { password: 'kept' } } });
+    expect((await unwrap(once.token)).status).toBe(400);
+
+    const revoked = await wrapSecret();
+    expect((await v1(server, 'POST', 'auth/token/revoke-accessor', { body: { accessor: revoked.accessor } })).status).toBe(204);
+    expect((await unwrap(revoked.token)).status).toBe(400);
+
+    const expiring = await wrapSecret();
+    await advance(server, '6m');
+    expect((await unwrap(expiring.token)).status).toBe(400);
+  });
+
+  it('empties a cubbyhole mount enabled after a revocation read the mounts, and one moved since', async () => {
+    const cubbyholeWrite = (token: string, path: string) => v1(server, 'POST', path, { token, body: { a: 1 } });
+    // A first revocation reads which cubbyhole mounts there are.
+    expect((await unwrap((await wrapSecret()).token)).status).toBe(200);
+    expect((await v1(server, 'POST', 'sys/mounts/second-cubbyhole', { body: { type: 'cubbyhole' } })).status).toBe(204);
+    const owner = await createToken(server, { policies: ['root'] });
+    expect((await cubbyholeWrite(owner.client_token, 'second-cubbyhole/note')).status).toBe(204);
+    const entriesOf = (accessor: string) =>
+      server.app.runtime.store.sqlite.prepare('SELECT count(*) AS n FROM secret_entries WHERE key LIKE ?').get(`${accessor}/%`) as {
+        n: number;
+      };
+    expect(entriesOf(owner.accessor).n).toBe(1);
+    expect((await v1(server, 'POST', 'auth/token/revoke', { body: { token: owner.client_token } })).status).toBe(204);
+    expect(entriesOf(owner.accessor).n).toBe(0);
+
+    expect((await v1(server, 'POST', 'sys/remount', { body: { from: 'second-cubbyhole', to: 'moved-cubbyhole' } })).status).toBeLessThan(
+      300,
+    );
+    const mover = await createToken(server, { policies: ['root'] });
+    expect((await cubbyholeWrite(mover.client_token, 'moved-cubbyhole/note')).status).toBe(204);
+    expect((await v1(server, 'POST', 'auth/token/revoke', { body: { token: mover.client_token } })).status).toBe(204);
+    expect(entriesOf(mover.accessor).n).toBe(0);
+  });
+
   it('forgets every token a snapshot restore or a reset takes away', async () => {
     expect((await control(server, 'POST', '/snapshots', { name: 'before-token' })).status).toBe(201);
     const token = await createToken(server, { policies: ['reader'] });
@@ -102,6 +150,46 @@ describe('the token rows a store keeps', () => {
     expect(row?.policies).toEqual(['root']);
     expect(() => (row?.policies as string[]).push('default')).toThrow(TypeError);
     expect(tokens.bySecret('frozen-root')?.policies).toEqual(['root']);
+  });
+
+  it('keep a row remembered at its insert exactly as a read of the store gives it, and never inside a transaction', () => {
+    const entry = {
+      id: tokenKey('hvs.remembered'),
+      secret: 'hvs.remembered',
+      accessor: 'remembered-accessor',
+      parentId: null,
+      policies: ['response-wrapping'],
+      displayName: '',
+      meta: null,
+      path: 'sys/wrapping/wrap',
+      numUses: 1,
+      orphan: true,
+      renewable: false,
+      ttlSeconds: 300,
+      explicitMaxTtlSeconds: 300,
+      createdAt: clock.now(),
+      expiresAt: new Date(clock.nowMs() + 300_000),
+      lastRenewalAt: null,
+      periodSeconds: 0,
+      maxTtlSeconds: 0,
+      boundCidrs: null,
+    };
+    tokens.insert(entry);
+    tokens.rememberInserted(entry);
+    const read = store.db.select().from(secretTokens).where(eq(secretTokens.id, entry.id)).get();
+    expect(tokens.get(entry.id)).toStrictEqual(read);
+    expect(Object.isFrozen(tokens.get(entry.id))).toBe(true);
+
+    const inside = { ...entry, id: tokenKey('hvs.inside'), secret: 'hvs.inside', accessor: 'inside-accessor' };
+    expect(() =>
+      store.db.transaction((tx) => {
+        const storeInTx = new TokenStore(tx, clock);
+        storeInTx.insert(inside);
+        storeInTx.rememberInserted(inside);
+        throw new Error('roll back');
+      }),
+    ).toThrow('roll back');
+    expect(tokens.get(inside.id)).toBeUndefined();
   });
 
   it('see a write made through another store on the same connection, and a rolled-back one undone', () => {
