@@ -93,21 +93,25 @@ export interface ResourceOptions {
   description?: string;
 }
 
+// The parts every resource schema shares (one resource schema per resource type).
+const OptionalRelationship = Type.Optional(RelationshipObject);
+const ResourceLinks = Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]));
+const OptionalResourceLinks = Type.Optional(ResourceLinks);
+
 /**
  * A resource object of `type` with these attributes: each required unless declared with
  * `Type.Optional` (present by edition, dialect or state), and typed as rendered.
  */
 export function resourceSchema(type: string | readonly string[], attributes: TProperties, options: ResourceOptions = {}) {
   const types = typeof type === 'string' ? [type] : type;
-  const relationships = Object.fromEntries((options.relationships ?? []).map((name) => [name, Type.Optional(RelationshipObject)]));
-  const links = Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]));
+  const relationships = Object.fromEntries((options.relationships ?? []).map((name) => [name, OptionalRelationship]));
   return Type.Object(
     {
-      id: Type.String(),
+      id: STRING,
       type: types.length === 1 ? Type.Literal(types[0] as string) : Type.Union(types.map((name) => Type.Literal(name))),
       attributes: Type.Object(attributes),
       ...(options.relationships ? { relationships: Type.Object(relationships) } : {}),
-      ...(options.links === 'never' ? {} : { links: options.links === 'optional' ? Type.Optional(links) : links }),
+      ...(options.links === 'never' ? {} : { links: options.links === 'optional' ? OptionalResourceLinks : ResourceLinks }),
       ...(options.meta ? { meta: Type.Optional(options.meta) } : {}),
     },
     options.description ? { description: options.description } : {},
@@ -156,7 +160,10 @@ const buildPaged = (resource: TSchema, description?: string) =>
   );
 
 /** A list without pagination (relationship listings, small fixed sets). */
+const lists = new WeakMap<TSchema, TSchema>();
 export const listed = (resource: TSchema, description?: string) =>
+  description ? buildListed(resource, description) : memoisedBy(lists, resource, () => buildListed(resource));
+const buildListed = (resource: TSchema, description?: string) =>
   Type.Object(
     {
       data: Type.Array(resource),
