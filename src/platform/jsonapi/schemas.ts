@@ -105,6 +105,13 @@ const buildRelationshipObject = (name: string) =>
     }),
   );
 
+/** `data.relationships`, listing the names an endpoint reads: one schema per list of names, in order. */
+const relationshipsMembers = new Map<string, ReturnType<typeof buildRelationshipsMember>>();
+const relationshipsMember = (names: readonly string[]) =>
+  memoised(relationshipsMembers, JSON.stringify(names), () => buildRelationshipsMember(names));
+const buildRelationshipsMember = (names: readonly string[]) =>
+  nullable(Type.Object(Object.fromEntries(names.map((name) => [name, relationshipObject(name)]))), 'data.relationships must be an object');
+
 /**
  * `{"data": {"type": …, "attributes": {…}, "relationships": {…}}}` of one of `types` (or `""` when
  * `allowEmptyType`). `attributes` and `relationships` list what the endpoint reads, for the
@@ -130,7 +137,6 @@ function envelope<A extends TProperties>(
   options: { attributes?: A; relationships?: readonly string[]; allowEmptyType?: boolean; description?: string },
 ) {
   const accepted = [...types, ...(options.allowEmptyType ? [''] : [])];
-  const relationships = Object.fromEntries((options.relationships ?? []).map((name) => [name, relationshipObject(name)]));
   return Type.Object(
     {
       data: Type.Object(
@@ -141,7 +147,7 @@ function envelope<A extends TProperties>(
           ),
           id: ResourceId,
           attributes: nullable(Type.Object((options.attributes ?? {}) as A), 'data.attributes must be an object'),
-          relationships: nullable(Type.Object(relationships), 'data.relationships must be an object'),
+          relationships: relationshipsMember(options.relationships ?? []),
         },
         { errorMessage: ENVELOPE },
       ),
