@@ -15,22 +15,50 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
  * closes `attributes` to find attributes a renderer writes and a schema forgets.
  */
 
+/*
+ * The declarations below run once per route at start-up; building the same types again for each
+ * took part of the ~30 ms spent in TypeBox at spawn-to-ready. They are built once and shared:
+ * TypeBox never mutates a type it is given, and the OpenAPI builder and tests copy before
+ * changing anything.
+ */
+function memoisedBy<K extends object, T>(cache: WeakMap<K, T>, key: K, build: () => T): T {
+  const cached = cache.get(key);
+  if (cached !== undefined) return cached;
+  const built = build();
+  cache.set(key, built);
+  return built;
+}
+
 /** Nullable: the attribute is always present, sometimes null. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const nullables = new WeakMap<TSchema, TSchema>();
+const buildNullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export const Nullable = <T extends TSchema>(schema: T) =>
+  memoisedBy(nullables, schema, () => buildNullable(schema)) as ReturnType<typeof buildNullable<T>>;
+
+const STRING = Type.String();
+const TIME = Type.String({ format: 'date-time' });
+const DATE = Type.String({ format: 'date' });
+const INTEGER = Type.Integer();
+const NUMBER = Type.Number();
+const BOOLEAN = Type.Boolean();
+const STRINGS = Type.Array(STRING);
+const OBJECT = Type.Object({});
+const FLAGS = Type.Record(Type.String(), Type.Boolean());
+const ANY = Type.Unknown();
 
 /** Attribute types, to keep the declarations one line each. */
 export const A = {
-  string: () => Type.String(),
-  time: () => Type.String({ format: 'date-time' }),
-  date: () => Type.String({ format: 'date' }),
-  integer: () => Type.Integer(),
-  number: () => Type.Number(),
-  boolean: () => Type.Boolean(),
-  strings: () => Type.Array(Type.String()),
-  object: () => Type.Object({}),
+  string: () => STRING,
+  time: () => TIME,
+  date: () => DATE,
+  integer: () => INTEGER,
+  number: () => NUMBER,
+  boolean: () => BOOLEAN,
+  strings: () => STRINGS,
+  object: () => OBJECT,
   /** A map of flags (`permissions`, `actions`). */
-  flags: () => Type.Record(Type.String(), Type.Boolean()),
-  any: () => Type.Unknown(),
+  flags: () => FLAGS,
+  any: () => ANY,
   nullable: Nullable,
   optional: <T extends TSchema>(schema: T) => Type.Optional(schema),
   oneOf: (...values: string[]) => Type.Union(values.map((value) => Type.Literal(value))),
@@ -65,21 +93,25 @@ export interface ResourceOptions {
   description?: string;
 }
 
+// The parts every resource schema shares (one resource schema per resource type).
+const OptionalRelationship = Type.Optional(RelationshipObject);
+const ResourceLinks = Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]));
+const OptionalResourceLinks = Type.Optional(ResourceLinks);
+
 /**
  * A resource object of `type` with these attributes: each required unless declared with
  * `Type.Optional` (present by edition, dialect or state), and typed as rendered.
  */
 export function resourceSchema(type: string | readonly string[], attributes: TProperties, options: ResourceOptions = {}) {
   const types = typeof type === 'string' ? [type] : type;
-  const relationships = Object.fromEntries((options.relationships ?? []).map((name) => [name, Type.Optional(RelationshipObject)]));
-  const links = Type.Record(Type.String(), Type.Union([Type.String(), Type.Null()]));
+  const relationships = Object.fromEntries((options.relationships ?? []).map((name) => [name, OptionalRelationship]));
   return Type.Object(
     {
-      id: Type.String(),
+      id: STRING,
       type: types.length === 1 ? Type.Literal(types[0] as string) : Type.Union(types.map((name) => Type.Literal(name))),
       attributes: Type.Object(attributes),
       ...(options.relationships ? { relationships: Type.Object(relationships) } : {}),
-      ...(options.links === 'never' ? {} : { links: options.links === 'optional' ? Type.Optional(links) : links }),
+      ...(options.links === 'never' ? {} : { links: options.links === 'optional' ? OptionalResourceLinks : ResourceLinks }),
       ...(options.meta ? { meta: Type.Optional(options.meta) } : {}),
     },
     options.description ? { description: options.description } : {},
@@ -89,7 +121,10 @@ export function resourceSchema(type: string | readonly string[], attributes: TPr
 const Included = Type.Optional(Type.Array(AnyResource, { description: 'the resources `include` asked for' }));
 
 /** A document with one resource. */
+const singles = new WeakMap<TSchema, TSchema>();
 export const single = (resource: TSchema, description?: string) =>
+  description ? buildSingle(resource, description) : memoisedBy(singles, resource, () => buildSingle(resource));
+const buildSingle = (resource: TSchema, description?: string) =>
   Type.Object({ data: resource, included: Included, meta: Type.Optional(Type.Object({})) }, description ? { description } : {});
 
 const PageLinks = Type.Object({
@@ -110,7 +145,10 @@ const Pagination = Type.Object({
 });
 
 /** A page of resources: `links` and `meta.pagination` (with the list's own counts beside it). */
+const pages = new WeakMap<TSchema, TSchema>();
 export const paged = (resource: TSchema, description?: string) =>
+  description ? buildPaged(resource, description) : memoisedBy(pages, resource, () => buildPaged(resource));
+const buildPaged = (resource: TSchema, description?: string) =>
   Type.Object(
     {
       data: Type.Array(resource),
@@ -122,7 +160,10 @@ export const paged = (resource: TSchema, description?: string) =>
   );
 
 /** A list without pagination (relationship listings, small fixed sets). */
+const lists = new WeakMap<TSchema, TSchema>();
 export const listed = (resource: TSchema, description?: string) =>
+  description ? buildListed(resource, description) : memoisedBy(lists, resource, () => buildListed(resource));
+const buildListed = (resource: TSchema, description?: string) =>
   Type.Object(
     {
       data: Type.Array(resource),
