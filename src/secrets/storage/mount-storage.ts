@@ -79,6 +79,19 @@ export class MountStorage {
     return row === undefined ? undefined : (this.barrier.openShared(row.value) as T | undefined);
   }
 
+  /**
+   * The entry as stored (sealed), for a caller that keeps what it opened (`openStored`) and must
+   * tell whether the entry changed since: a write seals with a fresh IV, so the text changes.
+   */
+  stored(key: string): unknown {
+    return entryByKey(this.db).get({ mount: this.mountUuid, key })?.value;
+  }
+
+  /** `get` of a value `stored` returned. */
+  openStored<T>(stored: unknown): T | undefined {
+    return stored === undefined ? undefined : (this.barrier.open(stored) as T | undefined);
+  }
+
   has(key: string): boolean {
     return entryExists(this.db).get({ mount: this.mountUuid, key }) !== undefined;
   }
