@@ -96,8 +96,11 @@ export class MountStorage {
     return entryExists(this.db).get({ mount: this.mountUuid, key }) !== undefined;
   }
 
-  put(key: string, value: unknown): void {
-    upsertEntry(this.db).run({ mount: this.mountUuid, key, value: this.barrier.seal(value) });
+  /** Returns the entry as stored (what `stored` reads back while it is unchanged). */
+  put(key: string, value: unknown): unknown {
+    const sealed = this.barrier.seal(value);
+    upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
+    return sealed;
   }
 
   /**

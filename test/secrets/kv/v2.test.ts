@@ -265,6 +265,16 @@ describe('the key/value engine, version 2 (secret/)', () => {
     expect(fourth.body.data.version).toBe(4);
     expect(Object.keys((await metadata()).versions)).toEqual(['2', '3', '4']);
     expect((await v1(server, 'GET', 'secret/data/shared')).body.data).toMatchObject({ data: { n: 4 }, metadata: { version: 4 } });
+
+    // Each other write path between two data writes: the next version sees it.
+    await v1(server, 'POST', 'secret/metadata/shared', { body: { custom_metadata: { team: 'b' } } });
+    expect((await v1(server, 'POST', 'secret/data/shared', { body: { data: { n: 5 } } })).body.data.custom_metadata).toEqual({ team: 'b' });
+    await v1(server, 'DELETE', 'secret/data/shared');
+    await v1(server, 'POST', 'secret/data/shared', { body: { data: { n: 6 } } });
+    expect((await metadata()).versions['5'].deletion_time).not.toBe('');
+    await v1(server, 'DELETE', 'secret/metadata/shared');
+    expect((await v1(server, 'POST', 'secret/data/shared', { body: { data: { n: 7 } } })).body.data.version).toBe(1);
+    expect(await metadata()).toMatchObject({ current_version: 1, oldest_version: 0, custom_metadata: null, max_versions: 0 });
   });
 
   it('answers a path without data/ or metadata/ with a 404 whose warning names the right command', async () => {

@@ -126,7 +126,9 @@ export function v2Handlers(clock: Clock) {
 
   const writeVersion = (request: HandlerRequest, data: Record<string, unknown>, meta: KeyMetadata, config: KvConfig): LogicalResponse => {
     const now = clock.now();
-    const { version } = addVersion(request.storage, keyOf(request), meta, config, data, now);
+    const { version, storedMeta } = addVersion(request.storage, keyOf(request), meta, config, data, now);
+    // Kept for the key's next write, whose existence check then need not unseal it (the answer copies what it shows).
+    checked = { mount: request.mount.uuid, key: keyOf(request), stored: storedMeta, meta };
     return { data: versionMetadataWire(meta, version) };
   };
 
@@ -170,6 +172,7 @@ export function v2Handlers(clock: Clock) {
     fields: { data: DATA_FIELDS, metadata: METADATA_FIELDS, subkeys: SUBKEYS_FIELDS, config: CONFIG_FIELDS },
     exists: (request: HandlerRequest) => {
       const stored = request.storage.stored(`${META_PREFIX}${keyOf(request)}`);
+      if (checked && checked.stored === stored && checked.mount === request.mount.uuid && checked.key === keyOf(request)) return true;
       const meta = request.storage.openStored<KeyMetadata>(stored);
       checked = meta === undefined ? undefined : { mount: request.mount.uuid, key: keyOf(request), stored, meta };
       return meta !== undefined;
