@@ -79,12 +79,28 @@ export class MountStorage {
     return row === undefined ? undefined : (this.barrier.openShared(row.value) as T | undefined);
   }
 
+  /**
+   * The entry as stored (sealed), for a caller that keeps what it opened (`openStored`) and must
+   * tell whether the entry changed since: a write seals with a fresh IV, so the text changes.
+   */
+  stored(key: string): unknown {
+    return entryByKey(this.db).get({ mount: this.mountUuid, key })?.value;
+  }
+
+  /** `get` of a value `stored` returned. */
+  openStored<T>(stored: unknown): T | undefined {
+    return stored === undefined ? undefined : (this.barrier.open(stored) as T | undefined);
+  }
+
   has(key: string): boolean {
     return entryExists(this.db).get({ mount: this.mountUuid, key }) !== undefined;
   }
 
-  put(key: string, value: unknown): void {
-    upsertEntry(this.db).run({ mount: this.mountUuid, key, value: this.barrier.seal(value) });
+  /** Returns the entry as stored (what `stored` reads back while it is unchanged). */
+  put(key: string, value: unknown): unknown {
+    const sealed = this.barrier.seal(value);
+    upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
+    return sealed;
   }
 
   /**

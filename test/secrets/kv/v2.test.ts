@@ -242,6 +242,41 @@ describe('the key/value engine, version 2 (secret/)', () => {
     expect((await v1(server, 'GET', 'secret/data/hot')).status).toBe(404);
   });
 
+  // A data write reuses the metadata its existence check opened (takeCheckedMeta) only while the
+  // entry is unchanged: a write between (data, metadata, another key's) must never be lost.
+  it('writes each version from the metadata as it now is, after reads and writes that shared it', async () => {
+    const metadata = async () => (await v1(server, 'GET', 'secret/metadata/shared')).body.data;
+    await v1(server, 'POST', 'secret/metadata/shared', { body: { max_versions: 2, custom_metadata: { team: 'a' } } });
+    await v1(server, 'POST', 'secret/data/shared', { body: { data: { n: 1 } } });
+    const first = (await v1(server, 'GET', 'secret/data/shared')).body.data;
+    expect(first.metadata).toMatchObject({ version: 1, custom_metadata: { team: 'a' } });
+
+    for (let n = 2; n <= 3; n += 1) {
+      expect((await v1(server, 'POST', 'secret/data/shared', { body: { data: { n } } })).body.data.version).toBe(n);
+    }
+    expect(await metadata()).toMatchObject({ current_version: 3, oldest_version: 2, custom_metadata: { team: 'a' } });
+    expect(Object.keys((await metadata()).versions)).toEqual(['2', '3']);
+    expect((await v1(server, 'GET', 'secret/data/shared?version=1')).status).toBe(404);
+    expect((await v1(server, 'GET', 'secret/data/shared?version=2')).body.data.data).toEqual({ n: 2 });
+
+    await v1(server, 'POST', 'secret/metadata/shared', { body: { max_versions: 3 } });
+    expect((await v1(server, 'POST', 'secret/data/shared', { body: { options: { cas: 2 }, data: { n: 4 } } })).status).toBe(400);
+    const fourth = await v1(server, 'POST', 'secret/data/shared', { body: { options: { cas: 3 }, data: { n: 4 } } });
+    expect(fourth.body.data.version).toBe(4);
+    expect(Object.keys((await metadata()).versions)).toEqual(['2', '3', '4']);
+    expect((await v1(server, 'GET', 'secret/data/shared')).body.data).toMatchObject({ data: { n: 4 }, metadata: { version: 4 } });
+
+    // Each other write path between two data writes: the next version sees it.
+    await v1(server, 'POST', 'secret/metadata/shared', { body: { custom_metadata: { team: 'b' } } });
+    expect((await v1(server, 'POST', 'secret/data/shared', { body: { data: { n: 5 } } })).body.data.custom_metadata).toEqual({ team: 'b' });
+    await v1(server, 'DELETE', 'secret/data/shared');
+    await v1(server, 'POST', 'secret/data/shared', { body: { data: { n: 6 } } });
+    expect((await metadata()).versions['5'].deletion_time).not.toBe('');
+    await v1(server, 'DELETE', 'secret/metadata/shared');
+    expect((await v1(server, 'POST', 'secret/data/shared', { body: { data: { n: 7 } } })).body.data.version).toBe(1);
+    expect(await metadata()).toMatchObject({ current_version: 1, oldest_version: 0, custom_metadata: null, max_versions: 0 });
+  });
+
   it('answers a path without data/ or metadata/ with a 404 whose warning names the right command', async () => {
     const read = await v1(server, 'GET', 'secret/app/db');
     expect(read.status).toBe(404);

@@ -65,8 +65,9 @@ export function peekMeta(storage: MountStorage, path: string): Readonly<KeyMetad
   return storage.getShared<KeyMetadata>(`${META_PREFIX}${path}`);
 }
 
-export function writeMeta(storage: MountStorage, path: string, meta: KeyMetadata): void {
-  storage.put(`${META_PREFIX}${path}`, meta);
+/** Returns the metadata as stored (`MountStorage.put`). */
+export function writeMeta(storage: MountStorage, path: string, meta: KeyMetadata): unknown {
+  return storage.put(`${META_PREFIX}${path}`, meta);
 }
 
 export function newMeta(now: Date): KeyMetadata {
@@ -115,7 +116,7 @@ function deletionTime(created: Date, config: KvConfig, meta: KeyMetadata): strin
 
 /**
  * Stores `data` as the key's next version and trims the oldest past `max_versions` (the key's
- * setting, else the mount's, else 10). Returns the new version's number and metadata.
+ * setting, else the mount's, else 10). Returns the new version's number and metadata, and the key's metadata as stored.
  */
 export function addVersion(
   storage: MountStorage,
@@ -124,7 +125,7 @@ export function addVersion(
   config: KvConfig,
   data: Record<string, unknown>,
   now: Date,
-): { version: number; metadata: VersionMetadata } {
+): { version: number; metadata: VersionMetadata; storedMeta: unknown } {
   const version = meta.current_version + 1;
   const metadata: VersionMetadata = { created_time: isoTimestamp(now), deletion_time: deletionTime(now, config, meta), destroyed: false };
   storage.put(versionKey(path, version), data);
@@ -140,8 +141,8 @@ export function addVersion(
     }
     meta.oldest_version = lastToDrop + 1;
   }
-  writeMeta(storage, path, meta);
-  return { version, metadata };
+  const storedMeta = writeMeta(storage, path, meta);
+  return { version, metadata, storedMeta };
 }
 
 /** Removes a key's metadata and every version it still has (`DELETE metadata/:path`). */

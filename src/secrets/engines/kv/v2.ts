@@ -20,6 +20,7 @@ import {
   writeConfig,
   writeMeta,
   type KeyMetadata,
+  type KvConfig,
 } from './store.js';
 
 /** Version 2 of the key/value engine: versions, soft delete, check-and-set and per-key metadata. */
@@ -103,10 +104,31 @@ export class DeletedVersion extends Error {
 export function v2Handlers(clock: Clock) {
   const keyOf = (request: HandlerRequest) => request.params['path'] ?? '';
 
-  const writeVersion = (request: HandlerRequest, data: Record<string, unknown>, meta: KeyMetadata): LogicalResponse => {
+  /**
+   * The metadata the last existence check opened, kept for the data write that follows it: a KV
+   * write then unseals the key's metadata once instead of twice (about 5% of its server CPU in a
+   * profile). One slot, never shared (the check answers only a boolean), so the write may change it.
+   */
+  let checked: { mount: string; key: string; stored: unknown; meta: KeyMetadata } | undefined;
+
+  /**
+   * The key's metadata for a write that changes it: the checked copy when the entry is still the
+   * text it was opened from (another request may have written it since: a write seals anew), else
+   * opened now. The slot is emptied either way, so no two writes hold one object.
+   */
+  const takeCheckedMeta = (request: HandlerRequest): KeyMetadata | undefined => {
+    const stored = request.storage.stored(`${META_PREFIX}${keyOf(request)}`);
+    const held = checked;
+    checked = undefined;
+    if (held && held.stored === stored && held.mount === request.mount.uuid && held.key === keyOf(request)) return held.meta;
+    return request.storage.openStored<KeyMetadata>(stored);
+  };
+
+  const writeVersion = (request: HandlerRequest, data: Record<string, unknown>, meta: KeyMetadata, config: KvConfig): LogicalResponse => {
     const now = clock.now();
-    const config = readConfig(request.storage);
-    const { version } = addVersion(request.storage, keyOf(request), meta, config, data, now);
+    const { version, storedMeta } = addVersion(request.storage, keyOf(request), meta, config, data, now);
+    // Kept for the key's next write, whose existence check then need not unseal it (the answer copies what it shows).
+    checked = { mount: request.mount.uuid, key: keyOf(request), stored: storedMeta, meta };
     return { data: versionMetadataWire(meta, version) };
   };
 
@@ -148,7 +170,13 @@ export function v2Handlers(clock: Clock) {
 
   return {
     fields: { data: DATA_FIELDS, metadata: METADATA_FIELDS, subkeys: SUBKEYS_FIELDS, config: CONFIG_FIELDS },
-    exists: (request: HandlerRequest) => readMeta(request.storage, keyOf(request)) !== undefined,
+    exists: (request: HandlerRequest) => {
+      const stored = request.storage.stored(`${META_PREFIX}${keyOf(request)}`);
+      if (checked && checked.stored === stored && checked.mount === request.mount.uuid && checked.key === keyOf(request)) return true;
+      const meta = request.storage.openStored<KeyMetadata>(stored);
+      checked = meta === undefined ? undefined : { mount: request.mount.uuid, key: keyOf(request), stored, meta };
+      return meta !== undefined;
+    },
 
     data: {
       read: (request: HandlerRequest): LogicalResponse => {
@@ -160,10 +188,10 @@ export function v2Handlers(clock: Clock) {
       update: (request: HandlerRequest): LogicalResponse => {
         const fields = new FieldData(DATA_FIELDS, request.data);
         if (!fields.has('data')) throw badRequest('no data provided');
-        const meta = readMeta(request.storage, keyOf(request)) ?? newMeta(clock.now());
+        const meta = takeCheckedMeta(request) ?? newMeta(clock.now());
         const config = readConfig(request.storage);
         checkAndSet(optionsOf(fields), config.cas_required || meta.cas_required, meta.current_version);
-        return writeVersion(request, fields.get('data'), meta);
+        return writeVersion(request, fields.get('data'), meta, config);
       },
       patch: (request: HandlerRequest): LogicalResponse => {
         const fields = new FieldData(DATA_FIELDS, request.data);
@@ -178,7 +206,7 @@ export function v2Handlers(clock: Clock) {
           throw new DeletedVersion({ data: versionMetadataWire(meta, meta.current_version), status: 404 });
         }
         const existing = readVersion(request.storage, keyOf(request), meta.current_version) ?? {};
-        return writeVersion(request, mergePatch(existing, fields.get('data')), meta);
+        return writeVersion(request, mergePatch(existing, fields.get('data')), meta, config);
       },
       delete: (request: HandlerRequest): undefined => {
         const meta = readMeta(request.storage, keyOf(request));
