@@ -1,6 +1,7 @@
 import { perConnection } from '../../store/per-connection.js';
 import { ReadCache } from '../../store/read-cache.js';
 import { sqliteOf, type DbOrTx } from '../../store/store.js';
+import { WORKSPACE_PAGE_TABLES } from './page-cache.js';
 
 /**
  * Every table a workspace list document without `include` is derived from: the page's rows and
@@ -8,19 +9,7 @@ import { sqliteOf, type DbOrTx } from '../../store/store.js';
  * organization's defaults, tags, the caller's access levels through team and project grants,
  * variable and output ids, tag bindings).
  */
-const LIST_DOCUMENT_TABLES = [
-  'organizations',
-  'workspaces',
-  'tags',
-  'workspace_tags',
-  'tag_bindings',
-  'team_workspaces',
-  'team_projects',
-  'runs',
-  'list_counts',
-  'workspace_variables',
-  'state_version_outputs',
-];
+const LIST_DOCUMENT_TABLES = [...WORKSPACE_PAGE_TABLES, 'organizations', 'team_projects', 'workspace_variables', 'state_version_outputs'];
 
 /** Documents kept: a page of up to 100 workspaces is up to about 270 KB of text. */
 const DOCUMENTS_KEPT = 16;

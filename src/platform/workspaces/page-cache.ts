@@ -11,6 +11,9 @@ type Page = { readonly rows: readonly WorkspaceRow[]; readonly total: number };
 /** Pages kept: a page holds up to 100 wide rows, so fewer than the default (a client walking a big list passes through). */
 const PAGE_LIMIT = 32;
 
+/** The tables a page of workspaces is read from (see below). */
+export const WORKSPACE_PAGE_TABLES = ['workspaces', 'tags', 'workspace_tags', 'tag_bindings', 'team_workspaces', 'runs', 'list_counts'];
+
 /**
  * A page of an organization's workspaces, kept per connection by everything that decides it (the
  * organization, what the caller may read, filter, sort, offset and size) and dropped on any write
@@ -18,16 +21,7 @@ const PAGE_LIMIT = 32;
  * (filters), team access (what a caller below admin may list), runs (the current-run sort) and
  * the list counts. The trigram index over names follows `workspaces` through its own triggers.
  */
-const pageCache = perConnection(
-  (sqlite) =>
-    new ReadCache<Page>(
-      sqlite,
-      'workspace_page',
-      ['workspaces', 'tags', 'workspace_tags', 'tag_bindings', 'team_workspaces', 'runs', 'list_counts'],
-      deepFreeze,
-      PAGE_LIMIT,
-    ),
-);
+const pageCache = perConnection((sqlite) => new ReadCache<Page>(sqlite, 'workspace_page', WORKSPACE_PAGE_TABLES, deepFreeze, PAGE_LIMIT));
 
 /** `pageOfWorkspaces`, kept between writes. */
 export function keptPageOfWorkspaces(

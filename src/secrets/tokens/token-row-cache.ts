@@ -37,9 +37,7 @@ export class TokenRowCache {
     const kept = rows.get(id);
     if (kept !== undefined) return kept;
     const row = read();
-    if (row === undefined) return undefined;
-    if (rows.size >= ROW_LIMIT) rows.delete(rows.keys().next().value as string);
-    rows.set(id, freezeRow(row));
+    if (row !== undefined) keep(rows, id, row);
     return row;
   }
 
@@ -51,14 +49,19 @@ export class TokenRowCache {
     if (this.sqlite.inTransaction) return;
     const rows = this.rows.get();
     rows.delete(row.id);
-    if (rows.size >= ROW_LIMIT) rows.delete(rows.keys().next().value as string);
-    rows.set(row.id, freezeRow(row));
+    keep(rows, row.id, row);
   }
 
   /** Called by every write to the row of `id`, before it is written. */
   forget(id: string): void {
     this.rows.get().delete(id);
   }
+}
+
+/** Keeps `row` (frozen) under `id`, making room by dropping the oldest kept row. */
+function keep(rows: Map<string, TokenEntry>, id: string, row: TokenEntry): void {
+  if (rows.size >= ROW_LIMIT) rows.delete(rows.keys().next().value as string);
+  rows.set(id, freezeRow(row));
 }
 
 function freezeRow(row: TokenEntry): TokenEntry {

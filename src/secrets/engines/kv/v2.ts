@@ -118,11 +118,16 @@ export function v2Handlers(clock: Clock) {
    */
   const takeCheckedMeta = (request: HandlerRequest): KeyMetadata | undefined => {
     const stored = request.storage.stored(`${META_PREFIX}${keyOf(request)}`);
-    const held = checked;
+    const held = checkedMetaOf(request, stored);
     checked = undefined;
-    if (held && held.stored === stored && held.mount === request.mount.uuid && held.key === keyOf(request)) return held.meta;
-    return request.storage.openStored<KeyMetadata>(stored);
+    return held ?? request.storage.openStored<KeyMetadata>(stored);
   };
+
+  /** The checked metadata when it was opened from `stored`, this request's key's entry as it is now. */
+  const checkedMetaOf = (request: HandlerRequest, stored: unknown): KeyMetadata | undefined =>
+    checked && checked.stored === stored && checked.mount === request.mount.uuid && checked.key === keyOf(request)
+      ? checked.meta
+      : undefined;
 
   const writeVersion = (request: HandlerRequest, data: Record<string, unknown>, meta: KeyMetadata, config: KvConfig): LogicalResponse => {
     const now = clock.now();
@@ -172,7 +177,7 @@ export function v2Handlers(clock: Clock) {
     fields: { data: DATA_FIELDS, metadata: METADATA_FIELDS, subkeys: SUBKEYS_FIELDS, config: CONFIG_FIELDS },
     exists: (request: HandlerRequest) => {
       const stored = request.storage.stored(`${META_PREFIX}${keyOf(request)}`);
-      if (checked && checked.stored === stored && checked.mount === request.mount.uuid && checked.key === keyOf(request)) return true;
+      if (checkedMetaOf(request, stored) !== undefined) return true;
       const meta = request.storage.openStored<KeyMetadata>(stored);
       checked = meta === undefined ? undefined : { mount: request.mount.uuid, key: keyOf(request), stored, meta };
       return meta !== undefined;
