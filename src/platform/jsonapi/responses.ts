@@ -1,5 +1,6 @@
 import { Type, type TProperties, type TSchema } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { memoised } from './schemas.js';
 
 /**
  * Response schemas: what each `/api/v2` route answers, with its real status (`ok`, `created`,
@@ -21,19 +22,12 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
  * TypeBox never mutates a type it is given, and the OpenAPI builder and tests copy before
  * changing anything.
  */
-function memoisedBy<K extends object, T>(cache: WeakMap<K, T>, key: K, build: () => T): T {
-  const cached = cache.get(key);
-  if (cached !== undefined) return cached;
-  const built = build();
-  cache.set(key, built);
-  return built;
-}
 
 /** Nullable: the attribute is always present, sometimes null. */
 const nullables = new WeakMap<TSchema, TSchema>();
 const buildNullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 export const Nullable = <T extends TSchema>(schema: T) =>
-  memoisedBy(nullables, schema, () => buildNullable(schema)) as ReturnType<typeof buildNullable<T>>;
+  memoised(nullables, schema, () => buildNullable(schema)) as ReturnType<typeof buildNullable<T>>;
 
 const STRING = Type.String();
 const TIME = Type.String({ format: 'date-time' });
@@ -123,7 +117,7 @@ const Included = Type.Optional(Type.Array(AnyResource, { description: 'the resou
 /** A document with one resource. */
 const singles = new WeakMap<TSchema, TSchema>();
 export const single = (resource: TSchema, description?: string) =>
-  description ? buildSingle(resource, description) : memoisedBy(singles, resource, () => buildSingle(resource));
+  description ? buildSingle(resource, description) : memoised(singles, resource, () => buildSingle(resource));
 const buildSingle = (resource: TSchema, description?: string) =>
   Type.Object({ data: resource, included: Included, meta: Type.Optional(Type.Object({})) }, description ? { description } : {});
 
@@ -147,7 +141,7 @@ const Pagination = Type.Object({
 /** A page of resources: `links` and `meta.pagination` (with the list's own counts beside it). */
 const pages = new WeakMap<TSchema, TSchema>();
 export const paged = (resource: TSchema, description?: string) =>
-  description ? buildPaged(resource, description) : memoisedBy(pages, resource, () => buildPaged(resource));
+  description ? buildPaged(resource, description) : memoised(pages, resource, () => buildPaged(resource));
 const buildPaged = (resource: TSchema, description?: string) =>
   Type.Object(
     {
@@ -162,7 +156,7 @@ const buildPaged = (resource: TSchema, description?: string) =>
 /** A list without pagination (relationship listings, small fixed sets). */
 const lists = new WeakMap<TSchema, TSchema>();
 export const listed = (resource: TSchema, description?: string) =>
-  description ? buildListed(resource, description) : memoisedBy(lists, resource, () => buildListed(resource));
+  description ? buildListed(resource, description) : memoised(lists, resource, () => buildListed(resource));
 const buildListed = (resource: TSchema, description?: string) =>
   Type.Object(
     {

@@ -19,7 +19,8 @@ export const QueryValue = Type.Union([Type.String(), Type.Array(Type.String())])
  * mutates a type it was given, the OpenAPI builder and the tests copy before they change anything,
  * and the validator compiles one checker per schema object, so sharing also compiles less.
  */
-function memoised<T>(cache: Map<string, T>, key: string, build: () => T): T {
+/** What `build` makes for `key`, made once and kept in `cache` (a Map, or a WeakMap for object keys). */
+export function memoised<K, T>(cache: { get(key: K): T | undefined; set(key: K, value: T): unknown }, key: K, build: () => T): T {
   const cached = cache.get(key);
   if (cached !== undefined) return cached;
   const built = build();
