@@ -34,11 +34,15 @@ const keysOfPresented = new Map<string, string>();
 export function presentedKey(secret: string): string {
   let key = keysOfPresented.get(secret);
   if (key === undefined) {
-    if (keysOfPresented.size >= KEY_MEMO_LIMIT) keysOfPresented.clear();
     key = tokenKey(secret);
-    keysOfPresented.set(secret, key);
+    rememberKey(secret, key);
   }
   return key;
+}
+
+function rememberKey(secret: string, key: string): void {
+  if (keysOfPresented.size >= KEY_MEMO_LIMIT) keysOfPresented.clear();
+  keysOfPresented.set(secret, key);
 }
 
 /** `num_uses` marker for a token whose last use was taken; it is revoked right after that request. */
@@ -192,7 +196,9 @@ export class TokenStore {
    * token right after the wrap made it (the select was about a twentieth of an unwrap's server CPU).
    */
   rememberInserted(entry: TokenEntry): void {
-    const { secret: _secret, ...row } = entry;
+    const { secret, ...row } = entry;
+    // The key was just computed from the value (`tokenKey`): the lookup need not hash it again.
+    if (secret !== undefined) rememberKey(secret, row.id);
     this.rows.remember({
       ...row,
       policies: [...row.policies],
