@@ -1,7 +1,11 @@
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ControllableClock } from '../../../src/core/clock.js';
 import { MountStorage } from '../../../src/secrets/storage/mount-storage.js';
 import { isWrappingEntry, ownsNothing } from '../../../src/secrets/tokens/token-service.js';
-import type { TokenEntry } from '../../../src/secrets/tokens/token-store.js';
+import { tokenKey, TokenStore, type TokenEntry } from '../../../src/secrets/tokens/token-store.js';
+import { openStore } from '../../../src/store/store.js';
+import { secretTokens } from '../../../src/store/tables.js';
 import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
 import { advance, POLICY_DENIED, putPolicy, v1 } from './client.js';
 
@@ -192,5 +196,43 @@ describe('a login token holding only the response-wrapping policy', () => {
       status: 400,
       body: { errors: NO_INFO },
     });
+  });
+});
+
+describe('the token row insert', () => {
+  it('writes every column as drizzle reads it back', () => {
+    const store = openStore(':memory:');
+    try {
+      const tokens = new TokenStore(store.db, new ControllableClock());
+      const full: TokenEntry = {
+        id: tokenKey('hvs.full'),
+        accessor: 'full-accessor',
+        parentId: tokenKey('hvs.parent'),
+        policies: ['default', 'reader'],
+        displayName: 'token-full',
+        meta: { team: 'core' },
+        path: 'auth/token/create',
+        numUses: 3,
+        orphan: false,
+        renewable: true,
+        ttlSeconds: 60,
+        explicitMaxTtlSeconds: 120,
+        createdAt: new Date(1_700_000_000_123),
+        expiresAt: new Date(1_700_000_060_123),
+        lastRenewalAt: new Date(1_700_000_010_456),
+        periodSeconds: 30,
+        maxTtlSeconds: 90,
+        boundCidrs: ['10.0.0.0/8'],
+        entityId: 'entity-1',
+      };
+      const bare: TokenEntry = { ...full, id: tokenKey('hvs.bare'), accessor: 'bare-accessor', parentId: null, meta: null, orphan: true };
+      Object.assign(bare, { renewable: false, expiresAt: null, lastRenewalAt: null, boundCidrs: null, entityId: null });
+      for (const entry of [full, bare]) tokens.insert(entry);
+      const read = (id: string) => store.db.select().from(secretTokens).where(eq(secretTokens.id, id)).get();
+      expect(read(full.id)).toEqual(full);
+      expect(read(bare.id)).toEqual(bare);
+    } finally {
+      store.close();
+    }
   });
 });
