@@ -16,6 +16,17 @@ const READY_TIMEOUT_MS = 30_000;
 
 const running = new Set<ChildProcess>();
 
+/** The build servers start from unless a caller names one: `dist/` of this checkout (see `useBuild`). */
+let defaultMainJs = join(ROOT, 'dist', 'main.js');
+
+/**
+ * Servers started from now on without a build of their own run `<dist>/main.js`: for comparing
+ * two builds on rows whose servers a scenario starts itself (bench/compare-runs.ts).
+ */
+export function useBuild(dist: string): void {
+  defaultMainJs = join(resolve(dist), 'main.js');
+}
+
 /** Kills every child still running; called on the way out, whatever the way out is. */
 export function killAll(): void {
   for (const child of running) signal(child, 'SIGKILL');
@@ -118,7 +129,7 @@ function startUnderstudyProcess(
   port: number,
   how: StartCommand = 'node',
   overrides: Record<string, string> = {},
-  mainJs = join(ROOT, 'dist', 'main.js'),
+  mainJs = defaultMainJs,
 ): { child: Child; cleanup: () => void } {
   const cwd = mkdtempSync(join(tmpdir(), 'understudy-bench-'));
   const env = understudyEnv({ ...overrides, UNDERSTUDY_PORT: String(port) });
