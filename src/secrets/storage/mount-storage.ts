@@ -6,6 +6,7 @@ import { prepared } from '../../store/prepared.js';
 import { perConnection } from '../../store/per-connection.js';
 import { sqliteOf } from '../../store/store.js';
 import { entryBarrier, type EntryBarrier } from '../../store/entry-barrier.js';
+import { storeGeneration } from '../../store/generation.js';
 
 /** The one entry a statement of this file addresses, by the `mount` and `key` placeholders. */
 const atMountKey = () => and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key')));
@@ -50,6 +51,13 @@ const deleteKeyRange = prepared((db) =>
     .prepare(),
 );
 
+/**
+ * Writes through mount storage on each connection, counted (every write to the entries table goes
+ * through this class; a reset or restore moves the store generation instead). A value `getShared`
+ * read is served again by the same view only while neither moved.
+ */
+const entryWrites = perConnection(() => ({ count: 0 }));
+
 /** The end of the key range of `prefix` (exclusive): the prefix with its last character bumped. */
 function rangeEnd(prefix: string): string | undefined {
   const last = prefix.codePointAt(prefix.length - 1);
@@ -64,6 +72,13 @@ export class MountStorage {
   /** Entries are sealed on the way in and opened on the way out (barrier.ts). */
   private readonly barrier: EntryBarrier;
   private readonly sqlite: Database.Database;
+  private readonly writes: { count: number };
+  /**
+   * The last entry `getShared` found, with the write count and store generation it was read at: a
+   * request reads its transit key in the existence check and again in the handler, through one
+   * view, and the second read is this one unless something was written in between.
+   */
+  private kept: { key: string; value: unknown; writes: number; generation: number } | undefined;
 
   constructor(
     private readonly db: DbOrTx,
@@ -71,6 +86,7 @@ export class MountStorage {
   ) {
     this.sqlite = sqliteOf(db);
     this.barrier = entryBarrier(this.sqlite);
+    this.writes = entryWrites(this.sqlite);
   }
 
   get<T>(key: string): T | undefined {
@@ -83,8 +99,20 @@ export class MountStorage {
    * `openShared`): for hot paths that only read it. A caller that changes what it read uses `get`.
    */
   getShared<T>(key: string): T | undefined {
+    // Inside a transaction nothing is kept or served: its writes may be rolled back (openShared says more).
+    const outside = !this.sqlite.inTransaction;
+    const writes = this.writes.count;
+    const generation = storeGeneration(this.sqlite);
+    const kept = this.kept;
+    if (outside && kept !== undefined && kept.key === key && kept.writes === writes && kept.generation === generation) {
+      return kept.value as T;
+    }
     const stored = this.stored(key);
-    return stored === undefined ? undefined : (this.barrier.openShared(stored) as T | undefined);
+    if (stored === undefined) return undefined;
+    const value = this.barrier.openShared(stored);
+    // Absence is never kept: a value that is not there is read again.
+    if (outside && value !== undefined) this.kept = { key, value, writes, generation };
+    return value as T | undefined;
   }
 
   /**
@@ -109,6 +137,7 @@ export class MountStorage {
   put(key: string, value: unknown): unknown {
     const sealed = this.barrier.seal(value);
     upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
+    this.writes.count++;
     return sealed;
   }
 
@@ -119,11 +148,15 @@ export class MountStorage {
    */
   sealedPut(key: string, value: unknown): () => void {
     const sealed = this.barrier.seal(value);
-    return () => upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
+    return () => {
+      upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
+      this.writes.count++;
+    };
   }
 
   delete(key: string): void {
     deleteEntry(this.db).run({ mount: this.mountUuid, key });
+    this.writes.count++;
   }
 
   /**
@@ -161,10 +194,12 @@ export class MountStorage {
     const until = rangeEnd(prefix);
     if (until === undefined) this.clear();
     else deleteKeyRange(this.db).run({ mount: this.mountUuid, from: prefix, until });
+    this.writes.count++;
   }
 
   /** Removes everything the mount stored (disabling a mount). */
   clear(): void {
     this.db.delete(secretEntries).where(eq(secretEntries.mountUuid, this.mountUuid)).run();
+    this.writes.count++;
   }
 }
