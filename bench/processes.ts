@@ -8,6 +8,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { processCpuUs } from './rounds.js';
 import type { BenchTarget } from './scenario.js';
 
 export const ROOT = resolve(fileURLToPath(new URL('..', import.meta.url)));
@@ -201,9 +202,20 @@ export function freePort(): Promise<number> {
  * CI job waiting on the service actually waits.
  */
 export async function measureStartup(how: StartCommand): Promise<number> {
+  return (await timeStartup(how)).ms;
+}
+
+/** One start-up: spawn to the first 200 (ms), and the CPU the spawned process had used by then (ms; 10 ms ticks). */
+export interface StartupTiming {
+  ms: number;
+  cpuMs: number | null;
+}
+
+/** `measureStartup` of a given build's `main.js`, with the process's CPU at ready. */
+export async function timeStartup(how: StartCommand, mainJs?: string): Promise<StartupTiming> {
   const port = await freePort();
   const started = performance.now();
-  const { child, cleanup } = startUnderstudyProcess(port, how);
+  const { child, cleanup } = startUnderstudyProcess(port, how, {}, mainJs);
   try {
     while (performance.now() - started < READY_TIMEOUT_MS) {
       if (child.process.exitCode !== null) throw new Error('understudy exited during start-up');
@@ -211,7 +223,11 @@ export async function measureStartup(how: StartCommand): Promise<number> {
         (response) => response.status === 200,
         () => false,
       );
-      if (ok) return performance.now() - started;
+      if (ok) {
+        const ms = performance.now() - started;
+        const cpuUs = processCpuUs(child.process.pid);
+        return { ms, cpuMs: cpuUs === null ? null : cpuUs / 1000 };
+      }
       await new Promise((wake) => setTimeout(wake, 5));
     }
     throw new Error(`understudy was not ready within ${READY_TIMEOUT_MS} ms`);

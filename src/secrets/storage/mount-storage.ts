@@ -147,7 +147,16 @@ export class MountStorage {
    * every seal reads the server key from the store again (server-keys.ts says why).
    */
   sealedPut(key: string, value: unknown): () => void {
-    const sealed = this.barrier.seal(value);
+    return this.putSealed(key, this.seal(value));
+  }
+
+  /** `value` in the form `put` stores it (what `stored` reads back), for `putSealed`. */
+  seal(value: unknown): unknown {
+    return this.barrier.seal(value);
+  }
+
+  /** The write of an entry `seal` made, run when the returned function runs (as `sealedPut`). */
+  putSealed(key: string, sealed: unknown): () => void {
     return () => {
       upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
       this.writes.count++;

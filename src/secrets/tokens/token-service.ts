@@ -96,6 +96,28 @@ function displayName(requested: string | undefined): string {
   return `token-${requested}`.replace(/[^a-zA-Z0-9-]/g, '-').replace(/-+$/, '');
 }
 
+/**
+ * Whether `token` can have no child tokens and no leases, so its revocation need not look for
+ * them: a token whose only policy is the built-in `response-wrapping` and that belongs to no
+ * entity (every wrapping token, `wrappingEntry`). Its ACL is then exactly that policy's two rules
+ * (`cubbyhole/response`, `sys/wrapping/unwrap`), since identity policies come only with an entity
+ * and no token's entity ever changes; a child is made only by `auth/token/create*` with the
+ * caller as parent, and a lease is recorded against the caller only by `database/creds/*` and the
+ * PKI issue paths, all of which that ACL refuses. A login token given `response-wrapping` alone
+ * has an entity, whose policies may grant those paths: it is revoked the long way.
+ */
+export function ownsNothing(token: Pick<TokenEntry, 'policies' | 'entityId'>): boolean {
+  return token.policies.length === 1 && token.policies[0] === RESPONSE_WRAPPING_POLICY && !token.entityId;
+}
+
+/**
+ * Whether `token` was made by `wrappingEntry`: `ownsNothing`, with the empty display name no other
+ * token has (a created token's is `token…`, a login's names its mount, the root token's `root`).
+ */
+export function isWrappingEntry(token: TokenEntry): boolean {
+  return ownsNothing(token) && token.displayName === '';
+}
+
 export interface TokenDependencies {
   db: DbOrTx;
   clock: Clock;
@@ -243,6 +265,7 @@ export class TokenService {
   /**
    * A wrapping token, not yet stored: an orphan with the built-in `response-wrapping` policy, one
    * use, living `ttl` seconds (its explicit maximum too), recording the wrapped request's path.
+   * Its row is its lookup record too (`ResponseWrapper.record`): creation TTL, time and path.
    */
   wrappingEntry(ttl: number, path: string, now: Date): TokenEntry {
     const secret = `hvs.${base62(24)}`;
@@ -351,6 +374,12 @@ export class TokenService {
 
   /** Revokes the token and every descendant, their cubbyholes and their leases. */
   async revokeTree(token: TokenEntry): Promise<void> {
+    if (ownsNothing(token)) {
+      // Nothing can hang under it (see `ownsNothing`): its row and its cubbyhole are all there is.
+      this.store.delete([token.id]);
+      this.destroyCubbyholes([token.accessor]);
+      return;
+    }
     const tree = this.store.tree(token);
     this.store.delete(tree.map((entry) => entry.id));
     this.destroyCubbyholes(tree.map((entry) => entry.accessor));

@@ -5,6 +5,7 @@ import type { LogicalResponse, RawBody, WrapInfo } from '../framework/types.js';
 import { JSON_TYPE, logicalEnvelope } from '../http/respond.js';
 import { StoreDerived } from '../../store/generation.js';
 import { MountStorage } from '../storage/mount-storage.js';
+import { isWrappingEntry } from '../tokens/token-service.js';
 import type { TokenEntry } from '../tokens/token-store.js';
 
 /** What the wrapping token's cubbyhole keeps besides the answer, for `sys/wrapping/lookup`. */
@@ -69,6 +70,9 @@ export function answerOf(stored: string): LogicalResponse {
   return { raw: { status: 200, contentType: JSON_TYPE, body: `${stored}\n` } };
 }
 
+/** Answers kept opened for their unwrap; past this many the oldest goes first. */
+const RECENT_LIMIT = 256;
+
 /**
  * Response wrapping: an answer becomes a single-use token whose cubbyhole holds it. The token,
  * the answer and its lookup record are written in one transaction, so a failure leaves nothing.
@@ -85,6 +89,13 @@ export class ResponseWrapper {
    * (never disabled or moved), so only a reset or a restore can bring another.
    */
   private readonly cubbyholeUuid: StoreDerived<string | undefined>;
+  /**
+   * Answers wrapped lately, by the sealed text of their cubbyhole entry, so the unwrap that
+   * usually follows reads the entry without decrypting it (a third of a wrap and unwrap's AES
+   * work). A sealed text is never written twice (each seal takes a fresh IV), so only the entry
+   * the wrap wrote can meet its answer here; each is given out once, then forgotten.
+   */
+  private readonly recent: StoreDerived<Map<string, string>>;
 
   constructor(private readonly context: Pick<SecretsContext, 'store' | 'clock' | 'tokens' | 'scheduler' | 'mounts'>) {
     this.keep = context.store.sqlite.transaction((token: TokenEntry, writes: (() => void)[]) => {
@@ -92,6 +103,7 @@ export class ResponseWrapper {
       for (const write of writes) write();
     });
     this.cubbyholeUuid = new StoreDerived(context.store.sqlite, () => context.mounts.uuidAt('cubbyhole/'));
+    this.recent = new StoreDerived(context.store.sqlite, () => new Map<string, string>());
   }
 
   /** The cubbyhole storage every token's private entries live in. */
@@ -114,11 +126,13 @@ export class ResponseWrapper {
     const record: WrapRecord = { creation_ttl: ttl, creation_time: now.toISOString(), creation_path: creationPath };
     const cubbyhole = this.cubbyhole();
     // Sealed before the transaction begins (MountStorage.sealedPut says why).
-    this.keep(token, [
-      cubbyhole.sealedPut(`${token.accessor}/${RESPONSE_KEY}`, { [RESPONSE_KEY]: stored }),
-      cubbyhole.sealedPut(`${token.accessor}/${INFO_KEY}`, record),
-    ]);
+    const sealed = cubbyhole.seal({ [RESPONSE_KEY]: stored });
+    const writes = [cubbyhole.putSealed(`${token.accessor}/${RESPONSE_KEY}`, sealed)];
+    // The token's own row says the rest of its record (`derivedRecord`) unless a rewrap kept the first creation path.
+    if (creationPath !== requestPath) writes.push(cubbyhole.sealedPut(`${token.accessor}/${INFO_KEY}`, record));
+    this.keep(token, writes);
     tokens.store.rememberInserted(token);
+    if (typeof sealed === 'string') this.remember(sealed, stored);
     scheduler.poke(token.expiresAt?.getTime());
     const wrapInfo: WrapInfo = {
       token: token.secret ?? '',
@@ -131,14 +145,39 @@ export class ResponseWrapper {
     return { wrapInfo, ...(response.warnings?.length ? { warnings: response.warnings } : {}) };
   }
 
+  private remember(sealed: string, stored: string): void {
+    const recent = this.recent.get();
+    if (recent.size >= RECENT_LIMIT) recent.delete(recent.keys().next().value as string);
+    recent.set(sealed, stored);
+  }
+
   /** The kept answer of a wrapping token (undefined when its cubbyhole has none). */
   storedAnswer(token: TokenEntry): string | undefined {
-    const entry = this.cubbyhole().get<Record<string, unknown>>(`${token.accessor}/${RESPONSE_KEY}`);
-    const value = entry?.[RESPONSE_KEY];
+    const cubbyhole = this.cubbyhole();
+    const sealed = cubbyhole.stored(`${token.accessor}/${RESPONSE_KEY}`);
+    if (typeof sealed === 'string') {
+      const recent = this.recent.get();
+      const answer = recent.get(sealed);
+      if (answer !== undefined) {
+        recent.delete(sealed);
+        return answer;
+      }
+    }
+    const value = cubbyhole.openStored<Record<string, unknown>>(sealed)?.[RESPONSE_KEY];
     return typeof value === 'string' ? value : undefined;
   }
 
+  /**
+   * What `sys/wrapping/lookup` answers: the record a rewrap kept (or an older version wrote for
+   * every wrap), else what the wrapping token's row says, which is the same: its TTL, its creation
+   * time and the path it was made on. Only for a token a wrap made whose answer is still there;
+   * any other has no record, as before.
+   */
   record(token: TokenEntry): WrapRecord | undefined {
-    return this.cubbyhole().get<WrapRecord>(`${token.accessor}/${INFO_KEY}`);
+    const cubbyhole = this.cubbyhole();
+    const kept = cubbyhole.get<WrapRecord>(`${token.accessor}/${INFO_KEY}`);
+    if (kept !== undefined) return kept;
+    if (!isWrappingEntry(token) || !cubbyhole.has(`${token.accessor}/${RESPONSE_KEY}`)) return undefined;
+    return { creation_ttl: token.ttlSeconds, creation_time: token.createdAt.toISOString(), creation_path: token.path };
   }
 }
