@@ -125,6 +125,8 @@ export class SecretsRouter {
     // (a value that does not convert is thrown again by each, as before: nothing is cached then).
     let fields: FieldData | undefined;
     const fieldsOf = () => (fields ??= new FieldData(match?.spec.fields ?? {}, request.data, match?.params));
+    // One view of the mount's storage for the existence check and the handler alike.
+    const storage = new MountStorage(db, route?.mount.uuid ?? '');
     const handlerRequest = (operation: Operation): HandlerRequest => ({
       operation,
       path: listPath,
@@ -140,7 +142,7 @@ export class SecretsRouter {
       wrapTtl: request.wrapTtl ?? 0,
       origin: request.origin,
       mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },
-      storage: new MountStorage(db, route?.mount.uuid ?? ''),
+      storage,
     });
 
     let operation: Operation = request.operation === 'write' ? 'update' : request.operation;

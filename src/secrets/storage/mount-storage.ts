@@ -1,23 +1,30 @@
+import type Database from 'better-sqlite3';
 import { and, asc, eq, gte, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../store/store.js';
 import { secretEntries } from '../../store/tables.js';
 import { prepared } from '../../store/prepared.js';
+import { perConnection } from '../../store/per-connection.js';
 import { sqliteOf } from '../../store/store.js';
 import { entryBarrier, type EntryBarrier } from '../../store/entry-barrier.js';
+import { storeGeneration } from '../../store/generation.js';
 
 /** The one entry a statement of this file addresses, by the `mount` and `key` placeholders. */
 const atMountKey = () => and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key')));
 
-/** Reads are the hot path of every engine, so the statement is built once. */
-const entryByKey = prepared((db) => db.select({ value: secretEntries.value }).from(secretEntries).where(atMountKey()).prepare());
+/**
+ * Reads are the hot path of every engine (a transit encryption makes two), so they are plain
+ * SQLite statements returning the one column: through drizzle's prepared query, filling its
+ * placeholders and mapping the row cost more than the query (a third of an encryption's storage
+ * time in a profile). The value column holds JSON text, which `get` parses as drizzle's JSON
+ * column does.
+ */
+const entryTextByKey = perConnection((sqlite) =>
+  sqlite.prepare<[string, string], string>('SELECT value FROM secret_entries WHERE mount_uuid = ? AND key = ?').pluck(),
+);
 
 /** Whether a key exists, without reading its value (existence checks run before every write). */
-const entryExists = prepared((db) =>
-  db
-    .select({ found: sql<number>`1` })
-    .from(secretEntries)
-    .where(atMountKey())
-    .prepare(),
+const entryExists = perConnection((sqlite) =>
+  sqlite.prepare<[string, string], number>('SELECT 1 FROM secret_entries WHERE mount_uuid = ? AND key = ?').pluck(),
 );
 
 /** Writes are on the hot path of issuing and of every write request: also built once. */
@@ -44,6 +51,13 @@ const deleteKeyRange = prepared((db) =>
     .prepare(),
 );
 
+/**
+ * Writes through mount storage on each connection, counted (every write to the entries table goes
+ * through this class; a reset or restore moves the store generation instead). A value `getShared`
+ * read is served again by the same view only while neither moved.
+ */
+const entryWrites = perConnection(() => ({ count: 0 }));
+
 /** The end of the key range of `prefix` (exclusive): the prefix with its last character bumped. */
 function rangeEnd(prefix: string): string | undefined {
   const last = prefix.codePointAt(prefix.length - 1);
@@ -57,17 +71,27 @@ function rangeEnd(prefix: string): string | undefined {
 export class MountStorage {
   /** Entries are sealed on the way in and opened on the way out (barrier.ts). */
   private readonly barrier: EntryBarrier;
+  private readonly sqlite: Database.Database;
+  private readonly writes: { count: number };
+  /**
+   * The last entry `getShared` found, with the write count and store generation it was read at: a
+   * request reads its transit key in the existence check and again in the handler, through one
+   * view, and the second read is this one unless something was written in between.
+   */
+  private kept: { key: string; value: unknown; writes: number; generation: number } | undefined;
 
   constructor(
     private readonly db: DbOrTx,
     private readonly mountUuid: string,
   ) {
-    this.barrier = entryBarrier(sqliteOf(db));
+    this.sqlite = sqliteOf(db);
+    this.barrier = entryBarrier(this.sqlite);
+    this.writes = entryWrites(this.sqlite);
   }
 
   get<T>(key: string): T | undefined {
-    const row = entryByKey(this.db).get({ mount: this.mountUuid, key });
-    return row === undefined ? undefined : (this.barrier.open(row.value) as T | undefined);
+    const stored = this.stored(key);
+    return stored === undefined ? undefined : (this.barrier.open(stored) as T | undefined);
   }
 
   /**
@@ -75,8 +99,20 @@ export class MountStorage {
    * `openShared`): for hot paths that only read it. A caller that changes what it read uses `get`.
    */
   getShared<T>(key: string): T | undefined {
-    const row = entryByKey(this.db).get({ mount: this.mountUuid, key });
-    return row === undefined ? undefined : (this.barrier.openShared(row.value) as T | undefined);
+    // Inside a transaction nothing is kept or served: its writes may be rolled back (openShared says more).
+    const outside = !this.sqlite.inTransaction;
+    const writes = this.writes.count;
+    const generation = storeGeneration(this.sqlite);
+    const kept = this.kept;
+    if (outside && kept !== undefined && kept.key === key && kept.writes === writes && kept.generation === generation) {
+      return kept.value as T;
+    }
+    const stored = this.stored(key);
+    if (stored === undefined) return undefined;
+    const value = this.barrier.openShared(stored);
+    // Absence is never kept: a value that is not there is read again.
+    if (outside && value !== undefined) this.kept = { key, value, writes, generation };
+    return value as T | undefined;
   }
 
   /**
@@ -84,7 +120,8 @@ export class MountStorage {
    * tell whether the entry changed since: a write seals with a fresh IV, so the text changes.
    */
   stored(key: string): unknown {
-    return entryByKey(this.db).get({ mount: this.mountUuid, key })?.value;
+    const text = entryTextByKey(this.sqlite).get(this.mountUuid, key);
+    return text === undefined ? undefined : (JSON.parse(text) as unknown);
   }
 
   /** `get` of a value `stored` returned. */
@@ -93,13 +130,14 @@ export class MountStorage {
   }
 
   has(key: string): boolean {
-    return entryExists(this.db).get({ mount: this.mountUuid, key }) !== undefined;
+    return entryExists(this.sqlite).get(this.mountUuid, key) !== undefined;
   }
 
   /** Returns the entry as stored (what `stored` reads back while it is unchanged). */
   put(key: string, value: unknown): unknown {
     const sealed = this.barrier.seal(value);
     upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
+    this.writes.count++;
     return sealed;
   }
 
@@ -119,11 +157,15 @@ export class MountStorage {
 
   /** The write of an entry `seal` made, run when the returned function runs (as `sealedPut`). */
   putSealed(key: string, sealed: unknown): () => void {
-    return () => upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
+    return () => {
+      upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
+      this.writes.count++;
+    };
   }
 
   delete(key: string): void {
     deleteEntry(this.db).run({ mount: this.mountUuid, key });
+    this.writes.count++;
   }
 
   /**
@@ -161,10 +203,12 @@ export class MountStorage {
     const until = rangeEnd(prefix);
     if (until === undefined) this.clear();
     else deleteKeyRange(this.db).run({ mount: this.mountUuid, from: prefix, until });
+    this.writes.count++;
   }
 
   /** Removes everything the mount stored (disabling a mount). */
   clear(): void {
     this.db.delete(secretEntries).where(eq(secretEntries.mountUuid, this.mountUuid)).run();
+    this.writes.count++;
   }
 }

@@ -218,7 +218,10 @@ export function cryptoPaths(deps: KeyDependencies): PathSpec[] {
       pattern: 'encrypt/:name',
       summary: 'Encrypt base64 plaintext (or a batch) with the named key; creates an AES key when there is none.',
       fields: ENCRYPT_FIELDS,
-      existenceCheck: (request) => request.storage.has(policyKey(nameOf(request))),
+      // Read as the handler reads it, through the request's one storage view, so the handler's read
+      // costs nothing (MountStorage.getShared); an entry that is there but does not open still exists.
+      existenceCheck: (request) =>
+        usePolicy(request.storage, nameOf(request)) !== undefined || request.storage.has(policyKey(nameOf(request))),
       operations: { create: (request) => encryptPath(request, deps), update: (request) => encryptPath(request, deps) },
     },
     {
