@@ -245,7 +245,8 @@ export class Snapshots {
    * Replaces the world with the snapshot's, in one transaction. Triggers (list counts, full-text
    * indexes) are dropped for the copy and put back before it commits, so the copied counts are not
    * counted twice; the full-text indexes are rebuilt from the copied rows. The emulated clock stays where it is
-   * unless `restoreClock` asks for the snapshot's time.
+   * unless `restoreClock` asks for the snapshot's time. Restoring the file the last restore copied,
+   * unchanged, into a store in which no row changed since copies nothing (`lastRestore`).
    */
   restore(name: string, restoreClock: boolean): { 'duration-ms': number; clock: string } {
     const file = this.existing(name);
