@@ -99,3 +99,16 @@ export function filledTables(sqlite: Database.Database, schema: 'main' | 'snapsh
   const found = sqlite.prepare(probes.join(' UNION ALL ')).pluck().all() as number[];
   return new Set(found.map((index) => names[index] as string));
 }
+
+/**
+ * A mark that moves whenever the store's content may have changed: every row this connection
+ * inserted, updated or deleted (`total_changes()` counts each, whether by a repository, raw SQL,
+ * a trigger or a cascade, and keeps counting what a rollback undid), every commit by another
+ * connection to the same file (`data_version`) and every schema change (`schema_version`). Two
+ * equal marks mean no row changed between them.
+ */
+export function contentMark(sqlite: Database.Database): string {
+  const changes = sqlite.prepare('SELECT total_changes()').pluck().get() as number;
+  const dataVersion = sqlite.pragma('main.data_version', { simple: true }) as number;
+  return `${changes}:${dataVersion}:${schemaVersion(sqlite)}`;
+}
