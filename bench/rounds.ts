@@ -86,7 +86,7 @@ export async function round(
     ...(request.body === undefined ? {} : { body: request.body }),
     ...(request.followUp ? { requests: followUpRequests(request, request.followUp) } : {}),
     ...tlsOptionsOf(request),
-    connections,
+    connections: request.connections ?? connections,
     // autocannon ends a round at its first sample after the duration or the amount: sample often, or a short
     // round runs a full second; a round of a fixed amount (a few hundred ms) is timed to its 10 ms ticks.
     sampleInt: request.amount === undefined ? 100 : 10,

@@ -38,6 +38,11 @@ export interface BenchRequest {
    * on an `ownServer` started with UNDERSTUDY_TLS=auto). See bench/tls-request.ts.
    */
   tls?: { ca: string; cert: string; key: string };
+  /**
+   * Connections for this row instead of BENCH_CONNECTIONS: 1 for a pair whose second request must
+   * follow its own first (a write before each restore); over two connections the requests interleave.
+   */
+  connections?: number;
 }
 
 export interface Scenario {

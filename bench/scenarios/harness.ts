@@ -16,7 +16,7 @@ import type { BenchTarget, OwnServer, Scenario } from '../scenario.js';
 
 const JOURNALED = 'GET /api/v2/organizations/:org (journal on, default size)';
 const RESET = 'POST /_emulator/reset (seed world)';
-const RESTORE = 'POST /_emulator/snapshots/:name/restore (10,000 workspaces + 10,000 secrets)';
+const RESTORE = 'PUT /v1/cubbyhole/:path + POST /_emulator/snapshots/:name/restore (10,000 workspaces + 10,000 secrets)';
 const WORLD_SIZE = 10_000;
 
 const pointRead = (target: BenchTarget) => ({ path: '/api/v2/organizations/understudy', headers: headers(target) });
@@ -91,7 +91,17 @@ export const scenarios: Scenario[] = [
       await call(target, 'POST', '/_emulator/organizations/understudy/workspaces/bulk', { count: WORLD_SIZE, prefix: 'world' }, false);
       await writeSecrets(target, WORLD_SIZE);
       await call(target, 'POST', '/_emulator/snapshots', { name: 'bench-world', replace: true }, false);
-      return { method: 'POST', path: '/_emulator/snapshots/bench-world/restore' };
+      // A write before every restore, as a test that wrote leaves the store: a restore into a store
+      // no row of which changed since the same snapshot was last restored copies nothing, which is
+      // not what this row is for. One connection, so each restore follows its own write.
+      return {
+        method: 'PUT',
+        path: '/v1/cubbyhole/bench-dirty',
+        headers: { 'x-vault-token': target.rootToken, 'content-type': 'application/json' },
+        body: JSON.stringify({ value: 'written since the snapshot' }),
+        connections: 1,
+        followUp: { method: 'POST', body: Buffer.alloc(0), pathFrom: () => '/_emulator/snapshots/bench-world/restore' },
+      };
     },
   },
 ];
@@ -99,5 +109,6 @@ export const scenarios: Scenario[] = [
 addGoals(
   cost('journal cost: point read, journal on vs off', JOURNALED, 'baseline: the same read, journal off', 1.1),
   millisecondsPer('reset of the seed world', RESET, 20),
-  millisecondsPer('restore of 10,000 workspaces + 10,000 secrets', RESTORE, 50),
+  // The pair's time: the write before the restore is well under a millisecond of it.
+  millisecondsPer('restore of 10,000 workspaces + 10,000 secrets after a write (the pair)', RESTORE, 50, 2),
 );
