@@ -34,7 +34,7 @@ const byStage = prepared((db) =>
 );
 
 /**
- * An evaluation's status moves (twice per evaluated stage) and its set outcomes (one per set):
+ * A stage's evaluations (one per kind), their status moves (twice each) and set outcomes (one per set):
  * statements built once. An insert maps a placeholder with its column's mapping (the nullable text
  * columns travel through `sql` so a null stays NULL); an update's set takes only `sql`, so its
  * values travel in the store's form (JSON text, milliseconds).
@@ -60,6 +60,22 @@ const finishStatement = prepared((db) =>
       resultCount: sql`${sql.placeholder('resultCount')}`,
     })
     .where(eq(policyEvaluations.id, sql.placeholder('id')))
+    .prepare(),
+);
+const insertEvaluation = prepared((db) =>
+  db
+    .insert(policyEvaluations)
+    .values({
+      id: sql.placeholder('id'),
+      runId: sql.placeholder('runId'),
+      taskStageId: sql.placeholder('taskStageId'),
+      status: sql.placeholder('status'),
+      policyKind: sql.placeholder('policyKind'),
+      resultCount: sql.placeholder('resultCount'),
+      statusTimestamps: sql.placeholder('statusTimestamps'),
+      createdAt: sql.placeholder('createdAt'),
+      updatedAt: sql.placeholder('updatedAt'),
+    })
     .prepare(),
 );
 const insertOutcome = prepared((db) =>
@@ -215,19 +231,17 @@ export class PolicyEvaluationService {
   prepare(tx: DbOrTx, run: RunRow, stageId: string, kinds: readonly PolicyKind[]): void {
     const at = this.clock.now();
     for (const kind of kinds) {
-      tx.insert(policyEvaluations)
-        .values({
-          id: newId('poleval'),
-          runId: run.id,
-          taskStageId: stageId,
-          status: 'pending',
-          policyKind: kind,
-          resultCount: zero(),
-          statusTimestamps: {},
-          createdAt: at,
-          updatedAt: at,
-        })
-        .run();
+      insertEvaluation(tx).run({
+        id: newId('poleval'),
+        runId: run.id,
+        taskStageId: stageId,
+        status: 'pending',
+        policyKind: kind,
+        resultCount: zero(),
+        statusTimestamps: {},
+        createdAt: at,
+        updatedAt: at,
+      });
     }
   }
 
