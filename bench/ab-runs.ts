@@ -8,39 +8,12 @@
  * BENCH_CONNECTIONS (default 2); PROFILE_HOOK names an --import hook for both servers.
  */
 import { join, resolve } from 'node:path';
-import { call } from './platform-setup.js';
 import { killAll } from './processes.js';
 import { alternate, quotients, spread, type Round, type Spread } from './rounds.js';
-import { RUN_ORG, runDriver } from './run-driver.js';
-import type { BenchTarget, OwnServer } from './scenario.js';
+import { globalPolicySet, runDriver } from './run-driver.js';
+import type { OwnServer } from './scenario.js';
 
 const setting = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
-
-async function globalSet(target: BenchTarget, kind: 'sentinel' | 'opa'): Promise<void> {
-  const policy = await call(target, 'POST', `/api/v2/organizations/${RUN_ORG}/policies`, {
-    data: {
-      type: 'policies',
-      attributes: {
-        name: `bench-${kind}`,
-        kind,
-        ...(kind === 'opa' ? { query: 'data.bench.deny', 'enforcement-level': 'mandatory' } : { 'enforcement-level': 'hard-mandatory' }),
-      },
-    },
-  });
-  const uploaded = await fetch(`${target.baseUrl}/api/v2/policies/${policy.data.id}/upload`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${target.adminToken}`, 'content-type': 'application/octet-stream' },
-    body: kind === 'opa' ? 'package bench\n\ndeny[msg] { false }\n' : 'main = rule { true }\n',
-  });
-  if (uploaded.status !== 204) throw new Error(`policy upload: ${uploaded.status}`);
-  await call(target, 'POST', `/api/v2/organizations/${RUN_ORG}/policy-sets`, {
-    data: {
-      type: 'policy-sets',
-      attributes: { name: `bench-${kind}-set`, kind, global: true },
-      relationships: { policies: { data: [{ type: 'policies', id: policy.data.id }] } },
-    },
-  });
-}
 
 function start(dist: string, withPolicies: boolean): Promise<OwnServer> {
   const hook = process.env['PROFILE_HOOK'];
@@ -51,8 +24,8 @@ function start(dist: string, withPolicies: boolean): Promise<OwnServer> {
     ...(withPolicies
       ? {
           setup: async (target) => {
-            await globalSet(target, 'sentinel');
-            await globalSet(target, 'opa');
+            await globalPolicySet(target, 'sentinel');
+            await globalPolicySet(target, 'opa');
             return {};
           },
         }

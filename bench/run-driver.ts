@@ -144,6 +144,33 @@ export async function runDriver(options: RunDriverOptions): Promise<OwnServer> {
   }
 }
 
+/** A passing policy of `kind` in a global set of its own: every bench workspace's runs meet it. */
+export async function globalPolicySet(target: BenchTarget, kind: 'sentinel' | 'opa'): Promise<void> {
+  const policy = await call(target, 'POST', `/api/v2/organizations/${RUN_ORG}/policies`, {
+    data: {
+      type: 'policies',
+      attributes: {
+        name: `bench-${kind}`,
+        kind,
+        ...(kind === 'opa' ? { query: 'data.bench.deny', 'enforcement-level': 'mandatory' } : { 'enforcement-level': 'hard-mandatory' }),
+      },
+    },
+  });
+  const uploaded = await fetch(`${target.baseUrl}/api/v2/policies/${policy.data.id}/upload`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${target.adminToken}`, 'content-type': 'application/octet-stream' },
+    body: kind === 'opa' ? 'package bench\n\ndeny[msg] { false }\n' : 'main = rule { true }\n',
+  });
+  if (uploaded.status !== 204) throw new Error(`policy upload: ${uploaded.status}`);
+  await call(target, 'POST', `/api/v2/organizations/${RUN_ORG}/policy-sets`, {
+    data: {
+      type: 'policy-sets',
+      attributes: { name: `bench-${kind}-set`, kind, global: true },
+      relationships: { policies: { data: [{ type: 'policies', id: policy.data.id }] } },
+    },
+  });
+}
+
 /** What a run row asks of its driver. */
 export const runRequest = async () => ({ method: 'POST', path: '/run', amount: RUNS });
 
