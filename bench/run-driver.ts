@@ -32,6 +32,10 @@ export interface RunDriverOptions {
   prepare?(target: BenchTarget, workspaceId: string): Promise<void>;
   /** Stops what `setup` started (a receiver), after the understudy. */
   teardown?(): Promise<void>;
+  /** Another build's `main.js` (A/B scripts); this checkout's `dist/main.js` otherwise. */
+  mainJs?: string;
+  /** More of the understudy's environment (a profiling hook in NODE_OPTIONS). */
+  env?: Record<string, string>;
 }
 
 async function tarball(main: string): Promise<Buffer> {
@@ -95,7 +99,7 @@ async function wholeRun(target: BenchTarget, workspace: string, built: Set<strin
 
 /** A fresh understudy and, in front of it, the driver: `POST /run` answers 200 once a whole run is applied. */
 export async function runDriver(options: RunDriverOptions): Promise<OwnServer> {
-  const understudy: Understudy = await startUnderstudy({ UNDERSTUDY_EXECUTOR: 'simulated' });
+  const understudy: Understudy = await startUnderstudy({ ...options.env, UNDERSTUDY_EXECUTOR: 'simulated' }, options.mainJs);
   let driver: Server | undefined;
   const stopAll = async () => {
     await understudy.stop();
@@ -138,6 +142,33 @@ export async function runDriver(options: RunDriverOptions): Promise<OwnServer> {
     await stopAll();
     throw error;
   }
+}
+
+/** A passing policy of `kind` in a global set of its own: every bench workspace's runs meet it. */
+export async function globalPolicySet(target: BenchTarget, kind: 'sentinel' | 'opa'): Promise<void> {
+  const policy = await call(target, 'POST', `/api/v2/organizations/${RUN_ORG}/policies`, {
+    data: {
+      type: 'policies',
+      attributes: {
+        name: `bench-${kind}`,
+        kind,
+        ...(kind === 'opa' ? { query: 'data.bench.deny', 'enforcement-level': 'mandatory' } : { 'enforcement-level': 'hard-mandatory' }),
+      },
+    },
+  });
+  const uploaded = await fetch(`${target.baseUrl}/api/v2/policies/${policy.data.id}/upload`, {
+    method: 'PUT',
+    headers: { authorization: `Bearer ${target.adminToken}`, 'content-type': 'application/octet-stream' },
+    body: kind === 'opa' ? 'package bench\n\ndeny[msg] { false }\n' : 'main = rule { true }\n',
+  });
+  if (uploaded.status !== 204) throw new Error(`policy upload: ${uploaded.status}`);
+  await call(target, 'POST', `/api/v2/organizations/${RUN_ORG}/policy-sets`, {
+    data: {
+      type: 'policy-sets',
+      attributes: { name: `bench-${kind}-set`, kind, global: true },
+      relationships: { policies: { data: [{ type: 'policies', id: policy.data.id }] } },
+    },
+  });
 }
 
 /** What a run row asks of its driver. */

@@ -1,8 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import { addGoals, cost } from '../goals.js';
 import { call } from '../platform-setup.js';
-import { plainRun, RUN_ORG, runDriver, runRequest } from '../run-driver.js';
-import type { BenchTarget, Scenario } from '../scenario.js';
+import { globalPolicySet, plainRun, runDriver, runRequest } from '../run-driver.js';
+import type { Scenario } from '../scenario.js';
 
 /**
  * What a notification delivery and policy checks add to a whole simulated run (plan and
@@ -60,33 +60,6 @@ function notifiedDriver() {
   });
 }
 
-/** A passing policy of `kind` in a global set of its own: every bench workspace's runs meet it. */
-async function globalSet(target: BenchTarget, kind: 'sentinel' | 'opa'): Promise<void> {
-  const policy = await call(target, 'POST', `/api/v2/organizations/${RUN_ORG}/policies`, {
-    data: {
-      type: 'policies',
-      attributes: {
-        name: `bench-${kind}`,
-        kind,
-        ...(kind === 'opa' ? { query: 'data.bench.deny', 'enforcement-level': 'mandatory' } : { 'enforcement-level': 'hard-mandatory' }),
-      },
-    },
-  });
-  const uploaded = await fetch(`${target.baseUrl}/api/v2/policies/${policy.data.id}/upload`, {
-    method: 'PUT',
-    headers: { authorization: `Bearer ${target.adminToken}`, 'content-type': 'application/octet-stream' },
-    body: kind === 'opa' ? 'package bench\n\ndeny[msg] { false }\n' : 'main = rule { true }\n',
-  });
-  if (uploaded.status !== 204) throw new Error(`policy upload: ${uploaded.status}`);
-  await call(target, 'POST', `/api/v2/organizations/${RUN_ORG}/policy-sets`, {
-    data: {
-      type: 'policy-sets',
-      attributes: { name: `bench-${kind}-set`, kind, global: true },
-      relationships: { policies: { data: [{ type: 'policies', id: policy.data.id }] } },
-    },
-  });
-}
-
 export const scenarios: Scenario[] = [
   {
     name: WITH_NOTIFICATION,
@@ -101,8 +74,8 @@ export const scenarios: Scenario[] = [
       runDriver({
         prefix: 'bench-policed-',
         setup: async (target) => {
-          await globalSet(target, 'sentinel');
-          await globalSet(target, 'opa');
+          await globalPolicySet(target, 'sentinel');
+          await globalPolicySet(target, 'opa');
           return {};
         },
       }),

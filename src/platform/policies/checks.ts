@@ -1,8 +1,9 @@
-import { asc, eq } from 'drizzle-orm';
+import { asc, eq, sql } from 'drizzle-orm';
 import type { Clock } from '../../core/clock.js';
 import { isoTimestamp } from '../../core/clock.js';
 import { conflict } from '../../core/errors.js';
 import { newId } from '../../core/ids.js';
+import { prepared } from '../../store/prepared.js';
 import type { Db } from '../../store/store.js';
 import { policyChecks, type PolicyCheckStatus } from '../../store/tables.js';
 import { Permissions } from '../auth/permissions.js';
@@ -16,6 +17,21 @@ import { countCheck } from './evaluation.js';
 import { applicableSets, type PolicySetRow, type SetEvaluator } from './set-evaluation.js';
 
 export type PolicyCheckRow = typeof policyChecks.$inferSelect;
+
+/** Every checked run writes one: built once (drizzle maps each placeholder with its column's mapping). */
+const insertCheck = prepared((db) =>
+  db
+    .insert(policyChecks)
+    .values({
+      id: sql.placeholder('id'),
+      runId: sql.placeholder('runId'),
+      status: sql.placeholder('status'),
+      result: sql.placeholder('result'),
+      statusTimestamps: sql.placeholder('statusTimestamps'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare(),
+);
 
 /** The override action's refusal when the check is not soft-failed (the run is not waiting for it). */
 const NOT_OVERRIDABLE = () => conflict('Policy check is not overridable', { title: 'transition not allowed' });
@@ -72,17 +88,14 @@ export class PolicyCheckService {
     const status: PolicyCheckStatus = result['hard-failed'] > 0 ? 'hard_failed' : result['soft-failed'] > 0 ? 'soft_failed' : 'passed';
     const at = this.clock.now();
     const stamp = isoTimestamp(at);
-    this.db
-      .insert(policyChecks)
-      .values({
-        id: newId('polchk'),
-        runId: run.id,
-        status,
-        result,
-        statusTimestamps: { 'queued-at': stamp, [`${status.replace('_', '-')}-at`]: stamp },
-        createdAt: at,
-      })
-      .run();
+    insertCheck(this.db).run({
+      id: newId('polchk'),
+      runId: run.id,
+      status,
+      result,
+      statusTimestamps: { 'queued-at': stamp, [`${status.replace('_', '-')}-at`]: stamp },
+      createdAt: at,
+    });
     if (status === 'hard_failed') return 'stop';
     // A plan-only run has nothing to override for: its soft failure is recorded and the run goes on.
     if (status === 'soft_failed' && !run.planOnly) return 'hold';

@@ -12,7 +12,6 @@ import {
   type PolicyOutcome,
   type PolicyResultCount,
 } from '../../store/tables.js';
-import { updateRows } from '../../store/update.js';
 import type { ResourceObject } from '../jsonapi/types.js';
 import type { RunRow } from '../runs/repo.js';
 import { findWorkspace } from '../workspaces/repo.js';
@@ -31,6 +30,69 @@ const byStage = prepared((db) =>
     .from(policyEvaluations)
     .where(eq(policyEvaluations.taskStageId, sql.placeholder('stageId')))
     .orderBy(asc(policyEvaluations.createdAt), asc(policyEvaluations.policyKind))
+    .prepare(),
+);
+
+/**
+ * A stage's evaluations (one per kind), their status moves (twice each) and set outcomes (one per set):
+ * statements built once. An insert maps a placeholder with its column's mapping (the nullable text
+ * columns travel through `sql` so a null stays NULL); an update's set takes only `sql`, so its
+ * values travel in the store's form (JSON text, milliseconds).
+ */
+const moveStatement = prepared((db) =>
+  db
+    .update(policyEvaluations)
+    .set({
+      status: sql`${sql.placeholder('status')}`,
+      statusTimestamps: sql`${sql.placeholder('statusTimestamps')}`,
+      updatedAt: sql`${sql.placeholder('updatedAt')}`,
+    })
+    .where(eq(policyEvaluations.id, sql.placeholder('id')))
+    .prepare(),
+);
+const finishStatement = prepared((db) =>
+  db
+    .update(policyEvaluations)
+    .set({
+      status: sql`${sql.placeholder('status')}`,
+      statusTimestamps: sql`${sql.placeholder('statusTimestamps')}`,
+      updatedAt: sql`${sql.placeholder('updatedAt')}`,
+      resultCount: sql`${sql.placeholder('resultCount')}`,
+    })
+    .where(eq(policyEvaluations.id, sql.placeholder('id')))
+    .prepare(),
+);
+const insertEvaluation = prepared((db) =>
+  db
+    .insert(policyEvaluations)
+    .values({
+      id: sql.placeholder('id'),
+      runId: sql.placeholder('runId'),
+      taskStageId: sql.placeholder('taskStageId'),
+      status: sql.placeholder('status'),
+      policyKind: sql.placeholder('policyKind'),
+      resultCount: sql.placeholder('resultCount'),
+      statusTimestamps: sql.placeholder('statusTimestamps'),
+      createdAt: sql.placeholder('createdAt'),
+      updatedAt: sql.placeholder('updatedAt'),
+    })
+    .prepare(),
+);
+const insertOutcome = prepared((db) =>
+  db
+    .insert(policySetOutcomes)
+    .values({
+      id: sql.placeholder('id'),
+      policyEvaluationId: sql.placeholder('policyEvaluationId'),
+      policySetId: sql.placeholder('policySetId'),
+      policySetName: sql.placeholder('policySetName'),
+      policySetDescription: sql`${sql.placeholder('policySetDescription')}`,
+      overridable: sql.placeholder('overridable'),
+      error: sql`${sql.placeholder('error')}`,
+      outcomes: sql.placeholder('outcomes'),
+      resultCount: sql.placeholder('resultCount'),
+      createdAt: sql.placeholder('createdAt'),
+    })
     .prepare(),
 );
 
@@ -169,31 +231,27 @@ export class PolicyEvaluationService {
   prepare(tx: DbOrTx, run: RunRow, stageId: string, kinds: readonly PolicyKind[]): void {
     const at = this.clock.now();
     for (const kind of kinds) {
-      tx.insert(policyEvaluations)
-        .values({
-          id: newId('poleval'),
-          runId: run.id,
-          taskStageId: stageId,
-          status: 'pending',
-          policyKind: kind,
-          resultCount: zero(),
-          statusTimestamps: {},
-          createdAt: at,
-          updatedAt: at,
-        })
-        .run();
+      insertEvaluation(tx).run({
+        id: newId('poleval'),
+        runId: run.id,
+        taskStageId: stageId,
+        status: 'pending',
+        policyKind: kind,
+        resultCount: zero(),
+        statusTimestamps: {},
+        createdAt: at,
+        updatedAt: at,
+      });
     }
   }
 
-  /** Moves an evaluation to `status`, stamped now; answers its new timestamps. */
-  private set(
-    row: PolicyEvaluationRow,
-    status: PolicyEvaluationStatus,
-    changes: Partial<PolicyEvaluationRow> = {},
-  ): Record<string, string> {
+  /** Moves an evaluation to `status` (and `resultCount`, when given), stamped now; answers its new timestamps. */
+  private set(row: PolicyEvaluationRow, status: PolicyEvaluationStatus, resultCount?: PolicyResultCount): Record<string, string> {
     const at = this.clock.now();
     const statusTimestamps = { ...row.statusTimestamps, [`${status}-at`]: isoTimestamp(at) };
-    updateRows(this.db, policyEvaluations, { ...changes, status, statusTimestamps, updatedAt: at }, eq(policyEvaluations.id, row.id));
+    const moved = { id: row.id, status, statusTimestamps: JSON.stringify(statusTimestamps), updatedAt: at.getTime() };
+    if (resultCount === undefined) moveStatement(this.db).run(moved);
+    else finishStatement(this.db).run({ ...moved, resultCount: JSON.stringify(resultCount) });
     return statusTimestamps;
   }
 
@@ -220,24 +278,22 @@ export class PolicyEvaluationService {
             blocked = true;
             if (!overridable) lockedOut = true;
           }
-          tx.insert(policySetOutcomes)
-            .values({
-              id: newId('polsetout'),
-              policyEvaluationId: row.id,
-              policySetId: evaluation.set.id,
-              policySetName: evaluation.set.name,
-              policySetDescription: evaluation.set.description,
-              overridable,
-              error: evaluation.error,
-              outcomes,
-              resultCount: count,
-              createdAt: this.clock.now(),
-            })
-            .run();
+          insertOutcome(tx).run({
+            id: newId('polsetout'),
+            policyEvaluationId: row.id,
+            policySetId: evaluation.set.id,
+            policySetName: evaluation.set.name,
+            policySetDescription: evaluation.set.description,
+            overridable,
+            error: evaluation.error,
+            outcomes,
+            resultCount: count,
+            createdAt: this.clock.now(),
+          });
         }
       });
       const status: PolicyEvaluationStatus = errored ? 'errored' : blocked ? 'failed' : 'passed';
-      this.set({ ...row, statusTimestamps: running.get(row.id) ?? row.statusTimestamps }, status, { resultCount: total });
+      this.set({ ...row, statusTimestamps: running.get(row.id) ?? row.statusTimestamps }, status, total);
       const here: EvaluationsVerdict = errored ? 'errored' : lockedOut ? 'failed' : blocked ? 'overridable' : 'passed';
       verdict = worse(verdict, here);
     }

@@ -3,7 +3,9 @@ import { and, asc, desc, eq, exists, notExists, or, sql } from 'drizzle-orm';
 import { unprocessable } from '../../core/errors.js';
 import { readTarGz } from '../../core/tar-archive.js';
 import { prepared } from '../../store/prepared.js';
-import type { DbOrTx } from '../../store/store.js';
+import { perConnection } from '../../store/per-connection.js';
+import { deepFreeze, ReadCache } from '../../store/read-cache.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
 import {
   policies,
   policySetPolicies,
@@ -81,6 +83,21 @@ const applicableStatement = prepared((db) =>
 );
 
 /**
+ * Every run asks which sets apply two or three times (at its creation, at its post-plan stage and
+ * at its policy check): kept per connection and workspace (store/read-cache.ts), dropped on any
+ * write to the tables the query reads, so a set made, attached, excluded or deleted counts at once.
+ */
+const applicableCache = perConnection(
+  (sqlite) =>
+    new ReadCache<PolicySetRow[]>(
+      sqlite,
+      'policy_sets_applicable',
+      ['policy_sets', 'policy_set_workspaces', 'policy_set_projects'],
+      deepFreeze,
+    ),
+);
+
+/**
  * The sets of an organization that apply to a workspace: attached to it, to its project, or global
  * and not excluding it; one prepared query.
  */
@@ -90,9 +107,10 @@ export function applicableSets(
   accept: (set: PolicySetRow) => boolean,
 ): PolicySetRow[] {
   // A workspace without a project matches no project row: '' is no project's id.
-  return applicableStatement(db)
-    .all({ ...where, projectId: where.projectId ?? '' })
-    .filter(accept);
+  const params = { ...where, projectId: where.projectId ?? '' };
+  const key = `${params.organizationId}\u0000${params.workspaceId}\u0000${params.projectId}`;
+  const sets = applicableCache(sqliteOf(db)).get(key, () => applicableStatement(db).all(params)) ?? [];
+  return sets.filter(accept);
 }
 
 const attachedStatement = prepared((db) =>
@@ -219,6 +237,39 @@ async function readArchivePolicies(set: PolicySetRow, archive: Buffer): Promise<
   return { policies: evaluated.sort((a, b) => a.name.localeCompare(b.name)), error: null };
 }
 
+/** What a set evaluates, before any archive is read: its attached policies' outcomes and its current version. */
+interface SetContent {
+  attached: EvaluatedPolicy[];
+  versionId: string | null;
+}
+
+/**
+ * A set's content, asked by every run the set applies to (whether it has policies, then their
+ * outcomes): kept per connection and set (store/read-cache.ts), dropped on any write to the
+ * tables it is read from, so a policy uploaded again, edited, attached, detached or deleted, or a
+ * new version, counts from the next run on.
+ */
+const contentCache = perConnection(
+  (sqlite) =>
+    new ReadCache<SetContent>(sqlite, 'policy_set_content', ['policies', 'policy_set_policies', 'policy_set_versions'], deepFreeze),
+);
+
+function readContent(db: DbOrTx, setId: string): SetContent {
+  const attached = attachedStatement(db)
+    .all({ setId })
+    .map(({ policy }) => policy)
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((policy) => ({
+      id: policy.id,
+      name: policy.name,
+      level: policy.enforcementLevel,
+      failed: fails(policy),
+      description: policy.description ?? '',
+      query: policy.query ?? '',
+    }));
+  return { attached, versionId: readyVersionStatement(db).get({ setId })?.id ?? null };
+}
+
 /**
  * Evaluates policy sets the simulated way: the policies attached to the set one by one, and the
  * policies of its current (newest ready) version's archive. Archives are read once per version.
@@ -228,36 +279,27 @@ export class SetEvaluator {
 
   constructor(private readonly db: DbOrTx) {}
 
+  private content(setId: string): SetContent {
+    return contentCache(sqliteOf(this.db)).get(setId, () => readContent(this.db, setId)) ?? readContent(this.db, setId);
+  }
+
   /** Whether the set has anything to evaluate: a policy attached to it, or a ready version. */
   hasPolicies(set: PolicySetRow): boolean {
-    return (
-      attachedStatement(this.db).all({ setId: set.id }).length > 0 || readyVersionStatement(this.db).get({ setId: set.id }) !== undefined
-    );
+    const { attached, versionId } = this.content(set.id);
+    return attached.length > 0 || versionId !== null;
   }
 
   async evaluate(set: PolicySetRow): Promise<SetEvaluation> {
-    const attached = attachedStatement(this.db)
-      .all({ setId: set.id })
-      .map(({ policy }) => policy)
-      .sort((a, b) => a.name.localeCompare(b.name))
-      .map((policy) => ({
-        id: policy.id,
-        name: policy.name,
-        level: policy.enforcementLevel,
-        failed: fails(policy),
-        description: policy.description ?? '',
-        query: policy.query ?? '',
-      }));
-    const version = readyVersionStatement(this.db).get({ setId: set.id });
-    if (!version) return { set, policies: attached, error: null };
+    const { attached, versionId } = this.content(set.id);
+    if (versionId === null) return { set, policies: [...attached], error: null };
     // The set's kind and path choose what is read, so they are part of the key.
-    const key = `${version.id}\n${set.kind}\n${set.policiesPath ?? ''}`;
+    const key = `${versionId}\n${set.kind}\n${set.policiesPath ?? ''}`;
     let read = this.archives.get(key);
     if (!read) {
       const row = this.db
         .select({ archive: policySetVersions.archive })
         .from(policySetVersions)
-        .where(eq(policySetVersions.id, version.id))
+        .where(eq(policySetVersions.id, versionId))
         .get();
       read = readArchivePolicies(set, row?.archive ?? Buffer.alloc(0));
       if (this.archives.size >= ARCHIVE_CACHE) this.archives.delete(this.archives.keys().next().value as string);

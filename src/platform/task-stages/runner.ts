@@ -40,6 +40,48 @@ const resultsOfStage = prepared((db) =>
     .prepare(),
 );
 
+/**
+ * A run's creation asks for its workspace's enabled tasks, and a stage moves two or three times:
+ * built once. An update's set takes only `sql`, so its values travel in the store's form (JSON text).
+ */
+const attachedTasks = prepared((db) =>
+  db
+    .select({ attachment: workspaceTasks, task: runTasks })
+    .from(workspaceTasks)
+    .innerJoin(runTasks, eq(runTasks.id, workspaceTasks.taskId))
+    .where(
+      and(eq(workspaceTasks.workspaceId, sql.placeholder('workspaceId')), eq(workspaceTasks.enabled, true), eq(runTasks.enabled, true)),
+    )
+    .prepare(),
+);
+const stageById = prepared((db) =>
+  db
+    .select()
+    .from(taskStages)
+    .where(eq(taskStages.id, sql.placeholder('id')))
+    .prepare(),
+);
+const moveStage = prepared((db) =>
+  db
+    .update(taskStages)
+    .set({ status: sql`${sql.placeholder('status')}`, statusTimestamps: sql`${sql.placeholder('statusTimestamps')}` })
+    .where(eq(taskStages.id, sql.placeholder('id')))
+    .prepare(),
+);
+const insertStage = prepared((db) =>
+  db
+    .insert(taskStages)
+    .values({
+      id: sql.placeholder('id'),
+      runId: sql.placeholder('runId'),
+      stage: sql.placeholder('stage'),
+      status: sql.placeholder('status'),
+      statusTimestamps: sql.placeholder('statusTimestamps'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare(),
+);
+
 /** The override action's refusal when the stage is not waiting for one. */
 const NOT_OVERRIDABLE = () =>
   conflict('This task stage is not awaiting an override: only a post-plan stage held by failed mandatory policies is', {
@@ -95,12 +137,7 @@ export class TaskStageRunner implements StageRunner, DueSource {
    */
   prepare(run: RunRow): void {
     const kinds = this.policies?.kindsFor(run) ?? [];
-    const attached = this.db
-      .select({ attachment: workspaceTasks, task: runTasks })
-      .from(workspaceTasks)
-      .innerJoin(runTasks, eq(runTasks.id, workspaceTasks.taskId))
-      .where(and(eq(workspaceTasks.workspaceId, run.workspaceId), eq(workspaceTasks.enabled, true), eq(runTasks.enabled, true)))
-      .all();
+    const attached = attachedTasks(this.db).all({ workspaceId: run.workspaceId });
     if (attached.length === 0 && kinds.length === 0) return;
     const now = this.clock.now();
     this.db.transaction((tx) => {
@@ -109,7 +146,7 @@ export class TaskStageRunner implements StageRunner, DueSource {
         const evaluated = stage === 'post_plan' ? kinds : [];
         if (here.length === 0 && evaluated.length === 0) continue;
         const stageId = newId('ts');
-        tx.insert(taskStages).values({ id: stageId, runId: run.id, stage, status: 'pending', statusTimestamps: {}, createdAt: now }).run();
+        insertStage(tx).run({ id: stageId, runId: run.id, stage, status: 'pending', statusTimestamps: {}, createdAt: now });
         if (evaluated.length > 0) this.policies?.prepare(tx, run, stageId, evaluated);
         for (const { attachment, task } of here) {
           tx.insert(taskResults)
@@ -150,14 +187,14 @@ export class TaskStageRunner implements StageRunner, DueSource {
   }
 
   private setStage(id: string, status: string, alsoStamped: string[] = []): void {
-    const row = this.db.select().from(taskStages).where(eq(taskStages.id, id)).get();
+    const row = stageById(this.db).get({ id });
     if (!row) return;
     const stamp = isoTimestamp(this.clock.now());
     const statusTimestamps = {
       ...row.statusTimestamps,
       ...Object.fromEntries([...alsoStamped, status].map((name) => [`${name}-at`, stamp])),
     };
-    updateRows(this.db, taskStages, { status, statusTimestamps }, eq(taskStages.id, id));
+    moveStage(this.db).run({ id, status, statusTimestamps: JSON.stringify(statusTimestamps) });
   }
 
   private setResult(id: string, changes: Partial<TaskResultRow> & { status: string }): void {
