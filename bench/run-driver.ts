@@ -32,8 +32,6 @@ export interface RunDriverOptions {
   prepare?(target: BenchTarget, workspaceId: string): Promise<void>;
   /** Stops what `setup` started (a receiver), after the understudy. */
   teardown?(): Promise<void>;
-  /** Another build's `main.js` (A/B scripts); this checkout's `dist/main.js` otherwise. */
-  mainJs?: string;
   /** More of the understudy's environment (a profiling hook in NODE_OPTIONS). */
   env?: Record<string, string>;
 }
@@ -99,7 +97,7 @@ async function wholeRun(target: BenchTarget, workspace: string, built: Set<strin
 
 /** A fresh understudy and, in front of it, the driver: `POST /run` answers 200 once a whole run is applied. */
 export async function runDriver(options: RunDriverOptions): Promise<OwnServer> {
-  const understudy: Understudy = await startUnderstudy({ ...options.env, UNDERSTUDY_EXECUTOR: 'simulated' }, options.mainJs);
+  const understudy: Understudy = await startUnderstudy({ ...options.env, UNDERSTUDY_EXECUTOR: 'simulated' });
   let driver: Server | undefined;
   const stopAll = async () => {
     await understudy.stop();
