@@ -13,27 +13,13 @@
  * compare.ts: `BENCH_ROUNDS` (default 7), `BENCH_CONNECTIONS` (default 2); a round sends the
  * row's fixed amount of runs shared out over the rounds.
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { killAll, ROOT, useBuild } from './processes.js';
+import { killAll, useBuild } from './processes.js';
 import { alternate, preflight, quotients, spread, type Round, type Side, type Spread } from './rounds.js';
 import type { BaselineServer, OwnServer, Scenario } from './scenario.js';
-
-function setting(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isInteger(value) || value <= 0) throw new Error(`${name} must be a positive integer`);
-  return value;
-}
+import { allScenarios, positiveSetting } from './scenario-files.js';
 
 async function rowsNamed(part: string): Promise<Scenario[]> {
-  const dir = join(ROOT, 'bench', 'scenarios');
-  const all: Scenario[] = [];
-  for (const file of readdirSync(dir).filter((name) => name.endsWith('.ts'))) {
-    const module = (await import(pathToFileURL(join(dir, file)).href)) as { scenarios?: Scenario[] };
-    all.push(...(module.scenarios ?? []));
-  }
-  return all.filter((scenario) => scenario.name.includes(part) && scenario.ownServer && scenario.baseline);
+  return (await allScenarios()).filter((scenario) => scenario.name.includes(part) && scenario.ownServer && scenario.baseline);
 }
 
 const text = (figure: Spread | null, digits = 0) =>
@@ -71,11 +57,11 @@ async function compare(scenario: Scenario, dists: readonly string[]): Promise<vo
       );
     }
     const measured = await alternate(sides, {
-      rounds: setting('BENCH_ROUNDS', 7),
+      rounds: positiveSetting('BENCH_ROUNDS', 7),
       seconds: 1,
       warmupSeconds: 1,
       freshWarmupSeconds: 1,
-      connections: setting('BENCH_CONNECTIONS', 2),
+      connections: positiveSetting('BENCH_CONNECTIONS', 2),
     });
     const lines = [scenario.name];
     dists.forEach((dist, index) => {

@@ -12,27 +12,16 @@
  * `BENCH_CONNECTIONS` (default 2). Rows with their own server or baseline are left out: this
  * compares the server, not the yardstick.
  */
-import { readdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { killAll, ROOT, startUnderstudy } from './processes.js';
+import { killAll, startUnderstudy } from './processes.js';
 import { alternate, preflight, quotients, spread, type Round, type Side, type Spread } from './rounds.js';
 import type { Scenario } from './scenario.js';
-
-function setting(name: string, fallback: number): number {
-  const value = Number(process.env[name] ?? fallback);
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
-  return value;
-}
+import { allScenarios, positiveSetting } from './scenario-files.js';
 
 async function scenariosNamed(part: string): Promise<Scenario[]> {
-  const dir = join(ROOT, 'bench', 'scenarios');
-  const all: Scenario[] = [];
-  for (const file of readdirSync(dir).filter((name) => name.endsWith('.ts'))) {
-    const module = (await import(pathToFileURL(join(dir, file)).href)) as { scenarios?: Scenario[] };
-    all.push(...(module.scenarios ?? []));
-  }
-  return all.filter((scenario) => scenario.name.includes(part) && !scenario.ownServer && !scenario.baseline && !scenario.edition);
+  return (await allScenarios()).filter(
+    (scenario) => scenario.name.includes(part) && !scenario.ownServer && !scenario.baseline && !scenario.edition,
+  );
 }
 
 function text(figure: Spread | null, digits = 0): string {
@@ -53,13 +42,13 @@ async function compare(scenario: Scenario, distA: string, distB: string): Promis
       if (failure !== null) throw new Error(`${scenario.name}: ${failure}`);
       sides.push({ baseUrl: server.target.baseUrl, request, pid: server.pid, fresh: true });
     }
-    const rounds = setting('BENCH_ROUNDS', 7);
+    const rounds = positiveSetting('BENCH_ROUNDS', 7);
     const [a = [], b = []] = await alternate(sides, {
       rounds,
-      seconds: setting('BENCH_DURATION', 1),
+      seconds: positiveSetting('BENCH_DURATION', 1),
       warmupSeconds: 4,
       freshWarmupSeconds: 4,
-      connections: setting('BENCH_CONNECTIONS', 2),
+      connections: positiveSetting('BENCH_CONNECTIONS', 2),
     });
     const rps = (side: readonly Round[]) => side.map((one) => one.requestsPerSecond);
     process.stdout.write(

@@ -14,16 +14,16 @@
  * of it and at least 10 000 requests), run when BENCH_ONLY is unset or `soak`; BENCH_SOAK_HEAP_DIR makes it write heap
  * snapshots there (bench/soak.ts).
  */
-import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { DOC_BASELINE, KV_BASELINE, START_BARE, START_NODE, START_NPM } from './goals.js';
 import { killAll, measureStartup, ROOT, startBaseline, startUnderstudy, type StartCommand } from './processes.js';
 import { BASELINE_TOKEN } from './baseline-token.js';
 import { evaluateGoals, failedRow, printGoals, printTable, row, type Row, type Yardsticks } from './report.js';
 import { alternate, median, preflight, quotients, spread, type RoundSettings, type Side } from './rounds.js';
 import type { BenchTarget, OwnServer, Scenario } from './scenario.js';
+import { allScenarios } from './scenario-files.js';
 import { rssMb, soak, SOAK_GROWTH_GOAL, SOAK_PEAK_GOAL, soakServerEnvironment, type SoakResult } from './soak.js';
 
 function positiveInteger(name: string, fallback: number): number {
@@ -51,18 +51,8 @@ const roundSettings: RoundSettings = {
 };
 
 async function loadScenarios(): Promise<Scenario[]> {
-  const dir = join(ROOT, 'bench', 'scenarios');
-  const files = readdirSync(dir)
-    .filter((file) => file.endsWith('.ts'))
-    .sort();
-  const all: Scenario[] = [];
-  for (const file of files) {
-    const module = (await import(pathToFileURL(join(dir, file)).href)) as { scenarios?: unknown };
-    if (!Array.isArray(module.scenarios)) throw new Error(`bench/scenarios/${file} must export scenarios: Scenario[]`);
-    all.push(...(module.scenarios as Scenario[]));
-  }
   const parts = settings.only.split('|');
-  return all.filter((scenario) => parts.some((part) => scenario.name.includes(part)));
+  return (await allScenarios()).filter((scenario) => parts.some((part) => scenario.name.includes(part)));
 }
 
 /** What every row is measured beside, and how to start a fresh understudy for rows that want one. */
