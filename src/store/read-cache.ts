@@ -96,7 +96,12 @@ export class ReadCache<V> {
     }
   }
 
-  /** The value of `key`, read with `read` when not kept (and kept when found outside a transaction). */
+  /**
+   * The value of `key`, read with `read` when not kept (and kept when found outside a transaction).
+   * Undefined only when `read` finds nothing, so a `read` that always finds makes `get` always answer.
+   */
+  get(key: string, read: () => V): V;
+  get(key: string, read: () => V | undefined): V | undefined;
   get(key: string, read: () => V | undefined): V | undefined {
     if (this.sqlite.inTransaction) return read();
     if (!this.watching && !this.tryWatch()) return read();

@@ -109,7 +109,7 @@ export function applicableSets(
   // A workspace without a project matches no project row: '' is no project's id.
   const params = { ...where, projectId: where.projectId ?? '' };
   const key = `${params.organizationId}\u0000${params.workspaceId}\u0000${params.projectId}`;
-  const sets = applicableCache(sqliteOf(db)).get(key, () => applicableStatement(db).all(params)) ?? [];
+  const sets = applicableCache(sqliteOf(db)).get(key, () => applicableStatement(db).all(params));
   return sets.filter(accept);
 }
 
@@ -280,7 +280,7 @@ export class SetEvaluator {
   constructor(private readonly db: DbOrTx) {}
 
   private content(setId: string): SetContent {
-    return contentCache(sqliteOf(this.db)).get(setId, () => readContent(this.db, setId)) ?? readContent(this.db, setId);
+    return contentCache(sqliteOf(this.db)).get(setId, () => readContent(this.db, setId));
   }
 
   /** Whether the set has anything to evaluate: a policy attached to it, or a ready version. */

@@ -31,5 +31,5 @@ const listTextCache = perConnection(
  * decides the document besides the tables above (organization, caller's scope, the request's URL).
  */
 export function keptListText(db: DbOrTx, key: string, serialize: () => string): string {
-  return listTextCache(sqliteOf(db)).get(key, serialize) ?? serialize();
+  return listTextCache(sqliteOf(db)).get(key, serialize);
 }

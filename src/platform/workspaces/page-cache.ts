@@ -33,6 +33,5 @@ export function keptPageOfWorkspaces(
   page: { offset: number; size: number },
 ): Page {
   const key = JSON.stringify([organizationId, readable, filter, sort, page.offset, page.size]);
-  const found = pageCache(sqliteOf(db)).get(key, () => pageOfWorkspaces(db, organizationId, readable, filter, sort, page));
-  return found ?? { rows: [], total: 0 };
+  return pageCache(sqliteOf(db)).get(key, () => pageOfWorkspaces(db, organizationId, readable, filter, sort, page));
 }
