@@ -46,18 +46,8 @@ const moveStatement = prepared((db) =>
       status: sql`${sql.placeholder('status')}`,
       statusTimestamps: sql`${sql.placeholder('statusTimestamps')}`,
       updatedAt: sql`${sql.placeholder('updatedAt')}`,
-    })
-    .where(eq(policyEvaluations.id, sql.placeholder('id')))
-    .prepare(),
-);
-const finishStatement = prepared((db) =>
-  db
-    .update(policyEvaluations)
-    .set({
-      status: sql`${sql.placeholder('status')}`,
-      statusTimestamps: sql`${sql.placeholder('statusTimestamps')}`,
-      updatedAt: sql`${sql.placeholder('updatedAt')}`,
-      resultCount: sql`${sql.placeholder('resultCount')}`,
+      // Only the final move gives a count; the others pass null and keep the row's.
+      resultCount: sql`coalesce(${sql.placeholder('resultCount')}, ${policyEvaluations.resultCount})`,
     })
     .where(eq(policyEvaluations.id, sql.placeholder('id')))
     .prepare(),
@@ -249,9 +239,13 @@ export class PolicyEvaluationService {
   private set(row: PolicyEvaluationRow, status: PolicyEvaluationStatus, resultCount?: PolicyResultCount): Record<string, string> {
     const at = this.clock.now();
     const statusTimestamps = { ...row.statusTimestamps, [`${status}-at`]: isoTimestamp(at) };
-    const moved = { id: row.id, status, statusTimestamps: JSON.stringify(statusTimestamps), updatedAt: at.getTime() };
-    if (resultCount === undefined) moveStatement(this.db).run(moved);
-    else finishStatement(this.db).run({ ...moved, resultCount: JSON.stringify(resultCount) });
+    moveStatement(this.db).run({
+      id: row.id,
+      status,
+      statusTimestamps: JSON.stringify(statusTimestamps),
+      updatedAt: at.getTime(),
+      resultCount: resultCount === undefined ? null : JSON.stringify(resultCount),
+    });
     return statusTimestamps;
   }
 
