@@ -135,9 +135,8 @@ export class MountStorage {
 
   /** Returns the entry as stored (what `stored` reads back while it is unchanged). */
   put(key: string, value: unknown): unknown {
-    const sealed = this.barrier.seal(value);
-    upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
-    this.writes.count++;
+    const sealed = this.seal(value);
+    this.write(key, sealed);
     return sealed;
   }
 
@@ -157,10 +156,13 @@ export class MountStorage {
 
   /** The write of an entry `seal` made, run when the returned function runs (as `sealedPut`). */
   putSealed(key: string, sealed: unknown): () => void {
-    return () => {
-      upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
-      this.writes.count++;
-    };
+    return () => this.write(key, sealed);
+  }
+
+  /** Every upsert, counted for the values `getShared` keeps. */
+  private write(key: string, sealed: unknown): void {
+    upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
+    this.writes.count++;
   }
 
   delete(key: string): void {
