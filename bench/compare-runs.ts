@@ -14,7 +14,7 @@
  * row's fixed amount of runs shared out over the rounds.
  */
 import { killAll, useBuild } from './processes.js';
-import { alternate, preflight, quotients, spread, type Round, type Side, type Spread } from './rounds.js';
+import { alternate, cpuOf, preflight, quotients, rpsOf, spread, spreadText, type Round, type Side } from './rounds.js';
 import type { BaselineServer, OwnServer, Scenario } from './scenario.js';
 import { allScenarios, positiveSetting } from './scenario-files.js';
 
@@ -22,14 +22,10 @@ async function rowsNamed(part: string): Promise<Scenario[]> {
   return (await allScenarios()).filter((scenario) => scenario.name.includes(part) && scenario.ownServer && scenario.baseline);
 }
 
-const text = (figure: Spread | null, digits = 0) =>
-  figure === null ? '-' : `${figure.median.toFixed(digits)} (${figure.min.toFixed(digits)}–${figure.max.toFixed(digits)})`;
-const rps = (rounds: readonly Round[]) => rounds.map((one) => one.requestsPerSecond);
-const cpu = (rounds: readonly Round[]) => rounds.flatMap((one) => (one.serverCpuUs === null ? [] : [one.serverCpuUs]));
 /** What the row costs over its baseline, per round: baseline runs/s over the row's, row CPU over the baseline's. */
 const costs = (row: readonly Round[], base: readonly Round[]) => ({
-  byRps: spread(quotients(rps(base), rps(row))),
-  byCpu: spread(quotients(cpu(row), cpu(base))),
+  byRps: spread(quotients(rpsOf(base), rpsOf(row))),
+  byCpu: spread(quotients(cpuOf(row), cpuOf(base))),
 });
 
 async function compare(scenario: Scenario, dists: readonly string[]): Promise<void> {
@@ -70,18 +66,18 @@ async function compare(scenario: Scenario, dists: readonly string[]): Promise<vo
       const { byRps, byCpu } = costs(row, base);
       lines.push(
         `  ${dist}`,
-        `    baseline runs/s ${text(spread(rps(base)), 1)}   server µs/run ${text(spread(cpu(base)))}`,
-        `    row      runs/s ${text(spread(rps(row)), 1)}   server µs/run ${text(spread(cpu(row)))}`,
-        `    row cost over baseline: by runs/s ${text(byRps, 3)}   by server CPU ${text(byCpu, 3)}`,
+        `    baseline runs/s ${spreadText(spread(rpsOf(base)), 1)}   server µs/run ${spreadText(spread(cpuOf(base)))}`,
+        `    row      runs/s ${spreadText(spread(rpsOf(row)), 1)}   server µs/run ${spreadText(spread(cpuOf(row)))}`,
+        `    row cost over baseline: by runs/s ${spreadText(byRps, 3)}   by server CPU ${spreadText(byCpu, 3)}`,
       );
     });
     if (dists.length === 2) {
       const [baseA = [], rowA = [], baseB = [], rowB = []] = measured;
-      const rowRps = spread(quotients(rps(rowB), rps(rowA)));
-      const rowCpu = spread(quotients(cpu(rowB), cpu(rowA)));
+      const rowRps = spread(quotients(rpsOf(rowB), rpsOf(rowA)));
+      const rowCpu = spread(quotients(cpuOf(rowB), cpuOf(rowA)));
       lines.push(
-        `  B/A row by runs/s ${text(rowRps, 3)}   by server CPU ${text(rowCpu, 3)}`,
-        `  B/A baseline by server CPU ${text(spread(quotients(cpu(baseB), cpu(baseA))), 3)}`,
+        `  B/A row by runs/s ${spreadText(rowRps, 3)}   by server CPU ${spreadText(rowCpu, 3)}`,
+        `  B/A baseline by server CPU ${spreadText(spread(quotients(cpuOf(baseB), cpuOf(baseA))), 3)}`,
       );
     }
     process.stdout.write(`${lines.join('\n')}\n\n`);

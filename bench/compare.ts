@@ -14,7 +14,7 @@
  */
 import { join, resolve } from 'node:path';
 import { killAll, startUnderstudy } from './processes.js';
-import { alternate, preflight, quotients, spread, type Round, type Side, type Spread } from './rounds.js';
+import { alternate, cpuOf, preflight, quotients, rpsOf, spread, spreadText, type Side } from './rounds.js';
 import type { Scenario } from './scenario.js';
 import { allScenarios, positiveSetting } from './scenario-files.js';
 
@@ -22,14 +22,6 @@ async function scenariosNamed(part: string): Promise<Scenario[]> {
   return (await allScenarios()).filter(
     (scenario) => scenario.name.includes(part) && !scenario.ownServer && !scenario.baseline && !scenario.edition,
   );
-}
-
-function text(figure: Spread | null, digits = 0): string {
-  return figure === null ? '-' : `${figure.median.toFixed(digits)} (${figure.min.toFixed(digits)}–${figure.max.toFixed(digits)})`;
-}
-
-function cpuOf(rounds: readonly Round[]): number[] {
-  return rounds.flatMap((one) => (one.serverCpuUs === null ? [] : [one.serverCpuUs]));
 }
 
 async function compare(scenario: Scenario, distA: string, distB: string): Promise<void> {
@@ -50,14 +42,13 @@ async function compare(scenario: Scenario, distA: string, distB: string): Promis
       freshWarmupSeconds: 4,
       connections: positiveSetting('BENCH_CONNECTIONS', 2),
     });
-    const rps = (side: readonly Round[]) => side.map((one) => one.requestsPerSecond);
     process.stdout.write(
       [
         `${scenario.name}`,
-        `  A req/s ${text(spread(rps(a)))}   server µs/req ${text(spread(cpuOf(a)))}`,
-        `  B req/s ${text(spread(rps(b)))}   server µs/req ${text(spread(cpuOf(b)))}`,
-        `  B/A by req/s ${text(spread(quotients(rps(b), rps(a))), 3)}`,
-        `  B/A by server CPU ${text(spread(quotients(cpuOf(b), cpuOf(a))), 3)}`,
+        `  A req/s ${spreadText(spread(rpsOf(a)))}   server µs/req ${spreadText(spread(cpuOf(a)))}`,
+        `  B req/s ${spreadText(spread(rpsOf(b)))}   server µs/req ${spreadText(spread(cpuOf(b)))}`,
+        `  B/A by req/s ${spreadText(spread(quotients(rpsOf(b), rpsOf(a))), 3)}`,
+        `  B/A by server CPU ${spreadText(spread(quotients(cpuOf(b), cpuOf(a))), 3)}`,
         '',
       ].join('\n'),
     );

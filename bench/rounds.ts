@@ -57,6 +57,17 @@ export function spread(values: readonly number[]): Spread | null {
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
 
+/** A spread as the A/B tools print it: `median (min–max)`, or `-` when nothing was measured. */
+export function spreadText(figure: Spread | null, digits = 0): string {
+  return figure === null ? '-' : `${figure.median.toFixed(digits)} (${figure.min.toFixed(digits)}–${figure.max.toFixed(digits)})`;
+}
+
+/** Each round's requests per second. */
+export const rpsOf = (rounds: readonly Round[]): number[] => rounds.map((one) => one.requestsPerSecond);
+
+/** Each round's server CPU per request (µs), where the round could read it. */
+export const cpuOf = (rounds: readonly Round[]): number[] => rounds.flatMap((one) => (one.serverCpuUs === null ? [] : [one.serverCpuUs]));
+
 /** Per-index quotients of two equally long series (rounds measured side by side). */
 export function quotients(numerators: readonly number[], denominators: readonly number[]): number[] {
   return numerators.flatMap((value, index) => {

@@ -9,17 +9,15 @@
  */
 import { join, resolve } from 'node:path';
 import { killAll, timeStartup, type StartupTiming } from './processes.js';
-import { quotients, spread, type Spread } from './rounds.js';
+import { quotients, spread, spreadText } from './rounds.js';
+import { positiveSetting } from './scenario-files.js';
 
 const [distA, distB] = process.argv.slice(2).map((dist) => resolve(dist));
 if (distA === undefined || distB === undefined) {
   process.stderr.write('usage: bench/start-compare.ts <dist A> <dist B>\n');
   process.exit(2);
 }
-const rounds = Number(process.env['BENCH_STARTS'] ?? 20);
-
-const text = (figure: Spread | null, digits = 0) =>
-  figure === null ? '-' : `${figure.median.toFixed(digits)} (${figure.min.toFixed(digits)}–${figure.max.toFixed(digits)})`;
+const rounds = positiveSetting('BENCH_STARTS', 20);
 
 async function main(): Promise<void> {
   const sides: [string, () => Promise<StartupTiming>][] = [
@@ -37,11 +35,15 @@ async function main(): Promise<void> {
   const cpu = (name: string) => (samples.get(name) ?? []).flatMap((one) => (one.cpuMs === null ? [] : [one.cpuMs]));
   process.stdout.write(`${rounds} rounds (bare, A, B), medians (min–max)\n`);
   for (const [name] of sides) {
-    process.stdout.write(`  ${name.padEnd(4)} ready ${text(spread(ms(name)))} ms, CPU at ready ${text(spread(cpu(name)))} ms\n`);
+    process.stdout.write(
+      `  ${name.padEnd(4)} ready ${spreadText(spread(ms(name)))} ms, CPU at ready ${spreadText(spread(cpu(name)))} ms\n`,
+    );
   }
-  process.stdout.write(`  A/bare ${text(spread(quotients(ms('A'), ms('bare'))), 2)}\n`);
-  process.stdout.write(`  B/bare ${text(spread(quotients(ms('B'), ms('bare'))), 2)}\n`);
-  process.stdout.write(`  B/A    ${text(spread(quotients(ms('B'), ms('A'))), 2)}, CPU ${text(spread(quotients(cpu('B'), cpu('A'))), 2)}\n`);
+  process.stdout.write(`  A/bare ${spreadText(spread(quotients(ms('A'), ms('bare'))), 2)}\n`);
+  process.stdout.write(`  B/bare ${spreadText(spread(quotients(ms('B'), ms('bare'))), 2)}\n`);
+  process.stdout.write(
+    `  B/A    ${spreadText(spread(quotients(ms('B'), ms('A'))), 2)}, CPU ${spreadText(spread(quotients(cpu('B'), cpu('A'))), 2)}\n`,
+  );
 }
 
 main().then(
