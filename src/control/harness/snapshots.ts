@@ -284,21 +284,26 @@ export class Snapshots {
     this.lastRestore = undefined;
     const { sqlite } = this.store;
     const again = known !== undefined && last?.file === file && last.status === known.status ? last : undefined;
+    const tracked = isTrackingChanges(sqlite);
     // Nothing to copy: what is kept in memory about the store is still dropped, as after a copy.
     if (again?.mark === contentMark(sqlite)) markStoreReplaced(sqlite);
     else if (
       known !== undefined &&
+      tracked &&
       again?.untracked === untrackedMark(sqlite) &&
-      isTrackingChanges(sqlite) &&
       this.readable(() => this.copyChangedRows(file, known), JSON.stringify(name))
     ) {
       // Only the rows written since the last restore were copied back.
     } else {
       const learned = this.readable(() => this.copyIn(file, JSON.stringify(name), known), JSON.stringify(name));
       this.checked.set(file, { status: fileStatus(file), ...learned });
-      // From now on every row written is recorded, for the next restore of this snapshot.
+      // Every row written from now on is recorded, for the next restore of this snapshot, when the
+      // snapshot is being restored again (a test suite's restore before each test), unless the
+      // record kept since the last restore went unused: making and dropping the triggers costs a
+      // whole copy several milliseconds, so restores of changing snapshots, or after many writes,
+      // pay it at most every other time.
       const plan = this.plans.get();
-      if (plan.rowidsKept) startChangeTracking(sqlite, plan.rows);
+      if (plan.rowidsKept && again !== undefined && !tracked) startChangeTracking(sqlite, plan.rows);
     }
     if (clockAt !== null) this.clock.set(new Date(clockAt), true);
     this.afterRestore();
