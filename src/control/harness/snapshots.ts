@@ -118,11 +118,14 @@ function sealedCopy(file: string, copyAt: () => string, always: boolean): string
  * The most rows written since the last restore that a restore puts back one by one; past it, a
  * whole copy of every table (SQLite's page-order bulk path) is cheaper. Measured on a world of
  * 10,000 workspaces and 10,000 secrets: a row put back costs about 11 µs, one of a table with
- * triggers (name index, list counts) about four times that (`TRIGGERED_ROW_WEIGHT`); a whole copy
+ * triggers (name index, list counts) about twice that (`TRIGGERED_ROW_WEIGHT`); a whole copy
  * about 1.5 µs per row of the snapshot, plus a few milliseconds.
  */
 const rowsPutBackAtMost = (snapshotRows: number) => 250 + snapshotRows / 8;
-const TRIGGERED_ROW_WEIGHT = 4;
+const TRIGGERED_ROW_WEIGHT = 2;
+
+/** The most whole copies in a row that record no writes after a record went unused (see `Snapshots.skips`). */
+const MOST_SKIPS = 8;
 
 /** A restore of the changed rows found it cannot be one (its transaction rolled back): every table is copied instead. */
 class CopyEveryTable extends Error {}
@@ -197,6 +200,13 @@ export class Snapshots {
    * every test, after a test that only read).
    */
   private lastRestore: { file: string; status: string; mark: string; untracked: string } | undefined;
+  /**
+   * Making the change tracking's triggers and dropping them costs a whole copy several
+   * milliseconds. Each record that went unused (too many rows written, a reset) doubles how many
+   * whole copies after it start none (`left`: how many are), up to `MOST_SKIPS`; a record
+   * used starts over. Restores of changing snapshots, or after many writes, so pay it rarely.
+   */
+  private skips = { next: 0, left: 0 };
 
   constructor(
     private readonly store: Store,
@@ -310,16 +320,21 @@ export class Snapshots {
       this.readable(() => this.copyChangedRows(file, known), JSON.stringify(name))
     ) {
       // Only the rows written since the last restore were copied back.
+      this.skips = { next: 0, left: 0 };
     } else {
       const learned = this.readable(() => this.copyIn(file, JSON.stringify(name), known), JSON.stringify(name));
       this.checked.set(file, { status: fileStatus(file), ...learned });
       // Every row written from now on is recorded, for the next restore of this snapshot, when the
-      // snapshot is being restored again (a test suite's restore before each test), unless the
-      // record kept since the last restore went unused: making and dropping the triggers costs a
-      // whole copy several milliseconds, so restores of changing snapshots, or after many writes,
-      // pay it at most every other time.
-      const plan = this.plans.get();
-      if (plan.rowidsKept && again !== undefined && !tracked) startChangeTracking(sqlite, plan.rows);
+      // snapshot is being restored again (a test suite's restore before each test), unless records
+      // went unused lately (`skips`).
+      if (tracked) {
+        const next = Math.min(Math.max(1, this.skips.next * 2), MOST_SKIPS);
+        this.skips = { next, left: next };
+      } else if (this.skips.left > 0) this.skips.left -= 1;
+      else {
+        const plan = this.plans.get();
+        if (plan.rowidsKept && again !== undefined) startChangeTracking(sqlite, plan.rows);
+      }
     }
     if (clockAt !== null) this.clock.set(new Date(clockAt), true);
     this.afterRestore();
