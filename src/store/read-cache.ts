@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { stopChangeTracking } from './change-tracking.js';
 import { StoreDerived } from './generation.js';
 import { perConnection } from './per-connection.js';
 
@@ -17,6 +18,8 @@ const triggersOf = perConnection(() => new Map<string, string>());
  * it fails, its transaction rolled back and what the caches hold is still true.
  */
 export function withoutReadCacheTriggers<T>(sqlite: Database.Database, work: () => T): T {
+  // The restore change tracking's triggers go too, for good: the copy is not recorded (change-tracking.ts).
+  stopChangeTracking(sqlite);
   const triggers = triggersOf(sqlite);
   for (const name of triggers.keys()) sqlite.exec(`DROP TRIGGER IF EXISTS temp."${name}"`);
   try {

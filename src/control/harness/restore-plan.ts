@@ -24,6 +24,16 @@ export interface RestorePlan {
   shadows: string[];
   triggers: SchemaObject[];
   indexes: SchemaObject[];
+  /** The tables of `rows` a trigger is on (their row-by-row restore fires it: see `rowsCopy`). */
+  triggered: Set<string>;
+  /**
+   * Whether a whole-table copy keeps every row's rowid, so rows can later be matched with the
+   * snapshot's by rowid: each table of `rows` has a rowid, and an INTEGER PRIMARY KEY or an index
+   * (SQLite's bulk copy gives a table with neither new rowids).
+   */
+  rowidsKept: boolean;
+  /** The columns `rowsCopy` lists, per table, read when first needed. */
+  columns: Map<string, string[]>;
 }
 
 /**
@@ -52,14 +62,40 @@ function planOf(sqlite: Database.Database): RestorePlan {
     .filter((row) => !row.name.startsWith('__drizzle') && !/^CREATE VIRTUAL TABLE/i.test(row.sql ?? ''))
     .map((row) => row.name);
   const isShadow = (name: string) => indexes.some((index) => name.startsWith(`${index.name}_`));
-  const triggers = sqlite.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger'").all() as SchemaObject[];
+  const triggers = sqlite
+    .prepare("SELECT name, sql, tbl_name AS tableName FROM main.sqlite_master WHERE type = 'trigger'")
+    .all() as (SchemaObject & {
+    tableName: string;
+  })[];
+  const rows = names.filter((name) => !isShadow(name));
   return {
     schema: schemaOf(sqlite, 'main'),
-    rows: names.filter((name) => !isShadow(name)),
+    rows,
     shadows: names.filter(isShadow),
-    triggers,
+    triggers: triggers.map(({ name, sql }) => ({ name, sql })),
     indexes,
+    triggered: new Set(triggers.map((trigger) => trigger.tableName)),
+    rowidsKept: rows.every((table) => keepsRowids(sqlite, table)),
+    columns: new Map(),
   };
+}
+
+/** See `RestorePlan.rowidsKept`. */
+function keepsRowids(sqlite: Database.Database, table: string): boolean {
+  const withoutRowid = sqlite.prepare('SELECT wr FROM main.pragma_table_list(?)').pluck().get(table) !== 0;
+  const indexed = sqlite.prepare('SELECT count(*) FROM main.pragma_index_list(?)').pluck().get(table) !== 0;
+  const keys = sqlite.prepare('SELECT upper(type) FROM main.pragma_table_info(?) WHERE pk > 0').pluck().all(table) as string[];
+  return !withoutRowid && (indexed || (keys.length === 1 && keys[0] === 'INTEGER'));
+}
+
+/** The columns of `table` an INSERT names (generated ones are left out), for `rowsCopy`. */
+export function insertableColumns(sqlite: Database.Database, plan: RestorePlan, table: string): string[] {
+  let columns = plan.columns.get(table);
+  if (columns === undefined) {
+    columns = sqlite.prepare('SELECT name FROM main.pragma_table_xinfo(?) WHERE hidden = 0').pluck().all(table) as string[];
+    plan.columns.set(table, columns);
+  }
+  return columns;
 }
 
 const schemaVersion = (sqlite: Database.Database) => sqlite.pragma('main.schema_version', { simple: true }) as number;
