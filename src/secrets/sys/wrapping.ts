@@ -54,11 +54,11 @@ export function wrappingPaths(context: SecretsContext): PathSpec[] {
     const token = named ? wrappingToken(named) : request.token;
     if (!token) throw INVALID_WRAPPING_TOKEN;
     if (!named) return read(token);
-    tokens.consumeUse(token);
+    const consumed = tokens.consumeUse(token).token;
     try {
-      return read(token);
+      return read(consumed);
     } finally {
-      await tokens.revokeTree(token);
+      await tokens.revokeTree(consumed);
     }
   };
 
