@@ -148,6 +148,8 @@ export class TokenService {
    * the revocation that follows the request empties their cubbyhole and deletes no row again.
    */
   private readonly rowless = new WeakSet<TokenEntry>();
+  /** The cubbyhole mounts' storages for the list of their uuids the mount table last gave (`cubbyholeStorages`). */
+  private cubbyholes: { uuids: readonly string[]; storages: readonly MountStorage[] } | undefined;
 
   constructor(private readonly deps: TokenDependencies) {
     this.store = new TokenStore(deps.db, deps.clock);
@@ -410,8 +412,20 @@ export class TokenService {
 
   /** Every cubbyhole mount keeps a token's entries under its accessor. */
   private destroyCubbyholes(accessors: readonly string[]): void {
-    const cubbyholes = this.deps.mounts.uuidsOfType('cubbyhole').map((uuid) => new MountStorage(this.deps.db, uuid));
+    const cubbyholes = this.cubbyholeStorages();
     for (const accessor of accessors) for (const storage of cubbyholes) storage.deletePrefix(`${accessor}/`);
+  }
+
+  /**
+   * The storage of each cubbyhole mount, made again only when the mount table gives another list
+   * (it keeps one until a mount write or a new store generation; inside a transaction, a new one each time).
+   */
+  private cubbyholeStorages(): readonly MountStorage[] {
+    const uuids = this.deps.mounts.uuidsOfType('cubbyhole');
+    if (this.cubbyholes?.uuids !== uuids) {
+      this.cubbyholes = { uuids, storages: uuids.map((uuid) => new MountStorage(this.deps.db, uuid)) };
+    }
+    return this.cubbyholes.storages;
   }
 
   /**
