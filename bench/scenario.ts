@@ -17,8 +17,8 @@ export interface BenchRequest {
   body?: string | Buffer;
   /**
    * A second request sent after each first one, to the path `pathFrom` reads out of the first
-   * response (a one-time upload link), with any headers `headersFrom` reads out of it. The row's
-   * req/s then counts both requests.
+   * response (a one-time upload link), with its own `headers` and any `headersFrom` reads out of
+   * it, and none of the first request's. The row's req/s then counts both requests.
    */
   followUp?: {
     method: string;

@@ -49,12 +49,14 @@ export function wrappingPaths(context: SecretsContext): PathSpec[] {
    * The wrapping token a handler acts on. Named in the body, its one use is taken here and it is
    * revoked once read; as the calling token, the router took the use and revokes it afterwards.
    */
-  const consume = async <T>(request: HandlerRequest, read: (token: TokenEntry) => T): Promise<T> => {
+  const consume = <T>(request: HandlerRequest, read: (token: TokenEntry) => T): T | Promise<T> => {
     const named = bodyToken(request);
     const token = named ? wrappingToken(named) : request.token;
     if (!token) throw INVALID_WRAPPING_TOKEN;
-    if (!named) return read(token);
-    tokens.consumeUse(token);
+    // The calling token's answer is read at once, without a promise: the router revokes it afterwards.
+    return named ? readAndRevoke(tokens.consumeUse(token).token, read) : read(token);
+  };
+  const readAndRevoke = async <T>(token: TokenEntry, read: (token: TokenEntry) => T): Promise<T> => {
     try {
       return read(token);
     } finally {

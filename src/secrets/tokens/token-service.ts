@@ -143,6 +143,14 @@ export class TokenService {
   /** The entity of an `entity_alias` on the token auth method (found or made by the identity store). Set by the plugin. */
   entityOfAlias?: (alias: string) => string;
 
+  /**
+   * Entries `consumeUse` handed out after deleting their row at their last use (wrapping tokens):
+   * the revocation that follows the request empties their cubbyhole and deletes no row again.
+   */
+  private readonly rowless = new WeakSet<TokenEntry>();
+  /** The cubbyhole mounts' storages for the list of their uuids the mount table last gave (`cubbyholeStorages`). */
+  private cubbyholes: { uuids: readonly string[]; storages: readonly MountStorage[] } | undefined;
+
   constructor(private readonly deps: TokenDependencies) {
     this.store = new TokenStore(deps.db, deps.clock);
   }
@@ -368,15 +376,23 @@ export class TokenService {
   consumeUse(token: TokenEntry): { token: TokenEntry; lastUse: boolean } {
     if (token.numUses <= 0) return { token, lastUse: false };
     const left = token.numUses - 1;
-    this.store.setUses(token.id, left === 0 ? USES_EXHAUSTED : left);
-    return { token: { ...token, numUses: left }, lastUse: left === 0 };
+    const consumed = { ...token, numUses: left };
+    if (left === 0 && ownsNothing(token)) {
+      // Its revocation is its row and its cubbyhole (`revokeTree`): the row goes now, which refuses
+      // the token to every later lookup as the used-up mark would, and spares that update.
+      this.store.delete([token.id]);
+      this.rowless.add(consumed);
+    } else {
+      this.store.setUses(token.id, left === 0 ? USES_EXHAUSTED : left);
+    }
+    return { token: consumed, lastUse: left === 0 };
   }
 
   /** Revokes the token and every descendant, their cubbyholes and their leases. */
   async revokeTree(token: TokenEntry): Promise<void> {
     if (ownsNothing(token)) {
       // Nothing can hang under it (see `ownsNothing`): its row and its cubbyhole are all there is.
-      this.store.delete([token.id]);
+      if (!this.rowless.has(token)) this.store.delete([token.id]);
       this.destroyCubbyholes([token.accessor]);
       return;
     }
@@ -396,8 +412,20 @@ export class TokenService {
 
   /** Every cubbyhole mount keeps a token's entries under its accessor. */
   private destroyCubbyholes(accessors: readonly string[]): void {
-    const cubbyholes = this.deps.mounts.uuidsOfType('cubbyhole').map((uuid) => new MountStorage(this.deps.db, uuid));
+    const cubbyholes = this.cubbyholeStorages();
     for (const accessor of accessors) for (const storage of cubbyholes) storage.deletePrefix(`${accessor}/`);
+  }
+
+  /**
+   * The storage of each cubbyhole mount, made again only when the mount table gives another list
+   * (it keeps one until a mount write or a new store generation; inside a transaction, a new one each time).
+   */
+  private cubbyholeStorages(): readonly MountStorage[] {
+    const uuids = this.deps.mounts.uuidsOfType('cubbyhole');
+    if (this.cubbyholes?.uuids !== uuids) {
+      this.cubbyholes = { uuids, storages: uuids.map((uuid) => new MountStorage(this.deps.db, uuid)) };
+    }
+    return this.cubbyholes.storages;
   }
 
   /**

@@ -85,10 +85,10 @@ export class ResponseWrapper {
    */
   private readonly keep: (token: TokenEntry, writes: (() => void)[]) => void;
   /**
-   * The cubbyhole mount's storage key, read once per store generation: the mount is permanent
-   * (never disabled or moved), so only a reset or a restore can bring another.
+   * The cubbyhole mount's storage, found once per store generation: the mount is permanent (never
+   * disabled or moved), so only a reset or a restore can bring another.
    */
-  private readonly cubbyholeUuid: StoreDerived<string | undefined>;
+  private readonly cubbyholeStorage: StoreDerived<MountStorage | undefined>;
   /**
    * Answers wrapped lately, by the sealed text of their cubbyhole entry, so the unwrap that
    * usually follows reads the entry without decrypting it (a third of a wrap and unwrap's AES
@@ -102,18 +102,21 @@ export class ResponseWrapper {
       context.tokens.store.insert(token);
       for (const write of writes) write();
     });
-    this.cubbyholeUuid = new StoreDerived(context.store.sqlite, () => context.mounts.uuidAt('cubbyhole/'));
+    this.cubbyholeStorage = new StoreDerived(context.store.sqlite, () => {
+      const uuid = context.mounts.uuidAt('cubbyhole/');
+      return uuid === undefined ? undefined : new MountStorage(context.store.db, uuid);
+    });
     this.recent = new StoreDerived(context.store.sqlite, () => new Map<string, string>());
   }
 
   /** The cubbyhole storage every token's private entries live in. */
   private cubbyhole(): MountStorage {
-    const uuid = this.cubbyholeUuid.get();
-    if (uuid === undefined) {
-      this.cubbyholeUuid.drop();
+    const storage = this.cubbyholeStorage.get();
+    if (storage === undefined) {
+      this.cubbyholeStorage.drop();
       throw new ApiError(400, 'response wrapping needs the cubbyhole mount, which is missing');
     }
-    return new MountStorage(this.context.store.db, uuid);
+    return storage;
   }
 
   /** Wraps `response` (or the answer a rewrap hands over) for `ttl` seconds; the result is what the caller gets. */

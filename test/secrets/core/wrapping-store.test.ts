@@ -2,7 +2,9 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllableClock } from '../../../src/core/clock.js';
 import { MountStorage } from '../../../src/secrets/storage/mount-storage.js';
-import { isWrappingEntry, ownsNothing } from '../../../src/secrets/tokens/token-service.js';
+import { LeaseManager } from '../../../src/secrets/leases/lease-manager.js';
+import { MountTable } from '../../../src/secrets/mounts/mount-table.js';
+import { isWrappingEntry, ownsNothing, TokenService } from '../../../src/secrets/tokens/token-service.js';
 import { tokenKey, TokenStore, type TokenEntry } from '../../../src/secrets/tokens/token-store.js';
 import { openStore } from '../../../src/store/store.js';
 import { secretTokens } from '../../../src/store/tables.js';
@@ -131,6 +133,52 @@ describe('wrapping tokens in the store', () => {
       status: 400,
       body: { errors: INVALID },
     });
+  });
+
+  it('leaves nothing when the unwrap fails: its one use is taken and the token revoked all the same', async () => {
+    for (const named of [false, true]) {
+      const info = await wrap({ n: 7 });
+      cubbyhole().delete(`${info.accessor}/response`);
+      const failed = named
+        ? await v1(server, 'POST', 'sys/wrapping/unwrap', { body: { token: info.token } })
+        : await v1(server, 'POST', 'sys/wrapping/unwrap', { token: info.token });
+      expect(failed.body.errors, `named ${named}`).toEqual(NO_INFO);
+      expect(rowOf(info.accessor)).toBeUndefined();
+      expect(entriesOf(info.accessor)).toEqual([]);
+      expect(await v1(server, 'POST', 'sys/wrapping/unwrap', { token: info.token })).toMatchObject({
+        status: 400,
+        body: { errors: INVALID },
+      });
+    }
+  });
+
+  it("takes a wrapping token's row at its last use, and its cubbyhole at the revocation after the request", async () => {
+    const { store, clock, scheduler, log } = server.app.runtime;
+    const mounts = new MountTable(store.db, clock);
+    const leases = new LeaseManager({ db: store.db, clock, scheduler, log, backend: () => undefined });
+    const tokens = new TokenService({ db: store.db, clock, scheduler, leases, mounts, policyExists: () => true });
+    const lookedUp = (secret: string) => sqlite().prepare('SELECT num_uses FROM secret_tokens WHERE id = ?').get(tokenKey(secret));
+
+    const wrapping = tokens.wrappingEntry(300, 'sys/wrapping/wrap', clock.now());
+    tokens.store.insert(wrapping);
+    cubbyhole().put(`${wrapping.accessor}/response`, { response: '{}' });
+    const used = tokens.consumeUse(wrapping);
+    expect(used.lastUse).toBe(true);
+    expect(lookedUp(wrapping.secret ?? '')).toBeUndefined();
+    expect(tokens.store.lookup(wrapping.secret)).toBeUndefined();
+    // The request still reads the answer it was let in for.
+    expect(entriesOf(wrapping.accessor)).toEqual([`${wrapping.accessor}/response`]);
+    await tokens.revokeTree(used.token);
+    expect(entriesOf(wrapping.accessor)).toEqual([]);
+
+    // Any other token's last use marks its row used up, and the revocation takes it.
+    const ordinary = { ...tokens.wrappingEntry(300, 'auth/token/create', clock.now()), policies: ['default'], displayName: 'token' };
+    tokens.store.insert(ordinary);
+    const last = tokens.consumeUse(ordinary);
+    expect(lookedUp(ordinary.secret ?? '')).toEqual({ num_uses: -1 });
+    expect(tokens.store.lookup(ordinary.secret)).toBeUndefined();
+    await tokens.revokeTree(last.token);
+    expect(lookedUp(ordinary.secret ?? '')).toBeUndefined();
   });
 
   it('tells wrapping tokens from others by policy, entity and display name', () => {
