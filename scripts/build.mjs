@@ -17,7 +17,8 @@
 // made from that one file (no whole-program type check in the build).
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Module } from 'node:module';
+import { createRequire, Module } from 'node:module';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -69,7 +70,9 @@ function asciiOnly(source) {
  *   and is loaded from there, from build/Release where npm's install and rebuild put it, else
  *   through the `bindings` lookup the package itself uses, rooted at the package.
  * - Fastify loads node:http2 (about 9 ms) for the servers it makes itself; understudy gives it a
- *   server factory (src/server/server.ts), so http2 is loaded only if Fastify makes one.
+ *   server factory (src/server/server.ts), so http2 is loaded only if Fastify makes one. The same
+ *   for node:https (with node:tls), and node:dns, which Fastify asks only to listen on a name
+ *   such as localhost: each is loaded where it is used.
  */
 const DEPENDENCY_PATCHES = [
   {
@@ -124,6 +127,10 @@ const DEPENDENCY_PATCHES = [
       ["const http2 = require('node:http2')\n", ''],
       ['? http2.createSecureServer(', "? require('node:http2').createSecureServer("],
       [': http2.createServer(', ": require('node:http2').createServer("],
+      ["const https = require('node:https')\n", ''],
+      ['? https.createServer(', "? require('node:https').createServer("],
+      ["const dns = require('node:dns')\n", ''],
+      ['dns.lookup(', "require('node:dns').lookup("],
     ],
     append: '',
   },
@@ -142,6 +149,47 @@ const dependencyPatches = {
         return { contents: `${source}\n${patch.append}`, loader: 'js' };
       });
     }
+  },
+};
+
+/**
+ * Modules the server imports that a start-up never uses (the certificate parsers, the version
+ * ranges of the registry, tar and gzip, HTTPS): each import of one
+ * from src/ gets a stand-in with the module's export names, each a getter that loads the module on
+ * first use and answers its export. Loading them at start was some 10 ms of a start-up's CPU (the
+ * ASN.1 schemas alone half of it) for requests a short run may never make. The stand-in is made
+ * once per module; an import inside a dependency is left as it is.
+ */
+const LAZY_MODULES = new Set([
+  '@peculiar/asn1-schema',
+  '@peculiar/asn1-x509',
+  '@peculiar/asn1-csr',
+  'semver',
+  'tar-stream',
+  'node:zlib',
+  'node:https',
+  'node:tls',
+]);
+
+const lazyModules = {
+  name: 'lazy-modules',
+  setup(builder) {
+    const fromSource = /[\\/]src[\\/]/;
+    builder.onResolve({ filter: /./ }, (args) => {
+      if (!LAZY_MODULES.has(args.path) || args.namespace !== 'file' || !fromSource.test(args.importer)) return undefined;
+      return { path: args.path, namespace: 'lazy-module', pluginData: { resolveDir: args.resolveDir } };
+    });
+    builder.onLoad({ filter: /./, namespace: 'lazy-module' }, (args) => {
+      const real = createRequire(join(args.pluginData.resolveDir, 'lazy.js'))(args.path);
+      const names = Object.getOwnPropertyNames(real).filter((name) => name !== '__esModule');
+      const contents =
+        'let loaded;\n' +
+        `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));\n` +
+        (real.__esModule ? "Object.defineProperty(exports, '__esModule', { value: true });\n" : '') +
+        `for (const name of ${JSON.stringify(names)})\n` +
+        '  Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });\n';
+      return { contents, loader: 'js', resolveDir: args.pluginData.resolveDir };
+    });
   },
 };
 
@@ -165,7 +213,7 @@ const common = {
   ],
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [dependencyPatches],
+  plugins: [dependencyPatches, lazyModules],
   // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none of its own.
   banner: {
     js:
