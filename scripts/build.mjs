@@ -65,6 +65,14 @@ function asciiOnly(source) {
  *   from the same parameter names, called as a method of the handler object. And the function
  *   that picks a handler by constraints (host, version: none of understudy's routes has one, so
  *   it never runs): compiled on its first call, from the constrainer the route was added with.
+ * - Fastify finishes each route in a plugin `after` of its own (an avvio plugin with its queue,
+ *   events, two timers and several ticks), which adds a `preReady` listener of its own: some
+ *   460 of each at every start-up. Routes declared one after another in the same plugin, with
+ *   nothing queued between them (no register, hook or after), now share one `after` that runs
+ *   their finishing steps in declaration order, and one `preReady` listener that runs their
+ *   ready steps in the same order: each step reads what it read before at the same point of the
+ *   load, since nothing could run between their `after`s. A plugin's queue only grows while the
+ *   plugin runs, so an unchanged length means nothing was queued in between.
  * - better-sqlite3's JavaScript is bundled (its 12 files were read, resolved and compiled at every
  *   start-up, outside the code cache: about 10 ms of CPU); its native addon stays in its package
  *   and is loaded from there, from build/Release where npm's install and rebuild put it, else
@@ -107,6 +115,35 @@ const DEPENDENCY_PATCHES = [
       'function handlerMatchingConstraintsOnFirstUse (derivedConstraints) {\n' +
       '  this._compileGetHandlerMatchingConstraints(this._constrainerOnFirstUse)\n' +
       '  return this._getHandlerMatchingConstraints(derivedConstraints)\n' +
+      '}\n',
+  },
+  {
+    file: /[\\/]fastify[\\/]lib[\\/]route\.js$/,
+    edits: [
+      ['      this.after((notHandledErr, done) => {', '      afterConsecutiveRoutes(this, avvio, (notHandledErr, onPreReady) => {'],
+      ["        avvio.once('preReady', () => {", '        onPreReady(() => {'],
+      ['\n\n        done(notHandledErr)\n      })\n', '\n      })\n'],
+    ],
+    append:
+      "const kConsecutiveRoutes = Symbol('understudy.consecutiveRoutes')\n" +
+      'function afterConsecutiveRoutes (instance, avvio, finish) {\n' +
+      '  const plugin = avvio._current[0]\n' +
+      '  const batch = plugin[kConsecutiveRoutes]\n' +
+      '  if (batch !== undefined && !batch.ran && batch.queued === plugin.queue.length()) {\n' +
+      '    batch.finishers.push(finish)\n' +
+      '    return\n' +
+      '  }\n' +
+      '  const next = { finishers: [finish], queued: 0, ran: false }\n' +
+      '  plugin[kConsecutiveRoutes] = next\n' +
+      '  instance.after((notHandledErr, done) => {\n' +
+      '    next.ran = true\n' +
+      '    const readyWork = []\n' +
+      '    const onPreReady = (work) => { readyWork.push(work) }\n' +
+      '    for (const finisher of next.finishers) finisher(notHandledErr, onPreReady)\n' +
+      "    avvio.once('preReady', () => { for (const work of readyWork) work() })\n" +
+      '    done(notHandledErr)\n' +
+      '  })\n' +
+      '  next.queued = plugin.queue.length()\n' +
       '}\n',
   },
   {
