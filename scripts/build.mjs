@@ -17,6 +17,8 @@
 // made from that one file (no whole-program type check in the build).
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire, Module } from 'node:module';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -63,12 +65,22 @@ function asciiOnly(source) {
  *   from the same parameter names, called as a method of the handler object. And the function
  *   that picks a handler by constraints (host, version: none of understudy's routes has one, so
  *   it never runs): compiled on its first call, from the constrainer the route was added with.
+ * - Fastify finishes each route in a plugin `after` of its own (an avvio plugin with its queue,
+ *   events, two timers and several ticks), which adds a `preReady` listener of its own: some
+ *   460 of each at every start-up. Routes declared one after another in the same plugin, with
+ *   nothing queued between them (no register, hook or after), now share one `after` that runs
+ *   their finishing steps in declaration order, and one `preReady` listener that runs their
+ *   ready steps in the same order: each step reads what it read before at the same point of the
+ *   load, since nothing could run between their `after`s. A plugin's queue only grows while the
+ *   plugin runs, so an unchanged length means nothing was queued in between.
  * - better-sqlite3's JavaScript is bundled (its 12 files were read, resolved and compiled at every
  *   start-up, outside the code cache: about 10 ms of CPU); its native addon stays in its package
  *   and is loaded from there, from build/Release where npm's install and rebuild put it, else
  *   through the `bindings` lookup the package itself uses, rooted at the package.
  * - Fastify loads node:http2 (about 9 ms) for the servers it makes itself; understudy gives it a
- *   server factory (src/server/server.ts), so http2 is loaded only if Fastify makes one.
+ *   server factory (src/server/server.ts), so http2 is loaded only if Fastify makes one. The same
+ *   for node:https (with node:tls), and node:dns, which Fastify asks only to listen on a name
+ *   such as localhost: each is loaded where it is used.
  */
 const DEPENDENCY_PATCHES = [
   {
@@ -106,6 +118,35 @@ const DEPENDENCY_PATCHES = [
       '}\n',
   },
   {
+    file: /[\\/]fastify[\\/]lib[\\/]route\.js$/,
+    edits: [
+      ['      this.after((notHandledErr, done) => {', '      afterConsecutiveRoutes(this, avvio, (notHandledErr, onPreReady) => {'],
+      ["        avvio.once('preReady', () => {", '        onPreReady(() => {'],
+      ['\n\n        done(notHandledErr)\n      })\n', '\n      })\n'],
+    ],
+    append:
+      "const kConsecutiveRoutes = Symbol('understudy.consecutiveRoutes')\n" +
+      'function afterConsecutiveRoutes (instance, avvio, finish) {\n' +
+      '  const plugin = avvio._current[0]\n' +
+      '  const batch = plugin[kConsecutiveRoutes]\n' +
+      '  if (batch !== undefined && !batch.ran && batch.queued === plugin.queue.length()) {\n' +
+      '    batch.finishers.push(finish)\n' +
+      '    return\n' +
+      '  }\n' +
+      '  const next = { finishers: [finish], queued: 0, ran: false }\n' +
+      '  plugin[kConsecutiveRoutes] = next\n' +
+      '  instance.after((notHandledErr, done) => {\n' +
+      '    next.ran = true\n' +
+      '    const readyWork = []\n' +
+      '    const onPreReady = (work) => { readyWork.push(work) }\n' +
+      '    for (const finisher of next.finishers) finisher(notHandledErr, onPreReady)\n' +
+      "    avvio.once('preReady', () => { for (const work of readyWork) work() })\n" +
+      '    done(notHandledErr)\n' +
+      '  })\n' +
+      '  next.queued = plugin.queue.length()\n' +
+      '}\n',
+  },
+  {
     file: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/,
     edits: [["require('bindings')('better_sqlite3.node')", 'loadAddonFromPackage()']],
     append:
@@ -123,6 +164,10 @@ const DEPENDENCY_PATCHES = [
       ["const http2 = require('node:http2')\n", ''],
       ['? http2.createSecureServer(', "? require('node:http2').createSecureServer("],
       [': http2.createServer(', ": require('node:http2').createServer("],
+      ["const https = require('node:https')\n", ''],
+      ['? https.createServer(', "? require('node:https').createServer("],
+      ["const dns = require('node:dns')\n", ''],
+      ['dns.lookup(', "require('node:dns').lookup("],
     ],
     append: '',
   },
@@ -141,6 +186,47 @@ const dependencyPatches = {
         return { contents: `${source}\n${patch.append}`, loader: 'js' };
       });
     }
+  },
+};
+
+/**
+ * Modules the server imports that a start-up never uses (the certificate parsers, the version
+ * ranges of the registry, tar and gzip, HTTPS): each import of one
+ * from src/ gets a stand-in with the module's export names, each a getter that loads the module on
+ * first use and answers its export. Loading them at start was some 10 ms of a start-up's CPU (the
+ * ASN.1 schemas alone half of it) for requests a short run may never make. The stand-in is made
+ * once per module; an import inside a dependency is left as it is.
+ */
+const LAZY_MODULES = new Set([
+  '@peculiar/asn1-schema',
+  '@peculiar/asn1-x509',
+  '@peculiar/asn1-csr',
+  'semver',
+  'tar-stream',
+  'node:zlib',
+  'node:https',
+  'node:tls',
+]);
+
+const lazyModules = {
+  name: 'lazy-modules',
+  setup(builder) {
+    const fromSource = /[\\/]src[\\/]/;
+    builder.onResolve({ filter: /./ }, (args) => {
+      if (!LAZY_MODULES.has(args.path) || args.namespace !== 'file' || !fromSource.test(args.importer)) return undefined;
+      return { path: args.path, namespace: 'lazy-module', pluginData: { resolveDir: args.resolveDir } };
+    });
+    builder.onLoad({ filter: /./, namespace: 'lazy-module' }, (args) => {
+      const real = createRequire(join(args.pluginData.resolveDir, 'lazy.js'))(args.path);
+      const names = Object.getOwnPropertyNames(real).filter((name) => name !== '__esModule');
+      const contents =
+        'let loaded;\n' +
+        `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));\n` +
+        (real.__esModule ? "Object.defineProperty(exports, '__esModule', { value: true });\n" : '') +
+        `for (const name of ${JSON.stringify(names)})\n` +
+        '  Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });\n';
+      return { contents, loader: 'js', resolveDir: args.pluginData.resolveDir };
+    });
   },
 };
 
@@ -164,7 +250,7 @@ const common = {
   ],
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [dependencyPatches],
+  plugins: [dependencyPatches, lazyModules],
   // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none of its own.
   banner: {
     js:
@@ -181,7 +267,11 @@ await build({
   define: { 'import.meta.url': '__understudyBundleUrl' },
   banner: { js: "const __understudyBundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 });
-writeFileSync('dist/server.cjs', asciiOnly(readFileSync('dist/server.cjs', 'utf8')));
+// Written already wrapped as Node wraps a CommonJS module (Module.wrap: the same text, on the same
+// lines and columns, that V8 compiled before), so the launcher compiles the file as it reads it:
+// wrapping at start-up made a second 5.5 MB string, which with the first brought the start-up's
+// first full collection before ready.
+writeFileSync('dist/server.cjs', Module.wrap(asciiOnly(readFileSync('dist/server.cjs', 'utf8'))));
 // An empty store every migration has run on, in SQLite's serialized form: a fresh in-memory store
 // starts from it instead of running the migrations (src/store/fresh-image.ts says why and when).
 const freshStore = new Database(':memory:');

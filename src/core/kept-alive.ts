@@ -11,16 +11,18 @@ const FREE_SOCKETS = 4;
  */
 export class KeptAliveAgents {
   private readonly http = new HttpAgent({ keepAlive: true, maxFreeSockets: FREE_SOCKETS });
-  private readonly https = new HttpsAgent({ keepAlive: true, maxFreeSockets: FREE_SOCKETS });
+  // Made on the first HTTPS request: made with the object, it took node:https (and node:tls) into
+  // every start-up (scripts/build.mjs, LAZY_MODULES).
+  private https: HttpsAgent | undefined;
 
   for(url: URL): HttpAgent {
-    return url.protocol === 'https:' ? this.https : this.http;
+    return url.protocol === 'https:' ? (this.https ??= new HttpsAgent({ keepAlive: true, maxFreeSockets: FREE_SOCKETS })) : this.http;
   }
 
   /** Closes the idle connections (shutdown). */
   destroy(): void {
     this.http.destroy();
-    this.https.destroy();
+    this.https?.destroy();
   }
 }
 

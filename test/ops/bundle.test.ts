@@ -11,16 +11,19 @@ describe('the server bundle', () => {
   });
 });
 
-// The build edits the router it bundles (scripts/build.mjs, DEPENDENCY_PATCHES: matchers and
-// params objects made on first use); the tests that run the source use the router unedited.
+// The build edits the router and Fastify it bundles (scripts/build.mjs, DEPENDENCY_PATCHES:
+// matchers and params objects made on first use, consecutive routes finished together); the tests
+// that run the source use them unedited.
 describe('the bundled router', () => {
   let running: Running;
   let base: string;
   let token: string;
+  let vaultToken: string;
   beforeAll(async () => {
     running = await startProcess({ env: { UNDERSTUDY_PORT: '0', UNDERSTUDY_STORE: ':memory:' } });
     base = running.banner.exports.VAULT_ADDR as string;
     token = running.banner.exports.TFE_TOKEN as string;
+    vaultToken = running.banner.exports.VAULT_TOKEN as string;
   });
   afterAll(async () => {
     await running?.stop();
@@ -44,5 +47,37 @@ describe('the bundled router', () => {
       expect((await get('/api/v2/organizationz')).status).toBe(404);
       expect((await get('/v1/sys/health')).status).toBe(200);
     }
+  });
+
+  // What Fastify gives each route when its plugin has loaded (its scope's error handler, hooks and
+  // validator): the build finishes routes declared one after another together.
+  it("gives every tree's routes their tree's hooks, validation and error answers", async () => {
+    const send = async (path: string, init: RequestInit) => {
+      const response = await fetch(`${base}${path}`, init);
+      return { status: response.status, body: (await response.json()) as unknown };
+    };
+    const jsonApi = { authorization: `Bearer ${token}`, 'content-type': 'application/vnd.api+json' };
+    expect(await send('/api/v2/organizations/understudy/workspaces', {})).toMatchObject({
+      status: 401,
+      body: { errors: [{ status: '401', title: 'unauthorized' }] },
+    });
+    expect(
+      await send('/api/v2/organizations/understudy/workspaces', { method: 'POST', headers: jsonApi, body: '{"nodata":1}' }),
+    ).toMatchObject({
+      status: 422,
+      body: { errors: [{ status: '422', detail: 'the body must be a JSON:API document with a data object' }] },
+    });
+    expect(await send('/api/v2/organizations/understudy/workspaces', { method: 'POST', headers: jsonApi, body: '{bad' })).toMatchObject({
+      status: 422,
+      body: { errors: [{ status: '422', title: 'invalid body' }] },
+    });
+    expect(await send('/v1/secret/data/bundled', {})).toEqual({ status: 403, body: { errors: ['permission denied'] } });
+    expect(await send('/v1/secret/data/bundled', { method: 'POST', headers: { 'x-vault-token': vaultToken }, body: '{bad' })).toEqual({
+      status: 400,
+      body: { errors: ['error parsing JSON'] },
+    });
+    const clock = await send('/_emulator/clock', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
+    expect(clock.status).toBe(400);
+    expect(clock.body).toMatchObject({ error: expect.stringContaining('not valid JSON') });
   });
 });

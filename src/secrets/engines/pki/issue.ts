@@ -276,17 +276,23 @@ export function resolveValidity(
   return { notBefore: new Date(now.getTime() - role.not_before_duration * 1000), notAfter, warnings };
 }
 
-const KEY_USAGES: Record<string, number> = {
-  digitalsignature: asn.KeyUsageFlags.digitalSignature,
-  contentcommitment: asn.KeyUsageFlags.nonRepudiation,
-  keyencipherment: asn.KeyUsageFlags.keyEncipherment,
-  dataencipherment: asn.KeyUsageFlags.dataEncipherment,
-  keyagreement: asn.KeyUsageFlags.keyAgreement,
-  certsign: asn.KeyUsageFlags.keyCertSign,
-  crlsign: asn.KeyUsageFlags.cRLSign,
-  encipheronly: asn.KeyUsageFlags.encipherOnly,
-  decipheronly: asn.KeyUsageFlags.decipherOnly,
-};
+/**
+ * Made on first use: read as this module loads, the flags took the ASN.1 schemas into every
+ * start-up (scripts/build.mjs, LAZY_MODULES).
+ */
+let keyUsages: Record<string, number> | undefined;
+const KEY_USAGES = (): Record<string, number> =>
+  (keyUsages ??= {
+    digitalsignature: asn.KeyUsageFlags.digitalSignature,
+    contentcommitment: asn.KeyUsageFlags.nonRepudiation,
+    keyencipherment: asn.KeyUsageFlags.keyEncipherment,
+    dataencipherment: asn.KeyUsageFlags.dataEncipherment,
+    keyagreement: asn.KeyUsageFlags.keyAgreement,
+    certsign: asn.KeyUsageFlags.keyCertSign,
+    crlsign: asn.KeyUsageFlags.cRLSign,
+    encipheronly: asn.KeyUsageFlags.encipherOnly,
+    decipheronly: asn.KeyUsageFlags.decipherOnly,
+  });
 
 const EXT_KEY_USAGES: Record<string, string> = {
   any: '2.5.29.37.0',
@@ -310,7 +316,7 @@ export function keyUsageFlags(names: string[]): number {
   return names.reduce(
     (flags, name) =>
       flags |
-      (KEY_USAGES[
+      (KEY_USAGES()[
         name
           .trim()
           .toLowerCase()
