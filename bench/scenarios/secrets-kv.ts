@@ -22,8 +22,11 @@ async function readRequest(target: BenchTarget): Promise<BenchRequest> {
   return { path: '/v1/secret/data/bench/read', headers: { 'x-vault-token': target.rootToken } };
 }
 
-/** The audit file of the audited row, removed after it. */
-let auditDir: string | undefined;
+/**
+ * The audit files of the audited row, removed after it: one per setup, and the A/B tools set a row
+ * up on two servers (one variable kept only the last, leaving ~150 MB a comparison in the temp dir).
+ */
+const auditDirs: string[] = [];
 
 export const scenarios: Scenario[] = [
   {
@@ -36,7 +39,8 @@ export const scenarios: Scenario[] = [
     name: AUDITED_READ,
     fresh: true,
     setup: async (target) => {
-      auditDir = mkdtempSync(join(tmpdir(), 'understudy-bench-audit-'));
+      const auditDir = mkdtempSync(join(tmpdir(), 'understudy-bench-audit-'));
+      auditDirs.push(auditDir);
       const options = { file_path: join(auditDir, 'audit.log') };
       const enabled = await fetch(`${target.baseUrl}/v1/sys/audit/file`, {
         method: 'PUT',
@@ -47,8 +51,7 @@ export const scenarios: Scenario[] = [
       return readRequest(target);
     },
     teardown: async () => {
-      if (auditDir) rmSync(auditDir, { recursive: true, force: true });
-      auditDir = undefined;
+      for (const auditDir of auditDirs.splice(0)) rmSync(auditDir, { recursive: true, force: true });
     },
   },
 ];

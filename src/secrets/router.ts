@@ -140,7 +140,10 @@ export class SecretsRouter {
         return request.clientCertificate;
       },
       wrapTtl: request.wrapTtl ?? 0,
-      origin: request.origin,
+      // Passed on as asked for, like the certificate: the logical request builds it only then.
+      get origin() {
+        return request.origin;
+      },
       mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },
       storage,
     });
