@@ -133,10 +133,15 @@ function withBatch(
   /** Members a failed item still carries (the real decrypt item always has `plaintext`). */
   onError: Record<string, unknown> = {},
 ): LogicalResponse {
-  const batch_results = results.map((result, index) => ({
-    ...('error' in result ? { ...onError, error: result.error } : result.value),
-    reference: stringOf(items[index] ?? {}, 'reference'),
-  }));
+  const batch_results = results.map((result, index) => {
+    const reference = stringOf(items[index] ?? {}, 'reference');
+    if ('error' in result) return { ...onError, error: result.error, reference };
+    // The item's own result object, made by this request and used nowhere else, takes its
+    // reference: a spread copy per item is one more object alive until the answer is written.
+    const answer: Record<string, unknown> = result.value;
+    answer['reference'] = reference;
+    return answer;
+  });
   const failed = results.some((result) => 'error' in result);
   const succeeded = results.some((result) => !('error' in result));
   const response = batchResponse(request, { batch_results }, failed, succeeded);
