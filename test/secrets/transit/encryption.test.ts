@@ -378,6 +378,30 @@ describe('transit encryption, opened independently', () => {
 });
 
 describe('transit batches, rewrap and data keys', () => {
+  it('answers each batch item with exactly ciphertext, key_version and reference, null members counting as absent', async () => {
+    await ok(server, 'POST', 'transit/keys/members', { exportable: true });
+    await ok(server, 'POST', 'transit/keys/members/rotate', {});
+    const key1 = await exportedKey('members', 1);
+    const key2 = await exportedKey('members', 2);
+    const items = [
+      { plaintext: b64('as sent'), reference: 'r1', key_version: 1 },
+      { plaintext: b64('with nulls'), reference: null, context: null, key_version: null },
+    ];
+    const results = (await ok(server, 'POST', 'transit/encrypt/members', { batch_input: items })).body.data.batch_results;
+    expect(results.map((item: object) => Object.keys(item))).toEqual([
+      ['ciphertext', 'key_version', 'reference'],
+      ['ciphertext', 'key_version', 'reference'],
+    ]);
+    expect(results.map((item: { key_version: number; reference: string }) => [item.key_version, item.reference])).toEqual([
+      [1, 'r1'],
+      [2, ''],
+    ]);
+    expect(results[0].ciphertext).toMatch(/^vault:v1:/);
+    expect(openAead('aes-256-gcm', key1, results[0].ciphertext).toString()).toBe('as sent');
+    expect(results[1].ciphertext).toMatch(/^vault:v2:/);
+    expect(openAead('aes-256-gcm', key2, results[1].ciphertext).toString()).toBe('with nulls');
+  });
+
   it('encrypts and decrypts a batch in order, keeping references, with 400 on partial failure unless overridden', async () => {
     await ok(server, 'POST', 'transit/keys/batch', {});
     const items = [

@@ -80,6 +80,27 @@ export function attempt<T>(work: () => T): { value: T } | { error: string } {
 }
 
 /**
+ * `batch_results`: each item's result with the item's `reference` (an empty one when it sent
+ * none), a failed item as its `error` after the members it still carries (`onError`).
+ */
+export function batchResults(
+  items: readonly BatchItem[],
+  results: readonly ({ value: Record<string, unknown> } | { error: string })[],
+  onError: Record<string, unknown> = {},
+): Record<string, unknown>[] {
+  return results.map((result, index) => {
+    const reference = stringOf(items[index] ?? {}, 'reference');
+    if ('error' in result) return { ...onError, error: result.error, reference };
+    // The result object itself (each is made for its item and used nowhere else) takes the
+    // reference: a spread copy per item, one site for every engine's result shapes, cost a batch
+    // of 100 encryptions 20-35% more server CPU (issue 32's bench row, alternating rounds).
+    const answer = result.value;
+    answer['reference'] = reference;
+    return answer;
+  });
+}
+
+/**
  * The answer to a batch: 200 when every item worked, otherwise 400 (or
  * `partial_failure_response_code` when some items worked), with the results still in the body.
  */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { badRequest } from '../../../core/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
-import { attempt, batchItems, batchResponse, BATCH_FIELDS, single, stringOf, type BatchItem } from './batch.js';
+import { attempt, batchItems, batchResponse, batchResults, BATCH_FIELDS, single, stringOf, type BatchItem } from './batch.js';
 import { decryptOffLoop, encrypt, encryptionVersion, type CipherInput } from './ciphertext.js';
 import { decodeStdBase64, decodeWithMessage } from './encoding.js';
 import { isKeyType, supportsAssociatedData } from './key-types.js';
@@ -133,10 +133,7 @@ function withBatch(
   /** Members a failed item still carries (the real decrypt item always has `plaintext`). */
   onError: Record<string, unknown> = {},
 ): LogicalResponse {
-  const batch_results = results.map((result, index) => ({
-    ...('error' in result ? { ...onError, error: result.error } : result.value),
-    reference: stringOf(items[index] ?? {}, 'reference'),
-  }));
+  const batch_results = batchResults(items, results, onError);
   const failed = results.some((result) => 'error' in result);
   const succeeded = results.some((result) => !('error' in result));
   const response = batchResponse(request, { batch_results }, failed, succeeded);

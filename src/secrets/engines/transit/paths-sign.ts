@@ -1,7 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { badRequest } from '../../../core/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
-import { attempt, batchItems, stringOf, type BatchItem } from './batch.js';
+import { attempt, batchItems, batchResults, stringOf, type BatchItem } from './batch.js';
 import { versionPrefix } from './ciphertext.js';
 import { decodeStdBase64 } from './encoding.js';
 import { KEY_TYPES, supportsSigning } from './key-types.js';
@@ -83,11 +83,7 @@ function answer(
     if (!result || 'error' in result) throw badRequest(result && 'error' in result ? result.error : 'missing input');
     return { data: result.value };
   }
-  const batch_results = results.map((result, index) => ({
-    ...('error' in result ? { ...onError, error: result.error } : result.value),
-    reference: stringOf(items[index] ?? {}, 'reference'),
-  }));
-  return { data: { batch_results } };
+  return { data: { batch_results: batchResults(items, results, onError) } };
 }
 
 async function signPath(request: HandlerRequest): Promise<LogicalResponse> {

@@ -27,13 +27,14 @@ export async function mapInSlices<T, R>(items: readonly T[], work: (item: T, ind
     const end = Math.min(items.length, start + IN_FLIGHT);
     // Synchronous work (an AES encryption) is stored as it comes: awaiting it would cost a
     // promise and a microtask turn per pair of items, for no turn of the event loop.
-    const pending: Promise<void>[] = [];
+    // Made only when an item is asynchronous: an array per pair of AES items is garbage.
+    let pending: Promise<void>[] | undefined;
     for (let index = start; index < end; index++) {
       const result = work(items[index] as T, index);
-      if (result instanceof Promise) pending.push(result.then((value: R) => void (results[index] = value)));
+      if (result instanceof Promise) (pending ??= []).push(result.then((value: R) => void (results[index] = value)));
       else results[index] = result;
     }
-    if (pending.length > 0) await Promise.all(pending);
+    if (pending) await Promise.all(pending);
     if (performance.now() - sliceStart > SLICE_MS) {
       await nextTurn();
       sliceStart = performance.now();
