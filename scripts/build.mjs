@@ -195,7 +195,9 @@ const dependencyPatches = {
  * from src/ gets a stand-in with the module's export names, each a getter that loads the module on
  * first use and answers its export. Loading them at start was some 10 ms of a start-up's CPU (the
  * ASN.1 schemas alone half of it) for requests a short run may never make. The stand-in is made
- * once per module; an import inside a dependency is left as it is.
+ * once per module; an import inside a dependency is left as it is. A stand-in announces its
+ * module's load on the diagnostics channel `understudy:lazy-module` (a no-op with no subscriber),
+ * so a test can tell which ones a start-up loaded (test/ops/lazy-modules.test.ts).
  */
 const LAZY_MODULES = new Set([
   '@peculiar/asn1-schema',
@@ -218,10 +220,12 @@ const lazyModules = {
     });
     builder.onLoad({ filter: /./, namespace: 'lazy-module' }, (args) => {
       const real = createRequire(join(args.pluginData.resolveDir, 'lazy.js'))(args.path);
+      const name = JSON.stringify(args.path);
       const names = Object.getOwnPropertyNames(real).filter((name) => name !== '__esModule');
       const contents =
         'let loaded;\n' +
-        `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));\n` +
+        "const loading = require('node:diagnostics_channel').channel('understudy:lazy-module');\n" +
+        `const load = () => (loaded ??= (loading.publish(${name}), require(${name})));\n` +
         (real.__esModule ? "Object.defineProperty(exports, '__esModule', { value: true });\n" : '') +
         `for (const name of ${JSON.stringify(names)})\n` +
         '  Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });\n';
