@@ -78,6 +78,10 @@ function asciiOnly(source) {
  *   understudy's six handlers, 2-3 ms of a start-up. They are kept, in order, and added by the
  *   first use of that router (the first request no route matches, or anything else that reads
  *   it), which then finds exactly the tree it found before; nothing else adds routes to it.
+ * - Fastify loads its default serializer compiler (fast-json-stringify, with ajv) as it makes the
+ *   root instance; it is first called for a route with a response schema in a scope without a
+ *   serializer compiler of its own, which understudy's start-up has none of. A stand-in builds it
+ *   on its first call, with the same arguments (and announces the load as LAZY_MODULES do).
  * - better-sqlite3's JavaScript is bundled (its 12 files were read, resolved and compiled at every
  *   start-up, outside the code cache: about 10 ms of CPU); its native addon stays in its package
  *   and is loaded from there, from build/Release where npm's install and rebuild put it, else
@@ -185,6 +189,28 @@ const DEPENDENCY_PATCHES = [
       '}\n',
   },
   {
+    file: /[\\/]fastify[\\/]lib[\\/]schema-controller\.js$/,
+    edits: [
+      [
+        "    const SerializerSelector = require('@fastify/fast-json-stringify-compiler')\n" +
+          '    compilersFactory.buildSerializer = SerializerSelector()\n',
+        '    compilersFactory.buildSerializer = serializerBuiltOnFirstUse()\n',
+      ],
+    ],
+    append:
+      'function serializerBuiltOnFirstUse () {\n' +
+      '  let build\n' +
+      '  return function (...args) {\n' +
+      '    if (build === undefined) {\n' +
+      "      const name = '@fastify/fast-json-stringify-compiler'\n" +
+      "      require('node:diagnostics_channel').channel('understudy:lazy-module').publish(name)\n" +
+      "      build = require('@fastify/fast-json-stringify-compiler')()\n" +
+      '    }\n' +
+      '    return build.apply(this, args)\n' +
+      '  }\n' +
+      '}\n',
+  },
+  {
     file: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/,
     edits: [["require('bindings')('better_sqlite3.node')", 'loadAddonFromPackage()']],
     append:
@@ -246,6 +272,7 @@ const LAZY_MODULES = new Set([
   'node:zlib',
   'node:https',
   'node:tls',
+  '@fastify/ajv-compiler',
 ]);
 
 const lazyModules = {
