@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -299,6 +299,32 @@ const lazyModules = {
   },
 };
 
+/**
+ * src/ imports TypeBox's `Type` (and types) from @fastify/type-provider-typebox, which re-exports
+ * the `typebox` package; the provider's own module also imports ajv-formats (with ajv), TypeBox's
+ * compiler and its value functions for a validator compiler understudy never installs. In the
+ * bundle, src/'s imports of it read `typebox` itself, the same copy the provider re-exports (resolved
+ * from the provider's directory), so a start-up no longer evaluates ajv for it (ajv loads with the
+ * first ajv validation instead). The provider's other exports are not re-exported: a src/ import of
+ * one fails the build.
+ */
+const typeboxThroughProvider = {
+  name: 'typebox-through-provider',
+  setup(builder) {
+    const fromSource = /[\\/]src[\\/]/;
+    builder.onResolve({ filter: /^@fastify\/type-provider-typebox$/ }, (args) => {
+      if (args.namespace !== 'file' || !fromSource.test(args.importer)) return undefined;
+      const providerDirectory = dirname(createRequire(args.importer).resolve('@fastify/type-provider-typebox'));
+      return { path: args.path, namespace: 'typebox-through-provider', pluginData: { resolveDir: providerDirectory } };
+    });
+    builder.onLoad({ filter: /./, namespace: 'typebox-through-provider' }, (args) => ({
+      contents: "export * from 'typebox';\n",
+      loader: 'js',
+      resolveDir: args.pluginData.resolveDir,
+    }));
+  },
+};
+
 rmSync('dist', { recursive: true, force: true });
 const common = {
   bundle: true,
@@ -319,7 +345,7 @@ const common = {
   ],
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [dependencyPatches, lazyModules],
+  plugins: [dependencyPatches, lazyModules, typeboxThroughProvider],
   // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none of its own.
   banner: {
     js:
