@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
@@ -73,6 +73,15 @@ function asciiOnly(source) {
  *   ready steps in the same order: each step reads what it read before at the same point of the
  *   load, since nothing could run between their `after`s. A plugin's queue only grows while the
  *   plugin runs, so an unchanged length means nothing was queued in between.
+ * - Fastify adds each not-found handler's two routes (its prefix, and its prefix's wildcard) to its
+ *   not-found router for every HTTP method as the handler's plugin loads: some 400 insertions for
+ *   understudy's six handlers, 2-3 ms of a start-up. They are kept, in order, and added by the
+ *   first use of that router (the first request no route matches, or anything else that reads
+ *   it), which then finds exactly the tree it found before; nothing else adds routes to it.
+ * - Fastify loads its default serializer compiler (fast-json-stringify, with ajv) as it makes the
+ *   root instance; it is first called for a route with a response schema in a scope without a
+ *   serializer compiler of its own, which understudy's start-up has none of. A stand-in builds it
+ *   on its first call, with the same arguments (and announces the load as LAZY_MODULES do).
  * - better-sqlite3's JavaScript is bundled (its 12 files were read, resolved and compiled at every
  *   start-up, outside the code cache: about 10 ms of CPU); its native addon stays in its package
  *   and is loaded from there, from build/Release where npm's install and rebuild put it, else
@@ -147,6 +156,61 @@ const DEPENDENCY_PATCHES = [
       '}\n',
   },
   {
+    file: /[\\/]fastify[\\/]lib[\\/]four-oh-four\.js$/,
+    edits: [
+      [
+        '  return { router, setNotFoundHandler, setContext, arrange404 }',
+        '  const addRoutes = routesAddedOnFirstUse(router)\n\n  return { router, setNotFoundHandler, setContext, arrange404 }',
+      ],
+      [
+        "    router.all(prefix + (prefix.endsWith('/') ? '*' : '/*'), routeHandler, context)\n" +
+          '    router.all(prefix, routeHandler, context)\n',
+        "    addRoutes(prefix + (prefix.endsWith('/') ? '*' : '/*'), routeHandler, context)\n" +
+          '    addRoutes(prefix, routeHandler, context)\n',
+      ],
+    ],
+    append:
+      'function routesAddedOnFirstUse (router) {\n' +
+      '  let pending = []\n' +
+      "  const uses = ['lookup', 'find', 'findRoute', 'hasRoute', 'compile', 'prettyPrint', 'off', 'reset']\n" +
+      '  for (const name of uses) {\n' +
+      '    router[name] = function (...args) {\n' +
+      '      const routes = pending\n' +
+      '      pending = null\n' +
+      '      for (const use of uses) delete router[use]\n' +
+      '      for (const [path, handler, store] of routes) router.all(path, handler, store)\n' +
+      '      return this[name](...args)\n' +
+      '    }\n' +
+      '  }\n' +
+      '  return (path, handler, store) => {\n' +
+      '    if (pending === null) router.all(path, handler, store)\n' +
+      '    else pending.push([path, handler, store])\n' +
+      '  }\n' +
+      '}\n',
+  },
+  {
+    file: /[\\/]fastify[\\/]lib[\\/]schema-controller\.js$/,
+    edits: [
+      [
+        "    const SerializerSelector = require('@fastify/fast-json-stringify-compiler')\n" +
+          '    compilersFactory.buildSerializer = SerializerSelector()\n',
+        '    compilersFactory.buildSerializer = serializerBuiltOnFirstUse()\n',
+      ],
+    ],
+    append:
+      'function serializerBuiltOnFirstUse () {\n' +
+      '  let build\n' +
+      '  return function (...args) {\n' +
+      '    if (build === undefined) {\n' +
+      "      const name = '@fastify/fast-json-stringify-compiler'\n" +
+      "      require('node:diagnostics_channel').channel('understudy:lazy-module').publish(name)\n" +
+      "      build = require('@fastify/fast-json-stringify-compiler')()\n" +
+      '    }\n' +
+      '    return build.apply(this, args)\n' +
+      '  }\n' +
+      '}\n',
+  },
+  {
     file: /[\\/]better-sqlite3[\\/]lib[\\/]database\.js$/,
     edits: [["require('bindings')('better_sqlite3.node')", 'loadAddonFromPackage()']],
     append:
@@ -195,7 +259,9 @@ const dependencyPatches = {
  * from src/ gets a stand-in with the module's export names, each a getter that loads the module on
  * first use and answers its export. Loading them at start was some 10 ms of a start-up's CPU (the
  * ASN.1 schemas alone half of it) for requests a short run may never make. The stand-in is made
- * once per module; an import inside a dependency is left as it is.
+ * once per module; an import inside a dependency is left as it is. A stand-in announces its
+ * module's load on the diagnostics channel `understudy:lazy-module` (a no-op with no subscriber),
+ * so a test can tell which ones a start-up loaded (test/ops/lazy-modules.test.ts).
  */
 const LAZY_MODULES = new Set([
   '@peculiar/asn1-schema',
@@ -206,6 +272,7 @@ const LAZY_MODULES = new Set([
   'node:zlib',
   'node:https',
   'node:tls',
+  '@fastify/ajv-compiler',
 ]);
 
 const lazyModules = {
@@ -218,15 +285,43 @@ const lazyModules = {
     });
     builder.onLoad({ filter: /./, namespace: 'lazy-module' }, (args) => {
       const real = createRequire(join(args.pluginData.resolveDir, 'lazy.js'))(args.path);
+      const name = JSON.stringify(args.path);
       const names = Object.getOwnPropertyNames(real).filter((name) => name !== '__esModule');
       const contents =
         'let loaded;\n' +
-        `const load = () => (loaded ??= require(${JSON.stringify(args.path)}));\n` +
+        "const loading = require('node:diagnostics_channel').channel('understudy:lazy-module');\n" +
+        `const load = () => (loaded ??= (loading.publish(${name}), require(${name})));\n` +
         (real.__esModule ? "Object.defineProperty(exports, '__esModule', { value: true });\n" : '') +
         `for (const name of ${JSON.stringify(names)})\n` +
         '  Object.defineProperty(exports, name, { enumerable: true, get: () => load()[name] });\n';
       return { contents, loader: 'js', resolveDir: args.pluginData.resolveDir };
     });
+  },
+};
+
+/**
+ * src/ imports TypeBox's `Type` (and types) from @fastify/type-provider-typebox, which re-exports
+ * the `typebox` package; the provider's own module also imports ajv-formats (with ajv), TypeBox's
+ * compiler and its value functions for a validator compiler understudy never installs. In the
+ * bundle, src/'s imports of it read `typebox` itself, the same copy the provider re-exports (resolved
+ * from the provider's directory), so a start-up no longer evaluates ajv for it (ajv loads with the
+ * first ajv validation instead). The provider's other exports are not re-exported: a src/ import of
+ * one fails the build.
+ */
+const typeboxThroughProvider = {
+  name: 'typebox-through-provider',
+  setup(builder) {
+    const fromSource = /[\\/]src[\\/]/;
+    builder.onResolve({ filter: /^@fastify\/type-provider-typebox$/ }, (args) => {
+      if (args.namespace !== 'file' || !fromSource.test(args.importer)) return undefined;
+      const providerDirectory = dirname(createRequire(args.importer).resolve('@fastify/type-provider-typebox'));
+      return { path: args.path, namespace: 'typebox-through-provider', pluginData: { resolveDir: providerDirectory } };
+    });
+    builder.onLoad({ filter: /./, namespace: 'typebox-through-provider' }, (args) => ({
+      contents: "export * from 'typebox';\n",
+      loader: 'js',
+      resolveDir: args.pluginData.resolveDir,
+    }));
   },
 };
 
@@ -250,7 +345,7 @@ const common = {
   ],
   sourcemap: true,
   logLevel: 'warning',
-  plugins: [dependencyPatches, lazyModules],
+  plugins: [dependencyPatches, lazyModules, typeboxThroughProvider],
   // Bundled CommonJS packages call require() for Node's built-ins; an ES module has none of its own.
   banner: {
     js:

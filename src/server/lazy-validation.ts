@@ -1,4 +1,4 @@
-import AjvCompiler from '@fastify/ajv-compiler';
+import * as ajvCompiler from '@fastify/ajv-compiler';
 import type { FastifyServerOptions } from 'fastify';
 
 /**
@@ -14,18 +14,26 @@ type ValidateFunction = ((data: unknown) => unknown) & { errors?: unknown };
 type CompileRouteSchema = (route: object) => ValidateFunction;
 type BuildValidator = NonNullable<NonNullable<FastifyServerOptions['schemaController']>['compilersFactory']>['buildValidator'];
 
-const buildAjvValidator = AjvCompiler();
+type BuildRouteCompiler = (externalSchemas: unknown, options: unknown) => CompileRouteSchema;
+
+/**
+ * Fastify's ajv validator builder, made on the first validation: ajv is loaded only then (the build
+ * loads the package on first use, LAZY_MODULES). Read through the package's named `AjvCompiler`
+ * export (its module.exports, under another name) because the bundle's stand-in for the package
+ * is an object, never the function itself. Its declared types describe ajv's compile, not the
+ * route-schema compiler it returns at run time; this is the shape Fastify calls.
+ */
+let buildAjvValidator: BuildRouteCompiler | undefined;
+const ajvValidatorBuilder = () =>
+  (buildAjvValidator ??= (ajvCompiler as unknown as { AjvCompiler: () => BuildRouteCompiler }).AjvCompiler());
 
 function lazyValidators(externalSchemas: unknown, options: unknown): CompileRouteSchema {
-  // @fastify/ajv-compiler's declared types describe ajv's compile, not the route-schema compiler it
-  // returns at run time; this is the shape Fastify calls.
-  const build = buildAjvValidator as unknown as (externalSchemas: unknown, options: unknown) => CompileRouteSchema;
   let compiler: CompileRouteSchema | undefined;
   return (route) => {
     let validate: ValidateFunction | undefined;
     // Fastify reads `errors` from the function it was given when validation returns false.
     const lazy: ValidateFunction = (data) => {
-      compiler ??= build(externalSchemas, options);
+      compiler ??= ajvValidatorBuilder()(externalSchemas, options);
       validate ??= compiler(route);
       const result = validate(data);
       lazy.errors = validate.errors;

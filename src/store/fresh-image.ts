@@ -33,33 +33,47 @@ interface JournalRow {
   created_at: number;
 }
 
-/** Whether the image's journal rows are the folder's first migrations, in order, hash for hash. */
-function startsTheMigrations(sqlite: Database.Database, migrationsFolder: string): boolean {
+/** Opened image: the database, and whether it already holds every migration of the folder. */
+export interface OpenedImage {
+  sqlite: Database.Database;
+  /**
+   * Its journal is every migration of the folder: the migrator would run none of them (it runs those
+   * dated after the newest journal row), so the caller need not run it, nor read the folder again.
+   */
+  complete: boolean;
+}
+
+/**
+ * How many of the folder's migrations the image's journal rows are, in order, hash for hash; null
+ * when they are not the folder's first migrations.
+ */
+function migrationsIn(sqlite: Database.Database, migrationsFolder: string): { applied: number; all: number } | null {
   let applied: JournalRow[];
   try {
     applied = sqlite.prepare('SELECT hash, created_at FROM __drizzle_migrations ORDER BY rowid').all() as JournalRow[];
   } catch {
-    return false; // no journal table: not an image of a migrated store
+    return null; // no journal table: not an image of a migrated store
   }
   const migrations = readMigrationFiles({ migrationsFolder });
-  return (
+  const fits =
     applied.length <= migrations.length &&
-    applied.every((row, index) => row.hash === migrations[index]?.hash && Number(row.created_at) === migrations[index]?.folderMillis)
-  );
+    applied.every((row, index) => row.hash === migrations[index]?.hash && Number(row.created_at) === migrations[index]?.folderMillis);
+  return fits ? { applied: applied.length, all: migrations.length } : null;
 }
 
 /**
  * An in-memory database holding `image`, when the image fits the migrations in `migrationsFolder`;
  * null otherwise (the caller then starts from an empty one).
  */
-export function openFreshImage(image: Buffer, migrationsFolder: string): Database.Database | null {
+export function openFreshImage(image: Buffer, migrationsFolder: string): OpenedImage | null {
   let sqlite: Database.Database;
   try {
     sqlite = new Database(image);
   } catch {
     return null; // not a database image
   }
-  if (startsTheMigrations(sqlite, migrationsFolder)) return sqlite;
+  const found = migrationsIn(sqlite, migrationsFolder);
+  if (found) return { sqlite, complete: found.applied === found.all };
   sqlite.close();
   return null;
 }

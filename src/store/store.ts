@@ -57,20 +57,24 @@ function keepPrivate(location: string): void {
   }
 }
 
-/** A fresh in-memory store starts from the built image of a migrated one when there is one (fresh-image.ts). */
-function newDatabase(location: string, ephemeral: boolean): Database.Database {
+/**
+ * A fresh in-memory store starts from the built image of a migrated one when there is one
+ * (fresh-image.ts); `migrated` says the image already holds every migration.
+ */
+function newDatabase(location: string, ephemeral: boolean): { sqlite: Database.Database; migrated: boolean } {
   const image = ephemeral ? readFreshImage() : null;
-  return (image && openFreshImage(image, MIGRATIONS_DIR)) ?? new Database(location);
+  const opened = image && openFreshImage(image, MIGRATIONS_DIR);
+  return opened ? { sqlite: opened.sqlite, migrated: opened.complete } : { sqlite: new Database(location), migrated: false };
 }
 
-function openDatabase(location: string, ephemeral: boolean): Database.Database {
+function openDatabase(location: string, ephemeral: boolean): { sqlite: Database.Database; migrated: boolean } {
   try {
     if (!ephemeral) ensureParentDirectories(location);
-    const sqlite = newDatabase(location, ephemeral);
+    const opened = newDatabase(location, ephemeral);
     // Opening is lazy: the first statement is what finds out a file is not a database or not writable.
-    sqlite.pragma('journal_mode = WAL');
+    opened.sqlite.pragma('journal_mode = WAL');
     if (!ephemeral) keepPrivate(location);
-    return sqlite;
+    return opened;
   } catch (error) {
     const { code, message } = error as NodeJS.ErrnoException;
     throw new StoreError(code && !message.startsWith(code) ? `${code}: ${message}` : message);
@@ -80,13 +84,14 @@ function openDatabase(location: string, ephemeral: boolean): Database.Database {
 /** Opens (creating if needed) the one SQLite database and brings its schema up to date. */
 export function openStore(location: string): Store {
   const ephemeral = location === ':memory:';
-  const sqlite = openDatabase(location, ephemeral);
+  const { sqlite, migrated } = openDatabase(location, ephemeral);
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   cacheStatements(sqlite);
   const db = drizzle(sqlite, { schema: tables });
-  migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+  // An image with every migration: the migrator would read and hash the folder again to run none.
+  if (!migrated) migrate(db, { migrationsFolder: MIGRATIONS_DIR });
   upgradeData(sqlite);
   return {
     db,

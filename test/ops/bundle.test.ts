@@ -49,6 +49,31 @@ describe('the bundled router', () => {
     }
   });
 
+  // The build adds the not-found handlers' routes to Fastify's not-found router on its first use:
+  // each tree still answers its own unknown paths, for every method, the first time and again.
+  it("answers each tree's unknown paths with that tree's not-found answer", async () => {
+    const unknown = async (method: string, path: string) => {
+      const response = await fetch(`${base}${path}`, { method, headers: { authorization: `Bearer ${token}` } });
+      return { status: response.status, text: await response.text() };
+    };
+    for (const method of ['GET', 'DELETE', 'PUT']) {
+      for (let pass = 0; pass < 2; pass++) {
+        expect(await unknown(method, '/nope')).toEqual({
+          status: 404,
+          text: `{"error":"no route for ${method} /nope; the APIs live under /api/v2, /v1 and /_emulator"}`,
+        });
+        expect(await unknown(method, '/api/v2/organizations/understudy/nope/x')).toEqual({
+          status: 404,
+          text: '{"errors":[{"status":"404","title":"not found","detail":"not found"}]}',
+        });
+        expect(await unknown(method, '/_emulator/nope')).toEqual({ status: 404, text: '{"error":"no such control endpoint"}' });
+        const page = await unknown(method, '/app/some/page/nobody/has');
+        expect(page.status).toBe(404);
+        expect(page.text).toContain('<title>understudy: No page here</title>');
+      }
+    }
+  });
+
   // What Fastify gives each route when its plugin has loaded (its scope's error handler, hooks and
   // validator): the build finishes routes declared one after another together.
   it("gives every tree's routes their tree's hooks, validation and error answers", async () => {
@@ -75,6 +100,12 @@ describe('the bundled router', () => {
     expect(await send('/v1/secret/data/bundled', { method: 'POST', headers: { 'x-vault-token': vaultToken }, body: '{bad' })).toEqual({
       status: 400,
       body: { errors: ['error parsing JSON'] },
+    });
+    // ajv (loaded by the bundle on the first validation) checks a query against its route's schema.
+    const importing = { method: 'POST', headers: { 'content-type': 'application/octet-stream' }, body: 'not a store' };
+    expect(await send('/_emulator/snapshots/import?name=bundled&replace=maybe', importing)).toEqual({
+      status: 400,
+      body: { error: 'querystring/replace must be equal to one of the allowed values' },
     });
     const clock = await send('/_emulator/clock', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{bad' });
     expect(clock.status).toBe(400);

@@ -25,8 +25,8 @@ describe('the fresh store image', () => {
     const image = readFreshImage();
     expect(image, `${FRESH_IMAGE_FILE} is missing: run npm run build`).not.toBeNull();
     const opened = openFreshImage(image as Buffer, MIGRATIONS_DIR);
-    expect(opened).not.toBeNull();
-    expect(schemaOf(opened as Database.Database)).toEqual(schemaOf(migrated()));
+    expect(opened?.complete).toBe(true);
+    expect(schemaOf(opened?.sqlite as Database.Database)).toEqual(schemaOf(migrated()));
   });
 
   it('gives a fresh in-memory store the migrated schema, writable as ever', () => {
@@ -45,10 +45,11 @@ describe('the fresh store image', () => {
 
   it('is a head start only: the migrations an older image lacks still run on it', () => {
     const older = migrated(olderRelease(5)).serialize();
-    const opened = openFreshImage(older, MIGRATIONS_DIR) as Database.Database;
-    expect(opened).not.toBeNull();
-    migrate(drizzle(opened), { migrationsFolder: MIGRATIONS_DIR });
-    expect(schemaOf(opened)).toEqual(schemaOf(migrated()));
+    const opened = openFreshImage(older, MIGRATIONS_DIR);
+    expect(opened?.complete).toBe(false);
+    const sqlite = opened?.sqlite as Database.Database;
+    migrate(drizzle(sqlite), { migrationsFolder: MIGRATIONS_DIR });
+    expect(schemaOf(sqlite)).toEqual(schemaOf(migrated()));
   });
 
   it('is not used when its journal is not the migrations folder’s, or when it is no database', () => {
