@@ -26,6 +26,14 @@ import { build } from 'esbuild';
 import ts from 'typescript';
 
 /**
+ * The diagnostics channel a module loaded on first use announces its load on (`LAZY_MODULES`, and
+ * Fastify's serializer compiler): a no-op with no subscriber, read by test/ops/lazy-modules.test.ts.
+ */
+const LAZY_MODULE_CHANNEL = JSON.stringify('understudy:lazy-module');
+/** An import made by understudy's own source (the two plugins below leave dependencies' imports as they are). */
+const FROM_SOURCE = /[\\/]src[\\/]/;
+
+/**
  * The bundle with every non-ASCII character written as a \\u escape. esbuild escapes them in strings
  * and identifiers but leaves them in the comments it keeps (license notices, comments inside array
  * literals) and in regular expressions. The launcher reads the bundle as latin1, which copies bytes
@@ -203,7 +211,7 @@ const DEPENDENCY_PATCHES = [
       '  return function (...args) {\n' +
       '    if (build === undefined) {\n' +
       "      const name = '@fastify/fast-json-stringify-compiler'\n" +
-      "      require('node:diagnostics_channel').channel('understudy:lazy-module').publish(name)\n" +
+      `      require('node:diagnostics_channel').channel(${LAZY_MODULE_CHANNEL}).publish(name)\n` +
       "      build = require('@fastify/fast-json-stringify-compiler')()\n" +
       '    }\n' +
       '    return build.apply(this, args)\n' +
@@ -278,9 +286,8 @@ const LAZY_MODULES = new Set([
 const lazyModules = {
   name: 'lazy-modules',
   setup(builder) {
-    const fromSource = /[\\/]src[\\/]/;
     builder.onResolve({ filter: /./ }, (args) => {
-      if (!LAZY_MODULES.has(args.path) || args.namespace !== 'file' || !fromSource.test(args.importer)) return undefined;
+      if (!LAZY_MODULES.has(args.path) || args.namespace !== 'file' || !FROM_SOURCE.test(args.importer)) return undefined;
       return { path: args.path, namespace: 'lazy-module', pluginData: { resolveDir: args.resolveDir } };
     });
     builder.onLoad({ filter: /./, namespace: 'lazy-module' }, (args) => {
@@ -289,7 +296,7 @@ const lazyModules = {
       const names = Object.getOwnPropertyNames(real).filter((name) => name !== '__esModule');
       const contents =
         'let loaded;\n' +
-        "const loading = require('node:diagnostics_channel').channel('understudy:lazy-module');\n" +
+        `const loading = require('node:diagnostics_channel').channel(${LAZY_MODULE_CHANNEL});\n` +
         `const load = () => (loaded ??= (loading.publish(${name}), require(${name})));\n` +
         (real.__esModule ? "Object.defineProperty(exports, '__esModule', { value: true });\n" : '') +
         `for (const name of ${JSON.stringify(names)})\n` +
@@ -311,9 +318,8 @@ const lazyModules = {
 const typeboxThroughProvider = {
   name: 'typebox-through-provider',
   setup(builder) {
-    const fromSource = /[\\/]src[\\/]/;
     builder.onResolve({ filter: /^@fastify\/type-provider-typebox$/ }, (args) => {
-      if (args.namespace !== 'file' || !fromSource.test(args.importer)) return undefined;
+      if (args.namespace !== 'file' || !FROM_SOURCE.test(args.importer)) return undefined;
       const providerDirectory = dirname(createRequire(args.importer).resolve('@fastify/type-provider-typebox'));
       return { path: args.path, namespace: 'typebox-through-provider', pluginData: { resolveDir: providerDirectory } };
     });

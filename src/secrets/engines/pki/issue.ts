@@ -281,7 +281,7 @@ export function resolveValidity(
  * start-up (scripts/build.mjs, LAZY_MODULES).
  */
 let keyUsages: Record<string, number> | undefined;
-const KEY_USAGES = (): Record<string, number> =>
+const keyUsageTable = (): Record<string, number> =>
   (keyUsages ??= {
     digitalsignature: asn.KeyUsageFlags.digitalSignature,
     contentcommitment: asn.KeyUsageFlags.nonRepudiation,
@@ -316,7 +316,7 @@ export function keyUsageFlags(names: string[]): number {
   return names.reduce(
     (flags, name) =>
       flags |
-      (KEY_USAGES()[
+      (keyUsageTable()[
         name
           .trim()
           .toLowerCase()
