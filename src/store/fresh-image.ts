@@ -44,10 +44,10 @@ export interface OpenedImage {
 }
 
 /**
- * How many of the folder's migrations the image's journal rows are, in order, hash for hash; null
- * when they are not the folder's first migrations.
+ * Whether the image's journal rows are the folder's first migrations, in order, hash for hash (null
+ * when they are not), and whether they are all of them.
  */
-function migrationsIn(sqlite: Database.Database, migrationsFolder: string): { applied: number; all: number } | null {
+function migrationsIn(sqlite: Database.Database, migrationsFolder: string): { complete: boolean } | null {
   let applied: JournalRow[];
   try {
     applied = sqlite.prepare('SELECT hash, created_at FROM __drizzle_migrations ORDER BY rowid').all() as JournalRow[];
@@ -58,7 +58,7 @@ function migrationsIn(sqlite: Database.Database, migrationsFolder: string): { ap
   const fits =
     applied.length <= migrations.length &&
     applied.every((row, index) => row.hash === migrations[index]?.hash && Number(row.created_at) === migrations[index]?.folderMillis);
-  return fits ? { applied: applied.length, all: migrations.length } : null;
+  return fits ? { complete: applied.length === migrations.length } : null;
 }
 
 /**
@@ -73,7 +73,7 @@ export function openFreshImage(image: Buffer, migrationsFolder: string): OpenedI
     return null; // not a database image
   }
   const found = migrationsIn(sqlite, migrationsFolder);
-  if (found) return { sqlite, complete: found.applied === found.all };
+  if (found) return { sqlite, complete: found.complete };
   sqlite.close();
   return null;
 }
