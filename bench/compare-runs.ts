@@ -11,7 +11,7 @@
  * spread, and the row's cost over its baseline, per round, by runs/s (what the bench's goal reads)
  * and by server CPU; with two builds, also the second's row over the first's. Settings as for
  * compare.ts: `BENCH_ROUNDS` (default 7), `BENCH_CONNECTIONS` (default 2); a round sends the
- * row's fixed amount of runs shared out over the rounds.
+ * row's runs per round (bench/run-driver.ts), however many rounds there are.
  */
 import { killAll, useBuild } from './processes.js';
 import { alternate, cpuOf, preflight, quotients, rpsOf, spread, spreadText, type Round, type Side } from './rounds.js';

@@ -86,8 +86,9 @@ export async function round(
   pid?: number,
 ): Promise<Round> {
   const pairs = request.followUp ? 2 : 1;
-  const length =
-    request.amount === undefined ? { duration: seconds } : { amount: Math.max(1, Math.ceil(request.amount * amountShare)) * pairs };
+  const amount =
+    request.amountPerRound ?? (request.amount === undefined ? undefined : Math.max(1, Math.ceil(request.amount * amountShare)));
+  const length = amount === undefined ? { duration: seconds } : { amount: amount * pairs };
   const cpuBefore = processCpuUs(pid);
   const began = performance.now();
   const result = await autocannon({
@@ -103,7 +104,7 @@ export async function round(
     connections: request.connections ?? connections,
     // autocannon ends a round at its first sample after the duration or the amount: sample often, or a short
     // round runs a full second; a round of a fixed amount (a few hundred ms) is timed to its 10 ms ticks.
-    sampleInt: request.amount === undefined ? 100 : 10,
+    sampleInt: amount === undefined ? 100 : 10,
     ...length,
   });
   // Total over elapsed time: autocannon's per-second average has no sample in a sub-second round,

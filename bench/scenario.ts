@@ -34,6 +34,12 @@ export interface BenchRequest {
    */
   amount?: number;
   /**
+   * Like `amount`, but this many in every round (the warm-up's included) however many rounds there
+   * are: shared out, a fixed amount makes each round shorter as rounds are added, and a round of a
+   * few hundred milliseconds is read to the server's 10 ms CPU ticks (see bench/run-driver.ts).
+   */
+  amountPerRound?: number;
+  /**
    * Sent over HTTPS with this client certificate (PEM), trusting `ca` (rows of `auth/cert` logins,
    * on an `ownServer` started with UNDERSTUDY_TLS=auto). See bench/tls-request.ts.
    */
