@@ -8,9 +8,17 @@ import type { LogicalResponse, MountInfo, Operation } from '../framework/types.j
 import type { LogicalRequest } from '../router.js';
 import type { TokenEntry } from '../tokens/token-store.js';
 import { AuditDeviceTable, devicePath, fileDeviceSettings, type AuditDevice, type FileDeviceSettings } from './devices.js';
-import { mountMembers, rememberedCallerAuth, requestMember, responseMember, type Hashers, type RequestFacts } from './entries.js';
+import {
+  flat,
+  mountMembers,
+  rememberedCallerAuth,
+  rememberedRequestMember,
+  responseMember,
+  type Hashers,
+  type RequestFacts,
+} from './entries.js';
 import { FileSink, openErrorText } from './file-sink.js';
-import { hashedJson, identifiedHmac, rawExceptTokens, rememberedHmac } from './hash.js';
+import { hashedJson, identifiedHmac, rawExceptTokens, rememberedHmac, rememberedJson } from './hash.js';
 import { checkDeviceMode, checkNotStoreFile } from './target-check.js';
 
 /** An enabled device ready to write: its settings, its open file and its hashers. */
@@ -21,6 +29,8 @@ interface ActiveDevice {
   hash: Hashers;
   /** The `auth` member of this device's records for a caller, remembered while the token is unchanged. */
   callerAuth: (token: TokenEntry | null) => string;
+  /** The `request` member of this device's records, its members after the id remembered while they are unchanged. */
+  requestMember: (facts: RequestFacts, mount: string) => string;
 }
 
 /**
@@ -41,6 +51,24 @@ class RecordTimes {
       this.text = `"${new Date(ms).toISOString()}"`;
     }
     return this.text;
+  }
+}
+
+/**
+ * The mount members of records as JSON text, remembered for the last mount: consecutive requests
+ * mostly reach the same one. Compared by the fields the text shows, not by the object.
+ */
+class MountTexts {
+  private last: { mount: MountInfo; text: string } | undefined;
+
+  of(mount: MountInfo | undefined): string {
+    if (mount === undefined) return '';
+    const last = this.last;
+    if (last !== undefined && last.mount.path === mount.path && last.mount.type === mount.type && last.mount.accessor === mount.accessor)
+      return last.text;
+    const text = flat(mountMembers(mount));
+    this.last = { mount: { ...mount, config: {} }, text };
+    return text;
   }
 }
 
@@ -66,6 +94,7 @@ export class AuditBroker {
   /** The store's database file (`:memory:` for none): a device may not write into it. */
   private readonly storeFile: string;
   private readonly times: RecordTimes;
+  private readonly mountTexts = new MountTexts();
 
   constructor(
     db: Db,
@@ -83,11 +112,12 @@ export class AuditBroker {
     if (!active) {
       const settings = fileDeviceSettings(device.options);
       const hmac = rememberedHmac((value: string) => identifiedHmac(device.salt, value));
+      const json = rememberedJson();
       const hash: Hashers = {
         // Tokens are HMAC'd even with log_raw: this server never writes a token in clear.
         token: hmac,
         accessor: settings.hmacAccessor ? hmac : (value) => value,
-        data: settings.logRaw ? (value, tokens) => rawExceptTokens(value, hmac, tokens) : (value) => hashedJson(value, hmac),
+        data: settings.logRaw ? (value, tokens) => rawExceptTokens(value, hmac, tokens) : (value) => hashedJson(value, hmac, '', json),
       };
       active = {
         device,
@@ -95,6 +125,7 @@ export class AuditBroker {
         sink: new FileSink({ filePath: settings.filePath, mode: settings.mode }, this.log, device.path),
         hash,
         callerAuth: rememberedCallerAuth(hash),
+        requestMember: rememberedRequestMember(hash),
       };
       this.active.set(device.salt, active);
     }
@@ -107,7 +138,7 @@ export class AuditBroker {
     if (UNAUDITED.has(path.endsWith('/') ? path.replace(/\/+$/, '') : path)) return undefined;
     const devices = this.enabled();
     if (devices.length === 0) return undefined;
-    return new AuditTrail(devices, request, this.times);
+    return new AuditTrail(devices, request, this.times, this.mountTexts);
   }
 
   /**
@@ -181,13 +212,12 @@ export class AuditTrail {
   private logged = false;
   /** Per device (same order): the caller and the request as that device hashes them. */
   private preambles: Preamble[] = [];
-  /** The mount members of both records, written once for every device (and again if the mount changed). */
-  private mountText: { mount: MountInfo | undefined; text: string } | undefined;
 
   constructor(
     private readonly devices: readonly ActiveDevice[],
     request: LogicalRequest,
     private readonly times: RecordTimes,
+    private readonly mountTexts: MountTexts,
   ) {
     this.facts = {
       id: randomUUID(),
@@ -213,8 +243,8 @@ export class AuditTrail {
     this.facts.operation = operation;
     this.logged = true;
     const mount = this.mountMembers();
-    this.preambles = this.devices.map(
-      ({ hash, callerAuth }) => `"auth":${callerAuth(this.facts.token)},"request":${requestMember(this.facts, mount, hash)}`,
+    this.preambles = this.devices.map(({ callerAuth, requestMember }) =>
+      flat(`"auth":${callerAuth(this.facts.token)},"request":${requestMember(this.facts, mount)}`),
     );
     this.write(() => '');
   }
@@ -236,10 +266,9 @@ export class AuditTrail {
     );
   }
 
+  /** The mount members of both records, the same for every device (the mount may change between them). */
   private mountMembers(): string {
-    if (this.mountText === undefined || this.mountText.mount !== this.facts.mount)
-      this.mountText = { mount: this.facts.mount, text: mountMembers(this.facts.mount) };
-    return this.mountText.text;
+    return this.mountTexts.of(this.facts.mount);
   }
 
   /**

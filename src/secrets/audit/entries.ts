@@ -18,6 +18,18 @@ export interface Hashers {
   data(value: unknown, tokens: readonly string[]): string | undefined;
 }
 
+/**
+ * `text` as one flat string. Text built with `+` is a tree of pieces that V8 walks each time the
+ * text is copied (into a longer line, or encoded for the file); text kept and written again (a
+ * caller's `auth`, the members both records share) is copied once instead. Converting a string to a
+ * number flattens it in place: the same way pino's `flatstr` does.
+ */
+export function flat(text: string): string {
+  // The number is not wanted: converting is what flattens.
+  void Number(text);
+  return text;
+}
+
 /** Whether a plain object has no member (without listing its keys: two records a request). */
 function hasNoMember(object: object): boolean {
   for (const key in object) if (Object.hasOwn(object, key)) return false;
@@ -123,7 +135,7 @@ export function rememberedCallerAuth(hash: Hashers, size = 1024): (token: TokenE
     const remembered = known.get(token.id);
     if (remembered && sameCaller(remembered.token, token)) return remembered.text;
     if (!remembered && known.size >= size) known.clear();
-    const text = callerAuth(token, hash);
+    const text = flat(callerAuth(token, hash));
     known.set(token.id, { token, text });
     return text;
   };
@@ -171,6 +183,13 @@ export function mountMembers(mount: MountInfo | undefined): string {
 export function requestMember(facts: RequestFacts, mount: string, hash: Hashers): string {
   return new Members()
     .string('id', facts.id)
+    .fragment(requestAfterId(facts, mount, hash))
+    .toString();
+}
+
+/** The request member's members after its `id`, without braces. */
+function requestAfterId(facts: RequestFacts, mount: string, hash: Hashers): string {
+  return new Members()
     .string('operation', facts.operation)
     .fragment(mount)
     .string('client_token', facts.clientToken === undefined ? undefined : hash.token(facts.clientToken))
@@ -178,8 +197,38 @@ export function requestMember(facts: RequestFacts, mount: string, hash: Hashers)
     .json('namespace', '{"id":"root"}')
     .string('path', facts.path)
     .json('data', hasNoMember(facts.data) ? undefined : hash.data(facts.data, tokensOf(facts)))
-    .string('remote_address', facts.remoteAddress)
-    .toString();
+    .string('remote_address', facts.remoteAddress).members;
+}
+
+/**
+ * `requestMember` of one device, its members after the `id` remembered for the last request
+ * without data: a client repeats the same read, and only the id differs. Served again only when
+ * everything they are made of is the same (a request with data is written anew: its data would
+ * have to be walked to be compared).
+ */
+export function rememberedRequestMember(hash: Hashers): (facts: RequestFacts, mount: string) => string {
+  /** What the remembered text was made of (never the request's data or token entry), and the text. */
+  let last:
+    | { operation: Operation; clientToken?: string; accessor?: string; path: string; address?: string; mount: string; text: string }
+    | undefined;
+  return (facts, mount) => {
+    if (!hasNoMember(facts.data)) return requestMember(facts, mount, hash);
+    const accessor = facts.token?.accessor;
+    if (
+      last === undefined ||
+      last.mount !== mount ||
+      last.accessor !== accessor ||
+      last.operation !== facts.operation ||
+      last.clientToken !== facts.clientToken ||
+      last.path !== facts.path ||
+      last.address !== facts.remoteAddress
+    ) {
+      const { operation, clientToken, path, remoteAddress: address } = facts;
+      last = { operation, clientToken, accessor, path, address, mount, text: flat(requestAfterId(facts, mount, hash)) };
+    }
+    // A UUID: nothing in it to escape.
+    return `{"id":"${facts.id}",${last.text}}`;
+  };
 }
 
 /** A bare body (PKI's CA, health) is recorded as the real service's raw-response keys. */

@@ -28,6 +28,25 @@ export function rememberedHmac(hmac: (value: string) => string, size = 1024): (v
 }
 
 /**
+ * JSON.stringify of strings, remembered for the last thousand short ones: the keys of a client's
+ * data and the HMACs of its values come back on every request, and the lookup costs a fraction of
+ * the conversion. The texts live in memory only, beside the HMACs remembered with them.
+ */
+export function rememberedJson(size = 1024): (text: string) => string {
+  const known = new Map<string, string>();
+  return (text) => {
+    if (text.length > REMEMBERED_LENGTH) return JSON.stringify(text);
+    let json = known.get(text);
+    if (json === undefined) {
+      if (known.size >= size) known.clear();
+      json = JSON.stringify(text);
+      known.set(text, json);
+    }
+    return json;
+  };
+}
+
+/**
  * A copy of `value` with every string replaced by `hash(string)`, at any depth; object keys,
  * numbers, booleans and nulls stay as they are (the real service hashes values, never keys).
  */
@@ -50,12 +69,17 @@ export function hashStrings(value: unknown, hash: (text: string, key: string) =>
  * (the response's data is most of a record). Plain objects, arrays, strings, numbers, booleans,
  * nulls and dates are written here; anything else (a class instance, an object with `toJSON`)
  * goes through the copy as before, so the text is the same byte for byte. Undefined where
- * JSON.stringify would leave the value out.
+ * JSON.stringify would leave the value out. `json` writes strings (keys and hashed values) as JSON.
  */
-export function hashedJson(value: unknown, hash: (text: string, key: string) => string, key = ''): string | undefined {
+export function hashedJson(
+  value: unknown,
+  hash: (text: string, key: string) => string,
+  key = '',
+  json: (text: string) => string = JSON.stringify,
+): string | undefined {
   switch (typeof value) {
     case 'string':
-      return JSON.stringify(hash(value, key));
+      return json(hash(value, key));
     case 'number':
       return Number.isFinite(value) ? String(value) : 'null';
     case 'boolean':
@@ -68,10 +92,11 @@ export function hashedJson(value: unknown, hash: (text: string, key: string) => 
   if (value === null) return 'null';
   if (Array.isArray(value)) {
     let text = '[';
-    for (let index = 0; index < value.length; index++) text += `${index === 0 ? '' : ','}${hashedJson(value[index], hash, key) ?? 'null'}`;
+    for (let index = 0; index < value.length; index++)
+      text += `${index === 0 ? '' : ','}${hashedJson(value[index], hash, key, json) ?? 'null'}`;
     return `${text}]`;
   }
-  if (value instanceof Date) return JSON.stringify(hash(value.toISOString(), key));
+  if (value instanceof Date) return json(hash(value.toISOString(), key));
   const prototype = Object.getPrototypeOf(value) as unknown;
   const object = value as Record<string, unknown>;
   if ((prototype !== Object.prototype && prototype !== null) || typeof object['toJSON'] === 'function')
@@ -79,8 +104,8 @@ export function hashedJson(value: unknown, hash: (text: string, key: string) => 
   let text = '';
   for (const name in object) {
     if (!Object.hasOwn(object, name)) continue;
-    const member = hashedJson(object[name], hash, name);
-    if (member !== undefined) text += `${text === '' ? '' : ','}${JSON.stringify(name)}:${member}`;
+    const member = hashedJson(object[name], hash, name, json);
+    if (member !== undefined) text += `${text === '' ? '' : ','}${json(name)}:${member}`;
   }
   return `{${text}}`;
 }
