@@ -41,6 +41,11 @@ export class TokenRowCache {
     return row;
   }
 
+  /** The row of `id` when kept, without reading it (undefined inside a transaction, as `get` reads then). */
+  peek(id: string): TokenEntry | undefined {
+    return this.sqlite.inTransaction ? undefined : this.rows.get().get(id);
+  }
+
   /**
    * Keeps `row`, a row just written and committed, as a read would have kept it (never inside a
    * transaction, which may still roll back): for a token presented right after it is made.
