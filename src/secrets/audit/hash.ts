@@ -5,8 +5,23 @@ export function identifiedHmac(salt: string, value: string): string {
   return `hmac-sha256:${createHmac('sha256', salt).update(value).digest('hex')}`;
 }
 
-/** Values longer than this are hashed every time rather than remembered (a cache must stay small). */
+/** Values longer than this are converted every time rather than remembered (a cache must stay small). */
 const REMEMBERED_LENGTH = 256;
+
+/** `convert` remembered for the last `size` short texts (the cache is emptied when full; long texts are converted every time). */
+function rememberedShort(convert: (text: string) => string, size: number): (text: string) => string {
+  const known = new Map<string, string>();
+  return (text) => {
+    if (text.length > REMEMBERED_LENGTH) return convert(text);
+    let converted = known.get(text);
+    if (converted === undefined) {
+      if (known.size >= size) known.clear();
+      converted = convert(text);
+      known.set(text, converted);
+    }
+    return converted;
+  };
+}
 
 /**
  * `hmac` remembered for the last thousand short values: a client sends the same token (and its
@@ -14,17 +29,7 @@ const REMEMBERED_LENGTH = 256;
  * as the rest of a record. The cache lives in memory only, beside the store that holds the values.
  */
 export function rememberedHmac(hmac: (value: string) => string, size = 1024): (value: string) => string {
-  const known = new Map<string, string>();
-  return (value) => {
-    if (value.length > REMEMBERED_LENGTH) return hmac(value);
-    let hashed = known.get(value);
-    if (hashed === undefined) {
-      if (known.size >= size) known.clear();
-      hashed = hmac(value);
-      known.set(value, hashed);
-    }
-    return hashed;
-  };
+  return rememberedShort(hmac, size);
 }
 
 /**
@@ -33,17 +38,7 @@ export function rememberedHmac(hmac: (value: string) => string, size = 1024): (v
  * the conversion. The texts live in memory only, beside the HMACs remembered with them.
  */
 export function rememberedJson(size = 1024): (text: string) => string {
-  const known = new Map<string, string>();
-  return (text) => {
-    if (text.length > REMEMBERED_LENGTH) return JSON.stringify(text);
-    let json = known.get(text);
-    if (json === undefined) {
-      if (known.size >= size) known.clear();
-      json = JSON.stringify(text);
-      known.set(text, json);
-    }
-    return json;
-  };
+  return rememberedShort(JSON.stringify, size);
 }
 
 /**
