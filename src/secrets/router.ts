@@ -127,16 +127,7 @@ export class SecretsRouter {
     const fieldsOf = () => (fields ??= new FieldData(match?.spec.fields ?? {}, request.data, match?.params));
     // One view of the mount's storage for the existence check and the handler alike.
     const storage = new MountStorage(db, route?.mount.uuid ?? '');
-    // Built once per operation: the existence check, `beforeAuth` and the handler mostly ask for the
-    // same one (each done with it before the next begins), and the token is read again since taking a
-    // use replaces it.
-    let built: HandlerRequest | undefined;
-    const handlerRequest = (operation: Operation): HandlerRequest => {
-      if (built?.operation !== operation) return (built = newHandlerRequest(operation));
-      built.token = token;
-      return built;
-    };
-    const newHandlerRequest = (operation: Operation): HandlerRequest => ({
+    const handlerRequest = (operation: Operation): HandlerRequest => ({
       operation,
       path: listPath,
       params: match?.params ?? {},
