@@ -4,6 +4,7 @@ import type { AuditTrail } from './audit/broker.js';
 import type { SecretsContext } from './context.js';
 import { PERMISSION_DENIED, UNSUPPORTED_OPERATION, UNSUPPORTED_PATH } from './framework/errors.js';
 import { FieldData } from './framework/fields.js';
+import { RoutedRequest } from './framework/handler-request.js';
 import { PathTable, type PathMatch } from './framework/paths.js';
 import type { HandlerRequest, LogicalResponse, MountInfo, Operation } from './framework/types.js';
 import { MountStorage } from './storage/mount-storage.js';
@@ -127,26 +128,22 @@ export class SecretsRouter {
     const fieldsOf = () => (fields ??= new FieldData(match?.spec.fields ?? {}, request.data, match?.params));
     // One view of the mount's storage for the existence check and the handler alike.
     const storage = new MountStorage(db, route?.mount.uuid ?? '');
-    const handlerRequest = (operation: Operation): HandlerRequest => ({
-      operation,
-      path: listPath,
-      params: match?.params ?? {},
-      fields: fieldsOf(),
-      data: request.data,
-      token,
-      clientAddress: request.clientAddress,
-      // Passed on as asked for: the logical request reads the TLS peer certificate only then.
-      get clientCertificate() {
-        return request.clientCertificate;
-      },
-      wrapTtl: request.wrapTtl ?? 0,
-      // Passed on as asked for, like the certificate: the logical request builds it only then.
-      get origin() {
-        return request.origin;
-      },
-      mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },
-      storage,
-    });
+    const handlerRequest = (operation: Operation): HandlerRequest =>
+      new RoutedRequest(
+        {
+          operation,
+          path: listPath,
+          params: match?.params ?? {},
+          fields: fieldsOf(),
+          data: request.data,
+          token,
+          clientAddress: request.clientAddress,
+          wrapTtl: request.wrapTtl ?? 0,
+          mount: route?.mount ?? { path: '', type: '', uuid: '', accessor: '', config: {} },
+          storage,
+        },
+        request,
+      );
 
     let operation: Operation = request.operation === 'write' ? 'update' : request.operation;
     if (request.operation === 'write' && match?.spec.existenceCheck) {

@@ -1,6 +1,7 @@
 import { ApiError, badRequest, notFound } from '../../core/errors.js';
 import type { EngineFactory } from '../context.js';
 import { FieldData } from '../framework/fields.js';
+import { withFields } from '../framework/handler-request.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse } from '../framework/types.js';
 import { sanitizePolicies } from '../tokens/token-service.js';
 import { addressInCidrs } from './cidr.js';
@@ -41,7 +42,7 @@ function withLegacyFields(request: HandlerRequest): HandlerRequest {
   for (const [legacy, current] of LEGACY_FIELDS) {
     if (data[current] === undefined && data[legacy] !== undefined) data[current] = data[legacy];
   }
-  return { ...request, fields: new FieldData(USER_FIELDS, { ...data, ...request.params }) };
+  return withFields(request, new FieldData(USER_FIELDS, { ...data, ...request.params }));
 }
 
 /** Usernames are stored lower-cased, as the real service does, so `Bob` and `bob` are one user. */

@@ -1,6 +1,7 @@
 import { badRequest } from '../../../core/errors.js';
 import { effectiveTtls } from '../../leases/ttl.js';
 import { FieldData, readDurationField } from '../../framework/fields.js';
+import { withFields } from '../../framework/handler-request.js';
 import type { FieldSpec, HandlerRequest } from '../../framework/types.js';
 import { DEFAULT_TOKEN_SETTINGS, parseTokenSettings, TOKEN_FIELDS, tokenSettingsWire, type TokenSettings } from '../token-settings.js';
 import { goValue, normalizeList } from './claims.js';
@@ -93,7 +94,7 @@ function withLegacyFields(request: HandlerRequest, role: JwtRole): HandlerReques
       role.legacy[legacy] = true;
     }
   }
-  return { ...request, data, fields: new FieldData(ROLE_FIELDS, data, request.params) };
+  return withFields(request, new FieldData(ROLE_FIELDS, data, request.params), data);
 }
 
 const emptyRole = (): JwtRole => ({
