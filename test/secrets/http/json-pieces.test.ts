@@ -45,6 +45,8 @@ describe('json pieces', () => {
       1: 'one',
       nested: { undefinedOnly: undefined, empty: {}, list: [undefined, () => 1, Symbol('x'), null, NaN, -0, Infinity] },
       empty: [],
+      'we"ird\\': 'del \x7f, slash /, tilde ~, space',
+      ключ: ['日本', 'plain', '', 'tab\tin'],
       last: 'x',
     });
     expectSameBytes({ only: undefined });
@@ -60,6 +62,8 @@ describe('json pieces', () => {
       bytes: Buffer.from('hi'),
       point: new Point(1, 2),
       custom: { toJSON: () => ({ replaced: true }) },
+      gone: { toJSON: () => undefined },
+      inList: [{ toJSON: () => undefined }, { toJSON: () => 'text' }],
       bare,
       unicode: '\u2028\u2029\ud800 lone surrogate, tab\t, nul\u0000',
       list: [new Date(1), Buffer.from('x'), new Point(3, 4), [[1], { a: [2] }]],
