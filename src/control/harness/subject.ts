@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { boundedMemo } from '../../core/bounded-memo.js';
 import { sha256Hex } from '../../core/crypto.js';
 import { clientToken } from '../../secrets/http/request.js';
-import { GONE, tokenRowCache } from '../../secrets/tokens/token-row-cache.js';
+import { tokenRowCache } from '../../secrets/tokens/token-row-cache.js';
 import { presentedKey } from '../../secrets/tokens/token-store.js';
 import { prepared } from '../../store/prepared.js';
 import { StoreDerived } from '../../store/generation.js';
@@ -56,7 +56,11 @@ export class Subjects {
     const known = this.remembered.get();
     let subject: string | null | undefined = known.get(key);
     if (subject === undefined) {
-      subject = secrets ? this.secretsSubject(hash) : (platformIdByHash(this.db).get({ hash })?.id ?? null);
+      // A token the token store keeps (a wrapping token just made, presented once to unwrap it)
+      // names its accessor without a statement; the cache is as true as the table (token-row-cache.ts).
+      subject = secrets
+        ? (tokenRowCache(sqliteOf(this.db)).peek(hash)?.accessor ?? accessorByHash(this.db).get({ id: hash })?.accessor ?? null)
+        : (platformIdByHash(this.db).get({ hash })?.id ?? null);
       // An unknown token may be created later, so only found ones are remembered.
       if (subject !== null) {
         if (known.size >= MAX_REMEMBERED) known.clear();
@@ -64,17 +68,5 @@ export class Subjects {
       }
     }
     return subject;
-  }
-
-  /**
-   * The accessor of the secrets token stored under `hash`. A token the token store keeps (a
-   * wrapping token just made, presented once to unwrap it) names its accessor without a
-   * statement, and one it knows is gone (that wrapping token, deleted by its unwrap) names none;
-   * the cache is as true as the table (token-row-cache.ts).
-   */
-  private secretsSubject(hash: string): string | null {
-    const kept = tokenRowCache(sqliteOf(this.db)).peek(hash);
-    if (kept === GONE) return null;
-    return kept?.accessor ?? accessorByHash(this.db).get({ id: hash })?.accessor ?? null;
   }
 }

@@ -6,7 +6,7 @@ import { prepared } from '../../store/prepared.js';
 import { perConnection } from '../../store/per-connection.js';
 import { sqliteOf } from '../../store/store.js';
 import { entryBarrier, type EntryBarrier } from '../../store/entry-barrier.js';
-import { StoreDerived, storeGeneration } from '../../store/generation.js';
+import { storeGeneration } from '../../store/generation.js';
 
 /** The one entry a statement of this file addresses, by the `mount` and `key` placeholders. */
 const atMountKey = () => and(eq(secretEntries.mountUuid, sql.placeholder('mount')), eq(secretEntries.key, sql.placeholder('key')));
@@ -27,24 +27,29 @@ const entryExists = perConnection((sqlite) =>
   sqlite.prepare<[string, string], number>('SELECT 1 FROM secret_entries WHERE mount_uuid = ? AND key = ?').pluck(),
 );
 
-/**
- * Writes are on the hot path of issuing and of every write request, and a token's cubbyhole (a
- * key range) is deleted at every revocation (each unwrap's): SQLite's own statements, prepared once
- * per connection, as the reads are (drizzle's prepared query filled its placeholders and mapped the
- * value through its column on each run). The value is JSON text, as drizzle's JSON column writes it.
- */
-const upsertEntry = perConnection((sqlite) =>
-  sqlite.prepare<[string, string, string | undefined]>(
-    'INSERT INTO secret_entries (mount_uuid, key, value) VALUES (?, ?, ?) ' +
-      'ON CONFLICT (mount_uuid, key) DO UPDATE SET value = excluded.value',
-  ),
-);
-const deleteKeyRange = perConnection((sqlite) =>
-  sqlite.prepare<[string, string, string]>('DELETE FROM secret_entries WHERE mount_uuid = ? AND key >= ? AND key < ?'),
+/** Writes are on the hot path of issuing and of every write request: also built once. */
+const upsertEntry = prepared((db) =>
+  db
+    .insert(secretEntries)
+    .values({ mountUuid: sql.placeholder('mount'), key: sql.placeholder('key'), value: sql.placeholder('value') })
+    .onConflictDoUpdate({ target: [secretEntries.mountUuid, secretEntries.key], set: { value: sql`excluded.value` } })
+    .prepare(),
 );
 
-/** Deleting one entry: built once. */
+/** Deleting an entry, and a token's cubbyhole (a key range) at every revocation: built once. */
 const deleteEntry = prepared((db) => db.delete(secretEntries).where(atMountKey()).prepare());
+const deleteKeyRange = prepared((db) =>
+  db
+    .delete(secretEntries)
+    .where(
+      and(
+        eq(secretEntries.mountUuid, sql.placeholder('mount')),
+        gte(secretEntries.key, sql.placeholder('from')),
+        lt(secretEntries.key, sql.placeholder('until')),
+      ),
+    )
+    .prepare(),
+);
 
 /**
  * Writes through mount storage on each connection, counted (every write to the entries table goes
@@ -52,18 +57,6 @@ const deleteEntry = prepared((db) => db.delete(secretEntries).where(atMountKey()
  * read is served again by the same view only while neither moved.
  */
 const entryWrites = perConnection(() => ({ count: 0 }));
-
-/**
- * Entries a writer asked to keep (`remember`) once their write committed, as stored (sealed), by
- * mount and key, per connection and store generation: a wrap's answer, read back by the unwrap
- * that usually follows, costs that unwrap no statement. Every write to an entry through this class
- * forgets it first (a transaction's too, so a rolled-back write is read again), and a reset or a
- * restore starts a new map, so what is kept is what the table holds.
- */
-const rememberedEntries = perConnection((sqlite) => new StoreDerived(sqlite, () => new Map<string, Map<string, unknown>>()));
-
-/** Entries kept per mount; past this many the oldest goes first. */
-const REMEMBERED_LIMIT = 256;
 
 /** The end of the key range of `prefix` (exclusive): the prefix with its last character bumped. */
 function rangeEnd(prefix: string): string | undefined {
@@ -86,7 +79,6 @@ export class MountStorage {
    * view, and the second read is this one unless something was written in between.
    */
   private kept: { key: string; value: unknown; writes: number; generation: number } | undefined;
-  private readonly remembered: StoreDerived<Map<string, Map<string, unknown>>>;
 
   constructor(
     private readonly db: DbOrTx,
@@ -95,7 +87,6 @@ export class MountStorage {
     this.sqlite = sqliteOf(db);
     this.barrier = entryBarrier(this.sqlite);
     this.writes = entryWrites(this.sqlite);
-    this.remembered = rememberedEntries(this.sqlite);
   }
 
   get<T>(key: string): T | undefined {
@@ -129,8 +120,6 @@ export class MountStorage {
    * tell whether the entry changed since: a write seals with a fresh IV, so the text changes.
    */
   stored(key: string): unknown {
-    const kept = this.remembered.get().get(this.mountUuid)?.get(key);
-    if (kept !== undefined) return kept;
     const text = entryTextByKey(this.sqlite).get(this.mountUuid, key);
     return text === undefined ? undefined : (JSON.parse(text) as unknown);
   }
@@ -170,38 +159,13 @@ export class MountStorage {
     return () => this.write(key, sealed);
   }
 
-  /**
-   * Keeps `sealed`, what `seal` made and a committed write of `key` stored, so `stored` reads it
-   * without a statement until the entry is written again (never inside a transaction, which may
-   * still roll back).
-   */
-  remember(key: string, sealed: unknown): void {
-    if (this.sqlite.inTransaction || sealed === undefined) return;
-    const all = this.remembered.get();
-    let entries = all.get(this.mountUuid);
-    if (entries === undefined) all.set(this.mountUuid, (entries = new Map<string, unknown>()));
-    else if (entries.size >= REMEMBERED_LIMIT) entries.delete(entries.keys().next().value as string);
-    entries.set(key, sealed);
-  }
-
-  /** Called by every write, before it runs: `key`'s kept entry, or (no key) every one of the mount, is forgotten. */
-  private forget(key?: string): void {
-    const entries = this.remembered.get().get(this.mountUuid);
-    if (entries === undefined || entries.size === 0) return;
-    if (key === undefined) entries.clear();
-    else entries.delete(key);
-  }
-
   /** Every upsert, counted for the values `getShared` keeps. */
   private write(key: string, sealed: unknown): void {
-    this.forget(key);
-    // JSON.stringify gives undefined for a value that is not JSON, which SQLite refuses as before.
-    upsertEntry(this.sqlite).run(this.mountUuid, key, JSON.stringify(sealed));
+    upsertEntry(this.db).run({ mount: this.mountUuid, key, value: sealed });
     this.writes.count++;
   }
 
   delete(key: string): void {
-    this.forget(key);
     deleteEntry(this.db).run({ mount: this.mountUuid, key });
     this.writes.count++;
   }
@@ -238,17 +202,14 @@ export class MountStorage {
 
   /** Removes every key under `prefix` (a token's cubbyhole when the token goes): the same key range `keys` reads. */
   deletePrefix(prefix: string): void {
-    const entries = this.remembered.get().get(this.mountUuid);
-    if (entries !== undefined) for (const key of entries.keys()) if (key.startsWith(prefix)) entries.delete(key);
     const until = rangeEnd(prefix);
     if (until === undefined) this.clear();
-    else deleteKeyRange(this.sqlite).run(this.mountUuid, prefix, until);
+    else deleteKeyRange(this.db).run({ mount: this.mountUuid, from: prefix, until });
     this.writes.count++;
   }
 
   /** Removes everything the mount stored (disabling a mount). */
   clear(): void {
-    this.forget();
     this.db.delete(secretEntries).where(eq(secretEntries.mountUuid, this.mountUuid)).run();
     this.writes.count++;
   }

@@ -17,22 +17,17 @@ const ROW_LIMIT = 256;
  *   wrote and rolls back;
  * - a row is kept when a read finds it, or when the one write that made it has committed (a wrapping
  *   token, `TokenStore.rememberInserted`);
- * - absence is kept only where a delete of one row has just committed (`TokenStore.delete`
- *   outside a transaction: every unwrap's wrapping token, named once more when the request is
- *   journaled); a miss is never kept, so a token made after a miss is found at once, and an insert
- *   forgets the absence as every write forgets its row;
- * - expiry and used-up tokens are judged on every lookup (`TokenStore.isLive`) against the
- *   injectable clock.
+ * - only rows are kept, never absence, so a token made after a miss is found at once; expiry and
+ *   used-up tokens are judged on every lookup (`TokenStore.isLive`) against the injectable clock.
  *
  * Kept rows are frozen, so a caller that changed one would fail at once instead of changing it
  * for every later request.
  */
 export class TokenRowCache {
-  /** Rows by id; `GONE` for a row whose delete has committed (see above). */
-  private readonly rows: StoreDerived<Map<string, TokenEntry | typeof GONE>>;
+  private readonly rows: StoreDerived<Map<string, TokenEntry>>;
 
   constructor(private readonly sqlite: Database.Database) {
-    this.rows = new StoreDerived(sqlite, () => new Map<string, TokenEntry | typeof GONE>());
+    this.rows = new StoreDerived(sqlite, () => new Map<string, TokenEntry>());
   }
 
   /** The row of `id`, read with `read` when not kept (and kept when found outside a transaction). */
@@ -40,18 +35,14 @@ export class TokenRowCache {
     if (this.sqlite.inTransaction) return read();
     const rows = this.rows.get();
     const kept = rows.get(id);
-    if (kept === GONE) return undefined;
     if (kept !== undefined) return kept;
     const row = read();
     if (row !== undefined) keep(rows, id, row);
     return row;
   }
 
-  /**
-   * What is known of `id` without reading it: its row, `GONE` when its delete just committed, or
-   * undefined when nothing is kept (always inside a transaction, as `get` reads then).
-   */
-  peek(id: string): TokenEntry | typeof GONE | undefined {
+  /** The row of `id` when kept, without reading it (undefined inside a transaction, as `get` reads then). */
+  peek(id: string): TokenEntry | undefined {
     return this.sqlite.inTransaction ? undefined : this.rows.get().get(id);
   }
 
@@ -70,24 +61,12 @@ export class TokenRowCache {
   forget(id: string): void {
     this.rows.get().delete(id);
   }
-
-  /**
-   * Keeps that the row of `id` is gone: called once its delete has run, and ignored inside a
-   * transaction, which may still roll the delete back.
-   */
-  rememberGone(id: string): void {
-    if (this.sqlite.inTransaction) return;
-    keep(this.rows.get(), id, GONE);
-  }
 }
 
-/** What the cache keeps for a row whose delete has committed. */
-export const GONE = Symbol('gone');
-
 /** Keeps `row` (frozen) under `id`, making room by dropping the oldest kept row. */
-function keep(rows: Map<string, TokenEntry | typeof GONE>, id: string, row: TokenEntry | typeof GONE): void {
+function keep(rows: Map<string, TokenEntry>, id: string, row: TokenEntry): void {
   if (rows.size >= ROW_LIMIT) rows.delete(rows.keys().next().value as string);
-  rows.set(id, row === GONE ? GONE : freezeRow(row));
+  rows.set(id, freezeRow(row));
 }
 
 function freezeRow(row: TokenEntry): TokenEntry {

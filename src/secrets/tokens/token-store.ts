@@ -227,14 +227,8 @@ export class TokenStore {
 
   delete(ids: string[]): void {
     for (const id of ids) this.rows.forget(id);
-    if (ids.length === 1) {
-      const id = ids[0] as string;
-      deleteRow(sqliteOf(this.db)).run(id);
-      // One revoked token (an unwrap's wrapping token) is often named again by the same request's
-      // journal entry: its absence is kept so that costs no statement. A larger tree is not, so
-      // it cannot push the rows of live tokens out of the cache.
-      this.rows.rememberGone(id);
-    } else if (ids.length > 0) this.db.delete(secretTokens).where(inList(secretTokens.id, ids)).run();
+    if (ids.length === 1) deleteRow(sqliteOf(this.db)).run(ids[0] as string);
+    else if (ids.length > 0) this.db.delete(secretTokens).where(inList(secretTokens.id, ids)).run();
   }
 
   children(id: string): TokenEntry[] {

@@ -130,14 +130,11 @@ export class ResponseWrapper {
     const cubbyhole = this.cubbyhole();
     // Sealed before the transaction begins (MountStorage.sealedPut says why).
     const sealed = cubbyhole.seal({ [RESPONSE_KEY]: stored });
-    const responseKey = `${token.accessor}/${RESPONSE_KEY}`;
-    const writes = [cubbyhole.putSealed(responseKey, sealed)];
+    const writes = [cubbyhole.putSealed(`${token.accessor}/${RESPONSE_KEY}`, sealed)];
     // The token's own row says the rest of its record (`derivedRecord`) unless a rewrap kept the first creation path.
     if (creationPath !== requestPath) writes.push(cubbyhole.sealedPut(`${token.accessor}/${INFO_KEY}`, record));
     this.keep(token, writes);
     tokens.store.rememberInserted(token);
-    // Committed: the unwrap that usually follows reads the entry without a statement, and opens it without AES.
-    cubbyhole.remember(responseKey, sealed);
     if (typeof sealed === 'string') this.remember(sealed, stored);
     scheduler.poke(token.expiresAt?.getTime());
     const wrapInfo: WrapInfo = {

@@ -34,29 +34,6 @@ describe('the request journal', () => {
     expect(lookup?.['token-accessor']).toBe(self.body.data.accessor);
   });
 
-  it('names no caller for an unwrap, whose token is gone when it is recorded, and the new one of a token value made again', async () => {
-    const wrapped = await fetch(`${server.baseUrl}/v1/sys/wrapping/wrap`, {
-      method: 'POST',
-      headers: { 'x-vault-token': ROOT_TOKEN, 'x-vault-wrap-ttl': '5m', 'content-type': 'application/json' },
-      body: JSON.stringify({ n: 1 }),
-    });
-    const wrapToken = ((await wrapped.json()) as { wrap_info: { token: string } }).wrap_info.token;
-    expect((await secrets(server, 'POST', 'sys/wrapping/unwrap', {}, wrapToken)).body.data).toEqual({ n: 1 });
-
-    const value = 'journal-reused-token-value';
-    const first = await secrets(server, 'POST', 'auth/token/create', { id: value, policies: ['default'] });
-    expect((await secrets(server, 'POST', 'auth/token/revoke', { token: value })).status).toBe(204);
-    const second = await secrets(server, 'POST', 'auth/token/create', { id: value, policies: ['default'] });
-    expect(second.body.auth.accessor).not.toBe(first.body.auth.accessor);
-    expect((await secrets(server, 'GET', 'auth/token/lookup-self', undefined, value)).status).toBe(200);
-
-    const entries = (await control(server, 'GET', '/requests')).body.requests as Record<string, unknown>[];
-    const unwrap = entries.find((entry) => entry['path'] === '/v1/sys/wrapping/unwrap');
-    expect(unwrap?.['status']).toBe(200);
-    expect(unwrap?.['token-accessor']).toBeNull();
-    expect(entries.at(-1)).toMatchObject({ path: '/v1/auth/token/lookup-self', 'token-accessor': second.body.auth.accessor });
-  });
-
   it("names each platform token's own id when requests alternate between tokens", async () => {
     const me = await platform(server, 'GET', '/account/details');
     const created = await platform(server, 'POST', `/users/${me.body.data.id}/authentication-tokens`, {

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ControllableClock } from '../../../src/core/clock.js';
 import { eq } from 'drizzle-orm';
-import { GONE, tokenRowCache } from '../../../src/secrets/tokens/token-row-cache.js';
 import { tokenKey, TokenStore } from '../../../src/secrets/tokens/token-store.js';
 import { secretTokens } from '../../../src/store/tables.js';
 import { openStore } from '../../../src/store/store.js';
@@ -211,24 +210,5 @@ describe('the token rows a store keeps', () => {
 
     store.db.transaction((tx) => new TokenStore(tx, clock).delete([root.id]));
     expect(tokens.get(root.id)).toBeUndefined();
-  });
-
-  it('keep a deleted row as gone only once the delete has committed, and forget that at the next insert', () => {
-    const root = tokens.ensureRoot('gone-root');
-    expect(() =>
-      store.db.transaction((tx) => {
-        new TokenStore(tx, clock).delete([root.id]);
-        throw new Error('roll back');
-      }),
-    ).toThrow('roll back');
-    expect(tokenRowCache(store.sqlite).peek(root.id)).toBeUndefined();
-    expect(tokens.get(root.id)?.accessor).toBe(root.accessor);
-
-    tokens.delete([root.id]);
-    expect(tokenRowCache(store.sqlite).peek(root.id)).toBe(GONE);
-    expect(tokens.get(root.id)).toBeUndefined();
-    const again = tokens.ensureRoot('gone-root');
-    expect(again.accessor).not.toBe(root.accessor);
-    expect(tokens.get(root.id)?.accessor).toBe(again.accessor);
   });
 });

@@ -9,7 +9,6 @@ import { tokenKey, TokenStore, type TokenEntry } from '../../../src/secrets/toke
 import { openStore } from '../../../src/store/store.js';
 import { secretTokens } from '../../../src/store/tables.js';
 import { ROOT_TOKEN, startServer, type TestServer } from '../../helpers/app.js';
-import { requestStatements } from '../../helpers/statements.js';
 import { advance, POLICY_DENIED, putPolicy, v1 } from './client.js';
 
 // What a wrap leaves in the store and what revoking a wrapping token takes away: the shortcuts
@@ -52,16 +51,6 @@ describe('wrapping tokens in the store', () => {
     expect(entriesOf(info.accessor)).toEqual([]);
     expect(rowOf(info.accessor)).toBeUndefined();
     expect(await v1(server, 'POST', 'auth/token/lookup-accessor', { body: { accessor: info.accessor } })).toMatchObject({ status: 400 });
-  });
-
-  it('spends six statements on a wrap and its unwrap, which reads neither its answer nor, for the journal, its gone token', async () => {
-    const pair = async () => {
-      const info = await wrap();
-      const unwrapped = await v1(server, 'POST', 'sys/wrapping/unwrap', { token: info.token });
-      expect(unwrapped.body.data).toEqual({ password: 'handed over' });
-    };
-    // The wrap: BEGIN, the token row, the answer, COMMIT; the unwrap: the token row, the cubbyhole.
-    expect(await requestStatements(sqlite(), pair)).toBe(6);
   });
 
   it('leaves nothing after an unwrap for a third party either', async () => {
