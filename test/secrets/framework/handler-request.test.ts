@@ -31,7 +31,7 @@ function routed(source: RequestSource): RoutedRequest {
       operation: 'update',
       path: 'role/web',
       params: { name: 'web' },
-      fields: new FieldData({ name: { type: 'string' } }, data, { name: 'web' }),
+      fields: new FieldData({ name: { type: 'string', description: 'The role.' } }, data, { name: 'web' }),
       data,
       token: null,
       clientAddress: '127.0.0.1',
@@ -59,7 +59,7 @@ describe('a routed request', () => {
     const { source } = sourceCounting();
     const request = routed(source);
     const data = { name: 'web', token_policies: 'a,b' };
-    const fields = new FieldData({ token_policies: { type: 'commaStringSlice' } }, data, request.params);
+    const fields = new FieldData({ token_policies: { type: 'commaStringSlice', description: 'Policies.' } }, data, request.params);
     const renamed = withFields(request, fields, data);
     expect(renamed.fields.get('token_policies')).toEqual(['a', 'b']);
     expect(renamed.data).toBe(data);
