@@ -61,22 +61,10 @@ export class RoutedRequest implements HandlerRequest {
 
 /**
  * `request` with other fields (and data): what `{ ...request, fields }` meant, for a handler
- * that reads a request under other names. A spread copies own properties only, so a routed
- * request's certificate and origin, read through its prototype, would be lost.
+ * that reads a request under other names. A spread alone copies own properties only, so a routed
+ * request's certificate and origin, read through its prototype, would be lost; here they are still
+ * read from `request` when asked.
  */
 export function withFields(request: HandlerRequest, fields: FieldData, data: Record<string, unknown> = request.data): HandlerRequest {
-  return {
-    operation: request.operation,
-    path: request.path,
-    params: request.params,
-    fields,
-    data,
-    token: request.token,
-    clientAddress: request.clientAddress,
-    clientCertificate: request.clientCertificate,
-    wrapTtl: request.wrapTtl,
-    origin: request.origin,
-    mount: request.mount,
-    storage: request.storage,
-  };
+  return new RoutedRequest({ ...request, fields, data }, request);
 }

@@ -88,8 +88,9 @@ export class JsonPieces {
         const text =
           typeof member === 'object' && member !== null && !Array.isArray(member) && !isPlainObject(member) ? JSON.stringify(member) : '';
         if (text === undefined) continue;
-        const key = PLAIN_TEXT.test(name) ? `"${name}":` : `${JSON.stringify(name)}:`;
-        this.add(first ? key : `,${key}`, PLAIN_TEXT.test(name));
+        const plainName = PLAIN_TEXT.test(name);
+        const key = plainName ? `"${name}":` : `${JSON.stringify(name)}:`;
+        this.add(first ? key : `,${key}`, plainName);
         first = false;
         if (text === '') this.value(member);
         else this.add(text, false);

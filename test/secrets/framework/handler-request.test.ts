@@ -55,14 +55,16 @@ describe('a routed request', () => {
     expect(reads).toEqual(['origin', 'certificate']);
   });
 
-  it('keeps its certificate, origin and everything else under other fields and data', () => {
-    const { source } = sourceCounting();
+  it('keeps its certificate, origin (still read when asked) and everything else under other fields and data', () => {
+    const { source, reads } = sourceCounting();
     const request = routed(source);
     const data = { name: 'web', token_policies: 'a,b' };
     const fields = new FieldData({ token_policies: { type: 'commaStringSlice', description: 'Policies.' } }, data, request.params);
     const renamed = withFields(request, fields, data);
     expect(renamed.fields.get('token_policies')).toEqual(['a', 'b']);
     expect(renamed.data).toBe(data);
+    // Still read from the request only when asked.
+    expect(reads).toEqual([]);
     expect(renamed.origin).toBe('https://127.0.0.1:8200');
     expect(renamed.clientCertificate?.toString()).toBe('certificate');
     const { operation, path, params, token, clientAddress, wrapTtl, mount, storage } = renamed;
