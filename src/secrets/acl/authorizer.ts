@@ -30,6 +30,18 @@ const COMPILED_LIMIT = 1000;
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((item, index) => item === b[index]);
 
+/** A token's ACL with everything it was made from, kept per token entry (see `Authorizer.aclFor`). */
+interface KeptAcl {
+  policies: readonly string[];
+  entityId: string | undefined;
+  /** The identity version it was made at ('' for a token without an entity). */
+  identityVersion: string;
+  /** The policy names (the token's and its identity's) and what each was found to be (undefined: no such policy). */
+  names: readonly string[];
+  found: readonly (ParsedPolicy | undefined)[];
+  acl: Acl;
+}
+
 /**
  * Decides what a token may do, from the policies it names. Policies that do not exist grant
  * nothing (a token may name a policy written later), and `root` grants everything.
@@ -37,11 +49,19 @@ const sameItems = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length
 export class Authorizer {
   private readonly rootAcl = new Acl([], true);
   /**
-   * ACLs by the policy names they were compiled from, with the parsed policies they came from: a
-   * policy's text is still read on every request, and an edited text parses to another object, so
-   * an entry is used only while every policy under it is the one it was compiled from.
+   * ACLs by the policy names they were compiled from, with the parsed policies they came from: an
+   * edited text parses to another object, so an entry is used only while every policy under it is
+   * the one it was compiled from.
    */
   private readonly compiled = new Map<string, { parsed: readonly ParsedPolicy[]; acl: Acl }>();
+  /**
+   * The ACL of each token entry the token row cache hands out (frozen, one object per row until
+   * the row is written), so a request by a known token builds no key and hashes no text. An entry
+   * is used only while what it was made from is unchanged: the identity version (any identity
+   * write or store replacement moves it) and every policy it names (the policy store finds them
+   * again, a write to the policy table drops what it kept). A written token row is a new object.
+   */
+  private readonly byToken = new WeakMap<object, KeptAcl>();
 
   constructor(
     private readonly policies: PolicyStore,
@@ -56,13 +76,42 @@ export class Authorizer {
   aclFor(token: Pick<TokenEntry, 'policies' | 'entityId'>): Acl {
     if (token.policies.includes('root')) return this.rootAcl;
     const entityId = token.entityId ?? undefined;
+    const identityVersion = entityId !== undefined && this.identity !== undefined ? this.identity.version() : '';
+    const kept = this.byToken.get(token);
+    if (
+      kept !== undefined &&
+      kept.policies === token.policies &&
+      kept.entityId === entityId &&
+      kept.identityVersion === identityVersion &&
+      this.findsSame(kept)
+    )
+      return kept.acl;
     const fromIdentity = this.identity?.identityPolicies(entityId) ?? [];
     const names = fromIdentity.length > 0 ? [...new Set([...token.policies, ...fromIdentity])] : token.policies;
-    const parsed = names
-      .map((name) => (name === RESPONSE_WRAPPING_POLICY ? RESPONSE_WRAPPING_RULES : this.policies.parsed(name)))
-      .filter((policy): policy is ParsedPolicy => policy !== undefined);
+    const found = names.map((name) => this.policy(name));
+    const parsed = found.filter((policy): policy is ParsedPolicy => policy !== undefined);
+    const acl = this.compile(names, parsed, entityId, identityVersion);
+    // Only an entry nobody can change in place may stand for what it held (a row read inside a transaction is not frozen).
+    if (Object.isFrozen(token) && Object.isFrozen(token.policies))
+      this.byToken.set(token, { policies: token.policies, entityId, identityVersion, names, found, acl });
+    return acl;
+  }
+
+  /** Whether every policy the kept ACL was made from is still the one found then. */
+  private findsSame(kept: KeptAcl): boolean {
+    for (let index = 0; index < kept.names.length; index++)
+      if (this.policy(kept.names[index] as string) !== kept.found[index]) return false;
+    return true;
+  }
+
+  private policy(name: string): ParsedPolicy | undefined {
+    return name === RESPONSE_WRAPPING_POLICY ? RESPONSE_WRAPPING_RULES : this.policies.parsed(name);
+  }
+
+  /** The ACL of these policies, kept per policy set (and per entity and identity version when a rule is templated). */
+  private compile(names: readonly string[], parsed: readonly ParsedPolicy[], entityId: string | undefined, identityVersion: string): Acl {
     const templated = entityId !== undefined && this.identity !== undefined && parsed.some((policy) => policy.templated.length > 0);
-    const key = templated ? `${names.join('\n')}\n#${entityId}@${this.identity?.version() ?? ''}` : names.join('\n');
+    const key = templated ? `${names.join('\n')}\n#${entityId}@${identityVersion}` : names.join('\n');
     const known = this.compiled.get(key);
     if (known && sameItems(known.parsed, parsed)) return known.acl;
     const acl = new Acl(parsed, false, templated && entityId !== undefined ? this.identity?.templateLookup(entityId) : undefined);

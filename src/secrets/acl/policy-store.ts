@@ -1,9 +1,11 @@
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Clock } from '../../core/clock.js';
 import { badRequest } from '../../core/errors.js';
-import type { DbOrTx } from '../../store/store.js';
-import { secretPolicies } from '../../store/tables.js';
+import { perConnection } from '../../store/per-connection.js';
 import { prepared } from '../../store/prepared.js';
+import { deepFreeze, ReadCache } from '../../store/read-cache.js';
+import { sqliteOf, type DbOrTx } from '../../store/store.js';
+import { secretPolicies } from '../../store/tables.js';
 import { RESPONSE_WRAPPING_POLICY } from './authorizer.js';
 import { DEFAULT_POLICY } from './default-policy.js';
 import { parsePolicy, PolicyParseError, type ParsedPolicy } from './policy.js';
@@ -31,6 +33,14 @@ const policyText = prepared((db) =>
     .prepare(),
 );
 
+/**
+ * Parsed policies by the name a token gives, kept per store connection: a non-root token's
+ * policies are looked at on every request, and reading a policy's text and finding its parse by
+ * that text (hashing all of it) cost more than the rest of the request's ACL check. Any write to
+ * the policy table, on any path, drops them (`ReadCache`); a name that finds no policy is read again.
+ */
+const parsedByName = perConnection((sqlite) => new ReadCache<ParsedPolicy>(sqlite, 'secret_policy', ['secret_policies'], deepFreeze));
+
 /** Policy names are case-insensitive: stored and compared lower-case, trimmed. */
 export function policyName(name: string): string {
   return name.trim().toLowerCase();
@@ -38,10 +48,14 @@ export function policyName(name: string): string {
 
 /** ACL policies. `root` is built in and never stored; `default` is stored and editable. */
 export class PolicyStore {
+  private readonly kept: ReadCache<ParsedPolicy>;
+
   constructor(
     private readonly db: DbOrTx,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.kept = parsedByName(sqliteOf(db));
+  }
 
   /** Stored policy names, sorted (the caller adds `root` where the listing shows it). */
   names(): string[] {
@@ -66,6 +80,10 @@ export class PolicyStore {
 
   /** The parsed rules, or undefined for a policy that does not exist (tokens may name one). */
   parsed(name: string): ParsedPolicy | undefined {
+    return this.kept.get(name, () => this.parsedNow(name));
+  }
+
+  private parsedNow(name: string): ParsedPolicy | undefined {
     const raw = this.raw(name);
     if (raw === undefined || policyName(name) === 'root') return undefined;
     return parseCached(raw);

@@ -49,6 +49,8 @@ export const generatedEntityName = (id: string): string => `entity_${id.replace(
  */
 export class IdentityStore {
   private cached: IdentityState | undefined;
+  /** The store generation and write count `cached` was loaded at (its version, as numbers). */
+  private cachedAt = { generation: -1, writes: -1 };
   private writes = 0;
   readonly storage: MountStorage;
 
@@ -63,8 +65,12 @@ export class IdentityStore {
 
   /** The current records and indexes. */
   state(): IdentityState {
-    const version = `${storeGeneration(this.store.sqlite)}.${this.writes}`;
-    if (this.cached?.version !== version) this.cached = this.load(version);
+    const generation = storeGeneration(this.store.sqlite);
+    // Compared as numbers: every secrets request with an entity's token asks, often more than once.
+    if (this.cached === undefined || this.cachedAt.generation !== generation || this.cachedAt.writes !== this.writes) {
+      this.cached = this.load(`${generation}.${this.writes}`);
+      this.cachedAt = { generation, writes: this.writes };
+    }
     return this.cached;
   }
 
