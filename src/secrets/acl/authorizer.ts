@@ -30,9 +30,8 @@ const COMPILED_LIMIT = 1000;
 
 const sameItems = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((item, index) => item === b[index]);
 
-/** A token's ACL with everything it was made from, kept per token entry (see `Authorizer.aclFor`). */
+/** A token's ACL with everything it was made from, kept by the token's policy list (see `Authorizer.byPolicies`). */
 interface KeptAcl {
-  policies: readonly string[];
   entityId: string | undefined;
   /** The identity version it was made at ('' for a token without an entity). */
   identityVersion: string;
@@ -55,13 +54,14 @@ export class Authorizer {
    */
   private readonly compiled = new Map<string, { parsed: readonly ParsedPolicy[]; acl: Acl }>();
   /**
-   * The ACL of each token entry the token row cache hands out (frozen, one object per row until
-   * the row is written), so a request by a known token builds no key and hashes no text. An entry
-   * is used only while what it was made from is unchanged: the identity version (any identity
-   * write or store replacement moves it) and every policy it names (the policy store finds them
-   * again, a write to the policy table drops what it kept). A written token row is a new object.
+   * ACLs by the policy list of the token they were made for. A request's token entry is a new
+   * object each time, but its `policies` is the frozen list of the row the token row cache keeps
+   * (one list per row until the row is written), so a request by a known token builds no key and
+   * hashes no text. An entry is used only while what it was made from is unchanged: the entity,
+   * the identity version (any identity write or store replacement moves it) and every policy it
+   * names (the policy store finds them again; a write to the policy table drops what it kept).
    */
-  private readonly byToken = new WeakMap<object, KeptAcl>();
+  private readonly byPolicies = new WeakMap<readonly string[], KeptAcl>();
 
   constructor(
     private readonly policies: PolicyStore,
@@ -77,23 +77,16 @@ export class Authorizer {
     if (token.policies.includes('root')) return this.rootAcl;
     const entityId = token.entityId ?? undefined;
     const identityVersion = entityId !== undefined && this.identity !== undefined ? this.identity.version() : '';
-    const kept = this.byToken.get(token);
-    if (
-      kept !== undefined &&
-      kept.policies === token.policies &&
-      kept.entityId === entityId &&
-      kept.identityVersion === identityVersion &&
-      this.findsSame(kept)
-    )
+    const kept = this.byPolicies.get(token.policies);
+    if (kept !== undefined && kept.entityId === entityId && kept.identityVersion === identityVersion && this.findsSame(kept))
       return kept.acl;
     const fromIdentity = this.identity?.identityPolicies(entityId) ?? [];
     const names = fromIdentity.length > 0 ? [...new Set([...token.policies, ...fromIdentity])] : token.policies;
     const found = names.map((name) => this.policy(name));
     const parsed = found.filter((policy): policy is ParsedPolicy => policy !== undefined);
     const acl = this.compile(names, parsed, entityId, identityVersion);
-    // Only an entry nobody can change in place may stand for what it held (a row read inside a transaction is not frozen).
-    if (Object.isFrozen(token) && Object.isFrozen(token.policies))
-      this.byToken.set(token, { policies: token.policies, entityId, identityVersion, names, found, acl });
+    // Only a list nobody can change in place may stand for what it held (a row read inside a transaction is not frozen).
+    if (Object.isFrozen(token.policies)) this.byPolicies.set(token.policies, { entityId, identityVersion, names, found, acl });
     return acl;
   }
 
