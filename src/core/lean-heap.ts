@@ -24,7 +24,7 @@
  * when it sizes a space, so they take effect from the first one after they are set. They are set
  * once the server is ready, not before: V8 keeps a code cache only for the flags it was made
  * under, and Node's own cache of its built-in modules was made under V8's defaults, so every
- * built-in a start-up loaded after them was compiled from source (some 70, about a tenth of a
+ * built-in a start-up loaded after them was compiled from source (some 70 by ready: 15-20 ms of a
  * start-up's CPU). The server's own code cache is made under the defaults too: `V8_DEFAULTS`
  * puts them back while it is written (scripts/launcher.mjs).
  */
