@@ -14,11 +14,15 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { leanHeapFlags } from '../src/core/lean-heap.ts';
+import { defaultHeapFlags, leanHeapFlags } from '../src/core/lean-heap.ts';
 
-// Memory over speed for V8's heap sizing (src/core/lean-heap.ts says why), before the bundle is
-// compiled, so the code cache below is made and read under the same flags.
-for (const flag of leanHeapFlags(process.execArgv)) v8.setFlagsFromString(flag);
+// Memory over speed for V8's heap sizing (src/core/lean-heap.ts says why), set once the server is
+// ready: set before, they made V8 refuse Node's code cache of every built-in module loaded after
+// them. The bundle's code cache below is made and read under V8's defaults as well.
+const leanFlags = leanHeapFlags(process.execArgv);
+const setFlags = (flags) => {
+  for (const flag of flags) v8.setFlagsFromString(flag);
+};
 
 const directory = dirname(fileURLToPath(import.meta.url));
 const bundle = join(directory, 'server.cjs');
@@ -44,7 +48,15 @@ function writeCache() {
   try {
     // A read-only install is told apart first: making the cache costs tens of milliseconds.
     accessSync(directory, constants.W_OK);
-    writeFileSync(partial, script.createCachedData());
+    // Made under the flags the next start-up reads it under (the defaults; see above).
+    setFlags(defaultHeapFlags(leanFlags));
+    let cache;
+    try {
+      cache = script.createCachedData();
+    } finally {
+      setFlags(leanFlags);
+    }
+    writeFileSync(partial, cache);
     renameSync(partial, cacheFile);
   } catch {
     rmSync(partial, { force: true });
@@ -55,6 +67,9 @@ function writeCache() {
 // compiled by then), false when it only printed (--help, --version); and `firstAnswered`, after
 // which the cache is written again with the functions of the request path too (a process that
 // ends before any request still leaves the first cache).
+server.exports.started.then((listening) => {
+  if (listening) setFlags(leanFlags);
+});
 if (cachedData === undefined || script.cachedDataRejected) {
   server.exports.started.then((listening) => {
     if (!listening) return;

@@ -21,10 +21,21 @@
  *
  * They are set at run time (`v8.setFlagsFromString`): NODE_OPTIONS may not carry them, and `node
  * dist/main.js` is how the server is started. The collector reads them at each collection and
- * when it sizes a space, so they take effect from the first one. Set before the bundle is
- * compiled, V8's code cache is made and read under the same flags.
+ * when it sizes a space, so they take effect from the first one after they are set. They are set
+ * once the server is ready, not before: V8 keeps a code cache only for the flags it was made
+ * under, and Node's own cache of its built-in modules was made under V8's defaults, so every
+ * built-in a start-up loaded after them was compiled from source (some 70 by ready: 15-20 ms of a
+ * start-up's CPU). The server's own code cache is made under the defaults too: `V8_DEFAULTS`
+ * puts them back while it is written (scripts/launcher.mjs).
  */
 export const LEAN_HEAP_FLAGS = ['--max-semi-space-size=4', '--heap-growing-percent=30'] as const;
+
+/**
+ * V8's default value of each flag above (`node --v8-options` lists them). V8 tells a code cache's
+ * flags by the flags that differ from their defaults, so with these set again a cache is made for
+ * the flags a start-up reads it under.
+ */
+const V8_DEFAULTS: Readonly<Record<string, string>> = { 'max-semi-space-size': '0', 'heap-growing-percent': '0' };
 
 /** The flag's name as V8 reads it: dashes and underscores alike, without a `no` prefix or a value. */
 function flagName(argument: string): string | undefined {
@@ -36,4 +47,14 @@ function flagName(argument: string): string | undefined {
 export function leanHeapFlags(execArgv: readonly string[]): string[] {
   const named = new Set(execArgv.map(flagName));
   return LEAN_HEAP_FLAGS.filter((flag) => !named.has(flagName(flag)));
+}
+
+/** Each of `flags` (from `leanHeapFlags`) set back to V8's default value, in the same order. */
+export function defaultHeapFlags(flags: readonly string[]): string[] {
+  return flags.map((flag) => {
+    const name = flagName(flag);
+    const value = name === undefined ? undefined : V8_DEFAULTS[name];
+    if (value === undefined) throw new Error(`no V8 default known for ${flag}`);
+    return `--${name}=${value}`;
+  });
 }
