@@ -4,9 +4,10 @@ import { LEAN_HEAP_FLAGS, leanHeapFlags } from '../../src/core/lean-heap.js';
 // Issue 31 item 6: dist/main.js bounds V8's heap growth unless its command line chose already.
 
 describe('the V8 flags the server sets for itself', () => {
-  it('bounds the young generation and the old generation growth by default', () => {
-    expect(LEAN_HEAP_FLAGS).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=30']);
-    expect(leanHeapFlags([])).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=30']);
+  it('bounds the young generation and the old generation growth, and sweeps young buffers in the scavenge, by default', () => {
+    const all = ['--max-semi-space-size=4', '--heap-growing-percent=30', '--no-concurrent-array-buffer-sweeping'];
+    expect(LEAN_HEAP_FLAGS).toEqual(all);
+    expect(leanHeapFlags([])).toEqual(all);
   });
 
   it('keeps them beside other heap or debugging flags', () => {
@@ -14,10 +15,12 @@ describe('the V8 flags the server sets for itself', () => {
   });
 
   it.each([
-    ['--max-semi-space-size=16', ['--heap-growing-percent=30']],
-    ['--max_semi_space_size=32', ['--heap-growing-percent=30']],
-    ['--heap-growing-percent=100', ['--max-semi-space-size=4']],
-    ['--heap_growing_percent=50', ['--max-semi-space-size=4']],
+    ['--max-semi-space-size=16', ['--heap-growing-percent=30', '--no-concurrent-array-buffer-sweeping']],
+    ['--max_semi_space_size=32', ['--heap-growing-percent=30', '--no-concurrent-array-buffer-sweeping']],
+    ['--heap-growing-percent=100', ['--max-semi-space-size=4', '--no-concurrent-array-buffer-sweeping']],
+    ['--heap_growing_percent=50', ['--max-semi-space-size=4', '--no-concurrent-array-buffer-sweeping']],
+    ['--concurrent-array-buffer-sweeping', ['--max-semi-space-size=4', '--heap-growing-percent=30']],
+    ['--no_concurrent_array_buffer_sweeping', ['--max-semi-space-size=4', '--heap-growing-percent=30']],
   ])('leaves a flag to a command line that says %s', (flag, left) => {
     expect(leanHeapFlags(['--enable-source-maps', flag])).toEqual(left);
   });
