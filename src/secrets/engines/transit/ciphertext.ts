@@ -69,38 +69,23 @@ function aeadCipher(type: KeyTypeName): CipherGCMTypes {
 export function encrypt(policy: KeyPolicy, version: number, plaintext: Buffer, input: CipherInput): string {
   if (!supportsEncryption(policy.type)) throw badRequest(`message encryption not supported for key type ${policy.type}`);
   const info = KEY_TYPES[policy.type];
-  if (info.family === 'rsa') return `${versionPrefix(version)}${rsaEncrypt(policy, version, plaintext).toString('base64')}`;
-  const keyBytes = info.keyBytes ?? 32;
-  const convergent = policy.convergent_encryption;
-  const material = deriveKey(policy, version, input.context, keyBytes + (convergent ? 32 : 0));
-  // The stored key itself when nothing was derived past it: a view of it would be one more object per item.
-  const key = material.length === keyBytes ? material : material.subarray(0, keyBytes);
-  const nonce = convergent
-    ? createHmac('sha256', material.subarray(keyBytes)).update(plaintext).digest().subarray(0, NONCE_BYTES)
-    : pooledRandomBytes(NONCE_BYTES);
-  const cipher = createCipheriv(aeadCipher(policy.type), key, nonce, { authTagLength: TAG_BYTES });
-  if (input.associatedData) cipher.setAAD(input.associatedData, { plaintextLength: plaintext.length });
-  return `${versionPrefix(version)}${base64Of([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()])}`;
-}
-
-/** Up to this many bytes, a ciphertext is assembled in {@link assembly} before it is encoded. */
-const ASSEMBLY_BYTES = 16 * 1024;
-/** Shared by every encryption: it holds bytes only between their copy in and their encoding out. */
-const assembly = Buffer.allocUnsafe(ASSEMBLY_BYTES);
-
-/**
- * The base64 of `parts` one after the other. Assembled in one shared buffer rather than a
- * `Buffer.concat` per encryption: each new buffer is memory outside V8's heap that V8 counts
- * against the old generation's limit until the next full collection, so a batch's hundred of them
- * (with the cipher's own output) started a full collection every few dozen batches.
- */
-function base64Of(parts: readonly Buffer[]): string {
-  let length = 0;
-  for (const part of parts) length += part.length;
-  if (length > ASSEMBLY_BYTES) return Buffer.concat(parts).toString('base64');
-  let offset = 0;
-  for (const part of parts) offset += part.copy(assembly, offset);
-  return assembly.toString('base64', 0, length);
+  let sealed: Buffer;
+  if (info.family === 'rsa') {
+    sealed = rsaEncrypt(policy, version, plaintext);
+  } else {
+    const keyBytes = info.keyBytes ?? 32;
+    const convergent = policy.convergent_encryption;
+    const material = deriveKey(policy, version, input.context, keyBytes + (convergent ? 32 : 0));
+    // The stored key itself when nothing was derived past it: a view of it would be one more object per item.
+    const key = material.length === keyBytes ? material : material.subarray(0, keyBytes);
+    const nonce = convergent
+      ? createHmac('sha256', material.subarray(keyBytes)).update(plaintext).digest().subarray(0, NONCE_BYTES)
+      : pooledRandomBytes(NONCE_BYTES);
+    const cipher = createCipheriv(aeadCipher(policy.type), key, nonce, { authTagLength: TAG_BYTES });
+    if (input.associatedData) cipher.setAAD(input.associatedData, { plaintextLength: plaintext.length });
+    sealed = Buffer.concat([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]);
+  }
+  return `${versionPrefix(version)}${sealed.toString('base64')}`;
 }
 
 function rsaEncrypt(policy: KeyPolicy, version: number, plaintext: Buffer): Buffer {

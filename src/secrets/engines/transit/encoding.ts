@@ -21,25 +21,6 @@ export function decodeStdBase64(value: string): Buffer {
   return decoded;
 }
 
-/** Up to this many bytes, {@link decodeStdBase64Transient} decodes into {@link transientBytes}. */
-const TRANSIENT_BYTES = 16 * 1024;
-const transientBytes = Buffer.allocUnsafe(TRANSIENT_BYTES);
-
-/**
- * {@link decodeStdBase64}, for bytes that are used at once and never kept: for a short value they
- * are a view of one shared buffer, which the next call overwrites. A batch encryption decodes each
- * item's plaintext only to feed it to the cipher; a new buffer per item is memory outside V8's heap
- * that V8 counts against the old generation's limit until the next full collection.
- */
-export function decodeStdBase64Transient(value: string): Buffer {
-  // Base64 never decodes to more than three bytes for four characters.
-  if (value.length > (TRANSIENT_BYTES / 3) * 4) return decodeStdBase64(value);
-  const length = transientBytes.write(value, 'base64');
-  // Anything but a strict standard encoding takes the exact checks (and their errors).
-  if (!decodedWhole(value, length)) return decodeStdBase64(value);
-  return transientBytes.subarray(0, length);
-}
-
 /**
  * Whether Node decoded every character of `value` as standard base64: it skips what it cannot
  * decode (so fewer bytes come out than the length promises) and also takes the URL alphabet's

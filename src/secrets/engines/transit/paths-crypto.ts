@@ -3,7 +3,7 @@ import { badRequest } from '../../../core/errors.js';
 import type { FieldSpec, HandlerRequest, LogicalResponse, PathSpec } from '../../framework/types.js';
 import { attempt, batchItems, batchResponse, batchResults, BATCH_FIELDS, single, stringOf, type BatchItem } from './batch.js';
 import { decryptOffLoop, encrypt, encryptionVersion, type CipherInput } from './ciphertext.js';
-import { decodeStdBase64, decodeStdBase64Transient, decodeWithMessage } from './encoding.js';
+import { decodeStdBase64, decodeWithMessage } from './encoding.js';
 import { isKeyType, supportsAssociatedData } from './key-types.js';
 import { createKey, nameOf, upsertDisabled, type KeyDependencies } from './paths-keys.js';
 import { policyKey, usePolicy, type KeyPolicy } from './policy.js';
@@ -61,9 +61,7 @@ function checkNonce(item: BatchItem): void {
 }
 
 function encryptItem(policy: KeyPolicy, item: BatchItem, index: number) {
-  // A view of a shared buffer: nothing below decodes into it before the cipher has read it (the
-  // context and associated data are decoded into buffers of their own).
-  const plaintext = decodeStdBase64Transient(stringOf(item, 'plaintext'));
+  const plaintext = decodeStdBase64(stringOf(item, 'plaintext'));
   const input = cipherInput(policy, item, index);
   checkNonce(item);
   const version = encryptionVersion(policy, typeof item['key_version'] === 'number' ? item['key_version'] : 0);
