@@ -8,9 +8,10 @@ import { defaultHeapFlags, LEAN_HEAP_FLAGS, leanHeapFlags } from '../../src/core
 // Issue 31 item 6: dist/main.js bounds V8's heap growth unless its command line chose already.
 
 describe('the V8 flags the server sets for itself', () => {
-  it('bounds the young generation and the old generation growth by default', () => {
-    expect(LEAN_HEAP_FLAGS).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=30']);
-    expect(leanHeapFlags([])).toEqual(['--max-semi-space-size=4', '--heap-growing-percent=30']);
+  it('bounds the old generation growth and sweeps young buffers in the scavenge, by default', () => {
+    const all = ['--heap-growing-percent=30', '--no-concurrent-array-buffer-sweeping'];
+    expect(LEAN_HEAP_FLAGS).toEqual(all);
+    expect(leanHeapFlags([])).toEqual(all);
   });
 
   it('keeps them beside other heap or debugging flags', () => {
@@ -18,22 +19,23 @@ describe('the V8 flags the server sets for itself', () => {
   });
 
   it.each([
-    ['--max-semi-space-size=16', ['--heap-growing-percent=30']],
-    ['--max_semi_space_size=32', ['--heap-growing-percent=30']],
-    ['--heap-growing-percent=100', ['--max-semi-space-size=4']],
-    ['--heap_growing_percent=50', ['--max-semi-space-size=4']],
+    ['--heap-growing-percent=100', ['--no-concurrent-array-buffer-sweeping']],
+    ['--heap_growing_percent=50', ['--no-concurrent-array-buffer-sweeping']],
+    ['--concurrent-array-buffer-sweeping', ['--heap-growing-percent=30']],
+    ['--no_concurrent_array_buffer_sweeping', ['--heap-growing-percent=30']],
+    ['--noconcurrent-array-buffer-sweeping', ['--heap-growing-percent=30']],
   ])('leaves a flag to a command line that says %s', (flag, left) => {
     expect(leanHeapFlags(['--enable-source-maps', flag])).toEqual(left);
   });
 
   it('is not fooled by a flag that only starts the same way', () => {
-    expect(leanHeapFlags(['--max-semi-space-size-please=1', '--heap-growing'])).toEqual([...LEAN_HEAP_FLAGS]);
+    expect(leanHeapFlags(['--heap-growing-percent-please=1', '--heap-growing', '--concurrent-array-buffer'])).toEqual([...LEAN_HEAP_FLAGS]);
   });
 });
 
 describe('the same flags at their V8 defaults', () => {
   it('names each flag again with the default value V8 lists for it', () => {
-    expect(defaultHeapFlags(LEAN_HEAP_FLAGS)).toEqual(['--max-semi-space-size=0', '--heap-growing-percent=0']);
+    expect(defaultHeapFlags(LEAN_HEAP_FLAGS)).toEqual(['--heap-growing-percent=0', '--concurrent-array-buffer-sweeping']);
     expect(defaultHeapFlags(['--heap-growing-percent=30'])).toEqual(['--heap-growing-percent=0']);
     expect(defaultHeapFlags([])).toEqual([]);
     const listed = execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
