@@ -68,12 +68,10 @@ function writeCache() {
 // which the cache is written again with the functions of the request path too (a process that
 // ends before any request still leaves the first cache).
 server.exports.started.then((listening) => {
-  if (listening) setFlags(leanFlags);
-});
-if (cachedData === undefined || script.cachedDataRejected) {
-  server.exports.started.then((listening) => {
-    if (!listening) return;
+  if (!listening) return;
+  setFlags(leanFlags);
+  if (cachedData === undefined || script.cachedDataRejected) {
     setImmediate(writeCache);
     server.exports.firstAnswered.then(() => setImmediate(writeCache));
-  });
-}
+  }
+});

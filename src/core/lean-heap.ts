@@ -6,8 +6,7 @@
  * apart), but with V8's defaults its RSS does not: per-request objects that outlive two scavenges
  * are promoted into an old generation allowed to grow up to four times its live size before a
  * full collection. In the bench's soak that was a peak of 298 MB against 110 MB idle (issue 31's
- * goal: under twice the idle server's).
- *
+ * goal: under twice the idle server's). Two flags keep it lean at a small CPU cost:
  * - `--heap-growing-percent=30`: the old generation may grow by 30% over its live size before a
  *   full collection (V8's default factor is 1.1 to 4, by how fast the heap allocates).
  *   Soak of 60 s here: peak 167 MB against 111 MB idle (1.5), growth after the warm-up -0.8%.
@@ -22,7 +21,7 @@
  *
  * The young generation is not bounded: V8 sizes it when the heap is set up, so
  * `--max-semi-space-size` set at run time changes nothing (it grows to 2 x 16 MB either way; only
- * a command line's flag bounds it). It was in this list until that was measured.
+ * a command line's flag bounds it).
  * `--optimize-for-size`, used before, met the same goals (peak 1.37 times idle) but costs far more
  * CPU: it trades code speed for size. Server CPU per request, same build, alternating rounds: a
  * cubbyhole read 253 -> 160 µs, a workspace show 233 -> 133 µs, a transit encrypt 480 -> 327 µs.

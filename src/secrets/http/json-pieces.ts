@@ -128,9 +128,6 @@ export class JsonPieces {
   }
 }
 
-/** The texts whose concatenation is `JSON.stringify(value)`; see {@link JsonPieces}. */
-export const jsonPieces = (value: unknown): string[] => new JsonPieces(value).texts;
-
 /** `JSON.stringify(value)` and a newline as UTF-8, written from its pieces into one Buffer. */
 export function jsonBytes(value: unknown): Buffer {
   const { texts, ascii, byteLength } = new JsonPieces(value);

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { holdsLongList, jsonBytes, jsonPieces, LONG_LIST } from '../../../src/secrets/http/json-pieces.js';
+import { holdsLongList, jsonBytes, JsonPieces, LONG_LIST } from '../../../src/secrets/http/json-pieces.js';
 
 /** The bytes `jsonBytes` writes must be JSON.stringify's, and one newline, for every shape. */
 function expectSameBytes(value: unknown): void {
   const expected = Buffer.from(`${JSON.stringify(value)}\n`);
   expect(jsonBytes(value).equals(expected)).toBe(true);
-  expect(jsonPieces(value).join('')).toBe(JSON.stringify(value));
+  expect(new JsonPieces(value).texts.join('')).toBe(JSON.stringify(value));
 }
 
 class Point {
