@@ -8,9 +8,14 @@
  *   prepared primary-key select of a 30-column row, and a JSON:API document of about 2.2 KB built
  *   from it — the size of a workspace. Point reads are compared with this one, like with like.
  *
+ * - `POST /transit/encrypt`: a transit batch's own work with nothing around it. The same bearer
+ *   lookup, then for each `batch_input` item what the secrets API must do to answer it: decode
+ *   its base64 plaintext, AES-256-GCM with a random 12-byte nonce, and `vault:v1:` +
+ *   base64(nonce, ciphertext, tag) in the answer. A transit batch is compared with this one.
+ *
  * Run as a child process by bench/run.ts; prints `ready <port>` once listening.
  */
-import { createHash } from 'node:crypto';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
 import { BASELINE_TOKEN } from './baseline-token.js';
@@ -102,6 +107,34 @@ app.get<{ Params: { id: string } }>('/doc/:id', async (request, reply) => {
   const row = docById.get(request.params.id) as DocRow | undefined;
   if (!row) return reply.code(404).send({ errors: [{ status: '404' }] });
   return reply.type('application/vnd.api+json').send(document(row));
+});
+
+// One key for every item, as a transit key's version is read once per request.
+const transitKey = randomBytes(32);
+
+/** `vault:v1:` + base64(nonce, ciphertext, tag) of one item, its nonce cut from the request's random bytes. */
+function sealed(plaintext: Buffer, nonce: Buffer): string {
+  const cipher = createCipheriv('aes-256-gcm', transitKey, nonce);
+  return `vault:v1:${Buffer.concat([nonce, cipher.update(plaintext), cipher.final(), cipher.getAuthTag()]).toString('base64')}`;
+}
+
+// The least a batch can cost: the nonces from one call for the random source, and the answer
+// written as one string, with no object per item and no serializer walking them.
+app.post<{ Body: { batch_input?: { plaintext?: unknown }[] } }>('/transit/encrypt', async (request, reply) => {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
+  if (!match?.[1] || tokenByHash.get(sha256(match[1])) === undefined) return reply.code(403).send({ errors: ['permission denied'] });
+  const items = request.body.batch_input;
+  if (!Array.isArray(items)) return reply.code(400).send({ errors: ['missing batch_input'] });
+  const nonces = randomBytes(12 * items.length);
+  let answer = '{"data":{"batch_results":[';
+  items.forEach((item, index) => {
+    if (index > 0) answer += ',';
+    answer +=
+      typeof item.plaintext === 'string'
+        ? `{"ciphertext":"${sealed(Buffer.from(item.plaintext, 'base64'), nonces.subarray(12 * index, 12 * index + 12))}","key_version":1}`
+        : '{"error":"missing plaintext"}';
+  });
+  return reply.type('application/json').send(`${answer}]}}`);
 });
 
 await app.listen({ host: '127.0.0.1', port: 0 });

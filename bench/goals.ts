@@ -64,20 +64,6 @@ export function pairCost(label: string, pairRow: string, reference: string, max:
 }
 
 /**
- * What one of the `items` items of a batch request `row` costs, in requests of `reference`: the
- * batch's cost shared out over its items. A batch pays the per-request work (HTTP, token, policy,
- * routing) once, so an item should cost a small part of a request that does the same work alone.
- */
-export function perItemCost(label: string, row: string, items: number, reference: string, max: number): Goal {
-  return {
-    label,
-    target: `<= ${max}x`,
-    figure: ({ rps }) => quotient(rps.get(reference), (rps.get(row) ?? 0) * items),
-    met: (figure) => figure <= max,
-  };
-}
-
-/**
  * Milliseconds one iteration of `row` takes (requests run one at a time on the server's one
  * thread): one request, or a pair of a paired row (`requestsPerIteration` 2).
  */

