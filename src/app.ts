@@ -154,7 +154,10 @@ export async function buildApp(config: Config, options: BuildOptions = {}): Prom
   });
   answerHeadThroughGet(fastify);
   // The port is known once the server listens (UNDERSTUDY_PORT=0 picks one); before, the configured one.
-  const listeningPort = () => (fastify.server.address() as { port: number } | null)?.port ?? config.port;
+  // Kept once known: it never changes while the server listens, and asking the socket is a system
+  // call per workload identity token (the issuer is in every one).
+  let boundPort: number | undefined;
+  const listeningPort = () => (boundPort ??= (fastify.server.address() as { port: number } | null)?.port) ?? config.port;
   const runtime: Runtime = {
     config,
     store,

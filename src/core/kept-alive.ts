@@ -16,7 +16,11 @@ export class KeptAliveAgents {
   private https: HttpsAgent | undefined;
 
   for(url: URL): HttpAgent {
-    return url.protocol === 'https:' ? (this.https ??= new HttpsAgent({ keepAlive: true, maxFreeSockets: FREE_SOCKETS })) : this.http;
+    return this.forProtocol(url.protocol === 'https:');
+  }
+
+  forProtocol(https: boolean): HttpAgent {
+    return https ? (this.https ??= new HttpsAgent({ keepAlive: true, maxFreeSockets: FREE_SOCKETS })) : this.http;
   }
 
   /** Closes the idle connections (shutdown). */

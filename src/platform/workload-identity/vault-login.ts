@@ -3,8 +3,9 @@
  * and the secrets API talk as strangers (its own `/v1` is reached through the network, exactly as
  * a real server at `TFC_VAULT_ADDR` would be).
  */
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { request as httpRequest, type RequestOptions } from 'node:http';
+import { request as httpsRequest, type RequestOptions as HttpsRequestOptions } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { lostToStaleConnection, type KeptAliveAgents } from '../../core/kept-alive.js';
 import type { VaultLogin } from './settings.js';
 
@@ -19,60 +20,90 @@ interface Answer {
 
 export class LoginFailed extends Error {}
 
+/** Where a request goes, as `http.request` takes it: parsed once per URL, not once per request. */
+interface RequestTarget {
+  options: ReturnType<typeof urlToHttpOptions>;
+  https: boolean;
+}
+
+/** Few distinct URLs exist (each login address gives two); the bound only guards against churn. */
+const TARGETS_KEPT = 256;
+const targets = new Map<string, RequestTarget>();
+
+function targetOf(href: string): RequestTarget {
+  let target = targets.get(href);
+  if (target === undefined) {
+    const url = new URL(href);
+    target = { options: urlToHttpOptions(url), https: url.protocol === 'https:' };
+    if (targets.size >= TARGETS_KEPT) targets.clear();
+    targets.set(href, target);
+  }
+  return target;
+}
+
+/** What Node's own `signal` option destroys an aborted request with (its AbortError's text and code). */
+function abortError(signal: AbortSignal): Error {
+  return Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
+}
+
 /** One request on a kept-alive connection; sent once more on a fresh one when the pooled connection had gone stale. */
 function call(
   agents: KeptAliveAgents,
   login: Pick<VaultLogin, 'address' | 'namespace' | 'caCert'>,
   method: string,
   path: string,
-  headers: Record<string, string>,
+  token: string | undefined,
   body: unknown,
   signal?: AbortSignal,
   retried = false,
 ): Promise<Answer> {
-  const url = new URL(`${login.address}/v1/${path}`);
+  const target = targetOf(`${login.address}/v1/${path}`);
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+  // Built in place, in the order the headers go out: spreading optional parts into a literal cost
+  // more than the rest of the header work.
+  const headers: Record<string, string | number> = { accept: 'application/json' };
+  if (payload !== undefined) {
+    headers['content-type'] = 'application/json';
+    headers['content-length'] = Buffer.byteLength(payload);
+  }
+  if (login.namespace) headers['X-Vault-Namespace'] = login.namespace;
+  if (token !== undefined) headers['X-Vault-Token'] = token;
   return new Promise((resolve, reject) => {
-    const req = send(
-      url,
-      {
-        method,
-        agent: agents.for(url),
-        headers: {
-          accept: 'application/json',
-          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }),
-          ...(login.namespace ? { 'X-Vault-Namespace': login.namespace } : {}),
-          ...headers,
-        },
-        timeout: TIMEOUT_MS,
-        ...(signal ? { signal } : {}),
-        ...(url.protocol === 'https:' && login.caCert ? { ca: login.caCert } : {}),
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        let size = 0;
-        response.on('data', (chunk: Buffer) => {
-          size += chunk.length;
-          if (size > MAX_BODY) return void req.destroy(new Error('the answer is too large'));
-          chunks.push(chunk);
-        });
-        response.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          let parsed: unknown = text;
-          try {
-            parsed = text === '' ? null : JSON.parse(text);
-          } catch {
-            // Not JSON (a proxy's page): kept as text for the error line.
-          }
-          resolve({ status: response.statusCode ?? 0, body: parsed });
-        });
-        response.on('error', reject);
-      },
-    );
+    const options: RequestOptions = { ...target.options, method, agent: agents.forProtocol(target.https), headers, timeout: TIMEOUT_MS };
+    if (target.https && login.caCert) (options as HttpsRequestOptions).ca = login.caCert;
+    const req = (target.https ? httpsRequest : httpRequest)(options, (response) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > MAX_BODY) return void req.destroy(new Error('the answer is too large'));
+        chunks.push(chunk);
+      });
+      response.on('end', () => {
+        const text = (chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)).toString('utf8');
+        let parsed: unknown = text;
+        try {
+          parsed = text === '' ? null : JSON.parse(text);
+        } catch {
+          // Not JSON (a proxy's page): kept as text for the error line.
+        }
+        resolve({ status: response.statusCode ?? 0, body: parsed });
+      });
+      response.on('error', reject);
+    });
+    if (signal) {
+      // A listener of our own rather than the `signal` option, whose stream plumbing (an
+      // end-of-stream watcher per request) cost more than the request's headers.
+      const abort = () => req.destroy(abortError(signal));
+      if (signal.aborted) abort();
+      else {
+        signal.addEventListener('abort', abort, { once: true });
+        req.once('close', () => signal.removeEventListener('abort', abort));
+      }
+    }
     req.on('timeout', () => req.destroy(new Error(`no answer within ${TIMEOUT_MS / 1000}s`)));
     req.on('error', (error) => {
-      if (!retried && lostToStaleConnection(req, error)) resolve(call(agents, login, method, path, headers, body, signal, true));
+      if (!retried && lostToStaleConnection(req, error)) resolve(call(agents, login, method, path, token, body, signal, true));
       else reject(error);
     });
     req.end(payload);
@@ -97,7 +128,7 @@ export async function loginWithJwt(agents: KeptAliveAgents, login: VaultLogin, j
   const where = `${login.address}/v1/auth/${login.authPath}/login`;
   let answer: Answer;
   try {
-    answer = await call(agents, login, 'POST', `auth/${login.authPath}/login`, {}, { role: login.role, jwt }, signal);
+    answer = await call(agents, login, 'POST', `auth/${login.authPath}/login`, undefined, { role: login.role, jwt }, signal);
   } catch (error) {
     throw new LoginFailed(`could not reach ${where}: ${(error as Error).message}`);
   }
@@ -108,7 +139,7 @@ export async function loginWithJwt(agents: KeptAliveAgents, login: VaultLogin, j
     token,
     revoke: async () => {
       try {
-        const revoked = await call(agents, login, 'POST', 'auth/token/revoke-self', { 'X-Vault-Token': token }, undefined);
+        const revoked = await call(agents, login, 'POST', 'auth/token/revoke-self', token, undefined);
         return revoked.status === 204 || revoked.status === 200
           ? null
           : `revoking the token failed (${revoked.status}): ${errorText(revoked)}`;

@@ -11,6 +11,11 @@ export interface OidcProvider {
 interface Cached {
   /** The stored configuration the key set was built from; any other one builds a new set. */
   fingerprint: string;
+  /**
+   * The configuration object last matched: logins read it shared and frozen (`getShared`), the
+   * same object while the stored entry is unchanged, so the same object needs no fingerprint.
+   */
+  config: JwtConfig;
   keySet: KeySet;
 }
 
@@ -25,11 +30,15 @@ export class Validators {
   private readonly providers = new Map<string, { fingerprint: string; provider: OidcProvider }>();
 
   async keySet(mountUuid: string, config: JwtConfig): Promise<KeySet> {
-    const fingerprint = JSON.stringify(config);
     const cached = this.byMount.get(mountUuid);
-    if (cached?.fingerprint === fingerprint) return cached.keySet;
+    if (cached?.config === config) return cached.keySet;
+    const fingerprint = JSON.stringify(config);
+    if (cached?.fingerprint === fingerprint) {
+      cached.config = config;
+      return cached.keySet;
+    }
     const keySet = await build(config);
-    this.byMount.set(mountUuid, { fingerprint, keySet });
+    this.byMount.set(mountUuid, { fingerprint, config, keySet });
     return keySet;
   }
 
