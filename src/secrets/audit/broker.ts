@@ -19,6 +19,7 @@ import {
 } from './entries.js';
 import { FileSink, openErrorText } from './file-sink.js';
 import { hashedJson, identifiedHmac, rawExceptTokens, rememberedHmac, rememberedJson } from './hash.js';
+import { RecordTimes } from './record-times.js';
 import { checkDeviceMode, checkNotStoreFile } from './target-check.js';
 
 /** An enabled device ready to write: its settings, its open file and its hashers. */
@@ -31,27 +32,6 @@ interface ActiveDevice {
   callerAuth: (token: TokenEntry | null) => string;
   /** The `request` member of this device's records, its members after the id remembered while they are unchanged. */
   requestMember: (facts: RequestFacts, mount: string) => string;
-}
-
-/**
- * Record times as JSON text, one text per millisecond of the clock: the two records of a request,
- * and requests close together, share it. One per broker, so per server: servers in one process
- * may run different clocks.
- */
-class RecordTimes {
-  private ms = Number.NaN;
-  private text = '';
-
-  constructor(private readonly clock: Clock) {}
-
-  now(): string {
-    const ms = this.clock.nowMs();
-    if (this.ms !== ms) {
-      this.ms = ms;
-      this.text = `"${new Date(ms).toISOString()}"`;
-    }
-    return this.text;
-  }
 }
 
 /**
