@@ -18,7 +18,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { DOC_BASELINE, KV_BASELINE, START_BARE, START_NODE, START_NPM } from './goals.js';
-import { killAll, measureStartup, ROOT, startBaseline, startUnderstudy, type StartCommand } from './processes.js';
+import { killAll, measureStartup, ROOT, START_NOISE, startBaseline, startUnderstudy, type StartCommand } from './processes.js';
 import { BASELINE_TOKEN } from './baseline-token.js';
 import { evaluateGoals, failedRow, printGoals, printTable, row, type Row, type Yardsticks } from './report.js';
 import { alternate, median, preflight, quotients, spread, type RoundSettings, type Side } from './rounds.js';
@@ -117,6 +117,8 @@ function printMachine(): { cpu: string; cores: number; loadAverage: number[] } {
   const cpu = cpus()[0]?.model ?? 'unknown';
   const machine = { cpu, cores: cpus().length, loadAverage: loadavg().map((load) => Math.round(load * 100) / 100) };
   console.log(`machine: ${machine.cpu}, ${machine.cores} core(s), load average ${machine.loadAverage.join(' ')}, node ${process.version}`);
+  const noise = START_NOISE.filter((name) => process.env[name] !== undefined);
+  if (noise.length > 0) console.log(`timed start-ups run without ${noise.join(', ')} (set here; see bench/processes.ts)`);
   return machine;
 }
 
