@@ -36,6 +36,21 @@ describe('ControllableClock', () => {
     );
   });
 
+  it('formats every millisecond of a second it formatted before as toISOString does, and only those', () => {
+    const start = Date.UTC(2026, 10, 29, 4, 59, 59, 0);
+    const instants = [start + 5, start + 6, start + 42, start + 999, start + 1000, start + 1001, start - 1, start + 0, start + 100];
+    const extremes = [-1, -999, -1000, 0, 8.64e15 - 1, 8.64e15, -8.64e15, -8.64e15 + 1];
+    extremes.push(Date.UTC(-5, 0, 1, 0, 0, 0, 3), Date.UTC(12000, 0, 1, 0, 0, 0, 30));
+    for (const value of [...instants, ...extremes, ...instants.map((ms) => new Date(ms))]) {
+      expect(isoTimestamp(value)).toBe((typeof value === 'number' ? new Date(value) : value).toISOString());
+    }
+    // A fraction is truncated as a Date truncates it, and past the range still throws.
+    isoTimestamp(start + 7);
+    expect(isoTimestamp(start + 7.9)).toBe(new Date(start + 7.9).toISOString());
+    isoTimestamp(8.64e15);
+    expect(() => isoTimestamp(8.64e15 + 1)).toThrow(RangeError);
+  });
+
   it('still refuses an invalid date, even right after formatting a valid one', () => {
     isoTimestamp(Date.UTC(2025, 0, 1));
     expect(() => isoTimestamp(new Date(Number.NaN))).toThrow(RangeError);

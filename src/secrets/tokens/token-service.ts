@@ -118,6 +118,17 @@ export function isWrappingEntry(token: TokenEntry): boolean {
   return ownsNothing(token) && token.displayName === '';
 }
 
+/**
+ * Every wrapping token's policy list, one frozen array: the ACL kept by a token's (frozen) policy
+ * list (`Authorizer.aclFor`) then serves every unwrap, where each token's own new list was a miss
+ * and a new WeakMap entry per unwrap. Entries' lists are never changed in place (kept rows are
+ * frozen too); the type is the row's.
+ */
+const WRAPPING_POLICIES = Object.freeze([RESPONSE_WRAPPING_POLICY]) as string[];
+
+/** Marks of rowless entries kept at most (`TokenService.rowless`): one per request under way is the most there can be. */
+const ROWLESS_LIMIT = 1024;
+
 export interface TokenDependencies {
   db: DbOrTx;
   clock: Clock;
@@ -145,9 +156,12 @@ export class TokenService {
 
   /**
    * Entries `consumeUse` handed out after deleting their row at their last use (wrapping tokens):
-   * the revocation that follows the request empties their cubbyhole and deletes no row again.
+   * the revocation that follows the request empties their cubbyhole and deletes no row again. A
+   * mark is only a saving (a second delete of the row is a no-op), so a plain set does: the
+   * revocation takes the mark out, and should one ever be left behind the set is emptied past
+   * `ROWLESS_LIMIT` (a WeakSet's add cost about a microsecond a use).
    */
-  private readonly rowless = new WeakSet<TokenEntry>();
+  private readonly rowless = new Set<TokenEntry>();
   /** The cubbyhole mounts' storages for the list of their uuids the mount table last gave (`cubbyholeStorages`). */
   private cubbyholes: { uuids: readonly string[]; storages: readonly MountStorage[] } | undefined;
 
@@ -282,7 +296,7 @@ export class TokenService {
       secret,
       accessor: base62(24),
       parentId: null,
-      policies: [RESPONSE_WRAPPING_POLICY],
+      policies: WRAPPING_POLICIES,
       displayName: '',
       meta: null,
       path,
@@ -381,6 +395,7 @@ export class TokenService {
       // Its revocation is its row and its cubbyhole (`revokeTree`): the row goes now, which refuses
       // the token to every later lookup as the used-up mark would, and spares that update.
       this.store.delete([token.id]);
+      if (this.rowless.size >= ROWLESS_LIMIT) this.rowless.clear();
       this.rowless.add(consumed);
     } else {
       this.store.setUses(token.id, left === 0 ? USES_EXHAUSTED : left);
@@ -392,7 +407,8 @@ export class TokenService {
   async revokeTree(token: TokenEntry): Promise<void> {
     if (ownsNothing(token)) {
       // Nothing can hang under it (see `ownsNothing`): its row and its cubbyhole are all there is.
-      if (!this.rowless.has(token)) this.store.delete([token.id]);
+      // Taking the mark out tells whether the row is gone already.
+      if (!this.rowless.delete(token)) this.store.delete([token.id]);
       this.destroyCubbyholes([token.accessor]);
       return;
     }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { isoTimestamp } from '../../core/clock.js';
 import { ApiError } from '../../core/errors.js';
 import type { SecretsContext } from '../context.js';
 import type { LogicalResponse, RawBody, WrapInfo } from '../framework/types.js';
@@ -126,7 +127,7 @@ export class ResponseWrapper {
     const stored = response.rewrap?.storedResponse ?? serialiseAnswer(response);
     const now = clock.now();
     const token = tokens.wrappingEntry(ttl, requestPath, now);
-    const record: WrapRecord = { creation_ttl: ttl, creation_time: now.toISOString(), creation_path: creationPath };
+    const record: WrapRecord = { creation_ttl: ttl, creation_time: isoTimestamp(now), creation_path: creationPath };
     const cubbyhole = this.cubbyhole();
     // Sealed before the transaction begins (MountStorage.sealedPut says why).
     const sealed = cubbyhole.seal({ [RESPONSE_KEY]: stored });

@@ -135,6 +135,24 @@ describe('wrapping tokens in the store', () => {
     });
   });
 
+  it('empties every cubbyhole mount of the token at its unwrap, a rewrap record too', async () => {
+    expect(await v1(server, 'POST', 'sys/mounts/cubby-two', { body: { type: 'cubbyhole' } })).toMatchObject({ status: 204 });
+    const { uuid } = sqlite().prepare("SELECT uuid FROM mounts WHERE path = 'cubby-two/'").get() as { uuid: string };
+    const other = new MountStorage(server.app.runtime.store.db, uuid);
+    for (const named of [false, true]) {
+      const info = await wrap({ n: 3 });
+      other.put(`${info.accessor}/elsewhere`, { kept: 'here' });
+      cubbyhole().put(`${info.accessor}/wrapinfo`, { creation_ttl: 300, creation_time: info.creation_time, creation_path: 'a/b' });
+      const unwrapped = named
+        ? await v1(server, 'POST', 'sys/wrapping/unwrap', { body: { token: info.token } })
+        : await v1(server, 'POST', 'sys/wrapping/unwrap', { token: info.token });
+      expect(unwrapped.body.data, `named ${named}`).toEqual({ n: 3 });
+      expect(entriesOf(info.accessor)).toEqual([]);
+      expect(rowOf(info.accessor)).toBeUndefined();
+    }
+    expect(await v1(server, 'DELETE', 'sys/mounts/cubby-two')).toMatchObject({ status: 204 });
+  });
+
   it('leaves nothing when the unwrap fails: its one use is taken and the token revoked all the same', async () => {
     for (const named of [false, true]) {
       const info = await wrap({ n: 7 });
