@@ -74,6 +74,7 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
       request.body,
       watched.carriesJson && isJsonText(request.headers['content-type'], request.body),
       Number(request.headers['content-length']) || 0,
+      journal.arena,
     );
     journal.add(watched);
   };

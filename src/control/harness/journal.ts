@@ -1,3 +1,4 @@
+import { BodyArena, BODY_CHUNK_BYTES } from './body-arena.js';
 import { invalid } from './errors.js';
 import { globMatches } from './glob.js';
 
@@ -28,6 +29,8 @@ export interface JournalRecord {
   keptBytes: number;
   /** Lets go of the bodies the entry holds (the byte budget dropped them; `bodies` no longer reads them). */
   releaseBodies?(): void;
+  /** The body arena's sequence number of this entry's last body, when it put any there (see body-arena.ts). */
+  bodySequence?: number;
   fault: FaultMark | null;
 }
 
@@ -153,12 +156,15 @@ export class Journal {
   /** Body bytes the ring holds, and the oldest id whose bodies may still count in them. */
   private keptBytes = 0;
   private oldestKept = 1;
+  /** Where entries keep body text, outside the JS heap; room for the budget's bytes and as many again to spare. */
+  readonly arena: BodyArena;
 
   constructor(
     readonly size: number,
     private readonly bodyBudget = JOURNAL_BODY_BUDGET,
   ) {
     this.ring = new Array<JournalRecord | undefined>(size);
+    this.arena = new BodyArena(Math.ceil((2 * bodyBudget) / BODY_CHUNK_BYTES));
   }
 
   /** The body bytes the ring holds now (for tests and the soak). */
@@ -173,7 +179,13 @@ export class Journal {
 
   add(record: JournalRecord): void {
     const slot = record.id % this.size;
-    this.keptBytes += record.keptBytes - (this.ring[slot]?.keptBytes ?? 0);
+    const overwritten = this.ring[slot];
+    if (overwritten !== undefined) {
+      this.keptBytes -= overwritten.keptBytes;
+      // Its bytes stay readable until newer bodies need the room (a reader may still hold the entry).
+      if (overwritten.bodySequence !== undefined) this.arena.release(overwritten.bodySequence);
+    }
+    this.keptBytes += record.keptBytes;
     this.ring[slot] = record;
     this.keepWithinBudget(record.id);
     // Most requests have no stream open to hear of them.
@@ -193,6 +205,7 @@ export class Journal {
         record.keptBytes = 0;
         record.bodies = droppedBodies;
         record.releaseBodies?.();
+        if (record.bodySequence !== undefined) this.arena.release(record.bodySequence);
       }
       this.oldestKept++;
     }
@@ -217,6 +230,7 @@ export class Journal {
     const removed = this.find({}).length;
     this.ring.fill(undefined);
     this.keptBytes = 0;
+    this.arena.releaseAll();
     return removed;
   }
 

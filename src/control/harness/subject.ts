@@ -40,6 +40,13 @@ export class Subjects {
   /** After a reset or a restore the tokens may be others: the store generation starts a new map. */
   private readonly remembered: StoreDerived<Map<string, string>>;
 
+  /**
+   * The last caller found, by the token as presented: a client sends the same token request after
+   * request, and comparing it costs less than hashing it, building the key and looking it up. Only
+   * good for the map it was found in (the store's content may have been replaced since).
+   */
+  private last: { known: Map<string, string>; token: string; secrets: boolean; subject: string } | null = null;
+
   constructor(private readonly db: Db) {
     this.remembered = new StoreDerived(sqliteOf(db), () => new Map<string, string>());
   }
@@ -48,12 +55,14 @@ export class Subjects {
     const token = clientToken(request);
     if (token === undefined) return null;
     const secrets = path === '/v1' || path.startsWith('/v1/');
+    const known = this.remembered.get();
+    const last = this.last;
+    if (last !== null && last.known === known && last.secrets === secrets && last.token === token) return last.subject;
     // A secrets token's hash is the token store's, which it already remembers for the request's own
     // lookup; a platform token's is remembered here the same way (in memory only), so a journaled
     // request does not hash its token a second time.
     const hash = secrets ? presentedKey(token) : platformTokenHash(token);
     const key = secrets ? `s${hash}` : `p${hash}`;
-    const known = this.remembered.get();
     let subject: string | null | undefined = known.get(key);
     if (subject === undefined) {
       // A token the token store keeps (a wrapping token just made, presented once to unwrap it)
@@ -67,6 +76,7 @@ export class Subjects {
         known.set(key, subject);
       }
     }
+    if (subject !== null) this.last = { known, token, secrets, subject };
     return subject;
   }
 }

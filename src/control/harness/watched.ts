@@ -1,6 +1,10 @@
 import { redactUrl } from '../../core/redact.js';
-import { captureBody, heldBytes, secretBody, shownBody } from './capture.js';
-import type { FaultMark, JournalRecord } from './journal.js';
+import type { BodyArena, BodyChunk } from './body-arena.js';
+import { captureBody, heldBytes, journalBody, secretBody, shownBody } from './capture.js';
+import { DROPPED_BODY, type FaultMark, type JournalRecord } from './journal.js';
+
+/** Stands for a body copied into the journal's arena (see body-arena.ts). */
+const IN_ARENA = Symbol('in the body arena');
 
 const isSecrets = (path: string) => path === '/v1' || path.startsWith('/v1/');
 
@@ -28,6 +32,18 @@ export class WatchedRequest implements JournalRecord {
   responseJson = false;
   private requestBody: unknown = null;
   private requestJson = false;
+  /** Where the bodies copied into the arena lie (see `BodyArena.written`); chunk null for a body kept otherwise. */
+  private requestChunk: BodyChunk | null = null;
+  private requestGeneration = 0;
+  private requestOffset = 0;
+  private requestLength = 0;
+  private responseChunk: BodyChunk | null = null;
+  private responseGeneration = 0;
+  private responseOffset = 0;
+  private responseLength = 0;
+  private arena: BodyArena | null = null;
+  /** The arena's sequence number of this entry's last body: the journal releases up to it when the entry leaves. */
+  bodySequence?: number;
   private redactedPath: string | undefined;
   private redactedQuery = '';
   private redactedBodies: { request: unknown; response: unknown } | undefined;
@@ -67,24 +83,67 @@ export class WatchedRequest implements JournalRecord {
     return !this.rawPath.startsWith('/_archivist/');
   }
 
-  /** Keeps the request body (parsed by now) by reference; `wireBytes` is its `Content-Length`. */
-  captureRequest(body: unknown, json: boolean, wireBytes: number): void {
+  /**
+   * Keeps the request body (parsed by now) by reference, or its text in `arena`, as the response
+   * body; `wireBytes` is its `Content-Length`.
+   */
+  captureRequest(body: unknown, json: boolean, wireBytes: number, arena: BodyArena): void {
     if (this.secretBodies) {
       this.requestBody = this.responseBody = secretBody();
       return;
     }
+    this.arena = arena;
     this.requestJson = json;
     this.requestBody = captureBody(body, json, this.rules);
+    this.keptBytes = heldBytes(this.requestBody, wireBytes);
+    if (this.isText(this.requestBody)) {
+      if (arena.write(this.requestBody)) {
+        const place = arena.written;
+        this.requestBody = IN_ARENA;
+        this.requestChunk = place.chunk;
+        this.requestGeneration = place.generation;
+        this.requestOffset = place.offset;
+        this.requestLength = place.length;
+        this.bodySequence = place.sequence;
+      }
+    }
     this.responseBody = captureBody(this.responseBody, this.responseJson, this.rules);
-    this.keptBytes = heldBytes(this.requestBody, wireBytes) + heldBytes(this.responseBody, 0);
+    this.keptBytes += heldBytes(this.responseBody, 0);
+    if (this.isText(this.responseBody)) {
+      if (arena.write(this.responseBody)) {
+        const place = arena.written;
+        this.responseBody = IN_ARENA;
+        this.responseChunk = place.chunk;
+        this.responseGeneration = place.generation;
+        this.responseOffset = place.offset;
+        this.responseLength = place.length;
+        this.bodySequence = place.sequence;
+      }
+    }
+  }
+
+  private isText(kept: unknown): kept is string | Buffer {
+    return typeof kept === 'string' || Buffer.isBuffer(kept);
   }
 
   bodies(): { request: unknown; response: unknown } {
     this.redactedBodies ??= {
-      request: shownBody(this.requestBody, this.requestJson, this.rules),
-      response: shownBody(this.responseBody, this.responseJson, this.rules),
+      request:
+        this.requestBody === IN_ARENA
+          ? this.fromArena(this.requestChunk, this.requestGeneration, this.requestOffset, this.requestLength, this.requestJson)
+          : shownBody(this.requestBody, this.requestJson, this.rules),
+      response:
+        this.responseBody === IN_ARENA
+          ? this.fromArena(this.responseChunk, this.responseGeneration, this.responseOffset, this.responseLength, this.responseJson)
+          : shownBody(this.responseBody, this.responseJson, this.rules),
     };
     return this.redactedBodies;
+  }
+
+  /** A body copied into the arena, as the entry shows it; one overwritten since (the arena outgrew its bound) shows as dropped. */
+  private fromArena(chunk: BodyChunk | null, generation: number, offset: number, length: number, json: boolean): unknown {
+    const text = chunk === null || this.arena === null ? null : this.arena.read(chunk, generation, offset, length);
+    return text === null ? DROPPED_BODY : journalBody(text, this.rules, json);
   }
 
   releaseBodies(): void {
