@@ -84,8 +84,10 @@ export class WatchedRequest implements JournalRecord {
   }
 
   /**
-   * Keeps the request body (parsed by now) by reference, or its text in `arena`, as the response
-   * body; `wireBytes` is its `Content-Length`.
+   * Keeps the request body (parsed by now) and the response body: text is copied into `arena`,
+   * anything else kept by reference; `wireBytes` is the request's `Content-Length`. The two
+   * bodies' places are flat fields, not an object each: an entry lives until the ring overwrites
+   * it, and every object it holds is promoted and marked with it.
    */
   captureRequest(body: unknown, json: boolean, wireBytes: number, arena: BodyArena): void {
     if (this.secretBodies) {
@@ -96,29 +98,25 @@ export class WatchedRequest implements JournalRecord {
     this.requestJson = json;
     this.requestBody = captureBody(body, json, this.rules);
     this.keptBytes = heldBytes(this.requestBody, wireBytes);
-    if (this.isText(this.requestBody)) {
-      if (arena.write(this.requestBody)) {
-        const place = arena.written;
-        this.requestBody = IN_ARENA;
-        this.requestChunk = place.chunk;
-        this.requestGeneration = place.generation;
-        this.requestOffset = place.offset;
-        this.requestLength = place.length;
-        this.bodySequence = place.sequence;
-      }
+    if (this.isText(this.requestBody) && arena.write(this.requestBody)) {
+      const place = arena.written;
+      this.requestBody = IN_ARENA;
+      this.requestChunk = place.chunk;
+      this.requestGeneration = place.generation;
+      this.requestOffset = place.offset;
+      this.requestLength = place.length;
+      this.bodySequence = place.sequence;
     }
     this.responseBody = captureBody(this.responseBody, this.responseJson, this.rules);
     this.keptBytes += heldBytes(this.responseBody, 0);
-    if (this.isText(this.responseBody)) {
-      if (arena.write(this.responseBody)) {
-        const place = arena.written;
-        this.responseBody = IN_ARENA;
-        this.responseChunk = place.chunk;
-        this.responseGeneration = place.generation;
-        this.responseOffset = place.offset;
-        this.responseLength = place.length;
-        this.bodySequence = place.sequence;
-      }
+    if (this.isText(this.responseBody) && arena.write(this.responseBody)) {
+      const place = arena.written;
+      this.responseBody = IN_ARENA;
+      this.responseChunk = place.chunk;
+      this.responseGeneration = place.generation;
+      this.responseOffset = place.offset;
+      this.responseLength = place.length;
+      this.bodySequence = place.sequence;
     }
   }
 
