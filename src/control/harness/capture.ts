@@ -34,9 +34,20 @@ export function journalBody(body: unknown, rules: BodyRules, json: boolean): unk
   return redactBody(body, rules);
 }
 
+const JSON_TYPE = /[/+]json\b/i;
+/** The last content type asked about, and its answer: a server sends a few types, mostly the same one in a row. */
+let lastType = '';
+let lastTypeJson = false;
+
 /** Whether text with this content type (or none, for a request body that starts like JSON) is JSON. */
 export function isJsonText(contentType: unknown, body: unknown): boolean {
-  if (typeof contentType === 'string') return /[/+]json\b/i.test(contentType);
+  if (typeof contentType === 'string') {
+    if (contentType !== lastType) {
+      lastType = contentType;
+      lastTypeJson = JSON_TYPE.test(contentType);
+    }
+    return lastTypeJson;
+  }
   if (typeof body !== 'string') return false;
   const first = body.trimStart()[0];
   return first === '{' || first === '[';
@@ -66,8 +77,12 @@ export function captureBody(body: unknown, json: boolean, rules: BodyRules): unk
   return isStream(body) ? new Shown(journalBody(body, rules, json)) : body;
 }
 
-/** What a body of a route that carries secrets is captured as: a marker, never the body. */
-export const secretBody = (): unknown => new Shown(SECRET_BODY);
+/** What a body of a route that carries secrets is captured as: a marker, never the body (one for all: entries keep it). */
+const SECRET = new Shown(SECRET_BODY);
+export const secretBody = (): unknown => SECRET;
+
+/** What an entry shows for a body the byte budget dropped: its metadata stays, its bodies go. */
+export const DROPPED_BODY = '[dropped: journal body budget]';
 
 /** A captured body (see {@link captureBody}) as its entry shows it, redacted. */
 export function shownBody(kept: unknown, json: boolean, rules: BodyRules): unknown {

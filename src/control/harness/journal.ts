@@ -1,6 +1,9 @@
 import { BodyArena, BODY_CHUNK_BYTES } from './body-arena.js';
+import { DROPPED_BODY } from './capture.js';
+import { EntryColumns } from './entry-columns.js';
 import { invalid } from './errors.js';
 import { globMatches } from './glob.js';
+import { WatchedRequest } from './watched.js';
 
 /** What a fault rule did to a request, as the journal marks it. */
 export interface FaultMark {
@@ -136,10 +139,17 @@ export function journalEntry(record: JournalRecord): Record<string, unknown> {
 
 type Listener = (record: JournalRecord) => void;
 
-/** What an entry shows for a body the byte budget dropped: its metadata stays, its bodies go. */
-export const DROPPED_BODY = '[dropped: journal body budget]';
+/** Defined with the bodies (capture.ts), which watched.ts reads without importing the journal; readers find it here. */
+export { DROPPED_BODY };
 const DROPPED = { request: DROPPED_BODY, response: DROPPED_BODY };
 const droppedBodies = () => DROPPED;
+
+/** An entry's bodies go (the byte budget dropped them); its metadata stays. */
+function dropBodies(record: JournalRecord): void {
+  record.keptBytes = 0;
+  record.bodies = droppedBodies;
+  record.releaseBodies?.();
+}
 
 /** The most body bytes the journal holds at once (a ring of 10,000 small JSON bodies fits well within it). */
 export const JOURNAL_BODY_BUDGET = 64 * 1024 * 1024;
@@ -148,9 +158,19 @@ export const JOURNAL_BODY_BUDGET = 64 * 1024 * 1024;
  * The request journal: a ring of the last `size` requests, oldest overwritten first, and the
  * listeners of the live stream. Ids grow by one per request and are never reused, so `since=<id>`
  * resumes where a reader left off.
+ *
+ * A watched request is kept as columns (see entry-columns.ts) until someone reads it; any other
+ * record, and an entry once read, is kept as the object itself.
  */
 export class Journal {
-  private readonly ring: (JournalRecord | undefined)[];
+  /** Each slot's entry id (0: empty), body bytes, and the arena sequence number of its last body (0: none). */
+  private readonly ids: Float64Array;
+  private readonly heldBytes: Float64Array;
+  private readonly bodySequences: Float64Array;
+  /** Whether the byte budget dropped a columnar entry's bodies. */
+  private readonly dropped: Uint8Array;
+  private readonly objects: (JournalRecord | undefined)[];
+  private readonly columns: EntryColumns;
   private nextId = 1;
   private readonly listeners = new Set<Listener>();
   /** Body bytes the ring holds, and the oldest id whose bodies may still count in them. */
@@ -163,7 +183,12 @@ export class Journal {
     readonly size: number,
     private readonly bodyBudget = JOURNAL_BODY_BUDGET,
   ) {
-    this.ring = new Array<JournalRecord | undefined>(size);
+    this.ids = new Float64Array(size);
+    this.heldBytes = new Float64Array(size);
+    this.bodySequences = new Float64Array(size);
+    this.dropped = new Uint8Array(size);
+    this.objects = new Array<JournalRecord | undefined>(size).fill(undefined);
+    this.columns = new EntryColumns(size);
     this.arena = new BodyArena(Math.ceil((2 * bodyBudget) / BODY_CHUNK_BYTES));
   }
 
@@ -179,14 +204,20 @@ export class Journal {
 
   add(record: JournalRecord): void {
     const slot = record.id % this.size;
-    const overwritten = this.ring[slot];
-    if (overwritten !== undefined) {
-      this.keptBytes -= overwritten.keptBytes;
+    if (this.ids[slot] !== 0) {
+      this.keptBytes -= this.heldBytes[slot] as number;
       // Its bytes stay readable until newer bodies need the room (a reader may still hold the entry).
-      if (overwritten.bodySequence !== undefined) this.arena.release(overwritten.bodySequence);
+      if (this.bodySequences[slot] !== 0) this.arena.release(this.bodySequences[slot] as number);
     }
+    this.ids[slot] = record.id;
+    this.heldBytes[slot] = record.keptBytes;
+    this.bodySequences[slot] = record.bodySequence ?? 0;
     this.keptBytes += record.keptBytes;
-    this.ring[slot] = record;
+    if (record instanceof WatchedRequest) {
+      record.keepIn(this.columns, slot);
+      this.dropped[slot] = 0;
+      this.objects[slot] = undefined;
+    } else this.objects[slot] = record;
     this.keepWithinBudget(record.id);
     // Most requests have no stream open to hear of them.
     if (this.listeners.size > 0) for (const listener of this.listeners) listener(record);
@@ -199,16 +230,32 @@ export class Journal {
   private keepWithinBudget(newest: number): void {
     this.oldestKept = Math.max(this.oldestKept, this.nextId - this.size);
     while (this.keptBytes > this.bodyBudget && this.oldestKept < newest) {
-      const record = this.ring[this.oldestKept % this.size];
-      if (record !== undefined && record.id === this.oldestKept && record.keptBytes > 0) {
-        this.keptBytes -= record.keptBytes;
-        record.keptBytes = 0;
-        record.bodies = droppedBodies;
-        record.releaseBodies?.();
-        if (record.bodySequence !== undefined) this.arena.release(record.bodySequence);
+      const slot = this.oldestKept % this.size;
+      if (this.ids[slot] === this.oldestKept && this.heldBytes[slot] !== 0) {
+        this.keptBytes -= this.heldBytes[slot] as number;
+        this.heldBytes[slot] = 0;
+        const object = this.objects[slot];
+        if (object === undefined) {
+          this.dropped[slot] = 1;
+          this.columns.request.kept[slot] = this.columns.response.kept[slot] = null;
+        } else dropBodies(object);
+        if (this.bodySequences[slot] !== 0) this.arena.release(this.bodySequences[slot] as number);
       }
       this.oldestKept++;
     }
+  }
+
+  /** The entry at `slot`, as an object: kept as one from now on, so a second read finds its redactions done. */
+  private recordAt(slot: number, id: number): JournalRecord {
+    let record = this.objects[slot];
+    if (record === undefined) {
+      record = WatchedRequest.restored(this.columns, slot, id, this.arena);
+      record.keptBytes = this.heldBytes[slot] as number;
+      if (this.bodySequences[slot] !== 0) record.bodySequence = this.bodySequences[slot];
+      if (this.dropped[slot] === 1) dropBodies(record);
+      this.objects[slot] = record;
+    }
+    return record;
   }
 
   /** The records that match, oldest first; with `limit`, the most recent `limit` of them. */
@@ -216,8 +263,10 @@ export class Journal {
     const found: JournalRecord[] = [];
     const first = Math.max(1, this.nextId - this.size);
     for (let id = first; id < this.nextId; id++) {
-      const record = this.ring[id % this.size];
-      if (record !== undefined && record.id === id && matchesFilter(record, filter)) found.push(record);
+      const slot = id % this.size;
+      if (this.ids[slot] !== id) continue;
+      const record = this.recordAt(slot, id);
+      if (matchesFilter(record, filter)) found.push(record);
     }
     return filter.limit !== undefined && found.length > filter.limit ? found.slice(found.length - filter.limit) : found;
   }
@@ -227,8 +276,11 @@ export class Journal {
   }
 
   clear(): number {
-    const removed = this.find({}).length;
-    this.ring.fill(undefined);
+    let removed = 0;
+    for (let id = Math.max(1, this.nextId - this.size); id < this.nextId; id++) if (this.ids[id % this.size] === id) removed++;
+    this.ids.fill(0);
+    this.objects.fill(undefined);
+    this.columns.forgetBodies();
     this.keptBytes = 0;
     this.arena.releaseAll();
     return removed;

@@ -41,23 +41,43 @@ export class Subjects {
   private readonly remembered: StoreDerived<Map<string, string>>;
 
   /**
-   * The last caller found, by the token as presented: a client sends the same token request after
-   * request, and comparing it costs less than hashing it, building the key and looking it up. Only
-   * good for the map it was found in (the store's content may have been replaced since).
+   * The last caller found, by the token headers as sent: a client sends the same ones request after
+   * request, and comparing them costs less than reading the token out of them, hashing it,
+   * building the key and looking it up. Only good for the map it was found in (the store's content
+   * may have been replaced since).
    */
-  private last: { known: Map<string, string>; token: string; secrets: boolean; subject: string } | null = null;
+  private last: {
+    known: Map<string, string>;
+    vault: unknown;
+    store: unknown;
+    authorization: unknown;
+    secrets: boolean;
+    subject: string;
+  } | null = null;
 
   constructor(private readonly db: Db) {
     this.remembered = new StoreDerived(sqliteOf(db), () => new Map<string, string>());
   }
 
   of(request: FastifyRequest, path: string): string | null {
-    const token = clientToken(request);
-    if (token === undefined) return null;
+    const { headers } = request;
+    const vault = headers['x-vault-token'];
+    const store = headers['x-store-token'];
+    const authorization = headers.authorization;
     const secrets = path === '/v1' || path.startsWith('/v1/');
     const known = this.remembered.get();
     const last = this.last;
-    if (last !== null && last.known === known && last.secrets === secrets && last.token === token) return last.subject;
+    if (
+      last !== null &&
+      last.known === known &&
+      last.secrets === secrets &&
+      last.vault === vault &&
+      last.store === store &&
+      last.authorization === authorization
+    )
+      return last.subject;
+    const token = clientToken(request);
+    if (token === undefined) return null;
     // A secrets token's hash is the token store's, which it already remembers for the request's own
     // lookup; a platform token's is remembered here the same way (in memory only), so a journaled
     // request does not hash its token a second time.
@@ -76,7 +96,7 @@ export class Subjects {
         known.set(key, subject);
       }
     }
-    if (subject !== null) this.last = { known, token, secrets, subject };
+    if (subject !== null) this.last = { known, vault, store, authorization, secrets, subject };
     return subject;
   }
 }

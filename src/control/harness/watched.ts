@@ -1,7 +1,8 @@
 import { redactUrl } from '../../core/redact.js';
 import type { BodyArena, BodyChunk } from './body-arena.js';
-import { captureBody, heldBytes, journalBody, secretBody, shownBody } from './capture.js';
-import { DROPPED_BODY, type FaultMark, type JournalRecord } from './journal.js';
+import { captureBody, DROPPED_BODY, heldBytes, journalBody, secretBody, shownBody } from './capture.js';
+import type { BodyColumns, EntryColumns } from './entry-columns.js';
+import type { FaultMark, JournalRecord } from './journal.js';
 
 /** Stands for a body copied into the journal's arena (see body-arena.ts). */
 const IN_ARENA = Symbol('in the body arena');
@@ -95,8 +96,9 @@ export class WatchedRequest implements JournalRecord {
       return;
     }
     this.arena = arena;
+    const rules = this.rules;
     this.requestJson = json;
-    this.requestBody = captureBody(body, json, this.rules);
+    this.requestBody = captureBody(body, json, rules);
     this.keptBytes = heldBytes(this.requestBody, wireBytes);
     if (this.isText(this.requestBody) && arena.write(this.requestBody)) {
       const place = arena.written;
@@ -107,7 +109,7 @@ export class WatchedRequest implements JournalRecord {
       this.requestLength = place.length;
       this.bodySequence = place.sequence;
     }
-    this.responseBody = captureBody(this.responseBody, this.responseJson, this.rules);
+    this.responseBody = captureBody(this.responseBody, this.responseJson, rules);
     this.keptBytes += heldBytes(this.responseBody, 0);
     if (this.isText(this.responseBody) && arena.write(this.responseBody)) {
       const place = arena.written;
@@ -142,6 +144,80 @@ export class WatchedRequest implements JournalRecord {
   private fromArena(chunk: BodyChunk | null, generation: number, offset: number, length: number, json: boolean): unknown {
     const text = chunk === null || this.arena === null ? null : this.arena.read(chunk, generation, offset, length);
     return text === null ? DROPPED_BODY : journalBody(text, this.rules, json);
+  }
+
+  /** Copies the entry into the journal's columns at `slot` (see entry-columns.ts); the object itself is not kept. */
+  keepIn(columns: EntryColumns, slot: number): void {
+    columns.requestIds[slot] = this.requestId;
+    // The same URL as the entry before keeps that entry's string (long promoted): this request's copy dies young.
+    const before = columns.urls[slot === 0 ? columns.urls.length - 1 : slot - 1];
+    columns.urls[slot] = before === this.url ? before : this.url;
+    columns.methods[slot] = this.method;
+    columns.times[slot] = this.timeMs;
+    columns.virtualTimes[slot] = this.virtualMs;
+    columns.statuses[slot] = this.status ?? -1;
+    columns.durations[slot] = this.durationMs;
+    columns.subjects[slot] = this.subject;
+    columns.faults[slot] = this.fault;
+    const { request, response } = columns;
+    request.json[slot] = this.requestJson ? 1 : 0;
+    request.chunks[slot] = this.requestChunk;
+    if (this.requestChunk === null) request.kept[slot] = this.requestBody;
+    else {
+      request.kept[slot] = null;
+      request.generations[slot] = this.requestGeneration;
+      request.offsets[slot] = this.requestOffset;
+      request.lengths[slot] = this.requestLength;
+    }
+    response.json[slot] = this.responseJson ? 1 : 0;
+    response.chunks[slot] = this.responseChunk;
+    if (this.responseChunk === null) response.kept[slot] = this.responseBody;
+    else {
+      response.kept[slot] = null;
+      response.generations[slot] = this.responseGeneration;
+      response.offsets[slot] = this.responseOffset;
+      response.lengths[slot] = this.responseLength;
+    }
+  }
+
+  /** The entry kept at `slot` of the journal's columns, as an object again (for a reader of the journal). */
+  static restored(columns: EntryColumns, slot: number, id: number, arena: BodyArena): WatchedRequest {
+    const url = columns.urls[slot] as string;
+    const mark = url.indexOf('?');
+    const status = columns.statuses[slot] as number;
+    const entry = new WatchedRequest(
+      id,
+      url,
+      mark === -1 ? url : url.slice(0, mark),
+      columns.methods[slot] as string,
+      columns.times[slot] as number,
+      columns.virtualTimes[slot] as number,
+    );
+    entry.done = true;
+    entry.requestId = columns.requestIds[slot] as string;
+    entry.status = status === -1 ? null : status;
+    entry.durationMs = columns.durations[slot] as number;
+    entry.subject = columns.subjects[slot] ?? null;
+    entry.fault = columns.faults[slot] ?? null;
+    entry.arena = arena;
+    const { request, response } = columns;
+    entry.requestJson = request.json[slot] === 1;
+    entry.requestBody = WatchedRequest.keptAt(request, slot);
+    entry.requestChunk = request.chunks[slot] ?? null;
+    entry.requestGeneration = request.generations[slot] as number;
+    entry.requestOffset = request.offsets[slot] as number;
+    entry.requestLength = request.lengths[slot] as number;
+    entry.responseJson = response.json[slot] === 1;
+    entry.responseBody = WatchedRequest.keptAt(response, slot);
+    entry.responseChunk = response.chunks[slot] ?? null;
+    entry.responseGeneration = response.generations[slot] as number;
+    entry.responseOffset = response.offsets[slot] as number;
+    entry.responseLength = response.lengths[slot] as number;
+    return entry;
+  }
+
+  private static keptAt(side: BodyColumns, slot: number): unknown {
+    return side.chunks[slot] == null ? side.kept[slot] : IN_ARENA;
   }
 
   releaseBodies(): void {

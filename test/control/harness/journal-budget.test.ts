@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DROPPED_BODY, Journal, type JournalRecord } from '../../../src/control/harness/journal.js';
+import { DROPPED_BODY, Journal, journalEntry, type JournalRecord } from '../../../src/control/harness/journal.js';
+import { WatchedRequest } from '../../../src/control/harness/watched.js';
 
 const entry = (journal: Journal, keptBytes: number): JournalRecord => {
   const id = journal.allocateId();
@@ -46,5 +47,67 @@ describe('the journal bounds the bodies it holds by bytes as well as by entries'
     expect(journal.bodyBytes).toBe(100);
     journal.clear();
     expect(journal.bodyBytes).toBe(0);
+  });
+});
+
+/** A watched point read as the harness journals it: the request's URL and its JSON answer. */
+const read = (journal: Journal, name: string): WatchedRequest => {
+  const request = new WatchedRequest(
+    journal.allocateId(),
+    `/api/v2/organizations/${name}?page=2`,
+    `/api/v2/organizations/${name}`,
+    'GET',
+    1_000,
+    2_000,
+  );
+  request.requestId = `req-${request.id}`;
+  request.status = 200;
+  request.durationMs = 0.25;
+  request.subject = 'at-reader';
+  request.responseBody = JSON.stringify({ data: { id: name, padding: 'x'.repeat(300) } });
+  request.responseJson = true;
+  request.captureRequest(undefined, false, 0, journal.arena);
+  journal.add(request);
+  return request;
+};
+
+describe('watched requests in the journal', () => {
+  it('read back with their metadata and bodies, the oldest bodies dropped past the budget', () => {
+    const journal = new Journal(100, 1_000);
+    for (const name of ['one', 'two', 'three', 'four']) read(journal, name);
+    const entries = journal.find({}).map(journalEntry);
+    expect(entries.map((entry) => [entry.id, entry['request-id'], entry.method, entry.path, entry.query, entry.status])).toEqual([
+      [1, 'req-1', 'GET', '/api/v2/organizations/one', { page: '2' }, 200],
+      [2, 'req-2', 'GET', '/api/v2/organizations/two', { page: '2' }, 200],
+      [3, 'req-3', 'GET', '/api/v2/organizations/three', { page: '2' }, 200],
+      [4, 'req-4', 'GET', '/api/v2/organizations/four', { page: '2' }, 200],
+    ]);
+    expect(entries[0]).toMatchObject({
+      'duration-ms': 0.25,
+      'token-accessor': 'at-reader',
+      time: new Date(1_000).toISOString(),
+      fault: null,
+    });
+    expect(entries.map((entry) => entry['response-body'])).toEqual([
+      DROPPED_BODY,
+      DROPPED_BODY,
+      { data: { id: 'three', padding: 'x'.repeat(300) } },
+      { data: { id: 'four', padding: 'x'.repeat(300) } },
+    ]);
+    expect(entries.map((entry) => entry['request-body'])).toEqual([DROPPED_BODY, DROPPED_BODY, null, null]);
+  });
+
+  it('keep the ring: an overwritten entry is gone, a later read finds the newer one', () => {
+    const journal = new Journal(3, 1_000_000);
+    for (const name of ['a', 'b', 'c', 'd', 'e']) read(journal, name);
+    expect(journal.find({}).map((record) => record.path)).toEqual([
+      '/api/v2/organizations/c',
+      '/api/v2/organizations/d',
+      '/api/v2/organizations/e',
+    ]);
+    read(journal, 'f');
+    expect(journal.find({ path: '/api/v2/organizations/*' }).map((record) => record.id)).toEqual([4, 5, 6]);
+    expect(journal.clear()).toBe(3);
+    expect(journal.find({})).toEqual([]);
   });
 });
