@@ -22,6 +22,17 @@ export class BodyColumns {
     this.lengths = new Uint32Array(size);
     this.json = new Uint8Array(size);
   }
+
+  /** One body at `slot`: its place in the arena when it lies there (`chunk`), else `body` itself. */
+  keep(slot: number, json: boolean, chunk: BodyChunk | null, body: unknown, generation: number, offset: number, length: number): void {
+    this.json[slot] = json ? 1 : 0;
+    this.chunks[slot] = chunk;
+    this.kept[slot] = chunk === null ? body : null;
+    if (chunk === null) return;
+    this.generations[slot] = generation;
+    this.offsets[slot] = offset;
+    this.lengths[slot] = length;
+  }
 }
 
 /**

@@ -159,25 +159,24 @@ export class WatchedRequest implements JournalRecord {
     columns.durations[slot] = this.durationMs;
     columns.subjects[slot] = this.subject;
     columns.faults[slot] = this.fault;
-    const { request, response } = columns;
-    request.json[slot] = this.requestJson ? 1 : 0;
-    request.chunks[slot] = this.requestChunk;
-    if (this.requestChunk === null) request.kept[slot] = this.requestBody;
-    else {
-      request.kept[slot] = null;
-      request.generations[slot] = this.requestGeneration;
-      request.offsets[slot] = this.requestOffset;
-      request.lengths[slot] = this.requestLength;
-    }
-    response.json[slot] = this.responseJson ? 1 : 0;
-    response.chunks[slot] = this.responseChunk;
-    if (this.responseChunk === null) response.kept[slot] = this.responseBody;
-    else {
-      response.kept[slot] = null;
-      response.generations[slot] = this.responseGeneration;
-      response.offsets[slot] = this.responseOffset;
-      response.lengths[slot] = this.responseLength;
-    }
+    columns.request.keep(
+      slot,
+      this.requestJson,
+      this.requestChunk,
+      this.requestBody,
+      this.requestGeneration,
+      this.requestOffset,
+      this.requestLength,
+    );
+    columns.response.keep(
+      slot,
+      this.responseJson,
+      this.responseChunk,
+      this.responseBody,
+      this.responseGeneration,
+      this.responseOffset,
+      this.responseLength,
+    );
   }
 
   /** The entry kept at `slot` of the journal's columns, as an object again (for a reader of the journal). */
