@@ -1,5 +1,6 @@
 import type { BodyChunk } from './body-arena.js';
 import type { FaultMark } from './journal.js';
+import type { KeptBody } from './kept-body.js';
 
 /**
  * One side's bodies (request or response) of the journal's watched requests, by ring slot: where
@@ -23,15 +24,25 @@ export class BodyColumns {
     this.json = new Uint8Array(size);
   }
 
-  /** One body at `slot`: its place in the arena when it lies there (`chunk`), else `body` itself. */
-  keep(slot: number, json: boolean, chunk: BodyChunk | null, body: unknown, generation: number, offset: number, length: number): void {
-    this.json[slot] = json ? 1 : 0;
-    this.chunks[slot] = chunk;
-    this.kept[slot] = chunk === null ? body : null;
-    if (chunk === null) return;
-    this.generations[slot] = generation;
-    this.offsets[slot] = offset;
-    this.lengths[slot] = length;
+  /** `body` at `slot`: its place in the arena when it lies there, else what it keeps. */
+  keep(slot: number, body: KeptBody): void {
+    this.json[slot] = body.json ? 1 : 0;
+    this.chunks[slot] = body.chunk;
+    this.kept[slot] = body.chunk === null ? body.value : null;
+    if (body.chunk === null) return;
+    this.generations[slot] = body.generation;
+    this.offsets[slot] = body.offset;
+    this.lengths[slot] = body.length;
+  }
+
+  /** The body kept at `slot`, into `body` (an entry made again for a reader). */
+  restore(slot: number, body: KeptBody): void {
+    body.json = this.json[slot] === 1;
+    body.chunk = this.chunks[slot] ?? null;
+    body.value = body.chunk === null ? this.kept[slot] : null;
+    body.generation = this.generations[slot] as number;
+    body.offset = this.offsets[slot] as number;
+    body.length = this.lengths[slot] as number;
   }
 }
 

@@ -139,8 +139,8 @@ export function installHarness(fastify: FastifyInstance, runtime: Runtime, parts
         if (watched) {
           // A stream is read once, by the client; the journal notes only that there was one.
           const streamed = typeof payload === 'object' && payload !== null && typeof (payload as { pipe?: unknown }).pipe === 'function';
-          watched.responseBody = streamed ? STREAMED : payload;
-          watched.responseJson = watched.carriesJson && isJsonText(reply.getHeader('content-type') ?? '', payload);
+          watched.response.value = streamed ? STREAMED : payload;
+          watched.response.json = watched.carriesJson && isJsonText(reply.getHeader('content-type') ?? '', payload);
         }
         done(null, payload);
       },

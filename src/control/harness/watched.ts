@@ -1,11 +1,9 @@
 import { redactUrl } from '../../core/redact.js';
-import type { BodyArena, BodyChunk } from './body-arena.js';
-import { captureBody, DROPPED_BODY, heldBytes, journalBody, secretBody, shownBody } from './capture.js';
-import type { BodyColumns, EntryColumns } from './entry-columns.js';
+import type { BodyArena } from './body-arena.js';
+import { secretBody } from './capture.js';
+import type { EntryColumns } from './entry-columns.js';
 import type { FaultMark, JournalRecord } from './journal.js';
-
-/** Stands for a body copied into the journal's arena (see body-arena.ts). */
-const IN_ARENA = Symbol('in the body arena');
+import { KeptBody } from './kept-body.js';
 
 const isSecrets = (path: string) => path === '/v1' || path.startsWith('/v1/');
 
@@ -28,20 +26,10 @@ export class WatchedRequest implements JournalRecord {
   done = false;
   /** A route whose bodies are secrets (KV, transit export, wrapping, state): neither body is kept. */
   secretBodies = false;
-  /** The response body as sent (see `captureBody`), and whether it is to be read as JSON. */
-  responseBody: unknown = null;
-  responseJson = false;
-  private requestBody: unknown = null;
-  private requestJson = false;
-  /** Where the bodies copied into the arena lie (see `BodyArena.written`); chunk null for a body kept otherwise. */
-  private requestChunk: BodyChunk | null = null;
-  private requestGeneration = 0;
-  private requestOffset = 0;
-  private requestLength = 0;
-  private responseChunk: BodyChunk | null = null;
-  private responseGeneration = 0;
-  private responseOffset = 0;
-  private responseLength = 0;
+  /** The request's body, kept once the request has ended (`captureRequest`). */
+  readonly request = new KeptBody();
+  /** The response's body: set as sent (and whether it is read as JSON) when the answer goes out, kept with the request's. */
+  readonly response = new KeptBody();
   private arena: BodyArena | null = null;
   /** The arena's sequence number of this entry's last body: the journal releases up to it when the entry leaves. */
   bodySequence?: number;
@@ -86,64 +74,28 @@ export class WatchedRequest implements JournalRecord {
 
   /**
    * Keeps the request body (parsed by now) and the response body: text is copied into `arena`,
-   * anything else kept by reference; `wireBytes` is the request's `Content-Length`. The two
-   * bodies' places are flat fields, not an object each: an entry lives until the ring overwrites
-   * it, and every object it holds is promoted and marked with it.
+   * anything else kept by reference; `wireBytes` is the request's `Content-Length`.
    */
   captureRequest(body: unknown, json: boolean, wireBytes: number, arena: BodyArena): void {
     if (this.secretBodies) {
-      this.requestBody = this.responseBody = secretBody();
+      this.request.value = this.response.value = secretBody();
       return;
     }
     this.arena = arena;
     const rules = this.rules;
-    this.requestJson = json;
-    this.requestBody = captureBody(body, json, rules);
-    this.keptBytes = heldBytes(this.requestBody, wireBytes);
-    if (this.isText(this.requestBody) && arena.write(this.requestBody)) {
-      const place = arena.written;
-      this.requestBody = IN_ARENA;
-      this.requestChunk = place.chunk;
-      this.requestGeneration = place.generation;
-      this.requestOffset = place.offset;
-      this.requestLength = place.length;
-      this.bodySequence = place.sequence;
-    }
-    this.responseBody = captureBody(this.responseBody, this.responseJson, rules);
-    this.keptBytes += heldBytes(this.responseBody, 0);
-    if (this.isText(this.responseBody) && arena.write(this.responseBody)) {
-      const place = arena.written;
-      this.responseBody = IN_ARENA;
-      this.responseChunk = place.chunk;
-      this.responseGeneration = place.generation;
-      this.responseOffset = place.offset;
-      this.responseLength = place.length;
-      this.bodySequence = place.sequence;
-    }
-  }
-
-  private isText(kept: unknown): kept is string | Buffer {
-    return typeof kept === 'string' || Buffer.isBuffer(kept);
+    this.request.value = body;
+    this.request.json = json;
+    this.keptBytes = this.request.capture(rules, wireBytes, arena) + this.response.capture(rules, 0, arena);
+    // The arena's last write is this entry's last body (a write it refused leaves the place before).
+    if (this.request.chunk !== null || this.response.chunk !== null) this.bodySequence = arena.written.sequence;
   }
 
   bodies(): { request: unknown; response: unknown } {
     this.redactedBodies ??= {
-      request:
-        this.requestBody === IN_ARENA
-          ? this.fromArena(this.requestChunk, this.requestGeneration, this.requestOffset, this.requestLength, this.requestJson)
-          : shownBody(this.requestBody, this.requestJson, this.rules),
-      response:
-        this.responseBody === IN_ARENA
-          ? this.fromArena(this.responseChunk, this.responseGeneration, this.responseOffset, this.responseLength, this.responseJson)
-          : shownBody(this.responseBody, this.responseJson, this.rules),
+      request: this.request.shown(this.arena, this.rules),
+      response: this.response.shown(this.arena, this.rules),
     };
     return this.redactedBodies;
-  }
-
-  /** A body copied into the arena, as the entry shows it; one overwritten since (the arena outgrew its bound) shows as dropped. */
-  private fromArena(chunk: BodyChunk | null, generation: number, offset: number, length: number, json: boolean): unknown {
-    const text = chunk === null || this.arena === null ? null : this.arena.read(chunk, generation, offset, length);
-    return text === null ? DROPPED_BODY : journalBody(text, this.rules, json);
   }
 
   /** Copies the entry into the journal's columns at `slot` (see entry-columns.ts); the object itself is not kept. */
@@ -159,24 +111,8 @@ export class WatchedRequest implements JournalRecord {
     columns.durations[slot] = this.durationMs;
     columns.subjects[slot] = this.subject;
     columns.faults[slot] = this.fault;
-    columns.request.keep(
-      slot,
-      this.requestJson,
-      this.requestChunk,
-      this.requestBody,
-      this.requestGeneration,
-      this.requestOffset,
-      this.requestLength,
-    );
-    columns.response.keep(
-      slot,
-      this.responseJson,
-      this.responseChunk,
-      this.responseBody,
-      this.responseGeneration,
-      this.responseOffset,
-      this.responseLength,
-    );
+    columns.request.keep(slot, this.request);
+    columns.response.keep(slot, this.response);
   }
 
   /** The entry kept at `slot` of the journal's columns, as an object again (for a reader of the journal). */
@@ -199,29 +135,14 @@ export class WatchedRequest implements JournalRecord {
     entry.subject = columns.subjects[slot] ?? null;
     entry.fault = columns.faults[slot] ?? null;
     entry.arena = arena;
-    const { request, response } = columns;
-    entry.requestJson = request.json[slot] === 1;
-    entry.requestBody = WatchedRequest.keptAt(request, slot);
-    entry.requestChunk = request.chunks[slot] ?? null;
-    entry.requestGeneration = request.generations[slot] as number;
-    entry.requestOffset = request.offsets[slot] as number;
-    entry.requestLength = request.lengths[slot] as number;
-    entry.responseJson = response.json[slot] === 1;
-    entry.responseBody = WatchedRequest.keptAt(response, slot);
-    entry.responseChunk = response.chunks[slot] ?? null;
-    entry.responseGeneration = response.generations[slot] as number;
-    entry.responseOffset = response.offsets[slot] as number;
-    entry.responseLength = response.lengths[slot] as number;
+    columns.request.restore(slot, entry.request);
+    columns.response.restore(slot, entry.response);
     return entry;
   }
 
-  private static keptAt(side: BodyColumns, slot: number): unknown {
-    return side.chunks[slot] == null ? side.kept[slot] : IN_ARENA;
-  }
-
   releaseBodies(): void {
-    this.requestBody = null;
-    this.responseBody = null;
+    this.request.release();
+    this.response.release();
     this.redactedBodies = undefined;
   }
 

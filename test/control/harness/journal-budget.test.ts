@@ -64,8 +64,8 @@ const read = (journal: Journal, name: string): WatchedRequest => {
   request.status = 200;
   request.durationMs = 0.25;
   request.subject = 'at-reader';
-  request.responseBody = JSON.stringify({ data: { id: name, padding: 'x'.repeat(300) } });
-  request.responseJson = true;
+  request.response.value = JSON.stringify({ data: { id: name, padding: 'x'.repeat(300) } });
+  request.response.json = true;
   request.captureRequest(undefined, false, 0, journal.arena);
   journal.add(request);
   return request;
